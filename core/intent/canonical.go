@@ -1,0 +1,168 @@
+package intent
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// TimeFormat is the one layout of times in canonical encodings: UTC with
+// nanoseconds always written, so that equal instants encode equally.
+const TimeFormat = "2006-01-02T15:04:05.000000000Z"
+
+// ErrNotCanonical is returned by Canonical for a value it cannot encode
+// canonically: a float, an unsupported type, or a string that is not UTF-8.
+var ErrNotCanonical = errors.New("intent: value has no canonical encoding")
+
+// Canonical returns the canonical encoding of v: JSON with object keys in
+// byte order, no insignificant space, integers in decimal, times in UTC as
+// TimeFormat strings, and strings escaped only where JSON requires it
+// (quote, backslash, and control characters as \u00XX). It is the single
+// encoding of everything intentplane hashes or signs; its bytes are frozen
+// by tests and must never change for existing fields.
+//
+// v may be nil, string, bool, int, int64, uint8, Amount, Value, Args,
+// time.Time, []string, []any, map[string]string, map[string]any or
+// map[string]Value, nested freely. Anything else, floats included, returns
+// ErrNotCanonical.
+func Canonical(v any) ([]byte, error) {
+	return AppendCanonical(nil, v)
+}
+
+// AppendCanonical appends the canonical encoding of v to dst (see Canonical).
+func AppendCanonical(dst []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendString(dst, x)
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case int:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case uint8:
+		return strconv.AppendUint(dst, uint64(x), 10), nil
+	case Amount:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case time.Time:
+		return appendString(dst, x.UTC().Format(TimeFormat))
+	case Value:
+		c, err := x.canonical()
+		if err != nil {
+			return dst, err
+		}
+		return AppendCanonical(dst, c)
+	case Args:
+		return appendObject(dst, len(x), func(yield func(string, any) bool) {
+			for k, val := range x {
+				if !yield(k, val) {
+					return
+				}
+			}
+		})
+	case []string:
+		dst = append(dst, '[')
+		for i, s := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendString(dst, s); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = AppendCanonical(dst, e); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case map[string]string:
+		return appendObject(dst, len(x), func(yield func(string, any) bool) {
+			for k, val := range x {
+				if !yield(k, val) {
+					return
+				}
+			}
+		})
+	case map[string]Value:
+		return appendObject(dst, len(x), func(yield func(string, any) bool) {
+			for k, val := range x {
+				if !yield(k, val) {
+					return
+				}
+			}
+		})
+	case map[string]any:
+		return appendObject(dst, len(x), func(yield func(string, any) bool) {
+			for k, val := range x {
+				if !yield(k, val) {
+					return
+				}
+			}
+		})
+	}
+	return dst, fmt.Errorf("%w: %T", ErrNotCanonical, v)
+}
+
+type member struct {
+	key string
+	val any
+}
+
+func appendObject(dst []byte, n int, each func(yield func(string, any) bool)) ([]byte, error) {
+	members := make([]member, 0, n)
+	each(func(k string, v any) bool {
+		members = append(members, member{k, v})
+		return true
+	})
+	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
+	dst = append(dst, '{')
+	for i, m := range members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendString(dst, m.key); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		if dst, err = AppendCanonical(dst, m.val); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendString(dst []byte, s string) ([]byte, error) {
+	if !utf8.ValidString(s) {
+		return dst, fmt.Errorf("%w: string is not valid UTF-8", ErrNotCanonical)
+	}
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '\\':
+			dst = append(dst, '\\', c)
+		case c < 0x20:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return append(dst, '"'), nil
+}

@@ -1,0 +1,87 @@
+package intent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+)
+
+// Operation is what executes: an action with its resolved, trusted
+// arguments, under one mandate, for one owner. It is built by the gateway
+// from the mandate and the trusted sources, never from the agent's spelling.
+type Operation struct {
+	Action    Action
+	Args      Args
+	MandateID string
+	Owner     Owner
+}
+
+// OperationHash is the SHA-256 of an operation's canonical encoding. An
+// approval is signed over it; changing one cent makes another operation.
+type OperationHash [32]byte
+
+// operationDomain separates operation hashes from every other hash
+// intentplane computes (receipts use 0x00, checkpoints 0x01).
+const operationDomain = 0x02
+
+// Hash returns the operation hash: SHA-256 over the byte 0x02 followed by
+// the canonical encoding of {"action","args","mandate"}. The owner is not
+// hashed separately: a mandate names exactly one owner. It returns an error
+// only if an argument has no canonical encoding (an invalid Value or a
+// string that is not UTF-8).
+func (op Operation) Hash() (OperationHash, error) {
+	b, err := Canonical(map[string]any{
+		"action":  string(op.Action),
+		"args":    op.Args,
+		"mandate": op.MandateID,
+	})
+	if err != nil {
+		return OperationHash{}, err
+	}
+	h := sha256.New()
+	h.Write([]byte{operationDomain})
+	h.Write(b)
+	var out OperationHash
+	h.Sum(out[:0])
+	return out, nil
+}
+
+// String returns the hash in lowercase hex.
+func (h OperationHash) String() string { return hex.EncodeToString(h[:]) }
+
+// IsZero reports whether h is the zero hash (no operation).
+func (h OperationHash) IsZero() bool { return h == OperationHash{} }
+
+// MarshalText encodes the hash as lowercase hex.
+func (h OperationHash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText decodes a 64-digit hex hash.
+func (h *OperationHash) UnmarshalText(b []byte) error {
+	p, err := ParseOperationHash(string(b))
+	if err != nil {
+		return err
+	}
+	*h = p
+	return nil
+}
+
+// ErrBadHash is returned when a hash is not 64 hex digits.
+var ErrBadHash = errors.New("intent: hash must be 64 lowercase hex digits")
+
+// ParseOperationHash parses 64 lowercase hex digits.
+func ParseOperationHash(s string) (OperationHash, error) {
+	var h OperationHash
+	if len(s) != 64 {
+		return h, ErrBadHash
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return h, ErrBadHash
+		}
+	}
+	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+		return h, fmt.Errorf("%w: %v", ErrBadHash, err)
+	}
+	return h, nil
+}
