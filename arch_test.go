@@ -1,0 +1,179 @@
+// Architecture rules of DESIGN.md and STYLE.md, checked on every test run:
+// the core never imports a pack, a connector, a store driver or a front
+// door; packs stay independent; only core/policy imports cedar-go; every
+// package has a package doc.
+package intentplane_test
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/intentplane/intentplane"
+
+type pkg struct {
+	ImportPath string
+	Doc        string
+	Imports    []string
+	Deps       []string
+	GoFiles    []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", "-deps=false", "./...")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	var pkgs []pkg
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages; the test is not looking at the module", len(pkgs))
+	}
+	return pkgs
+}
+
+func under(path string, dirs ...string) bool {
+	for _, d := range dirs {
+		p := module + "/" + d
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	packs      = []string{"ap", "banking", "healthcare", "workspace"}
+	connectors = []string{"erp", "odoo"}
+	frontDoors = []string{"approvals", "mcpproxy", "cmd", "agentdojo"}
+	drivers    = []string{"github.com/jackc/pgx", "github.com/labstack/echo", "github.com/mark3labs/mcp-go", "go.etcd.io/bbolt", "modernc.org/sqlite"}
+)
+
+func hasPrefixAny(path string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCoreImports: core depends on nothing outside core (DESIGN.md).
+func TestCoreImports(t *testing.T) {
+	t.Parallel()
+	for _, p := range listPackages(t) {
+		if !under(p.ImportPath, "core") {
+			continue
+		}
+		for _, d := range p.Deps {
+			switch {
+			case strings.HasPrefix(d, module+"/") && !under(d, "core"):
+				t.Errorf("%s depends on %s: core must not import packs, connectors, stores, policies or front doors", p.ImportPath, d)
+			case hasPrefixAny(d, drivers):
+				t.Errorf("%s depends on %s: core must not import a store driver or a front door library", p.ImportPath, d)
+			case d == "testing":
+				t.Errorf("%s depends on the testing package", p.ImportPath)
+			}
+		}
+		if p.ImportPath == module+"/core/intent" {
+			for _, d := range p.Imports {
+				if strings.Contains(strings.SplitN(d, "/", 2)[0], ".") {
+					t.Errorf("core/intent imports %s: it may import only the standard library", d)
+				}
+			}
+		}
+	}
+}
+
+// TestPackImports: packs never import each other, a connector or a store.
+func TestPackImports(t *testing.T) {
+	t.Parallel()
+	for _, p := range listPackages(t) {
+		var self string
+		for _, pk := range packs {
+			if under(p.ImportPath, pk) {
+				self = pk
+			}
+		}
+		if self == "" {
+			continue
+		}
+		for _, d := range p.Deps {
+			for _, other := range packs {
+				if other != self && under(d, other) {
+					t.Errorf("pack package %s imports pack %s", p.ImportPath, d)
+				}
+			}
+			if under(d, "odoo", "store", "approvals", "mcpproxy", "cmd", "agentdojo") {
+				t.Errorf("pack package %s imports %s", p.ImportPath, d)
+			}
+			if self != "ap" && under(d, connectors...) {
+				t.Errorf("pack package %s imports connector %s", p.ImportPath, d)
+			}
+		}
+	}
+}
+
+// TestOnlyPolicyImportsCedar: core/policy is the only importer of cedar-go.
+func TestOnlyPolicyImportsCedar(t *testing.T) {
+	t.Parallel()
+	for _, p := range listPackages(t) {
+		if p.ImportPath == module+"/core/policy" {
+			continue
+		}
+		for _, d := range p.Imports {
+			if strings.HasPrefix(d, "github.com/cedar-policy/cedar-go") {
+				t.Errorf("%s imports %s: only core/policy may", p.ImportPath, d)
+			}
+		}
+	}
+}
+
+// TestStoresAndConnectors: stores and connectors never import packs or
+// front doors; the policies package imports nothing but embed and io/fs.
+func TestStoresAndConnectors(t *testing.T) {
+	t.Parallel()
+	for _, p := range listPackages(t) {
+		switch {
+		case under(p.ImportPath, "store", "erp", "odoo"):
+			for _, d := range p.Deps {
+				if under(d, packs...) || under(d, frontDoors...) || under(d, "core/gateway") && under(p.ImportPath, "erp", "odoo") {
+					t.Errorf("%s imports %s", p.ImportPath, d)
+				}
+			}
+		case p.ImportPath == module+"/policies":
+			for _, d := range p.Imports {
+				if d != "embed" && d != "io/fs" && d != "fmt" && d != "sort" && d != "errors" && d != "path" {
+					t.Errorf("policies imports %s: it may import only embed and io/fs (and tiny helpers)", d)
+				}
+			}
+		}
+	}
+}
+
+// TestPackageDocs: every package says what it is (tailscale's pkgdoc test).
+func TestPackageDocs(t *testing.T) {
+	t.Parallel()
+	for _, p := range listPackages(t) {
+		if len(p.GoFiles) == 0 {
+			continue
+		}
+		if strings.TrimSpace(p.Doc) == "" {
+			t.Errorf("package %s has no package doc", p.ImportPath)
+		}
+	}
+}
