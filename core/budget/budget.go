@@ -1,0 +1,49 @@
+package budget
+
+import (
+	"context"
+	"errors"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Errors returned by a Ledger.
+var (
+	// ErrExceeded: the reservation would take the account over its limit.
+	ErrExceeded = errors.New("budget: limit exceeded")
+	// ErrCurrency: the amount is not in the limit's currency.
+	ErrCurrency = errors.New("budget: currency does not match the budget")
+	// ErrNotFound: no open reservation has this id.
+	ErrNotFound = errors.New("budget: reservation not found")
+	// ErrDuplicate: a reservation with this id already exists.
+	ErrDuplicate = errors.New("budget: reservation already exists")
+)
+
+// Usage is what an account has spent and holds, in minor units of the
+// account's currency.
+type Usage struct {
+	Committed intent.Amount
+	Reserved  intent.Amount
+}
+
+// Ledger holds reservations per account (one account per mandate id).
+// Implementations must be safe for concurrent use, across processes where
+// they are shared: Reserve is atomic with respect to every other Reserve of
+// the same account, so the sum of committed and reserved amounts never
+// exceeds the limit.
+type Ledger interface {
+	// Reserve holds amount on account under id if committed + reserved +
+	// amount <= limit.Amount. It returns ErrExceeded, ErrCurrency (amount
+	// and limit differ in currency, or the account was opened in another
+	// currency) or ErrDuplicate.
+	Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error
+	// Commit turns the reservation id into spending. ErrNotFound if there
+	// is no open reservation id.
+	Commit(ctx context.Context, id string) error
+	// Release drops the reservation id. ErrNotFound if there is no open
+	// reservation id.
+	Release(ctx context.Context, id string) error
+	// Usage reports the account's committed and reserved amounts; an
+	// unknown account has zero usage.
+	Usage(ctx context.Context, account string) (Usage, error)
+}

@@ -1,0 +1,260 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Type is the type of a parameter. Build one with String, Amount, Integer,
+// Bool or Date.
+type Type struct {
+	kind   intent.Kind
+	scale  uint8 // KindAmount: decimal places of the minor unit
+	maxLen int   // KindString: maximum length in bytes; zero means 1024
+	date   bool  // KindString holding a calendar date YYYY-MM-DD
+}
+
+// String is a text parameter of at most maxLen bytes of UTF-8; zero means
+// 1024.
+func String(maxLen int) Type { return Type{kind: intent.KindString, maxLen: maxLen} }
+
+// Amount is a sum of money given as an exact decimal (a JSON number or a
+// JSON string such as "1250.00") with at most scale fraction digits, and
+// decoded to integer minor units: Amount(2) turns "12.5" into 1250. It must
+// be greater than zero.
+func Amount(scale uint8) Type { return Type{kind: intent.KindAmount, scale: scale} }
+
+// Integer is a JSON integer that fits in int64.
+func Integer() Type { return Type{kind: intent.KindInt} }
+
+// Bool is a JSON true or false.
+func Bool() Type { return Type{kind: intent.KindBool} }
+
+// Date is a calendar date written YYYY-MM-DD.
+func Date() Type { return Type{kind: intent.KindString, maxLen: 10, date: true} }
+
+// Kind returns the kind of value the type decodes to.
+func (t Type) Kind() intent.Kind { return t.kind }
+
+// Scale returns the number of fraction digits of an Amount type.
+func (t Type) Scale() uint8 { return t.scale }
+
+// String describes the type for messages: "text", "amount with 2 decimals".
+func (t Type) String() string {
+	switch {
+	case t.date:
+		return "date (YYYY-MM-DD)"
+	case t.kind == intent.KindString:
+		return "text"
+	case t.kind == intent.KindAmount:
+		return fmt.Sprintf("amount with at most %d decimals", t.scale)
+	case t.kind == intent.KindInt:
+		return "integer"
+	case t.kind == intent.KindBool:
+		return "true or false"
+	}
+	return "invalid type"
+}
+
+// SourceKind says where a trusted value comes from.
+type SourceKind uint8
+
+// The kinds of trusted source.
+const (
+	SourceMandate  SourceKind = iota + 1 // a claim of the user's signed mandate
+	SourceRegistry                       // a registry: a system of record scoped to the owner
+)
+
+// Source is one trusted source of a critical parameter.
+type Source struct {
+	Kind SourceKind
+	Name string // the claim name or the registry name
+}
+
+// FromMandate is the source "the values the user listed in the mandate's
+// claim".
+func FromMandate(claim string) Source { return Source{Kind: SourceMandate, Name: claim} }
+
+// FromRegistry is the source "a record of the owner in the named registry".
+func FromRegistry(name string) Source { return Source{Kind: SourceRegistry, Name: name} }
+
+// String returns "mandate:<claim>" or "registry:<name>", the form used in
+// provenance and configuration.
+func (s Source) String() string {
+	switch s.Kind {
+	case SourceMandate:
+		return "mandate:" + s.Name
+	case SourceRegistry:
+		return "registry:" + s.Name
+	}
+	return "invalid:" + s.Name
+}
+
+// Normalizer turns an agent's spelling into the canonical form or refuses
+// it (see package normalize). It must be deterministic and idempotent.
+type Normalizer func(string) (string, error)
+
+// Parameter is one argument of an action.
+type Parameter struct {
+	// Name is the argument's key in the proposal's args.
+	Name string
+	// Type is what the value must be.
+	Type Type
+	// Required parameters must be present; others may be omitted.
+	Required bool
+	// Critical parameters (payee, recipient, patient, bank account) only
+	// take values from Sources; what executes is the trusted record's value.
+	Critical bool
+	// Sources are tried in order; a critical parameter needs at least one.
+	Sources []Source
+	// Normalizer canonicalizes the value before lookup; nil means the
+	// value is compared exactly. Only for text types.
+	Normalizer Normalizer
+	// Doc says what the parameter is, for the agent.
+	Doc string
+	// OnNoMatch tells the agent what the user can do when a critical value
+	// matches no trusted record ("payments go only to the bank account on
+	// file; bank details are changed by ..."); empty means a generic text.
+	OnNoMatch string
+}
+
+// Contract is what an action accepts. Build it with New.
+type Contract struct {
+	// Action is the action's name ("banking.send_money").
+	Action intent.Action
+	// Params are the parameters, in the order they are documented.
+	Params []Parameter
+	// Budget names the Amount parameter that is reserved against the
+	// mandate's budget; empty when the action moves no money.
+	Budget string
+	// ReadOnly actions change nothing; they are still decided, scoped and
+	// receipted, and consume no nonce.
+	ReadOnly bool
+	// Resource names the parameter whose resolved value is the Cedar
+	// resource id; empty means Resource::"none".
+	Resource string
+	// Doc says what the action does, for the agent.
+	Doc string
+
+	byName map[string]int
+}
+
+// ErrInvalidContract is wrapped by every error New returns.
+var ErrInvalidContract = errors.New("contract: invalid contract")
+
+var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+var actionRE = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+
+// New checks c and returns it ready for decoding. It refuses, wrapping
+// ErrInvalidContract: an action not of the form "pack.verb", a parameter
+// without a valid name or type, duplicate names, a critical parameter with no
+// source (the design's first rule), a critical parameter that is not text, a
+// normalizer on a non-text parameter, a budget or resource parameter that
+// does not exist or has the wrong type.
+func New(c Contract) (*Contract, error) {
+	fail := func(format string, a ...any) (*Contract, error) {
+		return nil, fmt.Errorf("%w: %s: %s", ErrInvalidContract, c.Action, fmt.Sprintf(format, a...))
+	}
+	if !actionRE.MatchString(string(c.Action)) {
+		return fail("action must look like pack.verb")
+	}
+	c.Params = append([]Parameter(nil), c.Params...)
+	c.byName = make(map[string]int, len(c.Params))
+	for i, p := range c.Params {
+		if !nameRE.MatchString(p.Name) {
+			return fail("parameter %q: name must be lowercase letters, digits and _", p.Name)
+		}
+		if _, dup := c.byName[p.Name]; dup {
+			return fail("parameter %q declared twice", p.Name)
+		}
+		if p.Type.kind == 0 {
+			return fail("parameter %q has no type", p.Name)
+		}
+		if p.Critical && len(p.Sources) == 0 {
+			return fail("critical parameter %q has no trusted source", p.Name)
+		}
+		if !p.Critical && len(p.Sources) > 0 {
+			return fail("parameter %q has sources but is not critical", p.Name)
+		}
+		if p.Critical && p.Type.kind != intent.KindString {
+			return fail("critical parameter %q must be text", p.Name)
+		}
+		if p.Normalizer != nil && p.Type.kind != intent.KindString {
+			return fail("parameter %q: normalizers apply to text only", p.Name)
+		}
+		for _, s := range p.Sources {
+			if (s.Kind != SourceMandate && s.Kind != SourceRegistry) || s.Name == "" {
+				return fail("parameter %q has an invalid source %q", p.Name, s)
+			}
+		}
+		c.Params[i].Sources = append([]Source(nil), p.Sources...)
+		c.byName[p.Name] = i
+	}
+	if c.Budget != "" {
+		i, ok := c.byName[c.Budget]
+		if !ok || c.Params[i].Type.kind != intent.KindAmount {
+			return fail("budget parameter %q must be an amount parameter", c.Budget)
+		}
+		if !c.Params[i].Required {
+			return fail("budget parameter %q must be required", c.Budget)
+		}
+	}
+	if c.Resource != "" {
+		if _, ok := c.byName[c.Resource]; !ok {
+			return fail("resource parameter %q does not exist", c.Resource)
+		}
+	}
+	return &c, nil
+}
+
+// Param returns the parameter named name.
+func (c *Contract) Param(name string) (Parameter, bool) {
+	i, ok := c.byName[name]
+	if !ok {
+		return Parameter{}, false
+	}
+	return c.Params[i], true
+}
+
+// Critical returns the critical parameters in declaration order.
+func (c *Contract) Critical() []Parameter {
+	var out []Parameter
+	for _, p := range c.Params {
+		if p.Critical {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Set is an immutable set of contracts by action.
+type Set map[intent.Action]*Contract
+
+// NewSet indexes contracts by action, refusing duplicates.
+func NewSet(cs ...*Contract) (Set, error) {
+	s := make(Set, len(cs))
+	for _, c := range cs {
+		if c == nil {
+			return nil, fmt.Errorf("%w: nil contract", ErrInvalidContract)
+		}
+		if _, dup := s[c.Action]; dup {
+			return nil, fmt.Errorf("%w: action %s declared twice", ErrInvalidContract, c.Action)
+		}
+		s[c.Action] = c
+	}
+	return s, nil
+}
+
+// Actions returns the actions of the set, sorted.
+func (s Set) Actions() []intent.Action {
+	out := make([]intent.Action, 0, len(s))
+	for a := range s {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

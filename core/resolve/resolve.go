@@ -1,0 +1,196 @@
+package resolve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Record is a trusted record returned by a registry.
+type Record struct {
+	// ID identifies the record in its registry (a beneficiary id, a
+	// res.partner.bank id, an encounter id).
+	ID string
+	// Value is the record's canonical value for the parameter, which
+	// replaces whatever the agent spelled.
+	Value string
+	// Version is the record's version in its source; empty if it has none.
+	Version string
+	// At is when the value was last set, in UTC; zero if unknown.
+	At time.Time
+	// Attrs are facts about the record (trusted, active, age_days...)
+	// that policies may read; nil if none.
+	Attrs map[string]intent.Value
+}
+
+// Registry is a trusted source of records, scoped to an owner. Lookup
+// returns the owner's record matching value (already normalized), or an
+// error wrapping ErrNoMatch when the owner has none; any other error means
+// the source could not be read and the decision fails closed. A registry
+// must never return another owner's record. Lookup is called concurrently.
+type Registry interface {
+	Lookup(ctx context.Context, owner intent.Owner, value string) (Record, error)
+}
+
+// RegistryFunc adapts a function to Registry.
+type RegistryFunc func(ctx context.Context, owner intent.Owner, value string) (Record, error)
+
+// Lookup calls f.
+func (f RegistryFunc) Lookup(ctx context.Context, owner intent.Owner, value string) (Record, error) {
+	return f(ctx, owner, value)
+}
+
+// Errors of resolution, wrapped in *Error.
+var (
+	// ErrNoMatch: no trusted source of the owner has the value.
+	ErrNoMatch = errors.New("resolve: no trusted record matches")
+	// ErrNotNormalizable: the value is refused by the parameter's normalizer.
+	ErrNotNormalizable = errors.New("resolve: value refused by its normalizer")
+	// ErrUnavailable: a registry could not be read, or is not configured.
+	ErrUnavailable = errors.New("resolve: trusted source unavailable")
+)
+
+// Error says which critical parameter could not be resolved.
+type Error struct {
+	Param  string
+	Sent   string
+	Detail string // what a person or the agent can act on
+	Err    error  // ErrNoMatch, ErrNotNormalizable or ErrUnavailable
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("argument %q: %s", e.Param, e.Detail)
+}
+
+// Unwrap returns the sentinel.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Input is what resolution works on.
+type Input struct {
+	Owner     intent.Owner
+	MandateID string
+	// Claims are the mandate's claims (claim name → values the user gave).
+	Claims map[string][]string
+	// Strict mode (the mandate's "strict") accepts only mandate claims:
+	// registry sources are not consulted.
+	Strict bool
+	// Args are the decoded arguments; critical ones hold the agent's
+	// spelling.
+	Args intent.Args
+}
+
+// Output is the result of resolution.
+type Output struct {
+	// Args are the arguments with each critical value replaced by the
+	// trusted one.
+	Args intent.Args
+	// Resolved lists each critical argument present, in contract order.
+	Resolved []intent.Resolved
+	// Attrs holds, per critical parameter, the attributes of the registry
+	// record it resolved to (nil for mandate claims).
+	Attrs map[string]map[string]intent.Value
+}
+
+// Resolver resolves critical values. Registries maps a registry name
+// (contract.FromRegistry) to its implementation; a contract naming a
+// registry that is missing here fails with ErrUnavailable.
+type Resolver struct {
+	Registries map[string]Registry
+}
+
+// Resolve resolves every critical argument present in in.Args against c's
+// sources, in order: the first source with a match wins. The returned error
+// is an *Error for a refusal, or the context's error.
+func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (Output, error) {
+	out := Output{Args: in.Args.Clone()}
+	for _, p := range c.Critical() {
+		v, ok := in.Args[p.Name]
+		if !ok {
+			continue
+		}
+		sent := v.Str
+		norm := sent
+		if p.Normalizer != nil {
+			n, err := p.Normalizer(sent)
+			if err != nil {
+				return Output{}, &Error{Param: p.Name, Sent: sent, Detail: err.Error(), Err: ErrNotNormalizable}
+			}
+			norm = n
+		}
+		res, attrs, err := r.resolveOne(ctx, p, in, norm)
+		if err != nil {
+			return Output{}, err
+		}
+		res.Sent = sent
+		out.Args[p.Name] = intent.Str(res.Value)
+		out.Resolved = append(out.Resolved, res)
+		if attrs != nil {
+			if out.Attrs == nil {
+				out.Attrs = map[string]map[string]intent.Value{}
+			}
+			out.Attrs[p.Name] = attrs
+		}
+	}
+	return out, nil
+}
+
+func (r Resolver) resolveOne(ctx context.Context, p contract.Parameter, in Input, norm string) (intent.Resolved, map[string]intent.Value, error) {
+	tried := 0
+	for _, s := range p.Sources {
+		switch s.Kind {
+		case contract.SourceMandate:
+			tried++
+			for _, cv := range in.Claims[s.Name] {
+				c := cv
+				if p.Normalizer != nil {
+					n, err := p.Normalizer(cv)
+					if err != nil {
+						continue // a claim value the normalizer refuses never matches
+					}
+					c = n
+				}
+				if c == norm {
+					return intent.Resolved{
+						Param: p.Name, Value: c,
+						Provenance: intent.Provenance{Source: s.String(), RecordID: in.MandateID},
+					}, nil, nil
+				}
+			}
+		case contract.SourceRegistry:
+			if in.Strict {
+				continue
+			}
+			tried++
+			reg := r.Registries[s.Name]
+			if reg == nil {
+				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s is not configured", s), Err: ErrUnavailable}
+			}
+			rec, err := reg.Lookup(ctx, in.Owner, norm)
+			if errors.Is(err, ErrNoMatch) {
+				continue
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return intent.Resolved{}, nil, ctx.Err()
+				}
+				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s could not be read", s), Err: ErrUnavailable}
+			}
+			if rec.Value == "" {
+				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s returned an empty value", s), Err: ErrUnavailable}
+			}
+			return intent.Resolved{
+				Param: p.Name, Value: rec.Value,
+				Provenance: intent.Provenance{Source: s.String(), RecordID: rec.ID, Version: rec.Version, At: rec.At.UTC()},
+			}, rec.Attrs, nil
+		}
+	}
+	detail := "matches none of the values the user authorised"
+	if tried == 0 {
+		detail = "no trusted source may be used in this mandate's mode"
+	}
+	return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: detail, Err: ErrNoMatch}
+}
