@@ -84,7 +84,7 @@ func (v Value) canonical() (any, error) {
 	case KindBool:
 		return v.Bool, nil
 	}
-	return nil, fmt.Errorf("intent: value of invalid kind %d", v.Kind)
+	return nil, fmt.Errorf("%w: value of invalid kind %d", ErrNotCanonical, v.Kind)
 }
 
 // Args are decoded arguments by parameter name.
