@@ -1,0 +1,101 @@
+package normalize_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/intentplane/intentplane/core/normalize"
+)
+
+// seeds are inputs every fuzz target starts from.
+var seeds = []string{
+	"", " ", "IBAN", "IBAN:", "iban: de89 3704 0044 0532 0130 00",
+	"DE89370400440532013000", "DE89 3704 0044 0532 0130 01", "GB29NWBK60161331926819",
+	"CH9300762011623852957", "SE3550000000054910000003", "UK12345678901234567890",
+	"US122000000121212121212", "CA133012400231215421872", "IB AN12345678",
+	"\u0410T611904300234573201", "DE\uff18\uff19370400440532013000", "DE89\u00a03704",
+	"DE89\u200b3704", "DE89\t3704", "\xff",
+	"ap@acme.example", "Mark.Black@Gmail.COM", "Bob <bob@example.com>", `"a b"@x.com`,
+	"p\u0430yments@acme.example", "a@192.0.2.1", "a@xn--pple-43d.com", "a..b@c.d",
+	"INV-2290", "P-1001", "7", "../x", "res.partner:42", "INV\u20132290",
+}
+
+// fuzz checks the properties every normalizer has: it does not panic; it
+// returns either a value or an *Error wrapping ErrInvalid, never both; its
+// output is printable ASCII and normalizes to itself; and any input with a
+// byte >= 0x80 is refused.
+func fuzz(f *testing.F, kind string, norm func(string) (string, error), check func(t *testing.T, in, out string)) {
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, err := norm(in)
+		if err != nil {
+			if out != "" {
+				t.Fatalf("%s(%q) = %q with error %v", kind, in, out, err)
+			}
+			var e *normalize.Error
+			if !errors.Is(err, normalize.ErrInvalid) || !errors.As(err, &e) || e.Kind != kind || e.Reason == "" {
+				t.Fatalf("%s(%q): error %#v is not an *Error of kind %q wrapping ErrInvalid", kind, in, err, kind)
+			}
+			for _, c := range []byte(err.Error()) {
+				if c >= 0x80 {
+					t.Fatalf("%s(%q): error message %q is not ASCII", kind, in, err.Error())
+				}
+			}
+			return
+		}
+		for i := 0; i < len(in); i++ {
+			if in[i] >= 0x80 {
+				t.Fatalf("%s(%q) = %q, want an error: byte 0x%02X at %d is not ASCII", kind, in, out, in[i], i)
+			}
+		}
+		if out == "" {
+			t.Fatalf("%s(%q) = \"\" without an error", kind, in)
+		}
+		for i := 0; i < len(out); i++ {
+			if c := out[i]; c < 0x20 || c >= 0x7f {
+				t.Fatalf("%s(%q) = %q: byte 0x%02X is not printable ASCII", kind, in, out, c)
+			}
+		}
+		again, err := norm(out)
+		if err != nil || again != out {
+			t.Fatalf("%s(%q) = %q, but %s(%q) = %q, %v: not idempotent", kind, in, out, kind, out, again, err)
+		}
+		if check != nil {
+			check(t, in, out)
+		}
+	})
+}
+
+func FuzzIBAN(f *testing.F) {
+	fuzz(f, normalize.KindIBAN, normalize.IBAN, func(t *testing.T, in, out string) {
+		if r := bigMod97(out); r != 1 {
+			t.Fatalf("IBAN(%q) = %q, whose mod-97 is %d, want 1", in, out, r)
+		}
+		if n, ok := registry[out[:2]]; !ok || len(out) != n {
+			t.Fatalf("IBAN(%q) = %q: not a registry country and length", in, out)
+		}
+		if got, err := normalize.AccountNumber(in); err != nil || got != out {
+			t.Fatalf("AccountNumber(%q) = %q, %v; want the IBAN %q", in, got, err, out)
+		}
+	})
+}
+
+func FuzzAccountNumber(f *testing.F) {
+	fuzz(f, normalize.KindAccountNumber, normalize.AccountNumber, func(t *testing.T, in, out string) {
+		if _, ok := registry[out[:2]]; ok {
+			if r := bigMod97(out); r != 1 {
+				t.Fatalf("AccountNumber(%q) = %q, a registry country whose mod-97 is %d, want 1", in, out, r)
+			}
+		}
+	})
+}
+
+func FuzzEmail(f *testing.F) {
+	fuzz(f, normalize.KindEmail, normalize.Email, nil)
+}
+
+func FuzzIdentifier(f *testing.F) {
+	fuzz(f, normalize.KindIdentifier, normalize.Identifier, nil)
+}

@@ -1,0 +1,166 @@
+package normalize
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// ErrInvalid is wrapped by every error a normalizer returns: the value cannot
+// be normalized and must not be looked up. Check it with errors.Is; use
+// errors.As with a [*Error] for the details.
+var ErrInvalid = errors.New("normalize: invalid value")
+
+// Kinds of value, as reported in [Error.Kind]. Each is the name of the
+// normalizer that refused the value.
+const (
+	KindIBAN          = "iban"
+	KindAccountNumber = "account number"
+	KindEmail         = "email"
+	KindIdentifier    = "identifier"
+)
+
+// maxInputRunes is how many runes of the input an [Error] keeps.
+const maxInputRunes = 64
+
+// Error is a value a normalizer refused. It wraps [ErrInvalid].
+type Error struct {
+	// Kind is the kind of value: KindIBAN, KindAccountNumber, KindEmail or
+	// KindIdentifier.
+	Kind string
+	// Input is the refused input as given, cut to its first 64 runes; a cut
+	// input ends with "...".
+	Input string
+	// Reason says what is wrong, in words a person and an agent can act on,
+	// for example "check digits do not match (mod-97)".
+	Reason string
+}
+
+// Error returns the kind, the input quoted and the reason, as in
+// `iban: "DE89 3704 0044 0532 0130 01": check digits do not match (mod-97); the IBAN has a typo or was altered`.
+// The input is quoted in ASCII (strconv.QuoteToASCII, that is %+q), so a
+// look-alike character shows as an escape such as \u0410 and never passes for
+// the letter it imitates.
+func (e *Error) Error() string {
+	return e.Kind + ": " + strconv.QuoteToASCII(e.Input) + ": " + e.Reason
+}
+
+// Unwrap returns [ErrInvalid].
+func (e *Error) Unwrap() error { return ErrInvalid }
+
+// fail returns an *Error for input s.
+func fail(kind, s, format string, args ...any) error {
+	return &Error{Kind: kind, Input: clip(s), Reason: fmt.Sprintf(format, args...)}
+}
+
+// clip cuts s to its first maxInputRunes runes, keeping invalid bytes as
+// they are, and marks a cut with "...".
+func clip(s string) string {
+	n := 0
+	for i := range s {
+		if n == maxInputRunes {
+			return s[:i] + "..."
+		}
+		n++
+	}
+	return s
+}
+
+// noun names a kind of value in a sentence.
+func noun(kind string) string {
+	switch kind {
+	case KindIBAN:
+		return "IBAN"
+	case KindEmail:
+		return "address"
+	default:
+		return kind
+	}
+}
+
+// checkASCII refuses any byte outside printable ASCII (0x20..0x7E). Positions
+// in reasons count runes from 1, as a person counts characters.
+func checkASCII(kind, s string) error {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			continue
+		}
+		pos := utf8.RuneCountInString(s[:i]) + 1
+		if c < utf8.RuneSelf {
+			return fail(kind, s, "contains the control character %s at position %d; only printable ASCII is allowed", describe(rune(c)), pos)
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fail(kind, s, "contains the byte 0x%02X, which is not valid UTF-8, at position %d; type the %s in plain ASCII", c, pos, noun(kind))
+		}
+		return fail(kind, s, "contains the non-ASCII character %s at position %d; look-alike characters are refused, type the %s in plain ASCII", describe(r), pos, noun(kind))
+	}
+	return nil
+}
+
+// describe names a rune as U+XXXX, with a name for the invisible ones that
+// are hard to spot.
+func describe(r rune) string {
+	var name string
+	switch r {
+	case '\t':
+		name = "tab"
+	case '\n':
+		name = "line feed"
+	case '\r':
+		name = "carriage return"
+	case 0:
+		name = "NUL"
+	case 0x7f:
+		name = "delete"
+	case 0xa0:
+		name = "no-break space"
+	case 0x200b:
+		name = "zero-width space"
+	case 0x200c:
+		name = "zero-width non-joiner"
+	case 0x200d:
+		name = "zero-width joiner"
+	case 0x2007:
+		name = "figure space"
+	case 0x202f:
+		name = "narrow no-break space"
+	case 0x2060:
+		name = "word joiner"
+	case 0xfeff:
+		name = "byte order mark"
+	}
+	if name == "" {
+		return fmt.Sprintf("U+%04X", r)
+	}
+	return fmt.Sprintf("U+%04X (%s)", r, name)
+}
+
+// char shows one printable ASCII byte in a reason.
+func char(c byte) string {
+	if c == ' ' {
+		return "a space"
+	}
+	return "'" + string(rune(c)) + "'"
+}
+
+// trimSpaces removes leading and trailing ASCII spaces (U+0020 only) and
+// returns the rest and the number of bytes removed in front.
+func trimSpaces(s string) (string, int) {
+	i := 0
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	j := len(s)
+	for j > i && s[j-1] == ' ' {
+		j--
+	}
+	return s[i:j], i
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isAlnum(c byte) bool { return isUpper(c) || isLower(c) || isDigit(c) }
