@@ -180,6 +180,18 @@ func (v Verifier) Verify(ctx context.Context, token string) (*Mandate, error) {
 		return nil, &Error{Reason: ErrWrongAudience, MandateID: m.ID,
 			Detail: fmt.Sprintf("issued for audience %s, not %s", quote(m.Audience), quote(v.Audience))}
 	}
+	if err := v.Check(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// Check re-checks a mandate that Verify already accepted: that it is valid
+// now and not revoked. The gateway caches verified mandates and calls Check
+// on every decision, so that expiry and revocation take effect at once
+// without verifying the signature again. Errors are as for Verify
+// (ErrNotYetValid, ErrExpired, ErrRevoked, ErrRevocationUnavailable).
+func (v Verifier) Check(ctx context.Context, m *Mandate) error {
 	now := time.Now
 	if v.Now != nil {
 		now = v.Now
@@ -192,25 +204,25 @@ func (v Verifier) Verify(ctx context.Context, token string) (*Mandate, error) {
 		skew = 0
 	}
 	if t.Add(skew).Before(m.NotBefore) {
-		return nil, &Error{Reason: ErrNotYetValid, MandateID: m.ID,
+		return &Error{Reason: ErrNotYetValid, MandateID: m.ID,
 			Detail: fmt.Sprintf("not valid before %s (now %s)", formatTime(m.NotBefore), formatTime(t))}
 	}
 	if !t.Add(-skew).Before(m.Expiry) {
-		return nil, &Error{Reason: ErrExpired, MandateID: m.ID,
+		return &Error{Reason: ErrExpired, MandateID: m.ID,
 			Detail: fmt.Sprintf("expired at %s (now %s); ask the user to issue a new mandate", formatTime(m.Expiry), formatTime(t))}
 	}
 	if v.Revoker != nil {
 		revoked, err := v.Revoker.Revoked(ctx, m.ID)
 		if err != nil {
-			return nil, &Error{Reason: ErrRevocationUnavailable, MandateID: m.ID, Err: err,
+			return &Error{Reason: ErrRevocationUnavailable, MandateID: m.ID, Err: err,
 				Detail: "revocation status unavailable; the mandate is refused until it can be checked"}
 		}
 		if revoked {
-			return nil, &Error{Reason: ErrRevoked, MandateID: m.ID,
+			return &Error{Reason: ErrRevoked, MandateID: m.ID,
 				Detail: "revoked by its issuer; ask the user to issue a new mandate"}
 		}
 	}
-	return m, nil
+	return nil
 }
 
 func (v Verifier) checkSignature(issuer string, payload, sig []byte) error {

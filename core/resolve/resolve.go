@@ -123,6 +123,10 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 		}
 		res, attrs, err := r.resolveOne(ctx, p, in, norm)
 		if err != nil {
+			var re *Error
+			if errors.As(err, &re) {
+				re.Sent = sent
+			}
 			return Output{}, err
 		}
 		res.Sent = sent
@@ -188,7 +192,7 @@ func (r Resolver) resolveOne(ctx context.Context, p contract.Parameter, in Input
 			}, rec.Attrs, nil
 		}
 	}
-	detail := "matches none of the values the user authorised"
+	detail := "is neither a value the user authorised nor a record on file"
 	if tried == 0 {
 		detail = "no trusted source may be used in this mandate's mode"
 	}

@@ -1,0 +1,622 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/budget"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/policy"
+	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/resolve"
+)
+
+// Config configures a Gateway. The zero value of each optional field means
+// the default stated on it.
+type Config struct {
+	// Audience is this gateway's name; a mandate must be issued for it.
+	// Required.
+	Audience string
+	// Issuers gives the public keys of mandate issuers. Required.
+	Issuers mandate.Keys
+	// Revoker is asked whether a mandate was revoked, on every decision;
+	// nil means mandates are never revoked.
+	Revoker mandate.Revoker
+	// Approvers gives the approvers' public keys; nil means no approval
+	// can ever be valid, so every step-up ends in a refusal.
+	Approvers approval.Keys
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// Logger receives one debug line per decision; nil means discard.
+	Logger *slog.Logger
+	// Limits bound proposals; the zero value means contract's defaults.
+	Limits contract.Limits
+}
+
+// Verdict is the outcome of a decision.
+type Verdict int
+
+// The verdicts. DENY is final; STEP_UP means a human must approve this
+// exact operation before it can execute.
+const (
+	Deny Verdict = iota
+	Allow
+	StepUp
+)
+
+// String returns "deny", "allow" or "step_up".
+func (v Verdict) String() string {
+	switch v {
+	case Allow:
+		return "allow"
+	case StepUp:
+		return "step_up"
+	}
+	return "deny"
+}
+
+// Request is one decision to make.
+type Request struct {
+	// Mandate is the session's signed mandate token, held by the front
+	// door, never by the agent.
+	Mandate string
+	// Proposal is the agent's proposal, verbatim.
+	Proposal []byte
+	// Approvals were obtained on a channel the agent cannot drive, for the
+	// operation a previous StepUp named.
+	Approvals []approval.Approval
+}
+
+// Decision is the gateway's answer to a Request.
+type Decision struct {
+	Verdict Verdict
+	// Refusal explains a Deny or a StepUp to the agent; nil on Allow.
+	Refusal *intent.Refusal
+	// Level is the approval level a StepUp requires.
+	Level intent.Level
+	// Operation is the resolved operation, when it could be built.
+	Operation *intent.Operation
+	// OperationHash is its hash (zero if Operation is nil); approvals are
+	// signed over it.
+	OperationHash intent.OperationHash
+	// Resolved lists each critical value with its provenance.
+	Resolved []intent.Resolved
+	// Facts are the facts the policy saw.
+	Facts map[string]intent.Value
+	// Policies are the determining policies, sorted.
+	Policies []string
+	// Executed reports whether the operation was carried out.
+	Executed bool
+	// Output is the executor's output on Allow.
+	Output string
+	// Receipt is the receipt appended for this decision.
+	Receipt receipt.Receipt
+}
+
+// Gateway decides proposals. It is safe for concurrent use.
+type Gateway struct {
+	cfg       Config
+	store     Store
+	contracts map[intent.Action]*route
+	now       func() time.Time
+	log       *slog.Logger
+	verifier  mandate.Verifier
+
+	mu       sync.Mutex
+	mandates map[[32]byte]*mandate.Mandate // verified tokens, by SHA-256
+}
+
+type route struct {
+	contract *contract.Contract
+	pack     *Pack
+	engine   *policy.Engine
+	resolver resolve.Resolver
+}
+
+// maxCachedMandates bounds the cache of verified mandate tokens.
+const maxCachedMandates = 4096
+
+// New builds a gateway over st with the given packs. It loads and validates
+// every pack's policy (a policy that does not parse or validate is an error
+// naming file and line) and refuses duplicate pack names or actions, an
+// action outside its pack's prefix, a pack without executor, and a Config
+// without Audience or Issuers.
+func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
+	if cfg.Audience == "" || cfg.Issuers == nil {
+		return nil, errors.New("gateway: config needs Audience and Issuers")
+	}
+	if st == nil {
+		return nil, errors.New("gateway: a store is required")
+	}
+	g := &Gateway{
+		cfg:       cfg,
+		store:     st,
+		contracts: map[intent.Action]*route{},
+		now:       cfg.Now,
+		log:       cfg.Logger,
+		mandates:  map[[32]byte]*mandate.Mandate{},
+	}
+	if g.now == nil {
+		g.now = time.Now
+	}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	g.verifier = mandate.Verifier{Keys: cfg.Issuers, Audience: cfg.Audience, Revoker: cfg.Revoker, Now: g.now}
+	names := map[string]bool{}
+	for i := range packs {
+		p := &packs[i]
+		if p.Name == "" || names[p.Name] {
+			return nil, fmt.Errorf("gateway: pack name %q is empty or used twice", p.Name)
+		}
+		names[p.Name] = true
+		if p.Executor == nil || p.Policies == nil {
+			return nil, fmt.Errorf("gateway: pack %s needs an executor and policies", p.Name)
+		}
+		eng, err := policy.Load(p.Policies)
+		if err != nil {
+			return nil, fmt.Errorf("gateway: pack %s: %w", p.Name, err)
+		}
+		for _, c := range p.Contracts {
+			if c == nil || !strings.HasPrefix(string(c.Action), p.Name+".") {
+				return nil, fmt.Errorf("gateway: pack %s: every action must start with %q", p.Name, p.Name+".")
+			}
+			if _, dup := g.contracts[c.Action]; dup {
+				return nil, fmt.Errorf("gateway: action %s declared twice", c.Action)
+			}
+			for _, prm := range c.Critical() {
+				for _, s := range prm.Sources {
+					if s.Kind == contract.SourceRegistry && p.Registries[s.Name] == nil {
+						return nil, fmt.Errorf("gateway: pack %s: %s argument %q uses %s, which the pack does not provide", p.Name, c.Action, prm.Name, s)
+					}
+				}
+			}
+			g.contracts[c.Action] = &route{contract: c, pack: p, engine: eng, resolver: resolve.Resolver{Registries: p.Registries}}
+		}
+	}
+	return g, nil
+}
+
+// Contract returns the contract of action, for front doors that describe
+// actions to agents.
+func (g *Gateway) Contract(action intent.Action) (*contract.Contract, bool) {
+	r, ok := g.contracts[action]
+	if !ok {
+		return nil, false
+	}
+	return r.contract, true
+}
+
+// Actions returns every action the gateway knows, sorted.
+func (g *Gateway) Actions() []intent.Action {
+	out := make([]intent.Action, 0, len(g.contracts))
+	for a := range g.contracts {
+		out = append(out, a)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// Decide runs the pipeline on one proposal and, when allowed, executes it
+// exactly once. Every outcome, allowed or not, appends a receipt. Decide
+// returns an error only when that receipt could not be stored: the decision
+// is then reported as it was taken (an executed operation stays executed),
+// and the caller must alert an operator.
+func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
+	now := g.now().UTC()
+	var d Decision
+	st := &state{req: req, now: now}
+	g.run(ctx, st, &d)
+
+	r := receipt.Receipt{
+		Owner:     st.owner(),
+		Time:      now,
+		MandateID: st.mandateID(),
+		Action:    st.proposal.Action,
+		Sent:      sentText(req.Proposal),
+		Args:      st.args,
+		Resolved:  d.Resolved,
+		Facts:     d.Facts,
+		Decision:  receipt.Decision(d.Verdict.String()),
+		Policies:  d.Policies,
+		Approvals: st.evidence,
+		Result:    "not_executed",
+		Output:    d.Output,
+	}
+	if d.Refusal != nil {
+		r.Code, r.Message = d.Refusal.Code, d.Refusal.Message
+	}
+	if !d.OperationHash.IsZero() {
+		r.Operation = d.OperationHash.String()
+	}
+	switch {
+	case d.Executed:
+		r.Result = "executed"
+	case st.execFailed:
+		r.Result = "failed"
+	}
+	stored, err := g.store.Append(ctx, r)
+	g.log.Debug("decision", "action", st.proposal.Action, "verdict", d.Verdict.String(), "code", r.Code, "owner", r.Owner)
+	if err != nil {
+		d.Receipt = r
+		return d, fmt.Errorf("gateway: receipt not stored: %w", err)
+	}
+	d.Receipt = stored
+	return d, nil
+}
+
+// sentText keeps what the agent sent verbatim, as text when it is UTF-8.
+func sentText(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	return "base64:" + base64.StdEncoding.EncodeToString(b)
+}
+
+// state carries one decision through the pipeline.
+type state struct {
+	req        Request
+	now        time.Time
+	proposal   intent.Proposal
+	mandate    *mandate.Mandate
+	args       intent.Args
+	evidence   []receipt.Evidence
+	execFailed bool
+}
+
+func (s *state) owner() intent.Owner {
+	if s.mandate == nil {
+		return ""
+	}
+	return s.mandate.Owner
+}
+
+func (s *state) mandateID() string {
+	if s.mandate == nil {
+		return ""
+	}
+	return s.mandate.ID
+}
+
+func refuse(d *Decision, code intent.Code, format string, a ...any) {
+	d.Verdict = Deny
+	d.Refusal = &intent.Refusal{Code: code, Message: fmt.Sprintf(format, a...)}
+}
+
+func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
+	// 1. Decode.
+	p, err := contract.DecodeProposal(st.req.Proposal, g.cfg.Limits)
+	if err != nil {
+		refuse(d, intent.CodeMalformed, "The proposal was refused: %s. Send a JSON object with only \"action\" and \"args\".", strings.TrimPrefix(err.Error(), contract.ErrMalformed.Error()+": "))
+		return
+	}
+	st.proposal = p
+
+	// 2. Mandate and scope.
+	m, err := g.mandate(ctx, st.req.Mandate, st.now)
+	if err != nil {
+		code := intent.CodeMandateInvalid
+		var me *mandate.Error
+		if errors.As(err, &me) {
+			code = me.Code()
+		}
+		refuse(d, code, "The user's mandate does not allow any action: %v. Nothing was done; the user must issue a new mandate.", err)
+		return
+	}
+	st.mandate = m
+	if !m.Allows(p.Action) {
+		refuse(d, intent.CodeOutOfScope, "The action %q is not part of what the user authorised in this session (mandate %s). Nothing was done. Do not try to reach the same result with another action; tell the user what you wanted to do.", truncate(string(p.Action)), m.ID)
+		return
+	}
+
+	// 3. Contract.
+	rt, ok := g.contracts[p.Action]
+	if !ok {
+		refuse(d, intent.CodeUnknownAction, "The action %q does not exist on this gateway. Nothing was done.", truncate(string(p.Action)))
+		return
+	}
+	c := rt.contract
+	args, err := c.Decode(p.Args)
+	if err != nil {
+		refuse(d, intent.CodeBadArgument, "The proposal was refused: %v. Nothing was done.", err)
+		return
+	}
+	st.args = args
+
+	// 4. Resolve.
+	res, err := rt.resolver.Resolve(ctx, c, resolve.Input{
+		Owner: m.Owner, MandateID: m.ID, Claims: m.Claims,
+		Strict: m.Mode == mandate.ModeStrict, Args: args,
+	})
+	if err != nil {
+		g.refuseResolution(d, c, err)
+		return
+	}
+	st.args = res.Args
+	d.Resolved = res.Resolved
+
+	// 5. Context.
+	facts, err := g.facts(ctx, rt, m.Owner, c.Action, res)
+	if err != nil {
+		refuse(d, intent.CodeContextFailed, "The systems of record needed to check this operation could not be read, so nothing was done. Try again later.")
+		return
+	}
+	d.Facts = facts
+
+	op := intent.Operation{Action: c.Action, Args: res.Args, MandateID: m.ID, Owner: m.Owner}
+	hash, err := op.Hash()
+	if err != nil {
+		refuse(d, intent.CodeBadArgument, "The proposal was refused: an argument cannot be encoded. Nothing was done.")
+		return
+	}
+	d.Operation, d.OperationHash = &op, hash
+
+	// Approvals presented with the request: checked before policy so that
+	// the policy sees what they grant; consumed only if it allows.
+	var grant approval.Grant
+	if len(st.req.Approvals) > 0 {
+		if g.cfg.Approvers == nil {
+			refuse(d, intent.CodeApprovalInvalid, "Approvals are not configured on this gateway. Nothing was done.")
+			return
+		}
+		grant, err = approval.Evaluate(g.cfg.Approvers, hash, m.ID, st.now, st.req.Approvals)
+		if err != nil {
+			refuse(d, intent.CodeApprovalInvalid, "The approval presented is not valid for this exact operation (%v). Nothing was done. Any change to the operation needs a new approval.", err)
+			return
+		}
+		for _, a := range grant.Approvals {
+			st.evidence = append(st.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(intent.LevelConfirm), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
+		}
+	}
+
+	// 6. Policy.
+	var amount intent.Amount
+	if c.Budget != "" {
+		amount = intent.Amount(res.Args[c.Budget].Int)
+	}
+	resource := ""
+	if c.Resource != "" {
+		resource = res.Args[c.Resource].String()
+	}
+	pr := rt.engine.Evaluate(policy.Request{
+		Principal: m.Owner,
+		Action:    c.Action,
+		Resource:  resource,
+		Context: map[string]any{
+			"args":     res.Args,
+			"facts":    facts,
+			"approval": map[string]any{"confirm": grant.Confirm || grant.FourEyes, "four_eyes": grant.FourEyes},
+			"mandate":  map[string]any{"mode": string(m.Mode)},
+			"amount":   int64(amount),
+		},
+	})
+	d.Policies = pr.Policies
+	switch pr.Decision {
+	case policy.Allow:
+	case policy.StepUp:
+		if err := g.budgetFits(ctx, m, hash, amount); err != nil {
+			g.refuseBudget(ctx, d, m, amount, err)
+			return
+		}
+		d.Verdict = StepUp
+		d.Level = pr.Level
+		d.Refusal = &intent.Refusal{Code: intent.CodeApprovalRequired, Message: fmt.Sprintf(
+			"This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval.",
+			levelText(pr.Level), reasonText(pr.Reasons), hash.String()[:16])}
+		return
+	default:
+		if len(pr.Errors) > 0 {
+			refuse(d, intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done.")
+			return
+		}
+		refuse(d, intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user.", reasonText(pr.Reasons))
+		return
+	}
+
+	// 7. Budget.
+	resID := hash.String()
+	if c.Budget != "" {
+		err := g.store.Reserve(ctx, m.ID, m.Budget, resID, intent.Money{Currency: m.Budget.Currency, Amount: amount})
+		if err != nil {
+			if errors.Is(err, budget.ErrDuplicate) {
+				refuse(d, intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again.", hash.String()[:16])
+				return
+			}
+			g.refuseBudget(ctx, d, m, amount, err)
+			return
+		}
+	}
+	release := func() {
+		if c.Budget != "" {
+			if err := g.store.Release(context.WithoutCancel(ctx), resID); err != nil {
+				g.log.Error("budget release failed", "reservation", resID, "err", err)
+			}
+		}
+	}
+
+	// 8. Approval: each approval is used once.
+	for _, a := range grant.Approvals {
+		if err := g.store.Consume(ctx, "approval:"+a.ID, a.ExpiresAt); err != nil {
+			release()
+			if errors.Is(err, ErrReplayed) {
+				refuse(d, intent.CodeApprovalInvalid, "The approval presented was already used. Nothing was done. Each approval is valid for one execution only.")
+			} else {
+				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
+			}
+			return
+		}
+	}
+
+	// 9. Execute, once.
+	if !c.ReadOnly {
+		if err := g.store.Consume(ctx, "op:"+hash.String(), m.Expiry); err != nil {
+			release()
+			if errors.Is(err, ErrReplayed) {
+				refuse(d, intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate.", hash.String()[:16])
+			} else {
+				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
+			}
+			return
+		}
+	}
+	out, err := rt.pack.Executor.Execute(ctx, op, hash)
+	if err != nil {
+		st.execFailed = true
+		if errors.Is(err, ErrNotExecuted) {
+			release()
+			refuse(d, intent.CodeExecutionFailed, "The operation was allowed but the system refused it: %v. Nothing was done.", err)
+		} else {
+			if c.Budget != "" {
+				_ = g.store.Commit(context.WithoutCancel(ctx), resID)
+			}
+			refuse(d, intent.CodeExecutionFailed, "The operation was allowed but its execution failed; it may or may not have taken effect and will not be retried automatically. Tell the user to check.")
+		}
+		return
+	}
+	if c.Budget != "" {
+		if err := g.store.Commit(context.WithoutCancel(ctx), resID); err != nil {
+			g.log.Error("budget commit failed", "reservation", resID, "err", err)
+		}
+	}
+	d.Verdict, d.Executed, d.Output = Allow, true, out.Output
+}
+
+func (g *Gateway) refuseResolution(d *Decision, c *contract.Contract, err error) {
+	var re *resolve.Error
+	if !errors.As(err, &re) {
+		refuse(d, intent.CodeContextFailed, "The trusted sources could not be read, so nothing was done. Try again later.")
+		return
+	}
+	switch {
+	case errors.Is(re, resolve.ErrNotNormalizable):
+		refuse(d, intent.CodeBadArgument, "The value given for %q was refused: %s. Nothing was done.", re.Param, re.Detail)
+	case errors.Is(re, resolve.ErrNoMatch):
+		hint := "Only values the user authorised or records on file can be used; if the user wants another one, they must add it themselves through a trusted channel, not through you."
+		if p, ok := c.Param(re.Param); ok && p.OnNoMatch != "" {
+			hint = p.OnNoMatch
+		}
+		refuse(d, intent.CodeNotTrusted, "The %s you gave (%q) %s, so nothing was done. %s", re.Param, truncate(re.Sent), re.Detail, hint)
+	default:
+		refuse(d, intent.CodeContextFailed, "The trusted source for %q could not be read, so nothing was done. Try again later.", re.Param)
+	}
+}
+
+func (g *Gateway) refuseBudget(ctx context.Context, d *Decision, m *mandate.Mandate, amount intent.Amount, err error) {
+	if !errors.Is(err, budget.ErrExceeded) && !errors.Is(err, budget.ErrCurrency) {
+		refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
+		return
+	}
+	remaining := "unknown"
+	if u, uerr := g.store.Usage(ctx, m.ID); uerr == nil {
+		remaining = intent.FormatAmount(m.Budget.Amount-u.Committed-u.Reserved, 2) + " " + m.Budget.Currency
+	}
+	refuse(d, intent.CodeBudgetExceeded, "The amount %s %s exceeds what remains of the budget the user authorised (%s of %s %s). Nothing was done; only the user can raise the budget.",
+		intent.FormatAmount(amount, 2), m.Budget.Currency, remaining, intent.FormatAmount(m.Budget.Amount, 2), m.Budget.Currency)
+}
+
+// budgetFits checks, without holding anything, that amount still fits the
+// mandate's budget, so no one is asked to approve what cannot execute.
+func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, hash intent.OperationHash, amount intent.Amount) error {
+	if amount == 0 {
+		return nil
+	}
+	id := "probe:" + hash.String()
+	if err := g.store.Reserve(ctx, m.ID, m.Budget, id, intent.Money{Currency: m.Budget.Currency, Amount: amount}); err != nil {
+		if errors.Is(err, budget.ErrDuplicate) {
+			return nil // a concurrent probe of the same operation
+		}
+		return err
+	}
+	return g.store.Release(context.WithoutCancel(ctx), id)
+}
+
+func (g *Gateway) facts(ctx context.Context, rt *route, owner intent.Owner, action intent.Action, res resolve.Output) (map[string]intent.Value, error) {
+	facts := map[string]intent.Value{}
+	for param, attrs := range res.Attrs {
+		for k, v := range attrs {
+			facts[param+"_"+k] = v
+		}
+	}
+	q := FactQuery{Owner: owner, Action: action, Args: res.Args, Resolved: res.Resolved}
+	for _, p := range rt.pack.Context {
+		fs, err := p.Facts(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range fs {
+			if _, dup := facts[k]; dup {
+				return nil, fmt.Errorf("gateway: fact %q given twice", k)
+			}
+			facts[k] = v
+		}
+	}
+	return facts, nil
+}
+
+// mandate verifies token, caching verified tokens; the time window and
+// revocation are checked on every call.
+func (g *Gateway) mandate(ctx context.Context, token string, now time.Time) (*mandate.Mandate, error) {
+	key := sha256.Sum256([]byte(token))
+	g.mu.Lock()
+	m := g.mandates[key]
+	g.mu.Unlock()
+	if m == nil {
+		v, err := g.verifier.Verify(ctx, token)
+		if err != nil {
+			return nil, err
+		}
+		g.mu.Lock()
+		if len(g.mandates) < maxCachedMandates {
+			g.mandates[key] = v
+		}
+		g.mu.Unlock()
+		return v, nil
+	}
+	return m, g.verifier.Check(ctx, m)
+}
+
+func levelText(l intent.Level) string {
+	if l == intent.LevelFourEyes {
+		return "the approval of two different people (four eyes)"
+	}
+	return "a person's confirmation"
+}
+
+func reasonText(rs []string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			parts = append(parts, r)
+		}
+	}
+	if len(parts) == 0 {
+		return "no rule allows it"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func truncate(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	for i := 80; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return ""
+}

@@ -1,0 +1,434 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/store/mem"
+)
+
+// The test pack "pay": a tiny payment domain with one registry, one
+// context provider and an executor that records what it was asked to do.
+
+const schema = `
+entity Owner;
+entity Resource;
+type Approval = { confirm: Bool, four_eyes: Bool };
+type Mandate = { mode: String };
+action "pay.send" appliesTo {
+  principal: Owner, resource: Resource,
+  context: {
+    args: { recipient: String, amount: Long, memo?: String },
+    facts: { recipient_trusted?: Bool, paid_today: Long },
+    approval: Approval, mandate: Mandate, amount: Long,
+  },
+};
+action "pay.balance" appliesTo {
+  principal: Owner, resource: Resource,
+  context: { args: {}, facts: { paid_today: Long }, approval: Approval, mandate: Mandate, amount: Long },
+};
+`
+
+const policyText = `
+@id("read") @reason("reading moves no money")
+permit (principal, action == Action::"pay.balance", resource);
+
+@id("send") @reason("payments to resolved recipients")
+permit (principal, action == Action::"pay.send", resource);
+
+@id("untrusted-account") @reason("the recipient's bank account is not trusted")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.facts has recipient_trusted && !context.facts.recipient_trusted };
+
+@id("confirm-large") @approval("confirm") @reason("payments above 1,000.00 need a person to confirm")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.amount > 100000 } unless { context.approval.confirm };
+
+@id("four-eyes-huge") @approval("four_eyes") @reason("payments above 10,000.00 need two people")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.amount > 1000000 } unless { context.approval.four_eyes };
+`
+
+type seed byte
+
+func (s seed) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(s)
+	}
+	return len(p), nil
+}
+
+func keyPair(b byte) (ed25519.PublicKey, ed25519.PrivateKey) {
+	pub, priv, _ := ed25519.GenerateKey(seed(b))
+	return pub, priv
+}
+
+type executed struct {
+	mu  sync.Mutex
+	ops []intent.Operation
+}
+
+func (e *executed) Execute(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
+	if op.Args["memo"].Str == "explode" {
+		return gateway.Result{}, fmt.Errorf("bank said no: %w", gateway.ErrNotExecuted)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ops = append(e.ops, op)
+	return gateway.Result{Output: fmt.Sprintf(`{"ok":true,"n":%d}`, len(e.ops))}, nil
+}
+
+type world struct {
+	t         *testing.T
+	gw        *gateway.Gateway
+	store     *mem.Store
+	exec      *executed
+	now       time.Time
+	issuer    ed25519.PrivateKey
+	approvers map[string]ed25519.PrivateKey
+}
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, store: mem.New(nil), exec: &executed{}, now: t0}
+	issuerPub, issuerPriv := keyPair(1)
+	alicePub, alicePriv := keyPair(2)
+	bobPub, bobPriv := keyPair(3)
+	w.issuer = issuerPriv
+	w.approvers = map[string]ed25519.PrivateKey{"alice": alicePriv, "bob": bobPriv}
+	beneficiaries := resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
+		db := map[intent.Owner]map[string]resolve.Record{
+			"emma": {
+				"GB29": {ID: "ben-1", Value: "GB29", Attrs: map[string]intent.Value{"trusted": intent.Bool(true)}},
+				"XX00": {ID: "ben-2", Value: "XX00", Attrs: map[string]intent.Value{"trusted": intent.Bool(false)}},
+			},
+			"bob": {"BOB1": {ID: "ben-9", Value: "BOB1", Attrs: map[string]intent.Value{"trusted": intent.Bool(true)}}},
+		}
+		if r, ok := db[owner][v]; ok {
+			return r, nil
+		}
+		return resolve.Record{}, resolve.ErrNoMatch
+	})
+	upper := func(s string) (string, error) {
+		if strings.ContainsFunc(s, func(r rune) bool { return r > 127 }) {
+			return "", errors.New("non-ASCII characters are refused")
+		}
+		return strings.ToUpper(strings.ReplaceAll(s, " ", "")), nil
+	}
+	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Params: []contract.Parameter{
+		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: upper,
+			Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
+		{Name: "amount", Type: contract.Amount(2), Required: true},
+		{Name: "memo", Type: contract.String(140)},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	balance, err := contract.New(contract.Contract{Action: "pay.balance", ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paidToday := gateway.ContextFunc(func(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+		return map[string]intent.Value{"paid_today": intent.Int(0)}, nil
+	})
+	w.gw, err = gateway.New(gateway.Config{
+		Audience:  "intentplane-test",
+		Issuers:   mandate.StaticKeys{"bank-app": issuerPub},
+		Approvers: approval.StaticKeys{"alice": alicePub, "bob": bobPub},
+		Now:       func() time.Time { return w.now },
+	}, w.store, gateway.Pack{
+		Name:       "pay",
+		Contracts:  []*contract.Contract{send, balance},
+		Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(policyText)}, "schema.cedarschema": {Data: []byte(schema)}},
+		Registries: map[string]resolve.Registry{"beneficiaries": beneficiaries},
+		Context:    []gateway.ContextProvider{paidToday},
+		Executor:   w.exec,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *world) mandate(owner intent.Owner, budget intent.Amount, scope ...intent.Action) string {
+	w.t.Helper()
+	if len(scope) == 0 {
+		scope = []intent.Action{"pay.send", "pay.balance"}
+	}
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: "m-" + string(owner), Issuer: "bank-app", Audience: "intentplane-test", Owner: owner,
+		Scope: scope, Budget: intent.Money{Currency: "EUR", Amount: budget},
+		Claims: map[string][]string{"payees": {"CH93 0076"}}, Mode: mandate.ModeKnownCounterparties,
+		NotBefore: t0, Expiry: t0.Add(time.Hour),
+	}, "bank-app", w.issuer)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return tok
+}
+
+func (w *world) decide(tok, body string, as ...approval.Approval) gateway.Decision {
+	w.t.Helper()
+	d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: tok, Proposal: []byte(body), Approvals: as})
+	if err != nil {
+		w.t.Fatalf("Decide: %v", err)
+	}
+	return d
+}
+
+func (w *world) approve(who string, d gateway.Decision) approval.Approval {
+	w.t.Helper()
+	a, err := approval.Sign(approval.Approval{
+		ID: who + "-" + d.OperationHash.String()[:8], Operation: d.OperationHash, MandateID: d.Operation.MandateID,
+		Approver: who, IssuedAt: w.now, ExpiresAt: w.now.Add(5 * time.Minute),
+	}, w.approvers[who])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a
+}
+
+func send(recipient, amount string) string {
+	return fmt.Sprintf(`{"action":"pay.send","args":{"recipient":%q,"amount":%q}}`, recipient, amount)
+}
+
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	emma := w.mandate("emma", 500000)
+	tests := []struct {
+		name    string
+		tok     string
+		body    string
+		code    intent.Code
+		mention string
+	}{
+		{"malformed", emma, `{"action":"pay.send","args":{},"approved":true}`, intent.CodeMalformed, `unknown key "approved"`},
+		{"no mandate", "", send("GB29", "1.00"), intent.CodeMandateInvalid, "mandate"},
+		{"forged mandate", emma[:len(emma)-4] + "AAAA", send("GB29", "1.00"), intent.CodeMandateInvalid, "mandate"},
+		{"out of scope", w.mandate("emma", 500000, "pay.balance"), send("GB29", "1.00"), intent.CodeOutOfScope, "not part of what the user authorised"},
+		{"unknown action in scope", w.mandate("emma", 1, "pay.delete"), `{"action":"pay.delete","args":{}}`, intent.CodeUnknownAction, "does not exist"},
+		{"bad argument", emma, `{"action":"pay.send","args":{"recipient":"GB29","amount":"1.001"}}`, intent.CodeBadArgument, "more than 2 decimals"},
+		{"attacker account", emma, send("US133000000121212121212", "1.00"), intent.CodeNotTrusted, "US133000000121212121212"},
+		{"another owner's beneficiary", emma, send("BOB1", "1.00"), intent.CodeNotTrusted, "BOB1"},
+		{"look-alike", emma, send("GB2\u0417", "1.00"), intent.CodeBadArgument, "non-ASCII"},
+		{"untrusted account", emma, send("XX00", "1.00"), intent.CodePolicyDenied, "not trusted"},
+		{"budget", emma, send("GB29", "5000.01"), intent.CodeBudgetExceeded, "5000.01 EUR exceeds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := w.decide(tt.tok, tt.body)
+			if d.Verdict != gateway.Deny || d.Refusal == nil || d.Refusal.Code != tt.code {
+				t.Fatalf("verdict %s refusal %+v, want deny %s", d.Verdict, d.Refusal, tt.code)
+			}
+			if !strings.Contains(d.Refusal.Message, tt.mention) {
+				t.Errorf("message %q does not mention %q", d.Refusal.Message, tt.mention)
+			}
+			if d.Executed || d.Receipt.Seq == 0 || d.Receipt.Code != tt.code || d.Receipt.Result != "not_executed" {
+				t.Errorf("receipt %+v: want a stored not_executed receipt with code %s", d.Receipt, tt.code)
+			}
+		})
+	}
+	if len(w.exec.ops) != 0 {
+		t.Fatalf("%d operations executed, want none", len(w.exec.ops))
+	}
+	if strings.Contains(w.decide(emma, send("BOB1", "1.00")).Refusal.Message, "ben-9") {
+		t.Fatal("refusal leaks another owner's record id")
+	}
+}
+
+func TestAllowSubstitutesTrustedValue(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 500000)
+	d := w.decide(tok, send("gb 29", "12.50"))
+	if d.Verdict != gateway.Allow || !d.Executed {
+		t.Fatalf("verdict %s refusal %+v, want allow", d.Verdict, d.Refusal)
+	}
+	op := w.exec.ops[0]
+	if op.Args["recipient"].Str != "GB29" || op.Args["amount"].Int != 1250 || op.Owner != "emma" {
+		t.Fatalf("executed %+v, want recipient GB29 amount 1250 for emma", op.Args)
+	}
+	if got := d.Resolved[0]; got.Sent != "gb 29" || got.Provenance.Source != "registry:beneficiaries" || got.Provenance.RecordID != "ben-1" {
+		t.Fatalf("resolved %+v", got)
+	}
+	// From the mandate's claim, spelled differently.
+	if d := w.decide(tok, send("ch930076", "1.00")); d.Verdict != gateway.Allow || w.exec.ops[1].Args["recipient"].Str != "CH930076" {
+		t.Fatalf("mandate payee: %s %+v", d.Verdict, d.Refusal)
+	}
+	// Exactly once: the same operation again is refused, budget untouched.
+	if d := w.decide(tok, send("GB29", "12.50")); d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeReplay {
+		t.Fatalf("replayed operation: %s %+v", d.Verdict, d.Refusal)
+	}
+	u, _ := w.store.Usage(context.Background(), "m-emma")
+	if u.Committed != 1350 || u.Reserved != 0 {
+		t.Fatalf("usage %+v, want 13.50 committed", u)
+	}
+	// Read-only actions may repeat.
+	for range 2 {
+		if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Verdict != gateway.Allow {
+			t.Fatalf("read: %s %+v", d.Verdict, d.Refusal)
+		}
+	}
+}
+
+func TestStepUpAndApprovals(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 5000000)
+	body := send("GB29", "1500.00")
+	d := w.decide(tok, body)
+	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || d.Refusal.Code != intent.CodeApprovalRequired || d.Executed {
+		t.Fatalf("want step-up confirm, got %s %s %+v", d.Verdict, d.Level, d.Refusal)
+	}
+	if !strings.Contains(d.Refusal.Message, "1,000.00") {
+		t.Errorf("step-up message does not give the policy's reason: %q", d.Refusal.Message)
+	}
+	u, _ := w.store.Usage(context.Background(), "m-emma")
+	if u.Reserved != 0 {
+		t.Fatal("a step-up holds a reservation")
+	}
+
+	alice := w.approve("alice", d)
+	// The approval does not cover one cent more.
+	if d2 := w.decide(tok, send("GB29", "1500.01"), alice); d2.Refusal == nil || d2.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Fatalf("approval reused for another amount: %s %+v", d2.Verdict, d2.Refusal)
+	}
+	ok := w.decide(tok, body, alice)
+	if ok.Verdict != gateway.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 {
+		t.Fatalf("approved operation: %s %+v", ok.Verdict, ok.Refusal)
+	}
+	// The approval is single use, even for an identical new operation.
+	if again := w.decide(tok, body, alice); again.Refusal == nil || again.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Fatalf("approval replay: %s %+v", again.Verdict, again.Refusal)
+	}
+
+	// Four eyes: one approver is not enough, the same one twice neither.
+	huge := send("GB29", "20000.00")
+	d = w.decide(tok, huge)
+	if d.Verdict != gateway.StepUp || d.Level != intent.LevelFourEyes {
+		t.Fatalf("want four_eyes, got %s %s", d.Verdict, d.Level)
+	}
+	a1 := w.approve("alice", d)
+	if one := w.decide(tok, huge, a1); one.Verdict != gateway.StepUp || one.Level != intent.LevelFourEyes {
+		t.Fatalf("one approver: %s %s", one.Verdict, one.Level)
+	}
+	a2 := a1
+	a2.ID = "alice-again"
+	a2, _ = approval.Sign(a2, w.approvers["alice"])
+	if twice := w.decide(tok, huge, a1, a2); twice.Refusal == nil || twice.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Fatalf("same approver twice: %s %+v", twice.Verdict, twice.Refusal)
+	}
+	w.now = w.now.Add(time.Minute)
+	d = w.decide(tok, huge)
+	both := w.decide(tok, huge, w.approve("alice", d), w.approve("bob", d))
+	if both.Verdict != gateway.Allow {
+		t.Fatalf("two approvers: %s %+v", both.Verdict, both.Refusal)
+	}
+	// Expired approval.
+	d = w.decide(tok, send("GB29", "1600.00"))
+	late := w.approve("alice", d)
+	w.now = w.now.Add(6 * time.Minute)
+	if exp := w.decide(tok, send("GB29", "1600.00"), late); exp.Refusal == nil || exp.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Fatalf("expired approval: %s %+v", exp.Verdict, exp.Refusal)
+	}
+}
+
+func TestExecutorFailureReleasesBudget(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 1000)
+	d := w.decide(tok, `{"action":"pay.send","args":{"recipient":"GB29","amount":"10.00","memo":"explode"}}`)
+	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" {
+		t.Fatalf("got %s %+v result %s", d.Verdict, d.Refusal, d.Receipt.Result)
+	}
+	if d := w.decide(tok, send("GB29", "10.00")); d.Verdict != gateway.Allow {
+		t.Fatalf("budget was not released after a certain non-execution: %+v", d.Refusal)
+	}
+}
+
+func TestMandateExpiryAfterCaching(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 1000)
+	if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Verdict != gateway.Allow {
+		t.Fatalf("%+v", d.Refusal)
+	}
+	w.now = t0.Add(2 * time.Hour)
+	if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Refusal == nil || d.Refusal.Code != intent.CodeMandateExpired {
+		t.Fatalf("expired mandate still accepted from the cache: %s %+v", d.Verdict, d.Refusal)
+	}
+}
+
+// TestConcurrentSameOperation: many concurrent identical requests execute
+// exactly once.
+func TestConcurrentSameOperation(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 100000)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.decide(tok, send("GB29", "7.00"))
+		}()
+	}
+	wg.Wait()
+	if len(w.exec.ops) != 1 {
+		t.Fatalf("%d executions of one operation, want 1", len(w.exec.ops))
+	}
+}
+
+func TestReceiptsVerify(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 100000)
+	w.decide(tok, send("GB29", "1.00"))
+	w.decide(tok, send("US13", "1.00"))
+	w.decide(tok, `{"bad json`)
+	rs, err := w.store.Receipts(context.Background(), "emma", 1, 0)
+	if err != nil || len(rs) != 2 {
+		t.Fatalf("emma has %d receipts (%v), want 2", len(rs), err)
+	}
+	anon, _ := w.store.Receipts(context.Background(), "", 1, 0)
+	if len(anon) != 1 || anon[0].Sent != `{"bad json` {
+		t.Fatalf("malformed proposal receipt %+v", anon)
+	}
+	var buf bytes.Buffer
+	if err := receipt.WriteJSONL(&buf, append(rs, anon...)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := receipt.Verify(&buf, nil); err != nil {
+		t.Fatalf("receipts do not verify: %v", err)
+	}
+}
+
+func TestNewRefusesBadPolicy(t *testing.T) {
+	t.Parallel()
+	_, err := gateway.New(gateway.Config{Audience: "a", Issuers: mandate.StaticKeys{}}, mem.New(nil), gateway.Pack{
+		Name:     "pay",
+		Policies: fstest.MapFS{"policy.cedar": {Data: []byte("permit (principal, action, resource) when { context.nope };")}, "schema.cedarschema": {Data: []byte(schema)}},
+		Executor: &executed{},
+	})
+	if err == nil || !strings.Contains(err.Error(), "policy.cedar:1") {
+		t.Fatalf("New with a broken policy = %v, want an error naming policy.cedar:1", err)
+	}
+}

@@ -1,0 +1,106 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"time"
+
+	"github.com/intentplane/intentplane/core/budget"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/resolve"
+)
+
+// Pack is one domain: its contracts, trusted sources, context providers,
+// Cedar policy and executor. Every contract's action must start with the
+// pack's name and a dot.
+type Pack struct {
+	// Name is the pack's name and the prefix of its actions ("banking").
+	Name string
+	// Contracts are the actions the pack offers.
+	Contracts []*contract.Contract
+	// Policies holds the pack's Cedar policy files and schema at its root
+	// (see core/policy.Load).
+	Policies fs.FS
+	// Registries are the pack's trusted sources by name.
+	Registries map[string]resolve.Registry
+	// Context are the pack's context providers, asked in order.
+	Context []ContextProvider
+	// Executor carries out allowed operations.
+	Executor Executor
+}
+
+// FactQuery is what a context provider is asked about.
+type FactQuery struct {
+	Owner  intent.Owner
+	Action intent.Action
+	// Args are the resolved arguments (trusted values for critical ones).
+	Args intent.Args
+	// Resolved are the critical arguments with their provenance.
+	Resolved []intent.Resolved
+}
+
+// ContextProvider reads facts from a system of record: a bill's residual,
+// a bank account's age, payments already made. Facts returns facts by name;
+// a name already given by an earlier provider is an error. Any error fails
+// the decision closed (CodeContextFailed). Called concurrently.
+type ContextProvider interface {
+	Facts(ctx context.Context, q FactQuery) (map[string]intent.Value, error)
+}
+
+// ContextFunc adapts a function to ContextProvider.
+type ContextFunc func(ctx context.Context, q FactQuery) (map[string]intent.Value, error)
+
+// Facts calls f.
+func (f ContextFunc) Facts(ctx context.Context, q FactQuery) (map[string]intent.Value, error) {
+	return f(ctx, q)
+}
+
+// Result is what an executor reports of an operation it carried out.
+type Result struct {
+	// Output is shown to the agent: a short, factual text or JSON (the
+	// transaction id, the record read). It must never hold secrets or
+	// another owner's data.
+	Output string
+}
+
+// ErrNotExecuted is wrapped by an executor's error when it is certain that
+// nothing happened (validation refused before any write). The gateway then
+// releases the budget reservation; for any other error it keeps the amount
+// as spent, since money may have moved.
+var ErrNotExecuted = errors.New("gateway: operation not executed")
+
+// Executor carries out an allowed operation with resolved values only,
+// under an identity the agent never holds. The operation hash is the
+// idempotency key: an executor that talks to a remote system should record
+// it there, so that a lost answer can be checked instead of retried.
+// Called concurrently.
+type Executor interface {
+	Execute(ctx context.Context, op intent.Operation, hash intent.OperationHash) (Result, error)
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(ctx context.Context, op intent.Operation, hash intent.OperationHash) (Result, error)
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, op intent.Operation, hash intent.OperationHash) (Result, error) {
+	return f(ctx, op, hash)
+}
+
+// ErrReplayed is returned by Store.Consume for a key already consumed.
+var ErrReplayed = errors.New("gateway: already consumed")
+
+// Store holds the gateway's state: budget reservations, single-use keys
+// (operation nonces and approval ids) and receipt chains. Implementations
+// must be safe for concurrent use (across processes, for shared stores);
+// package store/storetest holds the conformance suite every Store passes.
+type Store interface {
+	budget.Ledger
+	receipt.Log
+	// Consume marks key as used, once: a second Consume of the same key
+	// returns ErrReplayed, even concurrently. After expires the key can no
+	// longer be valid and the store may forget it.
+	Consume(ctx context.Context, key string, expires time.Time) error
+}

@@ -1,0 +1,7 @@
+// Package mem is an in-memory gateway.Store for unit tests and demos: budget
+// reservations, single-use keys and one receipt chain per owner, guarded by
+// one mutex. Nothing survives the process.
+//
+// It imports only the standard library and core/; it must never import a
+// pack, a connector or a front door.
+package mem

@@ -1,0 +1,196 @@
+package mem
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/intentplane/intentplane/core/budget"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+var _ gateway.Store = (*Store)(nil)
+
+// Store is an in-memory gateway.Store. The zero value is not usable; call
+// New. It is safe for concurrent use.
+type Store struct {
+	mu       sync.Mutex
+	accounts map[string]*account
+	reserved map[string]reservation // open reservations by id
+	used     map[string]time.Time   // consumed keys and when they may be forgotten
+	chains   map[intent.Owner][]receipt.Receipt
+	now      func() time.Time
+}
+
+type account struct {
+	currency  string
+	committed intent.Amount
+	reserved  intent.Amount
+}
+
+type reservation struct {
+	account string
+	amount  intent.Amount
+}
+
+// New returns an empty store. now is used to forget expired keys; nil means
+// time.Now.
+func New(now func() time.Time) *Store {
+	if now == nil {
+		now = time.Now
+	}
+	return &Store{
+		accounts: map[string]*account{},
+		reserved: map[string]reservation{},
+		used:     map[string]time.Time{},
+		chains:   map[intent.Owner][]receipt.Receipt{},
+		now:      now,
+	}
+}
+
+// Reserve implements budget.Ledger.
+func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if amount.Amount < 0 {
+		return fmt.Errorf("mem: negative reservation %d", amount.Amount)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.reserved[id]; dup {
+		return budget.ErrDuplicate
+	}
+	if amount.Currency != limit.Currency {
+		return budget.ErrCurrency
+	}
+	a := s.accounts[acct]
+	if a == nil {
+		a = &account{currency: limit.Currency}
+		s.accounts[acct] = a
+	}
+	if a.currency != limit.Currency {
+		return budget.ErrCurrency
+	}
+	// limit - committed - reserved >= amount, without overflow.
+	if limit.Amount-a.committed-a.reserved < amount.Amount {
+		return budget.ErrExceeded
+	}
+	a.reserved += amount.Amount
+	s.reserved[id] = reservation{account: acct, amount: amount.Amount}
+	return nil
+}
+
+// Commit implements budget.Ledger.
+func (s *Store) Commit(ctx context.Context, id string) error {
+	return s.close(id, true)
+}
+
+// Release implements budget.Ledger.
+func (s *Store) Release(ctx context.Context, id string) error {
+	return s.close(id, false)
+}
+
+func (s *Store) close(id string, commit bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.reserved[id]
+	if !ok {
+		return budget.ErrNotFound
+	}
+	delete(s.reserved, id)
+	a := s.accounts[r.account]
+	a.reserved -= r.amount
+	if commit {
+		a.committed += r.amount
+	}
+	return nil
+}
+
+// Usage implements budget.Ledger.
+func (s *Store) Usage(ctx context.Context, acct string) (budget.Usage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[acct]
+	if a == nil {
+		return budget.Usage{}, nil
+	}
+	return budget.Usage{Committed: a.committed, Reserved: a.reserved}, nil
+}
+
+// Consume implements gateway.Store. Expired keys are swept on every 1024th
+// call.
+func (s *Store) Consume(ctx context.Context, key string, expires time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.used[key]; ok {
+		return gateway.ErrReplayed
+	}
+	s.used[key] = expires
+	if len(s.used)%1024 == 0 {
+		now := s.now()
+		for k, exp := range s.used {
+			if now.After(exp) && k != key {
+				delete(s.used, k)
+			}
+		}
+	}
+	return nil
+}
+
+// Append implements receipt.Log.
+func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
+	if err := ctx.Err(); err != nil {
+		return receipt.Receipt{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	chain := s.chains[r.Owner]
+	var prev *receipt.Receipt
+	if len(chain) > 0 {
+		prev = &chain[len(chain)-1]
+	}
+	linked, err := receipt.Link(r, prev)
+	if err != nil {
+		return receipt.Receipt{}, err
+	}
+	s.chains[r.Owner] = append(chain, linked)
+	return linked, nil
+}
+
+// Receipts implements receipt.Log.
+func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	chain := s.chains[owner]
+	var out []receipt.Receipt
+	for _, r := range chain {
+		if r.Seq < from {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Owners returns the owners that have a receipt chain, for exports.
+func (s *Store) Owners() []intent.Owner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]intent.Owner, 0, len(s.chains))
+	for o := range s.chains {
+		out = append(out, o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,312 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/core/budget"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// Run runs the conformance suite. newStore must return an empty store that
+// is independent of every other one it returned (a fresh database schema or
+// distinct key prefixes).
+func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
+	t.Helper()
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s gateway.Store)
+	}{
+		{"ReserveUpToLimit", testReserveUpToLimit},
+		{"ReserveConcurrentNeverExceeds", testReserveConcurrent},
+		{"CommitAndRelease", testCommitRelease},
+		{"ReservationErrors", testReservationErrors},
+		{"ConsumeOnce", testConsumeOnce},
+		{"ConsumeConcurrentExactlyOnce", testConsumeConcurrent},
+		{"ReceiptChainPerOwner", testReceiptChain},
+		{"ReceiptConcurrentAppendNoFork", testReceiptConcurrent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, newStore(t))
+		})
+	}
+}
+
+var eur = func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+
+func testReserveUpToLimit(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	limit := eur(10000)
+	if err := s.Reserve(ctx, "m1", limit, "r1", eur(6000)); err != nil {
+		t.Fatalf("Reserve r1: %v", err)
+	}
+	if err := s.Reserve(ctx, "m1", limit, "r2", eur(4001)); !errors.Is(err, budget.ErrExceeded) {
+		t.Fatalf("Reserve over the limit by one cent = %v, want ErrExceeded", err)
+	}
+	if err := s.Reserve(ctx, "m1", limit, "r3", eur(4000)); err != nil {
+		t.Fatalf("Reserve exactly to the limit: %v", err)
+	}
+	if err := s.Reserve(ctx, "m2", limit, "r4", eur(10000)); err != nil {
+		t.Fatalf("another account is independent: %v", err)
+	}
+	u, err := s.Usage(ctx, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Reserved != 10000 || u.Committed != 0 {
+		t.Fatalf("Usage = %+v, want reserved 10000", u)
+	}
+}
+
+func testReserveConcurrent(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	const workers, each = 32, 20
+	limit := eur(12345)
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				id := fmt.Sprintf("w%d-%d", w, i)
+				err := s.Reserve(ctx, "m", limit, id, eur(100))
+				switch {
+				case err == nil:
+					ok.Add(1)
+					if i%2 == 0 {
+						if err := s.Commit(ctx, id); err != nil {
+							t.Errorf("Commit %s: %v", id, err)
+						}
+					}
+				case errors.Is(err, budget.ErrExceeded):
+				default:
+					t.Errorf("Reserve %s: %v", id, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if got := ok.Load(); got != 123 {
+		t.Errorf("%d reservations of 1.00 succeeded against a limit of 123.45, want exactly 123", got)
+	}
+	u, err := s.Usage(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total := u.Committed + u.Reserved; total != 12300 {
+		t.Errorf("committed+reserved = %d, want 12300", total)
+	}
+}
+
+func testCommitRelease(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	limit := eur(1000)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Reserve(ctx, "m", limit, "a", eur(700)))
+	must(s.Release(ctx, "a"))
+	must(s.Reserve(ctx, "m", limit, "b", eur(700)))
+	must(s.Commit(ctx, "b"))
+	if err := s.Reserve(ctx, "m", limit, "c", eur(301)); !errors.Is(err, budget.ErrExceeded) {
+		t.Fatalf("after committing 7.00 of 10.00, reserving 3.01 = %v, want ErrExceeded", err)
+	}
+	must(s.Reserve(ctx, "m", limit, "c", eur(300)))
+	u, err := s.Usage(ctx, "m")
+	must(err)
+	if u.Committed != 700 || u.Reserved != 300 {
+		t.Fatalf("Usage = %+v, want committed 700 reserved 300", u)
+	}
+}
+
+func testReservationErrors(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	if err := s.Commit(ctx, "nope"); !errors.Is(err, budget.ErrNotFound) {
+		t.Errorf("Commit unknown = %v, want ErrNotFound", err)
+	}
+	if err := s.Release(ctx, "nope"); !errors.Is(err, budget.ErrNotFound) {
+		t.Errorf("Release unknown = %v, want ErrNotFound", err)
+	}
+	if err := s.Reserve(ctx, "m", eur(1000), "x", eur(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reserve(ctx, "m", eur(1000), "x", eur(1)); !errors.Is(err, budget.ErrDuplicate) {
+		t.Errorf("Reserve same id twice = %v, want ErrDuplicate", err)
+	}
+	if err := s.Commit(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(ctx, "x"); !errors.Is(err, budget.ErrNotFound) {
+		t.Errorf("Commit twice = %v, want ErrNotFound", err)
+	}
+	usd := intent.Money{Currency: "USD", Amount: 1}
+	if err := s.Reserve(ctx, "m", eur(1000), "y", usd); !errors.Is(err, budget.ErrCurrency) {
+		t.Errorf("Reserve USD against EUR limit = %v, want ErrCurrency", err)
+	}
+	if err := s.Reserve(ctx, "m", intent.Money{Currency: "USD", Amount: 1000}, "z", usd); !errors.Is(err, budget.ErrCurrency) {
+		t.Errorf("Reserve on an EUR account with a USD limit = %v, want ErrCurrency", err)
+	}
+}
+
+func testConsumeOnce(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	if err := s.Consume(ctx, "op:1", exp); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Consume(ctx, "op:1", exp); !errors.Is(err, gateway.ErrReplayed) {
+		t.Fatalf("second Consume = %v, want ErrReplayed", err)
+	}
+	if err := s.Consume(ctx, "op:2", exp); err != nil {
+		t.Fatalf("another key: %v", err)
+	}
+}
+
+func testConsumeConcurrent(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	const n = 64
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Consume(ctx, "approval:abc", exp)
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, gateway.ErrReplayed):
+			default:
+				t.Errorf("Consume: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 {
+		t.Fatalf("%d of %d concurrent Consume calls succeeded, want exactly 1", ok.Load(), n)
+	}
+}
+
+func draft(owner intent.Owner, i int) receipt.Receipt {
+	return receipt.Receipt{
+		Owner:    owner,
+		Time:     time.Date(2026, 11, 30, 10, 0, i, 0, time.UTC),
+		Action:   "banking.send_money",
+		Sent:     fmt.Sprintf(`{"action":"banking.send_money","args":{"n":%d}}`, i),
+		Decision: receipt.Decision("deny"),
+		Code:     intent.CodePolicyDenied,
+		Result:   "not_executed",
+	}
+}
+
+func testReceiptChain(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	var last receipt.Receipt
+	for i := range 5 {
+		for _, o := range []intent.Owner{"alice", "bob"} {
+			r, err := s.Append(ctx, draft(o, i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Seq != uint64(i+1) {
+				t.Fatalf("owner %s receipt %d has Seq %d, want %d", o, i, r.Seq, i+1)
+			}
+			if o == "alice" {
+				if i == 0 && !r.Prev.IsZero() {
+					t.Fatalf("first receipt has Prev %s, want zero", r.Prev)
+				}
+				if i > 0 && r.Prev != last.Hash {
+					t.Fatalf("receipt %d Prev = %s, want previous hash %s", i+1, r.Prev, last.Hash)
+				}
+				last = r
+			}
+		}
+	}
+	got, err := s.Receipts(ctx, "alice", 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 {
+		t.Fatalf("Receipts(alice, from 2, limit 2) returned %d receipts %v", len(got), seqs(got))
+	}
+	none, err := s.Receipts(ctx, "carol", 1, 0)
+	if err != nil || len(none) != 0 {
+		t.Fatalf("Receipts of an owner without receipts = %v, %v; want none, nil", seqs(none), err)
+	}
+	verifyAll(t, s, "alice", "bob")
+}
+
+func testReceiptConcurrent(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	const n = 64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.Append(ctx, draft("emma", i)); err != nil {
+				t.Errorf("Append: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := s.Receipts(ctx, "emma", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n {
+		t.Fatalf("%d receipts stored, want %d", len(got), n)
+	}
+	for i, r := range got {
+		if r.Seq != uint64(i+1) {
+			t.Fatalf("receipt %d has Seq %d: the chain forked or has a gap", i, r.Seq)
+		}
+	}
+	verifyAll(t, s, "emma")
+}
+
+// verifyAll exports the owners' chains and verifies them offline.
+func verifyAll(t *testing.T, s gateway.Store, owners ...intent.Owner) {
+	t.Helper()
+	var all []receipt.Receipt
+	for _, o := range owners {
+		rs, err := s.Receipts(context.Background(), o, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, rs...)
+	}
+	var buf bytes.Buffer
+	if err := receipt.WriteJSONL(&buf, all); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := receipt.Verify(&buf, nil)
+	if err != nil {
+		t.Fatalf("exported chains do not verify: %v", err)
+	}
+	if rep.Receipts != len(all) {
+		t.Fatalf("Verify saw %d receipts, want %d", rep.Receipts, len(all))
+	}
+}
+
+func seqs(rs []receipt.Receipt) []uint64 {
+	out := make([]uint64, len(rs))
+	for i, r := range rs {
+		out[i] = r.Seq
+	}
+	return out
+}
