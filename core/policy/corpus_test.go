@@ -1,0 +1,104 @@
+package policy_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/intentplane/intentplane/core/policy"
+)
+
+func TestCorpus(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"testdata/bank", "testdata/equiv"} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			e := mustLoad(t, dir)
+			cases, err := policy.LoadTests(os.DirFS(dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cases) == 0 {
+				t.Fatal("no test cases")
+			}
+			for _, f := range e.RunTests(cases) {
+				t.Error(f)
+			}
+		})
+	}
+}
+
+func TestLoadTestsDecoding(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{"tests/one.json": {Data: []byte(`{"name": "n", "principal": "alice", "action": "bank.send_money",
+		"context": {"amount": 12, "args": {"tags": ["a", "b"], "ok": true, "s": "x"}}, "decision": "step_up", "level": "confirm"}`)}}
+	cases, err := policy.LoadTests(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []policy.TestCase{{
+		Name: "n", Principal: "alice", Action: "bank.send_money",
+		Context:  map[string]any{"amount": int64(12), "args": map[string]any{"tags": []string{"a", "b"}, "ok": true, "s": "x"}},
+		Decision: "step_up", Level: "confirm", File: "tests/one.json",
+	}}
+	if diff := cmp.Diff(want, cases); diff != "" {
+		t.Errorf("LoadTests mismatch (-want, +got):\n%s", diff)
+	}
+}
+
+func TestLoadTestsErrors(t *testing.T) {
+	t.Parallel()
+	const head = `"name": "n", "principal": "alice", "action": "a", `
+	tests := []struct {
+		name, json, want string
+	}{
+		{"unknown key", `{` + head + `"decision": "allow", "approved": true}`, `unknown field "approved"`},
+		{"float", `{` + head + `"decision": "allow", "context": {"amount": 1.5}}`, "context.amount: 1.5 is not an int64"},
+		{"too large", `{` + head + `"decision": "allow", "context": {"amount": 9223372036854775808}}`, "is not an int64"},
+		{"null", `{` + head + `"decision": "allow", "context": {"a": null}}`, "context.a: null is not allowed"},
+		{"array of numbers", `{` + head + `"decision": "allow", "context": {"a": [1]}}`, "context.a[0]: arrays may hold only strings"},
+		{"bad decision", `{` + head + `"decision": "maybe"}`, `unknown decision "maybe"`},
+		{"bad level", `{` + head + `"decision": "step_up", "level": "three_eyes"}`, `unknown level "three_eyes"`},
+		{"missing name", `{"principal": "alice", "action": "a", "decision": "allow"}`, "missing name"},
+		{"duplicate name", `[{` + head + `"decision": "allow"}, {` + head + `"decision": "deny"}]`, `duplicate case name "n"`},
+		{"trailing data", `{` + head + `"decision": "allow"} {}`, "trailing data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := policy.LoadTests(fstest.MapFS{"tests/x.json": {Data: []byte(tt.json)}})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "tests/x.json: ") {
+				t.Errorf("LoadTests: got %v, want an error about tests/x.json containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunTestsFailures(t *testing.T) {
+	t.Parallel()
+	e := mustLoad(t, "testdata/bank")
+	cases := []policy.TestCase{
+		{Name: "wrong decision", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "deny"},
+		{Name: "wrong level", Principal: "alice", Action: "bank.send_money", Context: sendContext(150000, nil), Decision: "step_up", Level: "four_eyes"},
+		{Name: "wrong policies", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "allow", Policies: []string{"read-balance"}},
+		{Name: "unexpected errors", Principal: "alice", Action: "bank.send_money", Context: map[string]any{}, Decision: "deny"},
+		{Name: "expected errors", Principal: "alice", Action: "bank.send_money", Context: map[string]any{}, Decision: "deny", Errors: true},
+		{Name: "right", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "allow", Policies: []string{"pay-known"}},
+	}
+	var got []string
+	for _, f := range e.RunTests(cases) {
+		got = append(got, f.Case.Name+": "+f.Msg)
+	}
+	want := []string{
+		"wrong decision: decision: want deny, got allow; (determined by [pay-known])",
+		"wrong level: level: want four_eyes, got confirm; (determined by [confirm-large])",
+		"wrong policies: policies: want [read-balance], got [pay-known]; (determined by [pay-known])",
+		`unexpected errors: unexpected errors: request: context does not match the schema for Action::"bank.send_money"`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RunTests mismatch (-want, +got):\n%s", diff)
+	}
+}

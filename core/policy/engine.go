@@ -1,0 +1,239 @@
+package policy
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	cedar "github.com/cedar-policy/cedar-go"
+	"github.com/cedar-policy/cedar-go/types"
+	xast "github.com/cedar-policy/cedar-go/x/exp/ast"
+	"github.com/cedar-policy/cedar-go/x/exp/schema"
+	"github.com/cedar-policy/cedar-go/x/exp/schema/resolved"
+	"github.com/cedar-policy/cedar-go/x/exp/schema/validate"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Entity types of the request convention (see the package doc).
+const (
+	ownerType    = types.EntityType("Owner")
+	actionType   = types.EntityType("Action")
+	resourceType = types.EntityType("Resource")
+	noResource   = "none"
+)
+
+// Engine evaluates requests against one pack's policies. It is immutable
+// after [Load] and safe for concurrent use.
+type Engine struct {
+	set       *cedar.PolicySet
+	meta      map[cedar.PolicyID]PolicyInfo
+	policies  []loaded // in file, line order
+	validator *validate.Validator
+	actions   []intent.Action
+	schema    string // name of the schema file
+}
+
+// loaded is one policy as parsed, with its metadata.
+type loaded struct {
+	info   PolicyInfo
+	policy *cedar.Policy
+}
+
+// Load reads a pack from fsys: every *.cedar file at its root, in name
+// order, and exactly one *.cedarschema file. It checks annotations (a
+// unique non-empty @id on every policy; @approval only on forbid, with the
+// value "confirm" or "four_eyes"), validates every policy against the
+// schema in strict mode, and checks that every action of the schema
+// applies to principal Owner and resource Resource. Any failure is a
+// *LoadError.
+func Load(fsys fs.FS) (*Engine, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, &LoadError{File: ".", Msg: err.Error()}
+	}
+	var policyFiles, schemaFiles []string
+	for _, de := range entries {
+		if de.IsDir() {
+			continue
+		}
+		switch path.Ext(de.Name()) {
+		case ".cedar":
+			policyFiles = append(policyFiles, de.Name())
+		case ".cedarschema":
+			schemaFiles = append(schemaFiles, de.Name())
+		}
+	}
+	switch {
+	case len(schemaFiles) == 0:
+		return nil, &LoadError{File: ".", Msg: "no *.cedarschema file"}
+	case len(schemaFiles) > 1:
+		return nil, &LoadError{File: ".", Msg: fmt.Sprintf("more than one schema file: %s", strings.Join(schemaFiles, ", "))}
+	case len(policyFiles) == 0:
+		return nil, &LoadError{File: ".", Msg: "no *.cedar policy file"}
+	}
+
+	e := &Engine{
+		set:    cedar.NewPolicySet(),
+		meta:   make(map[cedar.PolicyID]PolicyInfo),
+		schema: schemaFiles[0],
+	}
+	rs, err := loadSchema(fsys, e.schema)
+	if err != nil {
+		return nil, err
+	}
+	e.validator = validate.New(rs, validate.WithStrict())
+	if e.actions, err = schemaActions(rs, e.schema); err != nil {
+		return nil, err
+	}
+
+	for _, name := range policyFiles {
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, &LoadError{File: name, Msg: err.Error()}
+		}
+		list, err := cedar.NewPolicyListFromBytes(name, b)
+		if err != nil {
+			return nil, positioned(name, strings.TrimPrefix(err.Error(), "parser error: "))
+		}
+		for _, p := range list {
+			info, err := describe(name, p)
+			if err != nil {
+				return nil, err
+			}
+			if prev, dup := e.meta[cedar.PolicyID(info.ID)]; dup {
+				return nil, policyError(name, p, info.ID, fmt.Sprintf("duplicate @id %q (first at %s:%d)", info.ID, prev.File, prev.Line))
+			}
+			if err := e.validator.Policy(info.ID, (*xast.Policy)(p.AST())); err != nil {
+				return nil, policyError(name, p, info.ID, joinLines(err.Error()))
+			}
+			e.set.Add(cedar.PolicyID(info.ID), p)
+			e.meta[cedar.PolicyID(info.ID)] = info
+			e.policies = append(e.policies, loaded{info: info, policy: p})
+		}
+	}
+	return e, nil
+}
+
+// loadSchema parses and resolves the Cedar schema file name.
+func loadSchema(fsys fs.FS, name string) (*resolved.Schema, error) {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, &LoadError{File: name, Msg: err.Error()}
+	}
+	var s schema.Schema
+	s.SetFilename(name)
+	if err := s.UnmarshalCedar(b); err != nil {
+		return nil, positioned(name, err.Error())
+	}
+	rs, err := s.Resolve()
+	if err != nil {
+		return nil, &LoadError{File: name, Msg: err.Error()}
+	}
+	return rs, nil
+}
+
+// schemaActions lists the actions of the request convention declared in
+// the schema, sorted, and checks they apply to Owner and Resource.
+func schemaActions(rs *resolved.Schema, file string) ([]intent.Action, error) {
+	var actions []intent.Action
+	for uid, a := range rs.Actions {
+		if uid.Type != actionType || a.AppliesTo == nil {
+			continue
+		}
+		if !slices.Contains(a.AppliesTo.Principals, ownerType) {
+			return nil, &LoadError{File: file, Msg: fmt.Sprintf("action %q does not apply to principal type %s", uid.ID, ownerType)}
+		}
+		if !slices.Contains(a.AppliesTo.Resources, resourceType) {
+			return nil, &LoadError{File: file, Msg: fmt.Sprintf("action %q does not apply to resource type %s", uid.ID, resourceType)}
+		}
+		actions = append(actions, intent.Action(uid.ID))
+	}
+	if len(actions) == 0 {
+		return nil, &LoadError{File: file, Msg: "the schema declares no action"}
+	}
+	slices.Sort(actions)
+	return actions, nil
+}
+
+// describe checks a policy's annotations and returns its PolicyInfo.
+func describe(file string, p *cedar.Policy) (PolicyInfo, error) {
+	ann := p.Annotations()
+	info := PolicyInfo{
+		ID:       string(ann["id"]),
+		Effect:   "permit",
+		Approval: intent.LevelAuto,
+		Reason:   string(ann["reason"]),
+		File:     file,
+		Line:     p.Position().Line,
+	}
+	if p.Effect() == cedar.Forbid {
+		info.Effect = "forbid"
+	}
+	if _, ok := ann["id"]; !ok || info.ID == "" {
+		return info, policyError(file, p, "", info.Effect+" policy has no @id")
+	}
+	if v, ok := ann["approval"]; ok {
+		if p.Effect() != cedar.Forbid {
+			return info, policyError(file, p, info.ID, fmt.Sprintf("policy %q: @approval is allowed only on forbid", info.ID))
+		}
+		lvl := intent.Level(v)
+		if lvl != intent.LevelConfirm && lvl != intent.LevelFourEyes {
+			return info, policyError(file, p, info.ID, fmt.Sprintf("policy %q: @approval(%q) must be \"confirm\" or \"four_eyes\"", info.ID, string(v)))
+		}
+		info.Approval = lvl
+	}
+	return info, nil
+}
+
+func policyError(file string, p *cedar.Policy, id, msg string) *LoadError {
+	pos := p.Position()
+	return &LoadError{File: file, Line: pos.Line, Column: pos.Column, PolicyID: id, Msg: msg}
+}
+
+// posRE finds "name:line:col" in a parser message; cedar-go's policy
+// parser names the file "<input>", its schema parser uses the real name.
+var posRE = regexp.MustCompile(`(?:<input>|[^\s:]+):(\d+):(\d+):? ?`)
+
+// positioned turns a parser message into a LoadError with the position it
+// mentions, if any.
+func positioned(file, msg string) *LoadError {
+	e := &LoadError{File: file, Msg: msg}
+	if m := posRE.FindStringSubmatchIndex(msg); m != nil {
+		e.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
+		e.Column, _ = strconv.Atoi(msg[m[4]:m[5]])
+		e.Msg = strings.TrimSpace(msg[:m[0]] + msg[m[1]:])
+	}
+	e.Msg = joinLines(e.Msg)
+	return e
+}
+
+func joinLines(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
+
+// Policies describes the loaded policies in file and line order.
+func (e *Engine) Policies() []PolicyInfo {
+	out := make([]PolicyInfo, len(e.policies))
+	for i, l := range e.policies {
+		out[i] = l.info
+	}
+	return out
+}
+
+// Actions returns the actions declared in the schema, sorted.
+func (e *Engine) Actions() []intent.Action { return slices.Clone(e.actions) }
+
+// withPolicies returns a copy of e that evaluates the given policies
+// instead of its own; used to build mutants.
+func (e *Engine) withPolicies(ps []loaded) *Engine {
+	m := *e
+	m.set = cedar.NewPolicySet()
+	m.policies = ps
+	for _, l := range ps {
+		m.set.Add(cedar.PolicyID(l.info.ID), l.policy)
+	}
+	return &m
+}

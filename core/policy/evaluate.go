@@ -1,0 +1,206 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	cedar "github.com/cedar-policy/cedar-go"
+	"github.com/cedar-policy/cedar-go/types"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Evaluate decides r. It is pure and deterministic: the same request
+// against the same Engine gives the same Result. It fails closed: a
+// context that does not convert or does not match the action's context
+// type in the schema, and any evaluation error (an overflow, a missing
+// attribute), give Deny with Result.Errors filled in.
+func (e *Engine) Evaluate(r Request) Result {
+	ctx, err := convertContext(r.Context)
+	if err != nil {
+		return failed([]string{err.Error()}, nil, nil)
+	}
+	resource := r.Resource
+	if resource == "" {
+		resource = noResource
+	}
+	req := cedar.Request{
+		Principal: types.NewEntityUID(ownerType, types.String(r.Principal)),
+		Action:    types.NewEntityUID(actionType, types.String(r.Action)),
+		Resource:  types.NewEntityUID(resourceType, types.String(resource)),
+		Context:   ctx,
+	}
+	if err := e.validator.Request(req); err != nil {
+		return failed([]string{requestError(req, err)}, nil, nil)
+	}
+	decision, diag := cedar.Authorize(e.set, requestEntities{req.Principal, req.Resource}, req)
+
+	ids := make([]string, len(diag.Reasons))
+	for i, rs := range diag.Reasons {
+		ids[i] = string(rs.PolicyID)
+	}
+	slices.Sort(ids)
+	if len(diag.Errors) > 0 {
+		msgs := make([]string, len(diag.Errors))
+		for i, de := range diag.Errors {
+			msgs[i] = fmt.Sprintf("policy %q: %s", de.PolicyID, de.Message)
+		}
+		if decision == cedar.Allow {
+			ids = nil // permits do not determine a denial
+		}
+		return failed(msgs, ids, e.reasons(ids))
+	}
+	res := Result{Decision: Deny, Level: intent.LevelAuto, Policies: ids, Reasons: e.reasons(ids)}
+	switch {
+	case decision == cedar.Allow:
+		res.Decision = Allow
+	case len(ids) == 0:
+		res.Policies = nil
+		res.Reasons = []string{NoPermitReason}
+	default:
+		// Deny with determining forbids: step up only if all are guards.
+		level := intent.LevelAuto
+		for _, id := range ids {
+			g := e.meta[cedar.PolicyID(id)].Approval
+			if g == intent.LevelAuto {
+				return res
+			}
+			if g.Rank() > level.Rank() {
+				level = g
+			}
+		}
+		res.Decision, res.Level = StepUp, level
+	}
+	return res
+}
+
+// failed is the Deny result for a request that could not be evaluated.
+func failed(errs, ids, reasons []string) Result {
+	sort.Strings(errs)
+	if len(ids) == 0 {
+		ids, reasons = nil, nil
+	}
+	return Result{Decision: Deny, Level: intent.LevelAuto, Policies: ids, Reasons: reasons, Errors: errs}
+}
+
+func (e *Engine) reasons(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = e.meta[cedar.PolicyID(id)].Reason
+	}
+	return out
+}
+
+// requestError rewrites the validator's message: for a context mismatch it
+// quotes the whole context, which may hold long attacker-chosen strings.
+func requestError(req cedar.Request, err error) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "context `") {
+		return fmt.Sprintf("request: context does not match the schema for %s", req.Action)
+	}
+	return "request: " + msg
+}
+
+// requestEntities is the entity store of one request: the principal and
+// the resource, without attributes or parents.
+type requestEntities struct{ principal, resource types.EntityUID }
+
+func (r requestEntities) Get(uid types.EntityUID) (types.Entity, bool) {
+	if uid == r.principal || uid == r.resource {
+		return types.Entity{UID: uid}, true
+	}
+	return types.Entity{}, false
+}
+
+// convertContext converts a request context to a Cedar record. It never
+// interprets strings: a string that looks like Cedar's JSON escapes
+// ({"__entity": ...}) stays a String.
+func convertContext(m map[string]any) (types.Record, error) {
+	rm := make(types.RecordMap, len(m))
+	for k, v := range m {
+		cv, err := convertValue(v)
+		if err != nil {
+			return types.Record{}, err.in("context." + k)
+		}
+		rm[types.String(k)] = cv
+	}
+	return types.NewRecord(rm), nil
+}
+
+// conversionError is a value of unsupported type; path is built while the
+// error travels up, so that successful conversions build no strings.
+type conversionError struct {
+	path []string // innermost first
+	msg  string
+}
+
+func (e *conversionError) in(key string) *conversionError {
+	e.path = append(e.path, key)
+	return e
+}
+
+func (e *conversionError) Error() string {
+	p := slices.Clone(e.path)
+	slices.Reverse(p)
+	return strings.Join(p, ".") + ": " + e.msg
+}
+
+func convertValue(v any) (types.Value, *conversionError) {
+	switch v := v.(type) {
+	case intent.Value:
+		switch v.Kind {
+		case intent.KindString:
+			return types.String(v.Str), nil
+		case intent.KindInt, intent.KindAmount:
+			return types.Long(v.Int), nil
+		case intent.KindBool:
+			return types.Boolean(v.Bool), nil
+		}
+		return nil, &conversionError{msg: fmt.Sprintf("value of invalid kind %d", v.Kind)}
+	case intent.Amount:
+		return types.Long(v), nil
+	case string:
+		return types.String(v), nil
+	case int64:
+		return types.Long(v), nil
+	case int:
+		return types.Long(v), nil
+	case bool:
+		return types.Boolean(v), nil
+	case []string:
+		vs := make([]types.Value, len(v))
+		for i, s := range v {
+			vs[i] = types.String(s)
+		}
+		return types.NewSet(vs...), nil
+	case map[string]any:
+		rm := make(types.RecordMap, len(v))
+		for k, x := range v {
+			cv, err := convertValue(x)
+			if err != nil {
+				return nil, err.in(k)
+			}
+			rm[types.String(k)] = cv
+		}
+		return types.NewRecord(rm), nil
+	case map[string]intent.Value:
+		return convertValues(v)
+	case intent.Args:
+		return convertValues(v)
+	}
+	return nil, &conversionError{msg: fmt.Sprintf("unsupported type %T", v)}
+}
+
+func convertValues(m map[string]intent.Value) (types.Value, *conversionError) {
+	rm := make(types.RecordMap, len(m))
+	for k, x := range m {
+		cv, err := convertValue(x)
+		if err != nil {
+			return nil, err.in(k)
+		}
+		rm[types.String(k)] = cv
+	}
+	return types.NewRecord(rm), nil
+}

@@ -1,0 +1,45 @@
+package policy_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/intentplane/intentplane/core/policy"
+)
+
+func ExampleEngine_Evaluate() {
+	e, err := policy.Load(os.DirFS("testdata/bank"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res := e.Evaluate(policy.Request{
+		Principal: "alice",
+		Action:    "bank.send_money",
+		Resource:  "acct-1",
+		Context: map[string]any{
+			"args":     map[string]any{"recipient": "DE89370400440532013000", "amount": int64(150000), "subject": "rent"},
+			"facts":    map[string]any{"beneficiary_known": true, "daily_total": int64(0)},
+			"approval": map[string]any{"confirm": false, "four_eyes": false},
+			"mandate":  map[string]any{"mode": "normal"},
+			"amount":   int64(150000),
+		},
+	})
+	fmt.Println(res.Decision, res.Level, res.Policies, res.Reasons)
+	// Output: step_up confirm [confirm-large] [payments above 1,000.00 need a human to confirm]
+}
+
+func ExampleMutate() {
+	r, err := policy.Mutate(os.DirFS("testdata/equiv"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range r.Survivors() {
+		fmt.Printf("%s equivalent=%t\n", m.ID, m.Equivalent)
+	}
+	// Output:
+	// block-large-read-only:remove equivalent=true
+	// pay-known:cond1.1 equivalent=true
+	// block-large-read-only:cond1.2 equivalent=true
+}

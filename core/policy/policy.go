@@ -1,0 +1,127 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Decision is the outcome of evaluating a request. The zero Decision is
+// Deny, so a Result that was never filled in denies.
+type Decision int
+
+// The decisions.
+const (
+	Deny   Decision = iota // some forbid matched, no permit matched, or evaluation failed
+	Allow                  // a permit matched and no forbid did
+	StepUp                 // only approval guards matched: a human must approve at Result.Level
+)
+
+// String returns "deny", "allow" or "step_up".
+func (d Decision) String() string {
+	switch d {
+	case Deny:
+		return "deny"
+	case Allow:
+		return "allow"
+	case StepUp:
+		return "step_up"
+	}
+	return fmt.Sprintf("Decision(%d)", int(d))
+}
+
+// ParseDecision is the inverse of [Decision.String]. It returns an error
+// for any other text.
+func ParseDecision(s string) (Decision, error) {
+	switch s {
+	case "deny":
+		return Deny, nil
+	case "allow":
+		return Allow, nil
+	case "step_up":
+		return StepUp, nil
+	}
+	return Deny, fmt.Errorf("policy: unknown decision %q (want allow, deny or step_up)", s)
+}
+
+// Request is what the gateway asks the policy about.
+type Request struct {
+	// Principal becomes the entity Owner::"<Principal>".
+	Principal intent.Owner
+	// Action becomes the entity Action::"<Action>".
+	Action intent.Action
+	// Resource becomes the entity Resource::"<Resource>"; empty means
+	// Resource::"none".
+	Resource string
+	// Context becomes the Cedar context record (see the package doc for
+	// the keys every pack uses). Values may be intent.Value (string to
+	// String, int to Long, amount to Long of minor units, bool to
+	// Boolean), intent.Amount (Long of minor units), string, int64, int,
+	// bool, []string (a Set of String), and map[string]any,
+	// map[string]intent.Value or intent.Args (records). Any other type,
+	// including nil, is a conversion error and the request is denied.
+	Context map[string]any
+}
+
+// Result is the decision on a Request and what determined it.
+type Result struct {
+	// Decision is Allow, Deny or StepUp.
+	Decision Decision
+	// Level is, for StepUp, the highest approval level among the
+	// determining guards; LevelAuto otherwise.
+	Level intent.Level
+	// Policies are the @id of the determining policies, sorted: the
+	// matching forbids if any matched, otherwise the matching permits.
+	// Empty when nothing matched, and when evaluation errors denied a
+	// request only permits matched.
+	Policies []string
+	// Reasons are the @reason annotations of Policies, in the same order
+	// ("" for a policy without one). When no policy matched it is
+	// ["no policy permits this action"].
+	Reasons []string
+	// Errors are evaluation and conversion errors, sorted. When it is not
+	// empty, Decision is Deny.
+	Errors []string
+}
+
+// NoPermitReason is the reason given when no policy matched.
+const NoPermitReason = "no policy permits this action"
+
+// PolicyInfo describes one loaded policy.
+type PolicyInfo struct {
+	// ID is the policy's @id.
+	ID string
+	// Effect is "permit" or "forbid".
+	Effect string
+	// Approval is the level named by @approval for an approval guard, and
+	// LevelAuto for every other policy.
+	Approval intent.Level
+	// Reason is the @reason annotation, "" if none.
+	Reason string
+	// File is the name of the .cedar file, Line the line (from 1) where
+	// the policy starts, including its annotations.
+	File string
+	Line int
+}
+
+// Guard reports whether the policy is an approval guard.
+func (p PolicyInfo) Guard() bool { return p.Approval != intent.LevelAuto }
+
+// LoadError is returned by [Load] for any problem with a pack's policy or
+// schema. Line and Column count from 1 and are zero when unknown.
+type LoadError struct {
+	File     string
+	Line     int
+	Column   int
+	PolicyID string // the policy's @id, "" if none or not about one policy
+	Msg      string
+}
+
+// Error returns "file:line:col: msg", or "file: msg" when the line is
+// unknown.
+func (e *LoadError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
