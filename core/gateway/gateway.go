@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -115,7 +114,7 @@ type Gateway struct {
 	verifier  mandate.Verifier
 
 	mu       sync.Mutex
-	mandates map[[32]byte]*mandate.Mandate // verified tokens, by SHA-256
+	mandates map[string]*mandate.Mandate // verified tokens
 }
 
 type route struct {
@@ -146,7 +145,7 @@ func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
 		contracts: map[intent.Action]*route{},
 		now:       cfg.Now,
 		log:       cfg.Logger,
-		mandates:  map[[32]byte]*mandate.Mandate{},
+		mandates:  map[string]*mandate.Mandate{},
 	}
 	if g.now == nil {
 		g.now = time.Now
@@ -568,9 +567,8 @@ func (g *Gateway) facts(ctx context.Context, rt *route, owner intent.Owner, acti
 // mandate verifies token, caching verified tokens; the time window and
 // revocation are checked on every call.
 func (g *Gateway) mandate(ctx context.Context, token string, now time.Time) (*mandate.Mandate, error) {
-	key := sha256.Sum256([]byte(token))
 	g.mu.Lock()
-	m := g.mandates[key]
+	m := g.mandates[token]
 	g.mu.Unlock()
 	if m == nil {
 		v, err := g.verifier.Verify(ctx, token)
@@ -579,7 +577,7 @@ func (g *Gateway) mandate(ctx context.Context, token string, now time.Time) (*ma
 		}
 		g.mu.Lock()
 		if len(g.mandates) < maxCachedMandates {
-			g.mandates[key] = v
+			g.mandates[token] = v
 		}
 		g.mu.Unlock()
 		return v, nil

@@ -3,7 +3,7 @@ package intent
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -52,19 +52,17 @@ func AppendCanonical(dst []byte, v any) ([]byte, error) {
 	case time.Time:
 		return appendString(dst, x.UTC().Format(TimeFormat))
 	case Value:
-		c, err := x.canonical()
-		if err != nil {
-			return dst, err
+		switch x.Kind {
+		case KindString:
+			return appendString(dst, x.Str)
+		case KindInt, KindAmount:
+			return strconv.AppendInt(dst, x.Int, 10), nil
+		case KindBool:
+			return strconv.AppendBool(dst, x.Bool), nil
 		}
-		return AppendCanonical(dst, c)
+		return dst, fmt.Errorf("%w: value of invalid kind %d", ErrNotCanonical, x.Kind)
 	case Args:
-		return appendObject(dst, len(x), func(yield func(string, any) bool) {
-			for k, val := range x {
-				if !yield(k, val) {
-					return
-				}
-			}
-		})
+		return appendMap(dst, x)
 	case []string:
 		dst = append(dst, '[')
 		for i, s := range x {
@@ -90,56 +88,34 @@ func AppendCanonical(dst []byte, v any) ([]byte, error) {
 		}
 		return append(dst, ']'), nil
 	case map[string]string:
-		return appendObject(dst, len(x), func(yield func(string, any) bool) {
-			for k, val := range x {
-				if !yield(k, val) {
-					return
-				}
-			}
-		})
+		return appendMap(dst, x)
 	case map[string]Value:
-		return appendObject(dst, len(x), func(yield func(string, any) bool) {
-			for k, val := range x {
-				if !yield(k, val) {
-					return
-				}
-			}
-		})
+		return appendMap(dst, x)
 	case map[string]any:
-		return appendObject(dst, len(x), func(yield func(string, any) bool) {
-			for k, val := range x {
-				if !yield(k, val) {
-					return
-				}
-			}
-		})
+		return appendMap(dst, x)
 	}
 	return dst, fmt.Errorf("%w: %T", ErrNotCanonical, v)
 }
 
-type member struct {
-	key string
-	val any
-}
-
-func appendObject(dst []byte, n int, each func(yield func(string, any) bool)) ([]byte, error) {
-	members := make([]member, 0, n)
-	each(func(k string, v any) bool {
-		members = append(members, member{k, v})
-		return true
-	})
-	sort.Slice(members, func(i, j int) bool { return members[i].key < members[j].key })
+// appendMap writes m as an object with its keys in byte order.
+func appendMap[M ~map[string]V, V any](dst []byte, m M) ([]byte, error) {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
 	dst = append(dst, '{')
-	for i, m := range members {
+	for i, k := range keys {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = appendString(dst, m.key); err != nil {
+		if dst, err = appendString(dst, k); err != nil {
 			return dst, err
 		}
 		dst = append(dst, ':')
-		if dst, err = AppendCanonical(dst, m.val); err != nil {
+		if dst, err = AppendCanonical(dst, any(m[k])); err != nil {
 			return dst, err
 		}
 	}

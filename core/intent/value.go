@@ -1,7 +1,6 @@
 package intent
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 )
@@ -71,20 +70,6 @@ func (v Value) String() string {
 		return strconv.FormatBool(v.Bool)
 	}
 	return "<invalid>"
-}
-
-// canonical returns the value as the canonical encoder takes it: amounts
-// and integers as int64 minor units, strings and bools as themselves.
-func (v Value) canonical() (any, error) {
-	switch v.Kind {
-	case KindString:
-		return v.Str, nil
-	case KindInt, KindAmount:
-		return v.Int, nil
-	case KindBool:
-		return v.Bool, nil
-	}
-	return nil, fmt.Errorf("%w: value of invalid kind %d", ErrNotCanonical, v.Kind)
 }
 
 // Args are decoded arguments by parameter name.
