@@ -1,0 +1,206 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+)
+
+type mandateCmd struct {
+	Keygen mandateKeygenCmd `cmd:"" help:"Create an Ed25519 issuer key pair."`
+	Issue  mandateIssueCmd  `cmd:"" help:"Issue a signed mandate and print its token."`
+	Show   mandateShowCmd   `cmd:"" help:"Verify a mandate token and print what it allows."`
+}
+
+type mandateKeygenCmd struct {
+	Out string `required:"" help:"File to write the private key to (mode 0600); the public key is printed and written to FILE.pub."`
+}
+
+func (c *mandateKeygenCmd) Run(e *env) error {
+	pub, priv, err := mandate.GenerateKey(nil)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.Out, []byte(mandate.EncodePrivateKey(priv)+"\n"), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.Out+".pub", []byte(mandate.EncodePublicKey(pub)+"\n"), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "private key: %s\npublic key:  %s (%s.pub)\n", c.Out, mandate.EncodePublicKey(pub), c.Out)
+	return nil
+}
+
+type mandateIssueCmd struct {
+	Key      string            `required:"" help:"Issuer private key file (from mandate keygen)."`
+	Issuer   string            `required:"" help:"Issuer key id, as the gateway knows it."`
+	Audience string            `default:"intentplane" help:"Gateway the mandate is for."`
+	Owner    string            `required:"" help:"Owner every lookup is scoped to (a customer, a company, a clinician)."`
+	Scope    []string          `required:"" help:"Allowed actions, comma separated (banking.send_money,...)."`
+	Budget   string            `default:"EUR 0.00" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00'."`
+	Claim    []string          `help:"A claim value as name=value (repeatable; repeat a name for several values), e.g. --claim payees=GB29NWBK60161331926819." sep:"none"`
+	Mode     string            `default:"known_counterparties" enum:"strict,known_counterparties" help:"strict: critical values only from the mandate; known_counterparties: also from registries."`
+	TTL      time.Duration     `default:"8h" help:"Validity from now."`
+}
+
+func (c *mandateIssueCmd) Run(e *env) error {
+	raw, err := os.ReadFile(c.Key)
+	if err != nil {
+		return err
+	}
+	priv, err := mandate.ParsePrivateKey(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.Key, err)
+	}
+	budget, err := parseMoney(c.Budget)
+	if err != nil {
+		return err
+	}
+	claims, err := parseClaims(c.Claim)
+	if err != nil {
+		return err
+	}
+	m, err := buildMandate(c.Issuer, c.Audience, intent.Owner(c.Owner), c.Scope, budget, claims, mandate.Mode(c.Mode), time.Now(), c.TTL)
+	if err != nil {
+		return err
+	}
+	tok, err := mandate.Issue(m, c.Issuer, priv)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, tok)
+	return nil
+}
+
+type mandateShowCmd struct {
+	Token    string            `arg:"" help:"Mandate token (ipm1....) or @FILE."`
+	Pub      map[string]string `required:"" help:"Issuer public keys as issuer=FILE (repeatable)."`
+	Audience string            `default:"intentplane"`
+}
+
+func (c *mandateShowCmd) Run(e *env) error {
+	keys := mandate.StaticKeys{}
+	for issuer, file := range c.Pub {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		pk, err := mandate.ParsePublicKey(strings.TrimSpace(string(raw)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		keys[issuer] = pk
+	}
+	tok, err := readArg(c.Token)
+	if err != nil {
+		return err
+	}
+	m, err := mandate.Verifier{Keys: keys, Audience: c.Audience}.Verify(e.ctx, tok)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "mandate %s issued by %s for %s\nowner:  %s\nmode:   %s\nvalid:  %s to %s\nbudget: %s %s\nscope:  %s\n",
+		m.ID, m.Issuer, m.Audience, m.Owner, m.Mode, m.NotBefore.Format(time.RFC3339), m.Expiry.Format(time.RFC3339),
+		m.Budget.Currency, intent.FormatAmount(m.Budget.Amount, 2), joinActions(m.Scope))
+	names := make([]string, 0, len(m.Claims))
+	for k := range m.Claims {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(e.stdout, "claim:  %s = %s\n", k, strings.Join(m.Claims[k], ", "))
+	}
+	return nil
+}
+
+func readArg(s string) (string, error) {
+	if f, ok := strings.CutPrefix(s, "@"); ok {
+		b, err := os.ReadFile(f)
+		return strings.TrimSpace(string(b)), err
+	}
+	return s, nil
+}
+
+func joinActions(as []intent.Action) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = string(a)
+	}
+	return strings.Join(s, ", ")
+}
+
+func parseClaims(in []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, c := range in {
+		k, v, ok := strings.Cut(c, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("claim %q: write it as name=value", c)
+		}
+		out[k] = append(out[k], v)
+	}
+	return out, nil
+}
+
+// parseMoney reads "EUR 1250.00" exactly (no float).
+func parseMoney(s string) (intent.Money, error) {
+	cur, amt, ok := strings.Cut(strings.TrimSpace(s), " ")
+	if !ok || len(cur) != 3 || strings.ToUpper(cur) != cur {
+		return intent.Money{}, fmt.Errorf("budget %q: write it as 'EUR 1250.00'", s)
+	}
+	whole, frac, _ := strings.Cut(amt, ".")
+	if len(frac) > 2 || whole == "" {
+		return intent.Money{}, fmt.Errorf("budget %q: at most 2 decimals", s)
+	}
+	frac += strings.Repeat("0", 2-len(frac))
+	var n int64
+	for _, c := range whole + frac {
+		if c < '0' || c > '9' || n > (1<<62)/10 {
+			return intent.Money{}, fmt.Errorf("budget %q: not a plain decimal amount", s)
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return intent.Money{Currency: cur, Amount: intent.Amount(n)}, nil
+}
+
+// buildMandate assembles a mandate with a random id, valid from now for ttl.
+func buildMandate(issuer, audience string, owner intent.Owner, scope []string, budget intent.Money, claims map[string][]string, mode mandate.Mode, now time.Time, ttl time.Duration) (mandate.Mandate, error) {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return mandate.Mandate{}, err
+	}
+	acts := make([]intent.Action, 0, len(scope))
+	for _, s := range scope {
+		acts = append(acts, intent.Action(strings.TrimSpace(s)))
+	}
+	now = now.UTC().Truncate(time.Second)
+	return mandate.Mandate{
+		ID: "m-" + hex.EncodeToString(id[:]), Issuer: issuer, Audience: audience, Owner: owner,
+		Scope: acts, Budget: budget, Claims: claims, Mode: mode,
+		NotBefore: now, Expiry: now.Add(ttl),
+	}, nil
+}
+
+// demoKeys is a fresh in-memory issuer for demos and replays; nothing is
+// written to disk and nothing outlives the process.
+type demoKeys struct {
+	issuer string
+	priv   ed25519.PrivateKey
+	keys   mandate.StaticKeys
+}
+
+func newDemoKeys(issuer string) (*demoKeys, error) {
+	pub, priv, err := mandate.GenerateKey(nil)
+	if err != nil {
+		return nil, err
+	}
+	return &demoKeys{issuer: issuer, priv: priv, keys: mandate.StaticKeys{issuer: pub}}, nil
+}
