@@ -40,15 +40,15 @@ func (c *mandateKeygenCmd) Run(e *env) error {
 }
 
 type mandateIssueCmd struct {
-	Key      string            `required:"" help:"Issuer private key file (from mandate keygen)."`
-	Issuer   string            `required:"" help:"Issuer key id, as the gateway knows it."`
-	Audience string            `default:"intentplane" help:"Gateway the mandate is for."`
-	Owner    string            `required:"" help:"Owner every lookup is scoped to (a customer, a company, a clinician)."`
-	Scope    []string          `required:"" help:"Allowed actions, comma separated (banking.send_money,...)."`
-	Budget   string            `default:"EUR 0.00" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00'."`
-	Claim    []string          `help:"A claim value as name=value (repeatable; repeat a name for several values), e.g. --claim payees=GB29NWBK60161331926819." sep:"none"`
-	Mode     string            `default:"known_counterparties" enum:"strict,known_counterparties" help:"strict: critical values only from the mandate; known_counterparties: also from registries."`
-	TTL      time.Duration     `default:"8h" help:"Validity from now."`
+	Key      string        `required:"" help:"Issuer private key file (from mandate keygen)."`
+	Issuer   string        `required:"" help:"Issuer key id, as the gateway knows it."`
+	Audience string        `default:"intentplane" help:"Gateway the mandate is for."`
+	Owner    string        `required:"" help:"Owner every lookup is scoped to (a customer, a company, a clinician)."`
+	Scope    []string      `required:"" help:"Allowed actions, comma separated (banking.send_money,...)."`
+	Budget   string        `default:"EUR 0.00" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00'."`
+	Claim    []string      `help:"A claim value as name=value (repeatable; repeat a name for several values), e.g. --claim payees=GB29NWBK60161331926819." sep:"none"`
+	Mode     string        `default:"known_counterparties" enum:"strict,known_counterparties" help:"strict: critical values only from the mandate; known_counterparties: also from registries."`
+	TTL      time.Duration `default:"8h" help:"Validity from now."`
 }
 
 func (c *mandateIssueCmd) Run(e *env) error {
