@@ -137,6 +137,12 @@ type Contract struct {
 	// Resource names the parameter whose resolved value is the Cedar
 	// resource id; empty means Resource::"none".
 	Resource string
+	// Exclusive names critical parameters whose resolved values identify a
+	// record that at most one operation may act on at a time (the bill
+	// being paid): while one such operation is between its context read
+	// and its execution, any other is refused as in flight. Empty means no
+	// exclusion.
+	Exclusive []string
 	// Doc says what the action does, for the agent.
 	Doc string
 
@@ -201,6 +207,13 @@ func New(c Contract) (*Contract, error) {
 		}
 		if !c.Params[i].Required {
 			return fail("budget parameter %q must be required", c.Budget)
+		}
+	}
+	c.Exclusive = append([]string(nil), c.Exclusive...)
+	for _, name := range c.Exclusive {
+		i, ok := c.byName[name]
+		if !ok || !c.Params[i].Critical || !c.Params[i].Required {
+			return fail("exclusive parameter %q must be a required critical parameter", name)
 		}
 	}
 	if c.Resource != "" {

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -346,6 +348,22 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	st.args = res.Args
 	d.Resolved = res.Resolved
 
+	// Records that one operation at a time may act on are held from before
+	// their facts are read until after execution, so that two concurrent
+	// payments of one bill cannot both see it unpaid.
+	if len(c.Exclusive) > 0 {
+		unlock, err := g.lock(ctx, c, res.Args, m.Expiry)
+		if err != nil {
+			if errors.Is(err, budget.ErrExceeded) {
+				refuse(d, intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again.", strings.Join(c.Exclusive, " and "))
+			} else {
+				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
+			}
+			return
+		}
+		defer unlock()
+	}
+
 	// 5. Context.
 	facts, err := g.facts(ctx, rt, m.Owner, c.Action, res)
 	if err != nil {
@@ -523,6 +541,34 @@ func (g *Gateway) refuseBudget(ctx context.Context, d *Decision, m *mandate.Mand
 	}
 	refuse(d, intent.CodeBudgetExceeded, "The amount %s %s exceeds what remains of the budget the user authorised (%s of %s %s). Nothing was done; only the user can raise the budget.",
 		intent.FormatAmount(amount, 2), m.Budget.Currency, remaining, intent.FormatAmount(m.Budget.Amount, 2), m.Budget.Currency)
+}
+
+// lockCurrency marks the ledger accounts used as record locks: one unit
+// of an imaginary currency, so a lock can never be confused with money.
+const lockCurrency = "XLK"
+
+// lock holds the contract's exclusive records through the store's ledger
+// (a limit of one unit per record), which makes it hold across gateway
+// replicas that share a store. The returned function releases it.
+func (g *Gateway) lock(ctx context.Context, c *contract.Contract, args intent.Args, _ time.Time) (func(), error) {
+	key := "lock:" + string(c.Action)
+	for _, name := range c.Exclusive {
+		key += "\x00" + args[name].Str
+	}
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	holder := "lock-holder:" + hex.EncodeToString(id[:])
+	one := intent.Money{Currency: lockCurrency, Amount: 1}
+	if err := g.store.Reserve(ctx, key, one, holder, one); err != nil {
+		return nil, err
+	}
+	return func() {
+		if err := g.store.Release(context.WithoutCancel(ctx), holder); err != nil {
+			g.log.Error("lock release failed", "lock", key, "err", err)
+		}
+	}, nil
 }
 
 // budgetFits checks, without holding anything, that amount still fits the

@@ -79,11 +79,15 @@ func keyPair(b byte) (ed25519.PublicKey, ed25519.PrivateKey) {
 }
 
 type executed struct {
-	mu  sync.Mutex
-	ops []intent.Operation
+	mu   sync.Mutex
+	ops  []intent.Operation
+	hook func(op intent.Operation) // called before executing; set before use
 }
 
 func (e *executed) Execute(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
+	if e.hook != nil {
+		e.hook(op)
+	}
 	if op.Args["memo"].Str == "explode" {
 		return gateway.Result{}, fmt.Errorf("bank said no: %w", gateway.ErrNotExecuted)
 	}
@@ -132,7 +136,7 @@ func newWorld(t *testing.T) *world {
 		}
 		return strings.ToUpper(strings.ReplaceAll(s, " ", "")), nil
 	}
-	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Params: []contract.Parameter{
+	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Exclusive: []string{"recipient"}, Params: []contract.Parameter{
 		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: upper,
 			Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
 		{Name: "amount", Type: contract.Amount(2), Required: true},
@@ -430,5 +434,39 @@ func TestNewRefusesBadPolicy(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "policy.cedar:1") {
 		t.Fatalf("New with a broken policy = %v, want an error naming policy.cedar:1", err)
+	}
+}
+
+// TestExclusiveRecord: while one operation on a record is between its
+// context read and its execution, another operation on it is refused; other
+// records are not blocked, and the record is free again afterwards.
+func TestExclusiveRecord(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	w.exec.hook = func(op intent.Operation) {
+		if op.Args["amount"].Int == 100 {
+			close(entered)
+			<-release
+		}
+	}
+	tok := w.mandate("emma", 100000)
+	done := make(chan gateway.Decision)
+	go func() { done <- w.decide(tok, send("GB29", "1.00")) }()
+	<-entered
+	second := w.decide(tok, send("gb29", "2.00"))
+	if second.Refusal == nil || second.Refusal.Code != intent.CodeInFlight {
+		t.Fatalf("concurrent operation on the same record: %s %+v", second.Verdict, second.Refusal)
+	}
+	if other := w.decide(tok, send("CH930076", "2.00")); other.Verdict != gateway.Allow {
+		t.Fatalf("another record was blocked: %s %+v", other.Verdict, other.Refusal)
+	}
+	close(release)
+	if first := <-done; first.Verdict != gateway.Allow {
+		t.Fatalf("first: %s %+v", first.Verdict, first.Refusal)
+	}
+	if after := w.decide(tok, send("GB29", "2.00")); after.Verdict != gateway.Allow {
+		t.Fatalf("after the first finished: %s %+v", after.Verdict, after.Refusal)
 	}
 }

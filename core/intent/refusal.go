@@ -23,6 +23,7 @@ const (
 	CodeApprovalInvalid  Code = "approval.invalid"          // forged, expired, replayed, or for another operation
 	CodeBudgetExceeded   Code = "budget.exceeded"           // the mandate's budget does not cover the amount
 	CodeReplay           Code = "execution.replayed"        // this exact operation already executed
+	CodeInFlight         Code = "execution.in_flight"       // another operation on the same record is under way
 	CodeExecutionFailed  Code = "execution.failed"          // the executor reported an error; nothing is retried
 	CodeUnavailable      Code = "gateway.unavailable"       // state store unreachable: fail closed
 )
