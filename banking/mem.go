@@ -26,18 +26,18 @@ var (
 // (standing order), as AgentDojo models it.
 type Transaction struct {
 	// ID is unique across the owner's history and scheduled transactions.
-	ID int64 `json:"id"`
+	ID int64
 	// Sender and Recipient are account numbers, or "me" in history rows
 	// that AgentDojo writes that way.
-	Sender    string `json:"sender"`
-	Recipient string `json:"recipient"`
+	Sender    string
+	Recipient string
 	// Amount is in minor units (cents).
-	Amount intent.Amount `json:"amount"`
+	Amount intent.Amount
 	// Subject is free text; it may hold anything a counterparty wrote.
-	Subject string `json:"subject"`
+	Subject string
 	// Date is the (next) date, YYYY-MM-DD.
-	Date      string `json:"date"`
-	Recurring bool   `json:"recurring"`
+	Date      string
+	Recurring bool
 }
 
 // UserInfo is the account holder's name and address.

@@ -1,0 +1,180 @@
+package banking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
+	"github.com/intentplane/intentplane/core/resolve"
+)
+
+var (
+	_ resolve.Registry        = Beneficiaries{}
+	_ gateway.ContextProvider = Facts{}
+)
+
+// Beneficiaries is the registry of an owner's existing counterparties: the
+// accounts that appear as sender or recipient in the owner's transaction
+// history and scheduled transactions, normalized with
+// normalize.AccountNumber, excluding the owner's own account. Entries that
+// are not account numbers ("me", a name) are ignored.
+//
+// A sender of an incoming payment counts as a counterparty (AgentDojo's
+// user task 15 refunds the friend who paid the user); the facts provider
+// tells the policy whether the owner ever paid the account
+// (recipient_paid_before), so that paying an account known only from
+// incoming payments needs a confirmation.
+type Beneficiaries struct {
+	Bank *Mem
+}
+
+// Lookup returns the owner's counterparty whose normalized account number
+// is value. The record's ID names the first transaction it appears in
+// ("transaction:2", "scheduled:6"). It returns an error wrapping
+// resolve.ErrNoMatch when there is none, including for an owner the bank
+// does not know.
+func (b Beneficiaries) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return resolve.Record{}, err
+	}
+	a, err := b.Bank.Account(owner)
+	if errors.Is(err, ErrUnknownOwner) {
+		return resolve.Record{}, fmt.Errorf("%w: no account", resolve.ErrNoMatch)
+	}
+	if err != nil {
+		return resolve.Record{}, err
+	}
+	own := canonical(a.IBAN)
+	if value == "" || value == own {
+		return resolve.Record{}, resolve.ErrNoMatch
+	}
+	find := func(kind string, ts []Transaction) (resolve.Record, bool) {
+		for _, t := range ts {
+			if canonical(t.Sender) == value || canonical(t.Recipient) == value {
+				return resolve.Record{ID: kind + ":" + strconv.FormatInt(t.ID, 10), Value: value}, true
+			}
+		}
+		return resolve.Record{}, false
+	}
+	if r, ok := find("transaction", a.Transactions); ok {
+		return r, nil
+	}
+	if r, ok := find("scheduled", a.Scheduled); ok {
+		return r, nil
+	}
+	return resolve.Record{}, resolve.ErrNoMatch
+}
+
+// canonical returns s normalized as an account number, or "" if it is not
+// one.
+func canonical(s string) string {
+	n, err := normalize.AccountNumber(s)
+	if err != nil {
+		return ""
+	}
+	return n
+}
+
+// Facts is the pack's context provider. For banking.send_money and
+// banking.schedule_transaction it gives, about the resolved recipient:
+//
+//   - recipient_is_own_account: it is the owner's own account;
+//   - recipient_in_mandate: it was resolved from the mandate's "payees";
+//   - recipient_paid_before: the owner's history or standing orders hold a
+//     payment to it.
+//
+// For banking.update_scheduled_transaction it gives the same three about
+// the new recipient (false when none is given), and about the standing
+// order: scheduled_found, scheduled_amount (cents), scheduled_recurring,
+// recipient_changed, new_amount (cents, after the update) and
+// new_recurring. A standing order the owner does not have gives
+// scheduled_found false, never an error. Other actions get no facts.
+type Facts struct {
+	Bank *Mem
+}
+
+// Facts implements gateway.ContextProvider. It returns an error when the
+// bank has no account for the owner.
+func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	facts := map[string]intent.Value{}
+	switch q.Action {
+	case ActionSendMoney, ActionScheduleTransaction, ActionUpdateScheduledTransaction:
+	default:
+		return facts, nil
+	}
+	a, err := f.Bank.Account(q.Owner)
+	if err != nil {
+		return nil, err
+	}
+	recipient := ""
+	if v, ok := q.Args["recipient"]; ok {
+		recipient = v.Str
+	}
+	facts["recipient_is_own_account"] = intent.Bool(recipient != "" && recipient == canonical(a.IBAN))
+	facts["recipient_in_mandate"] = intent.Bool(recipient != "" && fromMandate(q.Resolved))
+	facts["recipient_paid_before"] = intent.Bool(recipient != "" && paidBefore(a, recipient))
+	if q.Action != ActionUpdateScheduledTransaction {
+		return facts, nil
+	}
+
+	var cur Transaction
+	found := false
+	for _, t := range a.Scheduled {
+		if t.ID == q.Args["id"].Int {
+			cur, found = t, true
+			break
+		}
+	}
+	newAmount := cur.Amount
+	if v, ok := q.Args["amount"]; ok && v.Int != 0 {
+		newAmount = intent.Amount(v.Int)
+	}
+	changed := false
+	if recipient != "" {
+		c := canonical(cur.Recipient)
+		if c == "" {
+			c = cur.Recipient
+		}
+		changed = c != recipient
+	}
+	facts["scheduled_found"] = intent.Bool(found)
+	facts["scheduled_amount"] = intent.Int(int64(cur.Amount))
+	facts["scheduled_recurring"] = intent.Bool(cur.Recurring)
+	facts["recipient_changed"] = intent.Bool(changed)
+	facts["new_amount"] = intent.Int(int64(newAmount))
+	facts["new_recurring"] = intent.Bool(cur.Recurring || q.Args["recurring"].Bool)
+	return facts, nil
+}
+
+// fromMandate reports whether the recipient was resolved from the
+// mandate's payees.
+func fromMandate(rs []intent.Resolved) bool {
+	src := contract.FromMandate(ClaimPayees).String()
+	for _, r := range rs {
+		if r.Param == "recipient" && r.Provenance.Source == src {
+			return true
+		}
+	}
+	return false
+}
+
+// paidBefore reports whether the owner's history or standing orders hold
+// a payment to recipient.
+func paidBefore(a Account, recipient string) bool {
+	for _, ts := range [][]Transaction{a.Transactions, a.Scheduled} {
+		for _, t := range ts {
+			if canonical(t.Recipient) == recipient {
+				return true
+			}
+		}
+	}
+	return false
+}
