@@ -53,7 +53,9 @@ func TestEvaluate(t *testing.T) {
 		wantErr error
 	}{
 		{"none", func(t *testing.T) []approval.Approval { return nil }, intent.LevelAuto, nil},
-		{"one confirms", func(t *testing.T) []approval.Approval { return []approval.Approval{signed(t, "a1", "alice", alice, nil)} }, intent.LevelConfirm, nil},
+		{"one confirms", func(t *testing.T) []approval.Approval {
+			return []approval.Approval{signed(t, "a1", "alice", alice, nil)}
+		}, intent.LevelConfirm, nil},
 		{"two distinct approvers: four eyes", func(t *testing.T) []approval.Approval {
 			return []approval.Approval{signed(t, "a1", "alice", alice, nil), signed(t, "b1", "bob", bob, nil)}
 		}, intent.LevelFourEyes, nil},

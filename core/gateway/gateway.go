@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -234,7 +235,7 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 		Policies:  d.Policies,
 		Approvals: st.evidence,
 		Result:    "not_executed",
-		Output:    d.Output,
+		Output:    st.summary,
 	}
 	if d.Refusal != nil {
 		r.Code, r.Message = d.Refusal.Code, d.Refusal.Message
@@ -275,6 +276,7 @@ type state struct {
 	args       intent.Args
 	evidence   []receipt.Evidence
 	execFailed bool
+	summary    string // what the receipt keeps of the output
 }
 
 func (s *state) owner() intent.Owner {
@@ -394,7 +396,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 			return
 		}
 		for _, a := range grant.Approvals {
-			st.evidence = append(st.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(intent.LevelConfirm), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
+			st.evidence = append(st.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
 		}
 	}
 
@@ -493,7 +495,12 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		st.execFailed = true
 		if errors.Is(err, ErrNotExecuted) {
 			release()
-			refuse(d, intent.CodeExecutionFailed, "The operation was allowed but the system refused it: %v. Nothing was done.", err)
+			why := "it gave no reason that can be shown"
+			var ve *VisibleError
+			if errors.As(err, &ve) {
+				why = ve.Msg
+			}
+			refuse(d, intent.CodeExecutionFailed, "The operation was allowed but the system of record refused it (%s). Nothing was done.", why)
 		} else {
 			if c.Budget != "" {
 				_ = g.store.Commit(context.WithoutCancel(ctx), resID)
@@ -508,6 +515,11 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		}
 	}
 	d.Verdict, d.Executed, d.Output = Allow, true, out.Output
+	st.summary = out.Summary
+	if st.summary == "" && out.Output != "" {
+		sum := sha256.Sum256([]byte(out.Output))
+		st.summary = fmt.Sprintf("sha256:%x (%d bytes)", sum, len(out.Output))
+	}
 }
 
 func (g *Gateway) refuseResolution(d *Decision, c *contract.Contract, err error) {

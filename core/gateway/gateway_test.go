@@ -89,7 +89,7 @@ func (e *executed) Execute(ctx context.Context, op intent.Operation, h intent.Op
 		e.hook(op)
 	}
 	if op.Args["memo"].Str == "explode" {
-		return gateway.Result{}, fmt.Errorf("bank said no: %w", gateway.ErrNotExecuted)
+		return gateway.Result{}, gateway.Visible("the bank refused the memo", fmt.Errorf("upstream 10.0.0.7: %w", gateway.ErrNotExecuted))
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -266,6 +266,9 @@ func TestAllowSubstitutesTrustedValue(t *testing.T) {
 	if d.Verdict != gateway.Allow || !d.Executed {
 		t.Fatalf("verdict %s refusal %+v, want allow", d.Verdict, d.Refusal)
 	}
+	if d.Output != `{"ok":true,"n":1}` || !strings.HasPrefix(d.Receipt.Output, "sha256:") {
+		t.Fatalf("output %q, receipt output %q: the receipt must keep only a digest", d.Output, d.Receipt.Output)
+	}
 	op := w.exec.ops[0]
 	if op.Args["recipient"].Str != "GB29" || op.Args["amount"].Int != 1250 || op.Owner != "emma" {
 		t.Fatalf("executed %+v, want recipient GB29 amount 1250 for emma", op.Args)
@@ -316,7 +319,7 @@ func TestStepUpAndApprovals(t *testing.T) {
 		t.Fatalf("approval reused for another amount: %s %+v", d2.Verdict, d2.Refusal)
 	}
 	ok := w.decide(tok, body, alice)
-	if ok.Verdict != gateway.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 {
+	if ok.Verdict != gateway.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 || ok.Receipt.Approvals[0].Level != "confirm" {
 		t.Fatalf("approved operation: %s %+v", ok.Verdict, ok.Refusal)
 	}
 	// The approval is single use, even for an identical new operation.
@@ -343,8 +346,8 @@ func TestStepUpAndApprovals(t *testing.T) {
 	w.now = w.now.Add(time.Minute)
 	d = w.decide(tok, huge)
 	both := w.decide(tok, huge, w.approve("alice", d), w.approve("bob", d))
-	if both.Verdict != gateway.Allow {
-		t.Fatalf("two approvers: %s %+v", both.Verdict, both.Refusal)
+	if both.Verdict != gateway.Allow || len(both.Receipt.Approvals) != 2 || both.Receipt.Approvals[1].Level != "four_eyes" {
+		t.Fatalf("two approvers: %s %+v %+v", both.Verdict, both.Refusal, both.Receipt.Approvals)
 	}
 	// Expired approval.
 	d = w.decide(tok, send("GB29", "1600.00"))
@@ -362,6 +365,9 @@ func TestExecutorFailureReleasesBudget(t *testing.T) {
 	d := w.decide(tok, `{"action":"pay.send","args":{"recipient":"GB29","amount":"10.00","memo":"explode"}}`)
 	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" {
 		t.Fatalf("got %s %+v result %s", d.Verdict, d.Refusal, d.Receipt.Result)
+	}
+	if !strings.Contains(d.Refusal.Message, "the bank refused the memo") || strings.Contains(d.Refusal.Message, "10.0.0.7") {
+		t.Fatalf("refusal %q: want the visible message and no internal detail", d.Refusal.Message)
 	}
 	if d := w.decide(tok, send("GB29", "10.00")); d.Verdict != gateway.Allow {
 		t.Fatalf("budget was not released after a certain non-execution: %+v", d.Refusal)

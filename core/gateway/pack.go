@@ -26,7 +26,10 @@ type Pack struct {
 	Policies fs.FS
 	// Registries are the pack's trusted sources by name.
 	Registries map[string]resolve.Registry
-	// Context are the pack's context providers, asked in order.
+	// Context are the pack's context providers, asked in order. The
+	// attributes of registry records become facts named <param>_<attr>;
+	// values resolved from a mandate claim bring none, so facts the policy
+	// needs for them must come from a provider.
 	Context []ContextProvider
 	// Executor carries out allowed operations.
 	Executor Executor
@@ -64,7 +67,31 @@ type Result struct {
 	// transaction id, the record read). It must never hold secrets or
 	// another owner's data.
 	Output string
+	// Summary is what the receipt keeps of the execution: a short,
+	// non-sensitive text such as a transaction id. Empty means the receipt
+	// keeps only the SHA-256 of Output and its length, so that record
+	// contents (a patient's notes) never enter the append-only chain.
+	Summary string
 }
+
+// VisibleError is an executor error whose message may be shown to the agent
+// as it is. Any other executor error is reported to the agent in generic
+// words, so that internal detail (hosts, SQL, another owner's data) never
+// leaks through a refusal.
+type VisibleError struct {
+	// Msg is written for the agent: what was refused and why.
+	Msg string
+	// Err is the underlying error, for logs and errors.Is; never shown.
+	Err error
+}
+
+// Visible returns a *VisibleError with the message msg wrapping err.
+func Visible(msg string, err error) error { return &VisibleError{Msg: msg, Err: err} }
+
+func (e *VisibleError) Error() string { return e.Msg }
+
+// Unwrap returns the underlying error.
+func (e *VisibleError) Unwrap() error { return e.Err }
 
 // ErrNotExecuted is wrapped by an executor's error when it is certain that
 // nothing happened (validation refused before any write). The gateway then

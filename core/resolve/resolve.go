@@ -91,7 +91,9 @@ type Output struct {
 	// Resolved lists each critical argument present, in contract order.
 	Resolved []intent.Resolved
 	// Attrs holds, per critical parameter, the attributes of the registry
-	// record it resolved to (nil for mandate claims).
+	// record it resolved to. A value resolved from a mandate claim has no
+	// attributes: a pack whose policy needs facts about such a value must
+	// read them with a context provider.
 	Attrs map[string]map[string]intent.Value
 }
 
