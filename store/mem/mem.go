@@ -169,8 +169,11 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	chain := s.chains[owner]
-	var out []receipt.Receipt
+	chain, ok := s.chains[owner]
+	if !ok {
+		return nil, receipt.ErrNotFound
+	}
+	out := []receipt.Receipt{}
 	for _, r := range chain {
 		if r.Seq < from {
 			continue

@@ -243,9 +243,12 @@ func testReceiptChain(t *testing.T, s gateway.Store) {
 	if len(got) != 2 || got[0].Seq != 2 || got[1].Seq != 3 {
 		t.Fatalf("Receipts(alice, from 2, limit 2) returned %d receipts %v", len(got), seqs(got))
 	}
-	none, err := s.Receipts(ctx, "carol", 1, 0)
-	if err != nil || len(none) != 0 {
-		t.Fatalf("Receipts of an owner without receipts = %v, %v; want none, nil", seqs(none), err)
+	if none, err := s.Receipts(ctx, "carol", 1, 0); !errors.Is(err, receipt.ErrNotFound) {
+		t.Fatalf("Receipts of an owner without receipts = %v, %v; want receipt.ErrNotFound", seqs(none), err)
+	}
+	beyond, err := s.Receipts(ctx, "alice", 99, 0)
+	if err != nil || len(beyond) != 0 {
+		t.Fatalf("Receipts beyond the head = %v, %v; want none, nil", seqs(beyond), err)
 	}
 	verifyAll(t, s, "alice", "bob")
 }
