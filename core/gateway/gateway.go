@@ -302,6 +302,11 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	// 1. Decode.
 	p, err := contract.DecodeProposal(st.req.Proposal, g.cfg.Limits)
 	if err != nil {
+		// The receipt still belongs to the mandate's owner when the
+		// mandate is genuine, so an owner's chain shows every attempt.
+		if m, merr := g.mandate(ctx, st.req.Mandate, st.now); merr == nil {
+			st.mandate = m
+		}
 		refuse(d, intent.CodeMalformed, "The proposal was refused: %s. Send a JSON object with only \"action\" and \"args\".", strings.TrimPrefix(err.Error(), contract.ErrMalformed.Error()+": "))
 		return
 	}

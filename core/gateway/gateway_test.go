@@ -414,13 +414,14 @@ func TestReceiptsVerify(t *testing.T) {
 	w.decide(tok, send("GB29", "1.00"))
 	w.decide(tok, send("US13", "1.00"))
 	w.decide(tok, `{"bad json`)
+	w.decide("not a mandate", send("GB29", "1.00"))
 	rs, err := w.store.Receipts(context.Background(), "emma", 1, 0)
-	if err != nil || len(rs) != 2 {
-		t.Fatalf("emma has %d receipts (%v), want 2", len(rs), err)
+	if err != nil || len(rs) != 3 || rs[2].Sent != `{"bad json` || rs[2].Code != intent.CodeMalformed {
+		t.Fatalf("emma has %d receipts (%v), want 3, the last the malformed proposal", len(rs), err)
 	}
 	anon, _ := w.store.Receipts(context.Background(), "", 1, 0)
-	if len(anon) != 1 || anon[0].Sent != `{"bad json` {
-		t.Fatalf("malformed proposal receipt %+v", anon)
+	if len(anon) != 1 || anon[0].Code != intent.CodeMandateInvalid {
+		t.Fatalf("a proposal without a genuine mandate goes to the chain of no owner: %+v", anon)
 	}
 	var buf bytes.Buffer
 	if err := receipt.WriteJSONL(&buf, append(rs, anon...)); err != nil {
