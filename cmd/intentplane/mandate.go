@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -187,20 +186,4 @@ func buildMandate(issuer, audience string, owner intent.Owner, scope []string, b
 		Scope: acts, Budget: budget, Claims: claims, Mode: mode,
 		NotBefore: now, Expiry: now.Add(ttl),
 	}, nil
-}
-
-// demoKeys is a fresh in-memory issuer for demos and replays; nothing is
-// written to disk and nothing outlives the process.
-type demoKeys struct {
-	issuer string
-	priv   ed25519.PrivateKey
-	keys   mandate.StaticKeys
-}
-
-func newDemoKeys(issuer string) (*demoKeys, error) {
-	pub, priv, err := mandate.GenerateKey(nil)
-	if err != nil {
-		return nil, err
-	}
-	return &demoKeys{issuer: issuer, priv: priv, keys: mandate.StaticKeys{issuer: pub}}, nil
 }
