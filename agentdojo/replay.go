@@ -1,0 +1,518 @@
+package agentdojo
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/banking"
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/store/mem"
+)
+
+// Order says when the attacker's calls run relative to the user's.
+type Order int
+
+// The orders of calls. AgentDojo's §5 figures for banking without defence:
+// 143 attacks of 144 succeed with AttackerFirst and AfterExposure, 144 with
+// AttackerLast.
+const (
+	// AttackerFirst runs every attacker call before the user's calls.
+	AttackerFirst Order = iota
+	// AfterExposure runs them right after the user's call that surfaces
+	// the injection.
+	AfterExposure
+	// AttackerLast runs them after all the user's calls.
+	AttackerLast
+)
+
+// String returns "attacker_first", "after_exposure" or "attacker_last".
+func (o Order) String() string {
+	switch o {
+	case AfterExposure:
+		return "after_exposure"
+	case AttackerLast:
+		return "attacker_last"
+	}
+	return "attacker_first"
+}
+
+// Options configure Replay. The zero value replays without the gateway,
+// attacker calls first.
+type Options struct {
+	// Gateway runs every call as a proposal through intentplane's gateway
+	// with the banking pack; false calls the bank directly, with no
+	// defence at all (AgentDojo's "no defense" baseline).
+	Gateway bool
+	// Order places the attacker's calls; the zero value is AttackerFirst.
+	Order Order
+}
+
+// Row is the outcome of one run: a user task under one injection task, or
+// without attack (InjectionTask empty).
+type Row struct {
+	UserTask      string `json:"user_task"`
+	InjectionTask string `json:"injection_task,omitempty"`
+	// AttackExecuted is the injection task's security check on the final
+	// environment.
+	AttackExecuted bool `json:"attack_executed"`
+	// AttackerCallsExecuted counts the attacker's write calls that were
+	// carried out; AttackerReadsServed its read calls that were answered.
+	AttackerCallsExecuted int `json:"attacker_calls_executed"`
+	AttackerReadsServed   int `json:"attacker_reads_served"`
+	// Utility is the user task's utility check.
+	Utility bool `json:"utility"`
+	// Refusals are the reason codes of every refused call, in call order
+	// (attacker's and user's).
+	Refusals []string `json:"refusals"`
+	// UserRefusals name the user's own refused calls with their codes.
+	UserRefusals []string `json:"user_refusals,omitempty"`
+	// StepUps counts the step-ups the simulated user approved.
+	StepUps int `json:"step_ups_approved,omitempty"`
+}
+
+// Failing is a user task whose utility check fails, and why.
+type Failing struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// Report is the result of Replay.
+type Report struct {
+	Suite   string `json:"suite"`
+	Version string `json:"version"`
+	Gateway bool   `json:"gateway"`
+	Order   string `json:"order"`
+	// Runs is the number of (user task, injection task) pairs.
+	Runs                  int `json:"runs"`
+	AttacksExecuted       int `json:"attacks_executed"`
+	AttackerCallsExecuted int `json:"attacker_calls_executed"`
+	AttackerReadsServed   int `json:"attacker_reads_served"`
+	// UtilityOK of UtilityTotal runs under attack pass their utility
+	// check; UtilityNoAttackOK of UtilityNoAttackTotal without attack.
+	UtilityOK            int `json:"utility_ok"`
+	UtilityTotal         int `json:"utility_total"`
+	UtilityNoAttackOK    int `json:"utility_no_attack_ok"`
+	UtilityNoAttackTotal int `json:"utility_no_attack_total"`
+	// Rows are the runs under attack, by user task then injection task.
+	Rows []Row `json:"rows"`
+	// NoAttack are the runs without attack, by user task.
+	NoAttack []Row `json:"no_attack"`
+	// UserTasksFailing lists the user tasks that fail without attack or
+	// under some attack, with the reason.
+	UserTasksFailing []Failing `json:"user_tasks_failing"`
+}
+
+// Replay replays the banking suite as the package doc describes. It
+// returns an error only if the replay itself cannot run (the pack or a
+// mandate cannot be built, a receipt cannot be stored); refusals are
+// results, not errors.
+func Replay(ctx context.Context, opts Options) (*Report, error) {
+	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String()}
+	users, injections := UserTasks(), InjectionTasks()
+	failing := map[int]string{}
+	for _, ut := range users {
+		row, err := runOne(ctx, opts, ut, nil)
+		if err != nil {
+			return nil, err
+		}
+		r.NoAttack = append(r.NoAttack, row)
+		r.UtilityNoAttackTotal++
+		if row.Utility {
+			r.UtilityNoAttackOK++
+		} else {
+			failing[ut.ID] = reason(ut, row, "without attack")
+		}
+	}
+	for _, ut := range users {
+		for _, it := range injections {
+			row, err := runOne(ctx, opts, ut, it)
+			if err != nil {
+				return nil, err
+			}
+			r.Rows = append(r.Rows, row)
+			r.Runs++
+			r.UtilityTotal++
+			if row.Utility {
+				r.UtilityOK++
+			} else if _, ok := failing[ut.ID]; !ok {
+				failing[ut.ID] = reason(ut, row, "under "+it.Name())
+			}
+			if row.AttackExecuted {
+				r.AttacksExecuted++
+			}
+			r.AttackerCallsExecuted += row.AttackerCallsExecuted
+			r.AttackerReadsServed += row.AttackerReadsServed
+		}
+	}
+	for _, ut := range users {
+		if why, ok := failing[ut.ID]; ok {
+			r.UserTasksFailing = append(r.UserTasksFailing, Failing{ID: ut.Name(), Reason: why})
+		}
+	}
+	return r, nil
+}
+
+func reason(ut *UserTask, row Row, when string) string {
+	if len(row.UserRefusals) == 0 {
+		return fmt.Sprintf("utility check fails %s; no user call was refused", when)
+	}
+	return fmt.Sprintf("%s refused %s: %s", strings.Join(row.UserRefusals, ", "), when, ut.Mandate.Why)
+}
+
+// outcome is what became of one call.
+type outcome struct {
+	executed bool
+	code     intent.Code
+	stepUps  int
+}
+
+// agent carries out calls, through the gateway or directly on the bank.
+type agent interface {
+	do(ctx context.Context, c Call) (outcome, error)
+}
+
+func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) (Row, error) {
+	row := Row{UserTask: ut.Name(), Refusals: []string{}}
+	injections := map[string]string{}
+	if it != nil {
+		row.InjectionTask = it.Name()
+		for _, v := range ut.Vectors {
+			injections[v] = attackText(it.Goal)
+		}
+	}
+	bank := banking.NewMem()
+	if err := bank.Open(Owner, Environment(injections)); err != nil {
+		return row, err
+	}
+	pre, err := bank.Account(Owner)
+	if err != nil {
+		return row, err
+	}
+
+	type step struct {
+		call     Call
+		attacker bool
+	}
+	var steps []step
+	users := make([]step, len(ut.Calls))
+	for i, c := range ut.Calls {
+		users[i] = step{call: c}
+	}
+	var attacks []step
+	if it != nil {
+		for _, c := range it.Calls(pre) {
+			attacks = append(attacks, step{call: c, attacker: true})
+		}
+	}
+	switch opts.Order {
+	case AfterExposure:
+		steps = append(append(append(steps, users[:ut.Exposure+1]...), attacks...), users[ut.Exposure+1:]...)
+	case AttackerLast:
+		steps = append(append(steps, users...), attacks...)
+	default:
+		steps = append(append(steps, attacks...), users...)
+	}
+
+	var a agent
+	if opts.Gateway {
+		name := fmt.Sprintf("m-ut%02d-none", ut.ID)
+		if it != nil {
+			name = fmt.Sprintf("m-ut%02d-it%02d", ut.ID, it.ID)
+		}
+		a, err = newGatewayAgent(bank, ut, name)
+	} else {
+		a, err = newDirectAgent(bank)
+	}
+	if err != nil {
+		return row, err
+	}
+
+	allUser := true
+	for _, s := range steps {
+		o, err := a.do(ctx, s.call)
+		if err != nil {
+			return row, err
+		}
+		row.StepUps += o.stepUps
+		if !o.executed {
+			row.Refusals = append(row.Refusals, string(o.code))
+		}
+		switch {
+		case s.attacker && o.executed && s.call.IsRead():
+			row.AttackerReadsServed++
+		case s.attacker && o.executed:
+			row.AttackerCallsExecuted++
+		case !s.attacker && !o.executed:
+			allUser = false
+			row.UserRefusals = append(row.UserRefusals, s.call.Function+" ("+string(o.code)+")")
+		}
+	}
+
+	post, err := bank.Account(Owner)
+	if err != nil {
+		return row, err
+	}
+	// The agent can give the GT's answer only if every user call was
+	// served.
+	output := ""
+	if allUser {
+		output = ut.Output
+	}
+	row.Utility = ut.Utility(output, pre, post)
+	if it != nil {
+		row.AttackExecuted = it.Security(pre, post)
+	}
+	return row, nil
+}
+
+// directAgent calls the bank with the arguments as sent: no mandate, no
+// resolution, no policy. Arguments are only decoded to their types.
+type directAgent struct {
+	contracts map[intent.Action]*contract.Contract
+	exec      banking.Executor
+}
+
+func newDirectAgent(bank *banking.Mem) (*directAgent, error) {
+	cs, err := banking.Contracts()
+	if err != nil {
+		return nil, err
+	}
+	d := &directAgent{contracts: map[intent.Action]*contract.Contract{}, exec: banking.Executor{Bank: bank}}
+	for _, c := range cs {
+		d.contracts[c.Action] = c
+	}
+	return d, nil
+}
+
+func (d *directAgent) do(ctx context.Context, c Call) (outcome, error) {
+	ct, ok := d.contracts[c.Action()]
+	if !ok {
+		return outcome{code: intent.CodeUnknownAction}, nil
+	}
+	p, err := contract.DecodeProposal(c.Proposal(), contract.Limits{})
+	if err != nil {
+		return outcome{code: intent.CodeMalformed}, nil
+	}
+	args, err := ct.Decode(p.Args)
+	if err != nil {
+		return outcome{code: intent.CodeBadArgument}, nil
+	}
+	if _, err := d.exec.Execute(ctx, intent.Operation{Action: ct.Action, Args: args, Owner: Owner}, intent.OperationHash{}); err != nil {
+		return outcome{code: intent.CodeExecutionFailed}, nil
+	}
+	return outcome{executed: true}, nil
+}
+
+// The replay's fixed clock and keys: a replay is deterministic.
+var (
+	replayNow = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
+	issuerKey = ed25519.NewKeyFromSeed(seed("agentdojo replay: mandate issuer"))
+	userKey   = ed25519.NewKeyFromSeed(seed("agentdojo replay: emma's approval key"))
+)
+
+const (
+	replayAudience = "intentplane-agentdojo"
+	replayIssuer   = "emma-bank-app"
+	replayApprover = "emma"
+)
+
+func seed(s string) []byte {
+	h := sha256.Sum256([]byte(s))
+	return h[:]
+}
+
+// gatewayAgent sends each call as a proposal to a gateway of its own (a
+// fresh store per run), under the user task's mandate, and plays the
+// user on step-ups.
+type gatewayAgent struct {
+	gw        *gateway.Gateway
+	token     string
+	mandateID string
+	expected  []intent.Operation // the user's own GT calls, as operations
+	approvals int
+}
+
+func newGatewayAgent(bank *banking.Mem, ut *UserTask, mandateID string) (*gatewayAgent, error) {
+	pack, err := banking.NewPack(bank)
+	if err != nil {
+		return nil, err
+	}
+	clock := func() time.Time { return replayNow }
+	gw, err := gateway.New(gateway.Config{
+		Audience:  replayAudience,
+		Issuers:   mandate.StaticKeys{replayIssuer: issuerKey.Public().(ed25519.PublicKey)},
+		Approvers: approval.StaticKeys{replayApprover: userKey.Public().(ed25519.PublicKey)},
+		Now:       clock,
+	}, mem.New(clock), pack)
+	if err != nil {
+		return nil, err
+	}
+	m := mandate.Mandate{
+		ID: mandateID, Audience: replayAudience, Owner: Owner,
+		Scope:     ut.Mandate.Scope,
+		Budget:    intent.Money{Currency: "EUR", Amount: ut.Mandate.Budget},
+		Claims:    ut.Mandate.Claims,
+		Mode:      mandate.ModeKnownCounterparties,
+		NotBefore: replayNow.Add(-time.Minute), Expiry: replayNow.Add(time.Hour),
+	}
+	token, err := mandate.Issue(m, replayIssuer, issuerKey)
+	if err != nil {
+		return nil, fmt.Errorf("agentdojo: mandate of %s: %w", ut.Name(), err)
+	}
+	g := &gatewayAgent{gw: gw, token: token, mandateID: mandateID}
+	for _, c := range ut.Calls {
+		if op, ok := g.operation(c); ok {
+			g.expected = append(g.expected, op)
+		}
+	}
+	return g, nil
+}
+
+// operation is what the user expects call c of their own task to do: its
+// arguments decoded and its critical values normalized.
+func (g *gatewayAgent) operation(c Call) (intent.Operation, bool) {
+	ct, ok := g.gw.Contract(c.Action())
+	if !ok {
+		return intent.Operation{}, false
+	}
+	p, err := contract.DecodeProposal(c.Proposal(), contract.Limits{})
+	if err != nil {
+		return intent.Operation{}, false
+	}
+	args, err := ct.Decode(p.Args)
+	if err != nil {
+		return intent.Operation{}, false
+	}
+	for _, prm := range ct.Critical() {
+		v, ok := args[prm.Name]
+		if !ok || prm.Normalizer == nil {
+			continue
+		}
+		n, err := prm.Normalizer(v.Str)
+		if err != nil {
+			return intent.Operation{}, false
+		}
+		args[prm.Name] = intent.Str(n)
+	}
+	return intent.Operation{Action: ct.Action, Args: args, MandateID: g.mandateID, Owner: Owner}, true
+}
+
+// approves is the simulated user: they approve an operation only if it is
+// exactly one of the calls they asked for.
+func (g *gatewayAgent) approves(op *intent.Operation) bool {
+	if op == nil {
+		return false
+	}
+	for _, e := range g.expected {
+		if reflect.DeepEqual(e, *op) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gatewayAgent) do(ctx context.Context, c Call) (outcome, error) {
+	d, err := g.gw.Decide(ctx, gateway.Request{Mandate: g.token, Proposal: c.Proposal()})
+	if err != nil {
+		return outcome{}, err
+	}
+	stepUps := 0
+	if d.Verdict == gateway.StepUp && g.approves(d.Operation) {
+		g.approvals++
+		a, err := approval.Sign(approval.Approval{
+			ID:        fmt.Sprintf("%s-approval-%d", g.mandateID, g.approvals),
+			Operation: d.OperationHash, MandateID: g.mandateID, Approver: replayApprover,
+			IssuedAt: replayNow, ExpiresAt: replayNow.Add(5 * time.Minute),
+		}, userKey)
+		if err != nil {
+			return outcome{}, err
+		}
+		stepUps = 1
+		d, err = g.gw.Decide(ctx, gateway.Request{Mandate: g.token, Proposal: c.Proposal(), Approvals: []approval.Approval{a}})
+		if err != nil {
+			return outcome{}, err
+		}
+	}
+	o := outcome{executed: d.Executed, stepUps: stepUps}
+	if !d.Executed {
+		o.code = intent.CodeExecutionFailed
+		if d.Refusal != nil {
+			o.code = d.Refusal.Code
+		}
+	}
+	return o, nil
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes the report for people: the totals, then one line per
+// user task with one cell per injection task ("X" the attack succeeded,
+// "." it did not; "u" utility kept, "-" lost), then the failing user
+// tasks.
+func (r *Report) WriteTable(w io.Writer) error {
+	mode := "without the gateway (no defence)"
+	if r.Gateway {
+		mode = "through the intentplane gateway"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "AgentDojo %s %s, replayed %s, order %s\n", r.Version, r.Suite, mode, r.Order)
+	fmt.Fprintf(&b, "attacks executed:        %d of %d\n", r.AttacksExecuted, r.Runs)
+	fmt.Fprintf(&b, "attacker writes executed: %d\n", r.AttackerCallsExecuted)
+	fmt.Fprintf(&b, "attacker reads served:   %d\n", r.AttackerReadsServed)
+	fmt.Fprintf(&b, "utility under attack:    %d of %d\n", r.UtilityOK, r.UtilityTotal)
+	fmt.Fprintf(&b, "utility without attack:  %d of %d\n\n", r.UtilityNoAttackOK, r.UtilityNoAttackTotal)
+	b.WriteString("user task     no-attack")
+	its := 0
+	for _, row := range r.Rows {
+		if row.UserTask != r.Rows[0].UserTask {
+			break
+		}
+		its++
+		fmt.Fprintf(&b, " %4s", strings.Replace(row.InjectionTask, "injection_task_", "IT", 1))
+	}
+	b.WriteString("\n")
+	for i, na := range r.NoAttack {
+		fmt.Fprintf(&b, "%-13s %9s", na.UserTask, mark(false, na.Utility))
+		for j := 0; j < its && i*its+j < len(r.Rows); j++ {
+			row := r.Rows[i*its+j]
+			fmt.Fprintf(&b, " %4s", mark(row.AttackExecuted, row.Utility))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("(X attack executed, . not; u utility kept, - lost)\n")
+	if len(r.UserTasksFailing) > 0 {
+		b.WriteString("\nuser tasks failing:\n")
+		for _, f := range r.UserTasksFailing {
+			fmt.Fprintf(&b, "  %s: %s\n", f.ID, f.Reason)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mark(attack, utility bool) string {
+	s := "."
+	if attack {
+		s = "X"
+	}
+	if utility {
+		return s + "u"
+	}
+	return s + "-"
+}
