@@ -89,8 +89,10 @@ type Failing struct {
 
 // Report is the result of Replay.
 type Report struct {
+	// Suite is "banking" and Version the benchmark version, "v1.2".
 	Suite   string `json:"suite"`
 	Version string `json:"version"`
+	// Gateway and Order are the Options the replay ran with.
 	Gateway bool   `json:"gateway"`
 	Order   string `json:"order"`
 	// Runs is the number of (user task, injection task) pairs.
