@@ -372,7 +372,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	}
 
 	// 5. Context.
-	facts, err := g.facts(ctx, rt, m.Owner, c.Action, res)
+	facts, err := g.facts(ctx, rt, m.Owner, m.Budget, c.Action, res)
 	if err != nil {
 		refuse(d, intent.CodeContextFailed, "The systems of record needed to check this operation could not be read, so nothing was done. Try again later.")
 		return
@@ -604,14 +604,14 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, hash inten
 	return g.store.Release(context.WithoutCancel(ctx), id)
 }
 
-func (g *Gateway) facts(ctx context.Context, rt *route, owner intent.Owner, action intent.Action, res resolve.Output) (map[string]intent.Value, error) {
+func (g *Gateway) facts(ctx context.Context, rt *route, owner intent.Owner, budget intent.Money, action intent.Action, res resolve.Output) (map[string]intent.Value, error) {
 	facts := map[string]intent.Value{}
 	for param, attrs := range res.Attrs {
 		for k, v := range attrs {
 			facts[param+"_"+k] = v
 		}
 	}
-	q := FactQuery{Owner: owner, Action: action, Args: res.Args, Resolved: res.Resolved}
+	q := FactQuery{Owner: owner, Action: action, Args: res.Args, Resolved: res.Resolved, Budget: budget}
 	for _, p := range rt.pack.Context {
 		fs, err := p.Facts(ctx, q)
 		if err != nil {

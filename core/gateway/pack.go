@@ -43,6 +43,10 @@ type FactQuery struct {
 	Args intent.Args
 	// Resolved are the critical arguments with their provenance.
 	Resolved []intent.Resolved
+	// Budget is the mandate's budget: amounts are reserved in minor units
+	// of its Currency, so a pack whose records carry a currency can refuse
+	// an operation in another one.
+	Budget intent.Money
 }
 
 // ContextProvider reads facts from a system of record: a bill's residual,
