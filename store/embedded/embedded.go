@@ -1,0 +1,632 @@
+package embedded
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	boltErrors "go.etcd.io/bbolt/errors"
+
+	"github.com/intentplane/intentplane/core/budget"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+var _ gateway.Store = (*Store)(nil)
+
+// Errors returned by Open and by a closed Store.
+var (
+	// ErrLocked is returned by Open when another process holds the file
+	// open for longer than Options.LockTimeout.
+	ErrLocked = errors.New("embedded: the store file is in use by another process")
+	// ErrClosed is returned by every method of a Store after Close.
+	ErrClosed = errors.New("embedded: store is closed")
+	// ErrVersion is returned by Open for a file written by a newer,
+	// incompatible version of this package.
+	ErrVersion = errors.New("embedded: unsupported store file version")
+)
+
+// Options configures Open. The zero value means the defaults stated on each
+// field.
+type Options struct {
+	// LockTimeout is how long Open waits for another process to release
+	// the file; zero means 1s.
+	LockTimeout time.Duration
+	// MaxBatch bounds how many writes are committed in one transaction;
+	// zero means 256.
+	MaxBatch int
+	// Now returns the current time, used to forget expired single-use keys;
+	// nil means time.Now.
+	Now func() time.Time
+}
+
+// Bucket names. Every key in them starts with a one-byte tag, so that empty
+// strings are valid keys, and owners are length-prefixed, so that one
+// owner's keys never prefix another's.
+var (
+	bucketMeta         = []byte("meta")
+	bucketAccounts     = []byte("accounts")
+	bucketReservations = []byte("reservations")
+	bucketConsumed     = []byte("consumed")
+	bucketHeads        = []byte("heads")
+	bucketReceipts     = []byte("receipts")
+	bucketCheckpoints  = []byte("checkpoints")
+	keyVersion         = []byte("version")
+)
+
+// fileVersion is the layout version written in the meta bucket.
+const fileVersion = 1
+
+// maxKey is the longest string accepted as an account, reservation id,
+// consumed key or owner, in bytes (bbolt keys are at most 32 KiB).
+const maxKey = 16 << 10
+
+// sweepEvery is how many Consume calls pass between sweeps of expired
+// keys.
+const sweepEvery = 4096
+
+// Store is the embedded gateway.Store over one bbolt file. The zero value
+// is not usable; call Open. It is safe for concurrent use.
+type Store struct {
+	db       *bolt.DB
+	now      func() time.Time
+	maxBatch int
+
+	mu       sync.RWMutex // held for reading while sending to requests
+	closed   bool
+	requests chan *request
+	done     chan struct{} // closed when the commit loop exits
+	consumes atomic.Uint64
+}
+
+// Open opens or creates the store file at path (mode 0600) and returns a
+// Store that holds it until Close. It returns ErrLocked if another process
+// holds the file, ErrVersion for a file of a newer layout, and the
+// filesystem's error otherwise.
+func Open(path string, opts Options) (*Store, error) {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = time.Second
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 256
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
+	if err != nil {
+		if errors.Is(err, boltErrors.ErrTimeout) {
+			return nil, fmt.Errorf("%w: %s", ErrLocked, path)
+		}
+		return nil, fmt.Errorf("embedded: open %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketMeta, bucketAccounts, bucketReservations, bucketConsumed, bucketHeads, bucketReceipts, bucketCheckpoints} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if v := meta.Get(keyVersion); v != nil {
+			if len(v) != 8 || binary.BigEndian.Uint64(v) > fileVersion {
+				return fmt.Errorf("%w: %x", ErrVersion, v)
+			}
+			return nil
+		}
+		return meta.Put(keyVersion, binary.BigEndian.AppendUint64(nil, fileVersion))
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("embedded: open %s: %w", path, err)
+	}
+	s := &Store{
+		db:       db,
+		now:      opts.Now,
+		maxBatch: opts.MaxBatch,
+		requests: make(chan *request),
+		done:     make(chan struct{}),
+	}
+	go s.commitLoop()
+	return s, nil
+}
+
+// Close waits for pending writes, then closes the file. Later calls return
+// ErrClosed; Close itself is idempotent and returns the file's close error
+// once.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.requests)
+	s.mu.Unlock()
+	<-s.done
+	return s.db.Close()
+}
+
+// Path returns the store file's path.
+func (s *Store) Path() string { return s.db.Path() }
+
+// request is one write waiting for the commit loop.
+type request struct {
+	fn   func(tx *bolt.Tx) error
+	err  error
+	done chan struct{}
+}
+
+// update runs fn in a write transaction, possibly together with other
+// callers' functions, and returns once that transaction is durable. fn may
+// be called more than once (if another function of its batch fails, each
+// is run again alone); it must set its results on every call. fn must
+// return a clean error (see clean) only before it writes anything.
+func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	r := &request{fn: fn, done: make(chan struct{})}
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return ErrClosed
+	}
+	s.requests <- r
+	s.mu.RUnlock()
+	// The write is already queued: wait for its outcome whatever ctx says,
+	// so that the caller never believes undone what is durable.
+	<-r.done
+	return r.err
+}
+
+// errSolo rolls a batch back so that its functions run one by one.
+var errSolo = errors.New("embedded: run alone")
+
+// clean reports whether err is an answer (the function wrote nothing and
+// the others in its batch may commit) rather than a failure.
+func clean(err error) bool {
+	return errors.Is(err, budget.ErrExceeded) || errors.Is(err, budget.ErrCurrency) ||
+		errors.Is(err, budget.ErrNotFound) || errors.Is(err, budget.ErrDuplicate) ||
+		errors.Is(err, gateway.ErrReplayed) || errors.Is(err, receipt.ErrInvalid) ||
+		errors.Is(err, errBadInput)
+}
+
+// commitLoop commits queued writes in batches until Close.
+func (s *Store) commitLoop() {
+	defer close(s.done)
+	batch := make([]*request, 0, s.maxBatch)
+	for {
+		first, ok := <-s.requests
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], first)
+	drain:
+		for len(batch) < s.maxBatch {
+			select {
+			case r, ok := <-s.requests:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		s.commit(batch)
+	}
+}
+
+func (s *Store) commit(batch []*request) {
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		for _, r := range batch {
+			r.err = r.fn(tx)
+			if r.err != nil && !clean(r.err) {
+				return errSolo
+			}
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errSolo):
+		for _, r := range batch {
+			r.err = s.db.Update(r.fn)
+		}
+	case err != nil:
+		for _, r := range batch {
+			r.err = fmt.Errorf("embedded: commit: %w", err)
+		}
+	}
+	for _, r := range batch {
+		close(r.done)
+	}
+}
+
+// view runs fn in a read transaction.
+func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return s.db.View(fn)
+}
+
+// errBadInput marks arguments refused before any write.
+var errBadInput = errors.New("embedded: invalid argument")
+
+// key returns tag followed by s, or errBadInput if s is too long.
+func key(tag byte, s string) ([]byte, error) {
+	if len(s) > maxKey {
+		return nil, fmt.Errorf("%w: key of %d bytes exceeds %d", errBadInput, len(s), maxKey)
+	}
+	k := make([]byte, 0, 1+len(s))
+	return append(append(k, tag), s...), nil
+}
+
+// ownerKey returns the length-prefixed owner: a prefix of every key of the
+// owner's receipts and checkpoints, and of no other owner's.
+func ownerKey(o intent.Owner) ([]byte, error) {
+	if len(o) > maxKey {
+		return nil, fmt.Errorf("%w: owner of %d bytes exceeds %d", errBadInput, len(o), maxKey)
+	}
+	k := binary.AppendUvarint(make([]byte, 0, 3+len(o)+8), uint64(len(o)))
+	return append(k, o...), nil
+}
+
+func seqKey(owner []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(slices.Clip(owner), seq)
+}
+
+// Reserve implements budget.Ledger. Besides the Ledger's errors it returns
+// an error for a negative amount and for an account or id longer than 16
+// KiB.
+func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
+	if amount.Amount < 0 {
+		return fmt.Errorf("embedded: negative reservation %d", amount.Amount)
+	}
+	ak, err := key('a', acct)
+	if err != nil {
+		return err
+	}
+	rk, err := key('r', id)
+	if err != nil {
+		return err
+	}
+	if len(amount.Currency) > 255 {
+		return fmt.Errorf("embedded: currency of %d bytes", len(amount.Currency))
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		accounts, reservations := tx.Bucket(bucketAccounts), tx.Bucket(bucketReservations)
+		if reservations.Get(rk) != nil {
+			return budget.ErrDuplicate
+		}
+		if amount.Currency != limit.Currency {
+			return budget.ErrCurrency
+		}
+		a := account{currency: limit.Currency}
+		if v := accounts.Get(ak); v != nil {
+			var err error
+			if a, err = decodeAccount(v); err != nil {
+				return err
+			}
+		}
+		if a.currency != limit.Currency {
+			return budget.ErrCurrency
+		}
+		if limit.Amount-a.committed-a.reserved < amount.Amount {
+			return budget.ErrExceeded
+		}
+		a.reserved += amount.Amount
+		if err := accounts.Put(ak, a.encode()); err != nil {
+			return err
+		}
+		return reservations.Put(rk, reservation{account: acct, amount: amount.Amount}.encode())
+	})
+}
+
+// Commit implements budget.Ledger.
+func (s *Store) Commit(ctx context.Context, id string) error {
+	return s.close(ctx, id, true)
+}
+
+// Release implements budget.Ledger.
+func (s *Store) Release(ctx context.Context, id string) error {
+	return s.close(ctx, id, false)
+}
+
+func (s *Store) close(ctx context.Context, id string, commit bool) error {
+	rk, err := key('r', id)
+	if err != nil {
+		return budget.ErrNotFound
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		accounts, reservations := tx.Bucket(bucketAccounts), tx.Bucket(bucketReservations)
+		v := reservations.Get(rk)
+		if v == nil {
+			return budget.ErrNotFound
+		}
+		r, err := decodeReservation(v)
+		if err != nil {
+			return err
+		}
+		ak, _ := key('a', r.account)
+		av := accounts.Get(ak)
+		if av == nil {
+			return fmt.Errorf("embedded: reservation %q names the missing account %q", id, r.account)
+		}
+		a, err := decodeAccount(av)
+		if err != nil {
+			return err
+		}
+		a.reserved -= r.amount
+		if commit {
+			a.committed += r.amount
+		}
+		if err := reservations.Delete(rk); err != nil {
+			return err
+		}
+		return accounts.Put(ak, a.encode())
+	})
+}
+
+// Usage implements budget.Ledger.
+func (s *Store) Usage(ctx context.Context, acct string) (budget.Usage, error) {
+	ak, err := key('a', acct)
+	if err != nil {
+		return budget.Usage{}, nil
+	}
+	var u budget.Usage
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		v := tx.Bucket(bucketAccounts).Get(ak)
+		if v == nil {
+			return nil
+		}
+		a, err := decodeAccount(v)
+		u = budget.Usage{Committed: a.committed, Reserved: a.reserved}
+		return err
+	})
+	return u, err
+}
+
+// Consume implements gateway.Store. Every 4096th call also forgets keys
+// whose expiry has passed (by Options.Now), in a transaction of its own.
+func (s *Store) Consume(ctx context.Context, k string, expires time.Time) error {
+	ck, err := key('k', k)
+	if err != nil {
+		return err
+	}
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketConsumed)
+		if b.Get(ck) != nil {
+			return gateway.ErrReplayed
+		}
+		return b.Put(ck, binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano())))
+	})
+	if err == nil && s.consumes.Add(1)%sweepEvery == 0 {
+		_, _ = s.Sweep(context.WithoutCancel(ctx))
+	}
+	return err
+}
+
+// Sweep forgets the consumed keys whose expiry is before Options.Now and
+// returns how many it forgot. Consume calls it from time to time; an
+// operator may call it too.
+func (s *Store) Sweep(ctx context.Context) (int, error) {
+	cutoff := uint64(s.now().UnixNano())
+	var n int
+	err := s.update(ctx, func(tx *bolt.Tx) error {
+		n = 0
+		b := tx.Bucket(bucketConsumed)
+		var expired [][]byte
+		err := b.ForEach(func(k, v []byte) error {
+			if len(v) == 8 && binary.BigEndian.Uint64(v) < cutoff {
+				expired = append(expired, k)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range expired {
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+		}
+		n = len(expired)
+		return nil
+	})
+	return n, err
+}
+
+// Append implements receipt.Log: it links r after the owner's head and
+// stores it, with the head, in one durable transaction.
+func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
+	ok, err := ownerKey(r.Owner)
+	if err != nil {
+		return receipt.Receipt{}, err
+	}
+	var out receipt.Receipt
+	var line bytes.Buffer
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		heads := tx.Bucket(bucketHeads)
+		var prev *receipt.Receipt
+		if v := heads.Get(ok); v != nil {
+			if len(v) != 8+len(receipt.Hash{}) {
+				return fmt.Errorf("embedded: corrupt head of owner %q", r.Owner)
+			}
+			prev = &receipt.Receipt{Owner: r.Owner, Seq: binary.BigEndian.Uint64(v), Hash: receipt.Hash(v[8:])}
+		}
+		linked, err := receipt.Link(r, prev)
+		if err != nil {
+			return err
+		}
+		line.Reset()
+		if err := receipt.WriteJSONL(&line, []receipt.Receipt{linked}); err != nil {
+			return err
+		}
+		if err := tx.Bucket(bucketReceipts).Put(seqKey(ok, linked.Seq), line.Bytes()); err != nil {
+			return err
+		}
+		head := binary.BigEndian.AppendUint64(make([]byte, 0, 40), linked.Seq)
+		if err := heads.Put(ok, append(head, linked.Hash[:]...)); err != nil {
+			return err
+		}
+		out = linked
+		return nil
+	})
+	if err != nil {
+		return receipt.Receipt{}, err
+	}
+	return out, nil
+}
+
+// Receipts implements receipt.Log: receipt.ErrNotFound if the owner has
+// no receipt at all.
+func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
+	ok, err := ownerKey(owner)
+	if err != nil {
+		return nil, receipt.ErrNotFound
+	}
+	var lines bytes.Buffer
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketHeads).Get(ok) == nil {
+			return receipt.ErrNotFound
+		}
+		c := tx.Bucket(bucketReceipts).Cursor()
+		n := 0
+		for k, v := c.Seek(seqKey(ok, from)); k != nil && bytes.HasPrefix(k, ok) && len(k) == len(ok)+8; k, v = c.Next() {
+			if limit > 0 && n == limit {
+				break
+			}
+			lines.Write(v)
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	rs, _, err := receipt.ReadJSONL(&lines)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: stored receipts of owner %q: %w", owner, err)
+	}
+	return rs, nil
+}
+
+// Owners returns every owner with a receipt chain, sorted by their
+// length-prefixed encoding (shorter names first), for exports.
+func (s *Store) Owners(ctx context.Context) ([]intent.Owner, error) {
+	var out []intent.Owner
+	err := s.view(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketHeads).ForEach(func(k, _ []byte) error {
+			n, w := binary.Uvarint(k)
+			if w <= 0 || uint64(len(k)-w) != n {
+				return fmt.Errorf("embedded: corrupt head key %x", k)
+			}
+			out = append(out, intent.Owner(k[w:]))
+			return nil
+		})
+	})
+	return out, err
+}
+
+// SaveCheckpoint stores a signed checkpoint; saving the same owner, seq and
+// key id again replaces it. It does not check the signature.
+func (s *Store) SaveCheckpoint(ctx context.Context, c receipt.Checkpoint) error {
+	ok, err := ownerKey(c.Owner)
+	if err != nil {
+		return err
+	}
+	if len(c.KeyID) > maxKey {
+		return fmt.Errorf("%w: key id of %d bytes", errBadInput, len(c.KeyID))
+	}
+	var line bytes.Buffer
+	if err := receipt.WriteCheckpoints(&line, []receipt.Checkpoint{c}); err != nil {
+		return err
+	}
+	k := append(seqKey(ok, c.Seq), c.KeyID...)
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketCheckpoints).Put(k, line.Bytes())
+	})
+}
+
+// Checkpoints returns the owner's stored checkpoints in Seq order (then by
+// key id); none if the owner has none.
+func (s *Store) Checkpoints(ctx context.Context, owner intent.Owner) ([]receipt.Checkpoint, error) {
+	ok, err := ownerKey(owner)
+	if err != nil {
+		return nil, nil
+	}
+	var lines bytes.Buffer
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketCheckpoints).Cursor()
+		for k, v := c.Seek(ok); k != nil && bytes.HasPrefix(k, ok) && len(k) >= len(ok)+8; k, v = c.Next() {
+			lines.Write(v)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	_, cs, err := receipt.ReadJSONL(&lines)
+	if err != nil {
+		return nil, fmt.Errorf("embedded: stored checkpoints of owner %q: %w", owner, err)
+	}
+	return cs, nil
+}
+
+// account is an accounts value: committed and reserved (8 bytes each, big
+// endian), then the currency.
+type account struct {
+	currency            string
+	committed, reserved intent.Amount
+}
+
+func (a account) encode() []byte {
+	b := make([]byte, 0, 16+len(a.currency))
+	b = binary.BigEndian.AppendUint64(b, uint64(a.committed))
+	b = binary.BigEndian.AppendUint64(b, uint64(a.reserved))
+	return append(b, a.currency...)
+}
+
+func decodeAccount(v []byte) (account, error) {
+	if len(v) < 16 {
+		return account{}, errors.New("embedded: corrupt account")
+	}
+	return account{
+		committed: intent.Amount(binary.BigEndian.Uint64(v)),
+		reserved:  intent.Amount(binary.BigEndian.Uint64(v[8:])),
+		currency:  string(v[16:]),
+	}, nil
+}
+
+// reservation is a reservations value: the amount (8 bytes, big endian),
+// then the account.
+type reservation struct {
+	account string
+	amount  intent.Amount
+}
+
+func (r reservation) encode() []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 8+len(r.account)), uint64(r.amount))
+	return append(b, r.account...)
+}
+
+func decodeReservation(v []byte) (reservation, error) {
+	if len(v) < 8 {
+		return reservation{}, errors.New("embedded: corrupt reservation")
+	}
+	return reservation{amount: intent.Amount(binary.BigEndian.Uint64(v)), account: string(v[8:])}, nil
+}
