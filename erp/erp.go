@@ -1,0 +1,379 @@
+// Package erp is the contract between intentplane's accounts-payable pack
+// and an ERP: the records it reads (vendors, their bank accounts, vendor
+// bills and credit notes, payments) and the two writes it makes (register a
+// payment, change a vendor's bank account). Source is implemented by Mem,
+// an in-memory ERP for demos and tests, and by the Odoo connector; package
+// erptest holds the conformance suite every implementation passes.
+//
+// Records follow Odoo 17's models (res.partner, res.partner.bank,
+// account.move of type in_invoice and in_refund, account.payment) so that
+// the connector maps them field for field. Amounts are integer minor units
+// of their currency (cents for EUR), never floats; times are UTC.
+//
+// Every call is scoped to one company, named as mandates name their owner:
+// an implementation never returns, pays or changes a record of another
+// company, and answers about another company's record exactly as about a
+// record that does not exist.
+//
+// Package erp imports only core/intent and the standard library; it must
+// never import a connector, a pack, core/gateway or a store.
+package erp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Vendor is a supplier of a company: in Odoo a res.partner with
+// is_company set and supplier_rank above zero.
+type Vendor struct {
+	// ID identifies the vendor in the ERP (res.partner id).
+	ID string
+	// Name is the vendor's name as on file.
+	Name string
+	// Phone is the vendor's phone number on file, as stored; call-backs
+	// before a bank-detail change are made to it. Empty if none.
+	Phone string
+	// Active is false for an archived vendor.
+	Active bool
+}
+
+// BankAccount is a vendor's bank account (res.partner.bank).
+type BankAccount struct {
+	// ID identifies the account in the ERP (res.partner.bank id).
+	ID string
+	// Vendor is the ID of the vendor holding it (partner_id).
+	Vendor string
+	// Number is the account number as it was typed (acc_number).
+	Number string
+	// Sanitized is Number with every character that is not an ASCII
+	// letter or digit removed and letters upper-cased
+	// (sanitized_acc_number); see Sanitize.
+	Sanitized string
+	// Trusted is Odoo's allow_out_payment ("Send Money"): only a person
+	// allowed to validate bank accounts can set it.
+	Trusted bool
+	// Active is false for an archived account.
+	Active bool
+	// Sequence orders a vendor's accounts, lowest first (Odoo's sequence,
+	// default 10); ties are broken by ID.
+	Sequence int
+	// SetAt is when the number was set or last trusted, in UTC: the
+	// account's age is measured from it.
+	SetAt time.Time
+}
+
+// Kind is the type of a vendor document (account.move move_type).
+type Kind string
+
+// The kinds of vendor document.
+const (
+	KindBill       Kind = "in_invoice" // a vendor bill: money owed to the vendor
+	KindCreditNote Kind = "in_refund"  // a credit note: reduces what is owed
+)
+
+// State is the accounting state of a bill (account.move state).
+type State string
+
+// The states of a bill.
+const (
+	StateDraft     State = "draft"
+	StatePosted    State = "posted"
+	StateCancelled State = "cancel"
+)
+
+// PaymentState is how much of a bill is settled (account.move
+// payment_state).
+type PaymentState string
+
+// The payment states of a bill. Odoo Community never shows InPayment;
+// treat it, Paid and Reversed as settled.
+const (
+	NotPaid   PaymentState = "not_paid"
+	Partial   PaymentState = "partial"
+	Paid      PaymentState = "paid"
+	InPayment PaymentState = "in_payment"
+	Reversed  PaymentState = "reversed"
+)
+
+// Settled reports whether nothing is left to pay: Paid, InPayment or
+// Reversed.
+func (s PaymentState) Settled() bool { return s == Paid || s == InPayment || s == Reversed }
+
+// Bill is a vendor bill or credit note (account.move).
+type Bill struct {
+	// ID identifies the bill in the ERP (account.move id).
+	ID string
+	// Name is the bill's number given by the ERP when it is posted
+	// ("BILL/2026/11/0001").
+	Name string
+	// Ref is the vendor's reference, as typed from the vendor's document
+	// ("INV-2290"); several spellings of one reference may exist.
+	Ref string
+	// Vendor is the ID of the vendor (partner_id).
+	Vendor string
+	// Kind is KindBill or KindCreditNote.
+	Kind Kind
+	// Currency is the ISO 4217 code of the amounts ("EUR").
+	Currency string
+	// Total is the bill's total (amount_total), in minor units of
+	// Currency; positive.
+	Total intent.Amount
+	// Residual is what is still owed (amount_residual), in minor units of
+	// Currency: Total less payments and credit notes.
+	Residual intent.Amount
+	// Due is the due date (invoice_date_due), at 00:00 UTC; zero if none.
+	Due time.Time
+	// BankAccount is the ID of the bank account named on the bill
+	// (partner_bank_id); empty if none. It is not an authority on where to
+	// pay: Odoo lets the billing group point it at any account.
+	BankAccount string
+	// State is the accounting state.
+	State State
+	// PaymentState is how much is settled.
+	PaymentState PaymentState
+	// Reverses is, for a credit note, the ID of the bill it reduces
+	// (reversed_entry_id); empty otherwise.
+	Reverses string
+}
+
+// PaymentStatus is the state of a payment (account.payment state).
+type PaymentStatus string
+
+// The states of a payment. A draft payment is in flight: registered but
+// not yet posted.
+const (
+	PaymentDraft     PaymentStatus = "draft"
+	PaymentPosted    PaymentStatus = "posted"
+	PaymentCancelled PaymentStatus = "cancel"
+)
+
+// Payment is an outgoing payment registered against one bill
+// (account.payment).
+type Payment struct {
+	// ID identifies the payment in the ERP.
+	ID string
+	// Bill is the ID of the bill it pays.
+	Bill string
+	// Vendor is the ID of the vendor paid.
+	Vendor string
+	// BankAccount is the ID of the bank account paid to.
+	BankAccount string
+	// Amount is what was paid, in minor units of its currency.
+	Amount intent.Money
+	// Date is when the payment was registered, in UTC.
+	Date time.Time
+	// State is draft (in flight), posted or cancel.
+	State PaymentStatus
+	// Key is the idempotency key it was registered under (the operation
+	// hash); empty for payments made outside intentplane.
+	Key string
+}
+
+// PaymentRequest asks to pay one bill to one of its vendor's accounts.
+type PaymentRequest struct {
+	// Bill is the ID of the bill to pay.
+	Bill string
+	// BankAccount is the ID of the account to pay to; it must be an
+	// active, trusted account of the bill's vendor.
+	BankAccount string
+	// Amount is what to pay: in the bill's currency, more than zero and
+	// at most the bill's residual.
+	Amount intent.Money
+	// Key is the idempotency key (the operation hash); required. A request
+	// with a key already used returns the payment made then.
+	Key string
+}
+
+// BankChange asks to make a number a vendor's current bank account: the
+// account is created (or an existing one of the vendor with the same
+// sanitized number reused), trusted, activated and ordered first, its
+// SetAt set to now, and the vendor's other accounts archived.
+type BankChange struct {
+	// Vendor is the ID of the vendor.
+	Vendor string
+	// Number is the new account number (an electronic-format IBAN).
+	Number string
+	// Key is the idempotency key (the operation hash); required. A change
+	// with a key already used returns the account made then.
+	Key string
+}
+
+// VendorQuery selects vendors; each empty field selects all.
+type VendorQuery struct {
+	// ID selects the vendor with this ID.
+	ID string
+	// Name selects vendors whose name equals it, ignoring case and
+	// surrounding spaces.
+	Name string
+}
+
+// BankAccountQuery selects bank accounts, archived ones included; each
+// empty field selects all.
+type BankAccountQuery struct {
+	// ID selects the account with this ID.
+	ID string
+	// Vendor selects the accounts of the vendor with this ID.
+	Vendor string
+	// Number selects accounts whose sanitized number equals Sanitize(Number).
+	Number string
+}
+
+// BillQuery selects bills and credit notes; each empty or false field
+// selects all.
+type BillQuery struct {
+	// ID selects the bill with this ID.
+	ID string
+	// Vendor selects the vendor's bills.
+	Vendor string
+	// Open selects posted vendor bills (not credit notes) with a residual
+	// above zero.
+	Open bool
+}
+
+// PaymentQuery selects payments; each empty field selects all.
+type PaymentQuery struct {
+	// Bill selects the payments of the bill with this ID.
+	Bill string
+}
+
+// Reader reads a company's records. Results are ordered by ID (numerically
+// when IDs are numbers). A company the ERP does not know has no records.
+// Errors other than the context's mean the ERP could not be read. Safe for
+// concurrent use. In Odoo, its calls run as the read-only identity.
+type Reader interface {
+	Vendors(ctx context.Context, company string, q VendorQuery) ([]Vendor, error)
+	BankAccounts(ctx context.Context, company string, q BankAccountQuery) ([]BankAccount, error)
+	Bills(ctx context.Context, company string, q BillQuery) ([]Bill, error)
+	Payments(ctx context.Context, company string, q PaymentQuery) ([]Payment, error)
+}
+
+// Payer registers payments. RegisterPayment pays r.Amount of r.Bill to
+// r.BankAccount and returns the posted payment; the bill's residual and
+// payment state change accordingly. It returns an error wrapping
+// ErrNotFound when the bill is not one of the company's, and one wrapping
+// ErrRefused, with nothing written, when the bill is not a posted vendor
+// bill, nothing is left to pay, the amount is not above zero, above the
+// residual or in another currency, or the account is not an active,
+// trusted account of the bill's vendor. It is atomic per bill: concurrent
+// requests can never pay more than the residual. Safe for concurrent use.
+// In Odoo it runs as the identity that registers payments and cannot touch
+// bank accounts.
+type Payer interface {
+	RegisterPayment(ctx context.Context, company string, r PaymentRequest) (Payment, error)
+}
+
+// BankEditor changes vendors' bank accounts; only the registry-authority
+// flow calls it, after a call-back and four eyes (see
+// docs/registry-authority.md). ChangeBankAccount applies c (see
+// BankChange) and returns the vendor's new current account. It returns an
+// error wrapping ErrNotFound when the vendor is not one of the company's
+// active vendors, and one wrapping ErrRefused when the number is empty or
+// the key is missing. Safe for concurrent use. In Odoo it runs as the only
+// identity allowed to create and trust bank accounts.
+type BankEditor interface {
+	ChangeBankAccount(ctx context.Context, company string, c BankChange) (BankAccount, error)
+}
+
+// Source is everything the accounts-payable pack needs from an ERP.
+type Source interface {
+	Reader
+	Payer
+	BankEditor
+}
+
+// Errors of Source implementations.
+var (
+	// ErrNotFound: the record is not one of the company's, whether it
+	// exists for another company or not at all.
+	ErrNotFound = errors.New("erp: no such record for this company")
+	// ErrRefused: the ERP refused the write and nothing was written.
+	ErrRefused = errors.New("erp: refused")
+)
+
+// Sanitize returns an account number as Odoo's sanitized_acc_number
+// stores it: every character that is not an ASCII letter or digit removed,
+// letters upper-cased ("fr76-3000 6000" becomes "FR7630006000").
+func Sanitize(number string) string {
+	var b strings.Builder
+	b.Grow(len(number))
+	for i := 0; i < len(number); i++ {
+		c := number[i]
+		switch {
+		case 'a' <= c && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+		case 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// CompareIDs orders record IDs as the ERP does: numeric IDs by value
+// (shorter first, then by digits), anything else after them by bytes. It
+// returns -1, 0 or +1.
+func CompareIDs(a, b string) int {
+	an, bn := numeric(a), numeric(b)
+	switch {
+	case an && bn && len(a) != len(b):
+		if len(a) < len(b) {
+			return -1
+		}
+		return 1
+	case an && !bn:
+		return -1
+	case !an && bn:
+		return 1
+	}
+	return strings.Compare(a, b)
+}
+
+func numeric(s string) bool {
+	if s == "" || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// current returns the vendor's current account among accounts: the active,
+// trusted one with the lowest (Sequence, ID).
+func current(accounts []BankAccount) (BankAccount, bool) {
+	var best *BankAccount
+	for i := range accounts {
+		a := &accounts[i]
+		if !a.Active || !a.Trusted {
+			continue
+		}
+		if best == nil || cmp.Or(cmp.Compare(a.Sequence, best.Sequence), CompareIDs(a.ID, best.ID)) < 0 {
+			best = a
+		}
+	}
+	if best == nil {
+		return BankAccount{}, false
+	}
+	return *best, true
+}
+
+// Current returns the vendor's current bank account among accounts (which
+// may hold other vendors' accounts too): the active, trusted account of
+// vendor with the lowest Sequence, ties broken by ID. It reports false
+// when the vendor has no active, trusted account.
+func Current(accounts []BankAccount, vendor string) (BankAccount, bool) {
+	var mine []BankAccount
+	for _, a := range accounts {
+		if a.Vendor == vendor {
+			mine = append(mine, a)
+		}
+	}
+	return current(mine)
+}

@@ -1,0 +1,419 @@
+// Package erptest is the conformance suite every erp.Source passes: erp.Mem,
+// the Odoo connector against its fake XML-RPC server, and a real Odoo 17.
+// It checks company scoping (another company's records are never read,
+// paid or changed, and look exactly like records that do not exist), the
+// validation a payment must pass whatever the caller checked before,
+// idempotency keys, bank-account changes and atomic payments.
+//
+// It imports erp, core/intent, go-cmp and the testing package; it must
+// never import a connector, a pack or core/gateway.
+package erptest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/erp"
+)
+
+// Seeder enters a company's data into the ERP under test, as the ERP's
+// own users would (Mem's Add methods; for Odoo, an administrator's calls).
+// Each method returns the record as stored, with its ID.
+type Seeder interface {
+	AddVendor(ctx context.Context, company string, v erp.Vendor) (erp.Vendor, error)
+	AddBankAccount(ctx context.Context, company string, a erp.BankAccount) (erp.BankAccount, error)
+	AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bill, error)
+}
+
+// Env is one ERP under test, empty of records for both companies.
+type Env struct {
+	Source erp.Source
+	Seeder Seeder
+	// Company and Other are two distinct companies the ERP knows.
+	Company, Other string
+}
+
+// Run runs the suite. newEnv is called once per subtest and must return a
+// fresh ERP (or fresh companies).
+func Run(t *testing.T, newEnv func(t *testing.T) Env) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, e Env)
+	}{
+		{"VendorsScoped", testVendors},
+		{"BankAccountsSanitizedAndScoped", testBankAccounts},
+		{"BillsOpenAndCreditNotes", testBills},
+		{"PaymentFullPartialIdempotent", testPayments},
+		{"PaymentRefusals", testPaymentRefusals},
+		{"ChangeBankAccount", testChangeBankAccount},
+		{"ConcurrentPaymentsOfOneBill", testConcurrentPayments},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, newEnv(t))
+		})
+	}
+}
+
+// world is a small data set in both companies.
+type world struct {
+	acme, acmeOther, globex erp.Vendor // acmeOther: a vendor of the same name in the other company
+	acmeIBAN, acmeOld       erp.BankAccount
+	acmeUntrusted           erp.BankAccount
+	globexIBAN              erp.BankAccount
+	bill, bill2, otherBill  erp.Bill
+}
+
+const (
+	ibanACME      = "DE89 3704 0044 0532 0130 00"
+	ibanACMEOld   = "NL91ABNA0417164300"
+	ibanUntrusted = "GB29NWBK60161331926819"
+	ibanGlobex    = "FR1420041010050500013M02606"
+	ibanNew       = "CH9300762011623852957"
+)
+
+func seed(t *testing.T, e Env) world {
+	t.Helper()
+	ctx := context.Background()
+	s := e.Seeder
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("seeding: %v", err)
+		}
+	}
+	var w world
+	var err error
+	w.acme, err = s.AddVendor(ctx, e.Company, erp.Vendor{Name: "ACME Supplies", Phone: "+49 30 1234567", Active: true})
+	must(err)
+	w.acmeOther, err = s.AddVendor(ctx, e.Other, erp.Vendor{Name: "ACME Supplies", Phone: "+33 1 7654321", Active: true})
+	must(err)
+	w.globex, err = s.AddVendor(ctx, e.Other, erp.Vendor{Name: "Globex Parts", Active: true})
+	must(err)
+	w.acmeOld, err = s.AddBankAccount(ctx, e.Company, erp.BankAccount{Vendor: w.acme.ID, Number: ibanACMEOld, Trusted: true, Active: false})
+	must(err)
+	w.acmeIBAN, err = s.AddBankAccount(ctx, e.Company, erp.BankAccount{Vendor: w.acme.ID, Number: ibanACME, Trusted: true, Active: true})
+	must(err)
+	w.acmeUntrusted, err = s.AddBankAccount(ctx, e.Company, erp.BankAccount{Vendor: w.acme.ID, Number: ibanUntrusted, Trusted: false, Active: true, Sequence: 20})
+	must(err)
+	w.globexIBAN, err = s.AddBankAccount(ctx, e.Other, erp.BankAccount{Vendor: w.globex.ID, Number: ibanGlobex, Trusted: true, Active: true})
+	must(err)
+	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	w.bill, err = s.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2290", Vendor: w.acme.ID, Currency: "EUR", Total: 125000, Due: due, BankAccount: w.acmeIBAN.ID})
+	must(err)
+	w.bill2, err = s.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2291", Vendor: w.acme.ID, Currency: "EUR", Total: 48000, Due: due})
+	must(err)
+	w.otherBill, err = s.AddBill(ctx, e.Other, erp.Bill{Ref: "INV-7001", Vendor: w.globex.ID, Currency: "EUR", Total: 99000, Due: due})
+	must(err)
+	return w
+}
+
+func ids[T any](rs []T, id func(T) string) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, id(r))
+	}
+	return out
+}
+
+func vendorID(v erp.Vendor) string       { return v.ID }
+func accountID(a erp.BankAccount) string { return a.ID }
+func billID(b erp.Bill) string           { return b.ID }
+func paymentID(p erp.Payment) string     { return p.ID }
+
+func testVendors(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	tests := []struct {
+		name    string
+		company string
+		q       erp.VendorQuery
+		want    []string
+	}{
+		{"all of the company", e.Company, erp.VendorQuery{}, []string{w.acme.ID}},
+		{"by name, any case and spaces", e.Company, erp.VendorQuery{Name: "  acme SUPPLIES "}, []string{w.acme.ID}},
+		{"same name in the other company", e.Other, erp.VendorQuery{Name: "ACME Supplies"}, []string{w.acmeOther.ID}},
+		{"by id", e.Company, erp.VendorQuery{ID: w.acme.ID}, []string{w.acme.ID}},
+		{"another company's vendor by id", e.Company, erp.VendorQuery{ID: w.globex.ID}, []string{}},
+		{"another company's vendor by name", e.Company, erp.VendorQuery{Name: "Globex Parts"}, []string{}},
+		{"unknown company", "no-such-company", erp.VendorQuery{}, []string{}},
+	}
+	for _, tt := range tests {
+		got, err := e.Source.Vendors(ctx, tt.company, tt.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, ids(got, vendorID)); diff != "" {
+			t.Errorf("%s: vendors (-want, +got):\n%s", tt.name, diff)
+		}
+	}
+	got, _ := e.Source.Vendors(ctx, e.Company, erp.VendorQuery{ID: w.acme.ID})
+	if len(got) == 1 && (got[0].Name != "ACME Supplies" || got[0].Phone != "+49 30 1234567" || !got[0].Active) {
+		t.Errorf("vendor as read = %+v", got[0])
+	}
+}
+
+func testBankAccounts(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	if w.acmeIBAN.Sanitized != "DE89370400440532013000" {
+		t.Errorf("sanitized number = %q, want DE89370400440532013000", w.acmeIBAN.Sanitized)
+	}
+	tests := []struct {
+		name    string
+		company string
+		q       erp.BankAccountQuery
+		want    []string
+	}{
+		{"the vendor's, archived included", e.Company, erp.BankAccountQuery{Vendor: w.acme.ID}, []string{w.acmeOld.ID, w.acmeIBAN.ID, w.acmeUntrusted.ID}},
+		{"by number as typed differently", e.Company, erp.BankAccountQuery{Number: "de89-3704-0044-0532-0130-00"}, []string{w.acmeIBAN.ID}},
+		{"archived by number", e.Company, erp.BankAccountQuery{Number: ibanACMEOld}, []string{w.acmeOld.ID}},
+		{"another company's number", e.Company, erp.BankAccountQuery{Number: ibanGlobex}, []string{}},
+		{"another company's account by id", e.Company, erp.BankAccountQuery{ID: w.globexIBAN.ID}, []string{}},
+		{"another company's vendor", e.Company, erp.BankAccountQuery{Vendor: w.globex.ID}, []string{}},
+		{"the other company sees its own", e.Other, erp.BankAccountQuery{}, []string{w.globexIBAN.ID}},
+	}
+	for _, tt := range tests {
+		got, err := e.Source.BankAccounts(ctx, tt.company, tt.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, ids(got, accountID)); diff != "" {
+			t.Errorf("%s: accounts (-want, +got):\n%s", tt.name, diff)
+		}
+	}
+	got, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{ID: w.acmeUntrusted.ID})
+	if len(got) != 1 || got[0].Trusted || !got[0].Active || got[0].Vendor != w.acme.ID || got[0].SetAt.IsZero() || got[0].SetAt.Location() != time.UTC {
+		t.Errorf("untrusted account as read = %+v", got)
+	}
+	all, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Vendor: w.acme.ID})
+	if cur, ok := erp.Current(all, w.acme.ID); !ok || cur.ID != w.acmeIBAN.ID {
+		t.Errorf("current account = %+v, %v; want %s", cur, ok, w.acmeIBAN.ID)
+	}
+}
+
+func testBills(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	draft, err := e.Seeder.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2292", Vendor: w.acme.ID, Currency: "EUR", Total: 1000, State: erp.StateDraft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	credit, err := e.Seeder.AddBill(ctx, e.Company, erp.Bill{Ref: "CN-2291", Vendor: w.acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 8000, Reverses: w.bill2.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		company string
+		q       erp.BillQuery
+		want    []string
+	}{
+		{"open bills", e.Company, erp.BillQuery{Open: true}, []string{w.bill.ID, w.bill2.ID}},
+		{"every document of the vendor", e.Company, erp.BillQuery{Vendor: w.acme.ID}, []string{w.bill.ID, w.bill2.ID, draft.ID, credit.ID}},
+		{"another company's bill by id", e.Company, erp.BillQuery{ID: w.otherBill.ID}, []string{}},
+		{"another company's vendor", e.Company, erp.BillQuery{Vendor: w.globex.ID}, []string{}},
+		{"the other company's open bills", e.Other, erp.BillQuery{Open: true}, []string{w.otherBill.ID}},
+	}
+	for _, tt := range tests {
+		got, err := e.Source.Bills(ctx, tt.company, tt.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, ids(got, billID)); diff != "" {
+			t.Errorf("%s: bills (-want, +got):\n%s", tt.name, diff)
+		}
+	}
+	got, _ := e.Source.Bills(ctx, e.Company, erp.BillQuery{ID: w.bill2.ID})
+	if len(got) != 1 || got[0].Residual != 40000 || got[0].Total != 48000 || got[0].PaymentState != erp.Partial {
+		t.Errorf("bill reduced by a credit note of 80.00: %+v; want residual 40000, partial", got)
+	}
+	got, _ = e.Source.Bills(ctx, e.Company, erp.BillQuery{ID: w.bill.ID})
+	want := erp.Bill{
+		ID: w.bill.ID, Name: got[0].Name, Ref: "INV-2290", Vendor: w.acme.ID, Kind: erp.KindBill, Currency: "EUR",
+		Total: 125000, Residual: 125000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), BankAccount: w.acmeIBAN.ID,
+		State: erp.StatePosted, PaymentState: erp.NotPaid,
+	}
+	if diff := cmp.Diff(want, got[0]); diff != "" || got[0].Name == "" {
+		t.Errorf("bill as read (-want, +got):\n%s", diff)
+	}
+}
+
+func residual(t *testing.T, e Env, company, bill string) (intent.Amount, erp.PaymentState) {
+	t.Helper()
+	bs, err := e.Source.Bills(context.Background(), company, erp.BillQuery{ID: bill})
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("reading bill %s: %v (%d found)", bill, err, len(bs))
+	}
+	return bs[0].Residual, bs[0].PaymentState
+}
+
+func testPayments(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	eur := func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+	p, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(8000), Key: "k-partial"})
+	if err != nil {
+		t.Fatalf("partial payment: %v", err)
+	}
+	if p.Bill != w.bill2.ID || p.Vendor != w.acme.ID || p.BankAccount != w.acmeIBAN.ID || p.Amount != eur(8000) || p.State != erp.PaymentPosted || p.Key != "k-partial" || p.Date.IsZero() {
+		t.Errorf("payment = %+v", p)
+	}
+	if r, s := residual(t, e, e.Company, w.bill2.ID); r != 40000 || s != erp.Partial {
+		t.Errorf("after a partial payment: residual %d, %s; want 40000, partial", r, s)
+	}
+	again, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(8000), Key: "k-partial"})
+	if err != nil || again.ID != p.ID {
+		t.Errorf("same key again = %+v, %v; want the first payment", again, err)
+	}
+	if r, _ := residual(t, e, e.Company, w.bill2.ID); r != 40000 {
+		t.Errorf("the same key paid twice: residual %d", r)
+	}
+	if _, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(40000), Key: "k-rest"}); err != nil {
+		t.Fatalf("paying the rest: %v", err)
+	}
+	if r, s := residual(t, e, e.Company, w.bill2.ID); r != 0 || s != erp.Paid {
+		t.Errorf("after paying the rest: residual %d, %s; want 0, paid", r, s)
+	}
+	ps, err := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{Bill: w.bill2.ID})
+	if err != nil || len(ps) != 2 {
+		t.Fatalf("payments of the bill: %d, %v; want 2", len(ps), err)
+	}
+	if other, _ := e.Source.Payments(ctx, e.Other, erp.PaymentQuery{Bill: w.bill2.ID}); len(other) != 0 {
+		t.Errorf("the other company sees %d payments of this company's bill", len(other))
+	}
+}
+
+func testPaymentRefusals(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	draft, _ := e.Seeder.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2292", Vendor: w.acme.ID, Currency: "EUR", Total: 1000, State: erp.StateDraft})
+	credit, _ := e.Seeder.AddBill(ctx, e.Company, erp.Bill{Ref: "CN-1", Vendor: w.acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 500})
+	eur := func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+	tests := []struct {
+		name    string
+		company string
+		r       erp.PaymentRequest
+		want    error
+	}{
+		{"another company's bill", e.Company, erp.PaymentRequest{Bill: w.otherBill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(100)}, erp.ErrNotFound},
+		{"no such bill", e.Company, erp.PaymentRequest{Bill: "999999", BankAccount: w.acmeIBAN.ID, Amount: eur(100)}, erp.ErrNotFound},
+		{"to another company's account", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.globexIBAN.ID, Amount: eur(100)}, erp.ErrRefused},
+		{"from the other company to this one's account", e.Other, erp.PaymentRequest{Bill: w.otherBill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(100)}, erp.ErrRefused},
+		{"untrusted account", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeUntrusted.ID, Amount: eur(100)}, erp.ErrRefused},
+		{"archived account", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeOld.ID, Amount: eur(100)}, erp.ErrRefused},
+		{"above the residual", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(125001)}, erp.ErrRefused},
+		{"zero", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(0)}, erp.ErrRefused},
+		{"negative", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(-100)}, erp.ErrRefused},
+		{"other currency", e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: intent.Money{Currency: "USD", Amount: 100}}, erp.ErrRefused},
+		{"draft bill", e.Company, erp.PaymentRequest{Bill: draft.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(100)}, erp.ErrRefused},
+		{"credit note", e.Company, erp.PaymentRequest{Bill: credit.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(100)}, erp.ErrRefused},
+	}
+	for i, tt := range tests {
+		tt.r.Key = fmt.Sprintf("refused-%d", i)
+		if _, err := e.Source.RegisterPayment(ctx, tt.company, tt.r); !errors.Is(err, tt.want) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if r, s := residual(t, e, e.Company, w.bill.ID); r != 125000 || s != erp.NotPaid {
+		t.Errorf("a refused payment changed the bill: residual %d, %s", r, s)
+	}
+	if r, _ := residual(t, e, e.Other, w.otherBill.ID); r != 99000 {
+		t.Errorf("a refused payment changed the other company's bill: residual %d", r)
+	}
+	for _, c := range []string{e.Company, e.Other} {
+		if ps, _ := e.Source.Payments(ctx, c, erp.PaymentQuery{}); len(ps) != 0 {
+			t.Errorf("refused payments were recorded: %+v", ps)
+		}
+	}
+	// Paid in full, then nothing is left to pay.
+	if _, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(125000), Key: "full"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(1), Key: "after"}); !errors.Is(err, erp.ErrRefused) {
+		t.Errorf("paying a paid bill: %v, want ErrRefused", err)
+	}
+}
+
+func testChangeBankAccount(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	before := time.Now().Add(-time.Hour)
+	if _, err := e.Source.ChangeBankAccount(ctx, e.Company, erp.BankChange{Vendor: w.globex.ID, Number: ibanNew, Key: "x"}); !errors.Is(err, erp.ErrNotFound) {
+		t.Errorf("changing another company's vendor: %v, want ErrNotFound", err)
+	}
+	if got, _ := e.Source.BankAccounts(ctx, e.Other, erp.BankAccountQuery{Vendor: w.globex.ID}); len(got) != 1 {
+		t.Errorf("the other company's vendor has %d accounts after a refused change", len(got))
+	}
+	a, err := e.Source.ChangeBankAccount(ctx, e.Company, erp.BankChange{Vendor: w.acme.ID, Number: ibanNew, Key: "change-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Sanitized != ibanNew || !a.Trusted || !a.Active || a.Vendor != w.acme.ID || a.SetAt.Before(before) {
+		t.Errorf("new account = %+v", a)
+	}
+	all, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Vendor: w.acme.ID})
+	active := 0
+	for _, x := range all {
+		if x.Active {
+			active++
+		}
+	}
+	if cur, ok := erp.Current(all, w.acme.ID); !ok || cur.ID != a.ID || active != 1 {
+		t.Errorf("after the change: current %+v, %d active accounts; want the new one only", cur, active)
+	}
+	again, err := e.Source.ChangeBankAccount(ctx, e.Company, erp.BankChange{Vendor: w.acme.ID, Number: ibanNew, Key: "change-1"})
+	if err != nil || again.ID != a.ID {
+		t.Errorf("same key again = %+v, %v", again, err)
+	}
+	// Back to an archived account of the vendor: reused, trusted again.
+	back, err := e.Source.ChangeBankAccount(ctx, e.Company, erp.BankChange{Vendor: w.acme.ID, Number: "de89 3704 0044 0532 0130 00", Key: "change-2"})
+	if err != nil || back.ID != w.acmeIBAN.ID || !back.Active || !back.Trusted {
+		t.Errorf("change back = %+v, %v; want account %s reused", back, err, w.acmeIBAN.ID)
+	}
+	for _, bad := range []erp.BankChange{{Vendor: w.acme.ID, Number: " - ", Key: "k"}, {Vendor: w.acme.ID, Number: ibanNew}} {
+		if _, err := e.Source.ChangeBankAccount(ctx, e.Company, bad); !errors.Is(err, erp.ErrRefused) {
+			t.Errorf("change %+v: %v, want ErrRefused", bad, err)
+		}
+	}
+}
+
+func testConcurrentPayments(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	const n = 50
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{
+				Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: intent.Money{Currency: "EUR", Amount: 125000}, Key: fmt.Sprintf("c-%d", i),
+			})
+			if err == nil {
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			} else if !errors.Is(err, erp.ErrRefused) {
+				t.Errorf("concurrent payment: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok != 1 {
+		t.Fatalf("%d of %d concurrent full payments of one bill succeeded, want 1", ok, n)
+	}
+	ps, _ := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{Bill: w.bill.ID})
+	if diff := cmp.Diff(1, len(ids(ps, paymentID))); diff != "" {
+		t.Errorf("payments recorded (-want, +got):\n%s", diff)
+	}
+}

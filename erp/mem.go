@@ -1,0 +1,418 @@
+package erp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+var _ Source = (*Mem)(nil)
+
+// Mem is an in-memory ERP for demos and tests; it must only ever hold
+// fictional data. The zero value is not usable; call NewMem. It is safe for
+// concurrent use.
+//
+// AddVendor, AddBankAccount, AddBill and AddPayment are the ERP's own data
+// entry (a clerk typing a bill, a partner created by hand); they are not
+// part of Source and the gateway never calls them. IDs are decimal numbers
+// from one counter, unique across companies and models.
+type Mem struct {
+	now func() time.Time
+
+	mu       sync.Mutex
+	next     int
+	vendors  map[string]*memVendor
+	accounts map[string]*BankAccount
+	bills    map[string]*memBill
+	payments map[string]*memPayment
+	keys     map[string]string // company, kind and idempotency key → record ID
+}
+
+type memVendor struct {
+	company string
+	Vendor
+}
+
+type memBill struct {
+	company string
+	Bill
+}
+
+type memPayment struct {
+	company string
+	Payment
+}
+
+// NewMem returns an empty ERP. now stamps payments and bank-account
+// changes; nil means time.Now.
+func NewMem(now func() time.Time) *Mem {
+	if now == nil {
+		now = time.Now
+	}
+	return &Mem{
+		now:      now,
+		vendors:  map[string]*memVendor{},
+		accounts: map[string]*BankAccount{},
+		bills:    map[string]*memBill{},
+		payments: map[string]*memPayment{},
+		keys:     map[string]string{},
+	}
+}
+
+func (m *Mem) id() string {
+	m.next++
+	return strconv.Itoa(m.next)
+}
+
+func refused(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrRefused, fmt.Sprintf(format, a...))
+}
+
+func notFound(what string) error { return fmt.Errorf("%w: %s", ErrNotFound, what) }
+
+// AddVendor adds a vendor to company and returns it with its new ID. It
+// returns an error wrapping ErrRefused for an empty company or name.
+func (m *Mem) AddVendor(ctx context.Context, company string, v Vendor) (Vendor, error) {
+	if company == "" || strings.TrimSpace(v.Name) == "" {
+		return Vendor{}, refused("a vendor needs a company and a name")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v.ID = m.id()
+	m.vendors[v.ID] = &memVendor{company: company, Vendor: v}
+	return v, nil
+}
+
+// AddBankAccount adds a bank account to one of company's vendors, as typed
+// by hand, and returns it with its ID and sanitized number. Trusted and
+// Active are taken as given; a zero Sequence means 10 and a zero SetAt
+// means now. It returns an error wrapping ErrNotFound for a vendor of
+// another company and ErrRefused for an empty number or a number the
+// vendor already has (Odoo's uniqueness per partner).
+func (m *Mem) AddBankAccount(ctx context.Context, company string, a BankAccount) (BankAccount, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v := m.vendors[a.Vendor]; v == nil || v.company != company {
+		return BankAccount{}, notFound("vendor")
+	}
+	a.Sanitized = Sanitize(a.Number)
+	if a.Sanitized == "" {
+		return BankAccount{}, refused("the account number is empty")
+	}
+	for _, o := range m.accounts {
+		if o.Vendor == a.Vendor && o.Sanitized == a.Sanitized {
+			return BankAccount{}, refused("the vendor already has this account number")
+		}
+	}
+	if a.Sequence == 0 {
+		a.Sequence = 10
+	}
+	if a.SetAt.IsZero() {
+		a.SetAt = m.now()
+	}
+	a.SetAt = a.SetAt.UTC()
+	a.ID = m.id()
+	m.accounts[a.ID] = &a
+	return a, nil
+}
+
+// AddBill enters a vendor bill or credit note for one of company's vendors
+// and returns it with its ID. An empty Kind means KindBill, an empty State
+// means StatePosted, an empty Name is given one ("BILL/<id>" or
+// "RBILL/<id>"); Residual and PaymentState are computed (a new document is
+// unpaid). A posted credit note that names a bill in Reverses reduces that
+// bill's residual by up to its total. It returns an error wrapping
+// ErrNotFound for a vendor or reversed bill of another company, and
+// ErrRefused for a total not above zero, a currency that is not three
+// upper-case letters, or a credit note in another currency or for another
+// vendor than its bill.
+func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v := m.vendors[b.Vendor]; v == nil || v.company != company {
+		return Bill{}, notFound("vendor")
+	}
+	if b.Kind == "" {
+		b.Kind = KindBill
+	}
+	if b.State == "" {
+		b.State = StatePosted
+	}
+	if b.Total <= 0 {
+		return Bill{}, refused("the total must be above zero")
+	}
+	if !currencyCode(b.Currency) {
+		return Bill{}, refused("the currency must be an ISO 4217 code")
+	}
+	if b.Kind != KindBill && b.Kind != KindCreditNote {
+		return Bill{}, refused("unknown kind %q", b.Kind)
+	}
+	var target *memBill
+	if b.Kind == KindCreditNote && b.Reverses != "" {
+		target = m.bills[b.Reverses]
+		if target == nil || target.company != company || target.Kind != KindBill {
+			return Bill{}, notFound("reversed bill")
+		}
+		if target.Vendor != b.Vendor || target.Currency != b.Currency {
+			return Bill{}, refused("a credit note must be for its bill's vendor and currency")
+		}
+	} else {
+		b.Reverses = ""
+	}
+	b.ID = m.id()
+	if b.Name == "" {
+		prefix := "BILL/"
+		if b.Kind == KindCreditNote {
+			prefix = "RBILL/"
+		}
+		b.Name = prefix + b.ID
+	}
+	if !b.Due.IsZero() {
+		b.Due = b.Due.UTC()
+	}
+	b.Residual, b.PaymentState = b.Total, NotPaid
+	if target != nil && b.State == StatePosted {
+		applied := min(b.Total, target.Residual)
+		target.Residual -= applied
+		target.PaymentState = paymentState(target.Residual)
+		b.Residual -= applied
+		b.PaymentState = paymentState(b.Residual)
+	}
+	m.bills[b.ID] = &memBill{company: company, Bill: b}
+	return b, nil
+}
+
+// AddPayment records a payment made outside intentplane (by hand in the
+// ERP), as given: a draft payment is in flight and changes nothing yet; a
+// posted one reduces its bill's residual by its amount. It returns the
+// payment with its ID, or an error wrapping ErrNotFound for a bill of
+// another company and ErrRefused for an amount not above zero, above the
+// residual (when posted) or in another currency.
+func (m *Mem) AddPayment(ctx context.Context, company string, p Payment) (Payment, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b := m.bills[p.Bill]
+	if b == nil || b.company != company {
+		return Payment{}, notFound("bill")
+	}
+	if p.Amount.Amount <= 0 || p.Amount.Currency != b.Currency {
+		return Payment{}, refused("the amount must be above zero and in %s", b.Currency)
+	}
+	if p.State == "" {
+		p.State = PaymentPosted
+	}
+	if p.State == PaymentPosted {
+		if p.Amount.Amount > b.Residual {
+			return Payment{}, refused("the amount is above the residual")
+		}
+		b.Residual -= p.Amount.Amount
+		b.PaymentState = paymentState(b.Residual)
+	}
+	p.ID, p.Vendor = m.id(), b.Vendor
+	if p.Date.IsZero() {
+		p.Date = m.now()
+	}
+	p.Date = p.Date.UTC()
+	m.payments[p.ID] = &memPayment{company: company, Payment: p}
+	return p, nil
+}
+
+func paymentState(residual intent.Amount) PaymentState {
+	if residual <= 0 {
+		return Paid
+	}
+	return Partial
+}
+
+func currencyCode(c string) bool {
+	return len(c) == 3 && 'A' <= c[0] && c[0] <= 'Z' && 'A' <= c[1] && c[1] <= 'Z' && 'A' <= c[2] && c[2] <= 'Z'
+}
+
+// Vendors implements Reader.
+func (m *Mem) Vendors(ctx context.Context, company string, q VendorQuery) ([]Vendor, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	name := strings.ToLower(strings.TrimSpace(q.Name))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Vendor
+	for _, v := range m.vendors {
+		if v.company != company || (q.ID != "" && v.ID != q.ID) ||
+			(q.Name != "" && strings.ToLower(strings.TrimSpace(v.Name)) != name) {
+			continue
+		}
+		out = append(out, v.Vendor)
+	}
+	slices.SortFunc(out, func(a, b Vendor) int { return CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+// BankAccounts implements Reader.
+func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQuery) ([]BankAccount, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	number := Sanitize(q.Number)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []BankAccount
+	for _, a := range m.accounts {
+		if v := m.vendors[a.Vendor]; v == nil || v.company != company {
+			continue
+		}
+		if (q.ID != "" && a.ID != q.ID) || (q.Vendor != "" && a.Vendor != q.Vendor) ||
+			(q.Number != "" && a.Sanitized != number) {
+			continue
+		}
+		out = append(out, *a)
+	}
+	slices.SortFunc(out, func(a, b BankAccount) int { return CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+// Bills implements Reader.
+func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Bill
+	for _, b := range m.bills {
+		if b.company != company || (q.ID != "" && b.ID != q.ID) || (q.Vendor != "" && b.Vendor != q.Vendor) {
+			continue
+		}
+		if q.Open && (b.Kind != KindBill || b.State != StatePosted || b.Residual <= 0) {
+			continue
+		}
+		out = append(out, b.Bill)
+	}
+	slices.SortFunc(out, func(a, b Bill) int { return CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+// Payments implements Reader.
+func (m *Mem) Payments(ctx context.Context, company string, q PaymentQuery) ([]Payment, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []Payment
+	for _, p := range m.payments {
+		if p.company != company || (q.Bill != "" && p.Bill != q.Bill) {
+			continue
+		}
+		out = append(out, p.Payment)
+	}
+	slices.SortFunc(out, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+// RegisterPayment implements Payer.
+func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequest) (Payment, error) {
+	if err := ctx.Err(); err != nil {
+		return Payment{}, err
+	}
+	if r.Key == "" {
+		return Payment{}, refused("an idempotency key is required")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := company + "\x00payment\x00" + r.Key
+	if id, ok := m.keys[key]; ok {
+		return m.payments[id].Payment, nil
+	}
+	b := m.bills[r.Bill]
+	if b == nil || b.company != company {
+		return Payment{}, notFound("bill")
+	}
+	switch {
+	case b.Kind != KindBill:
+		return Payment{}, refused("%s is a credit note; credit notes reduce what is owed and are never paid", b.Name)
+	case b.State != StatePosted:
+		return Payment{}, refused("%s is not posted", b.Name)
+	case b.Residual <= 0 || b.PaymentState.Settled():
+		return Payment{}, refused("%s is already paid", b.Name)
+	case r.Amount.Currency != b.Currency:
+		return Payment{}, refused("%s is in %s, not %s", b.Name, b.Currency, r.Amount.Currency)
+	case r.Amount.Amount <= 0:
+		return Payment{}, refused("the amount must be above zero")
+	case r.Amount.Amount > b.Residual:
+		return Payment{}, refused("the amount is above what is still owed on %s", b.Name)
+	}
+	a := m.accounts[r.BankAccount]
+	if a == nil || a.Vendor != b.Vendor || !a.Active || !a.Trusted {
+		return Payment{}, refused("the bank account is not an active, trusted account of the bill's vendor")
+	}
+	b.Residual -= r.Amount.Amount
+	b.PaymentState = paymentState(b.Residual)
+	p := Payment{
+		ID: m.id(), Bill: b.ID, Vendor: b.Vendor, BankAccount: a.ID,
+		Amount: r.Amount, Date: m.now().UTC(), State: PaymentPosted, Key: r.Key,
+	}
+	m.payments[p.ID] = &memPayment{company: company, Payment: p}
+	m.keys[key] = p.ID
+	return p, nil
+}
+
+// ChangeBankAccount implements BankEditor.
+func (m *Mem) ChangeBankAccount(ctx context.Context, company string, c BankChange) (BankAccount, error) {
+	if err := ctx.Err(); err != nil {
+		return BankAccount{}, err
+	}
+	number := Sanitize(c.Number)
+	if number == "" || c.Key == "" {
+		return BankAccount{}, refused("a number and an idempotency key are required")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	key := company + "\x00bank\x00" + c.Key
+	if id, ok := m.keys[key]; ok {
+		return *m.accounts[id], nil
+	}
+	v := m.vendors[c.Vendor]
+	if v == nil || v.company != company || !v.Active {
+		return BankAccount{}, notFound("vendor")
+	}
+	var mine []*BankAccount
+	for _, a := range m.accounts {
+		if a.Vendor == c.Vendor {
+			mine = append(mine, a)
+		}
+	}
+	var target *BankAccount
+	first := 10
+	for _, a := range mine {
+		first = min(first, a.Sequence)
+		if a.Sanitized == number {
+			target = a
+		}
+	}
+	now := m.now().UTC()
+	if target == nil {
+		target = &BankAccount{ID: m.id(), Vendor: c.Vendor, Number: c.Number, Sanitized: number}
+		m.accounts[target.ID] = target
+	}
+	if !target.Trusted || !target.Active || target.SetAt.IsZero() {
+		target.SetAt = now
+	}
+	target.Trusted, target.Active = true, true
+	if target.Sequence > first || target.Sequence == 0 {
+		target.Sequence = first - 1
+	}
+	for _, a := range mine {
+		if a != target {
+			a.Active = false
+		}
+	}
+	m.keys[key] = target.ID
+	return *target, nil
+}
