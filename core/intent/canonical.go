@@ -15,6 +15,8 @@ const TimeFormat = "2006-01-02T15:04:05.000000000Z"
 
 // ErrNotCanonical is returned by Canonical for a value it cannot encode
 // canonically: a float, an unsupported type, or a string that is not UTF-8.
+// An Encoder returns it too for object keys out of order and for members
+// written out of place.
 var ErrNotCanonical = errors.New("intent: value has no canonical encoding")
 
 // Canonical returns the canonical encoding of v: JSON with object keys in
@@ -28,107 +30,281 @@ var ErrNotCanonical = errors.New("intent: value has no canonical encoding")
 // time.Time, []string, []any, map[string]string, map[string]any or
 // map[string]Value, nested freely. Anything else, floats included, returns
 // ErrNotCanonical.
+//
+// Canonical is written with an Encoder; code that knows its keys in advance
+// can use an Encoder directly and build no maps.
 func Canonical(v any) ([]byte, error) {
 	return AppendCanonical(nil, v)
 }
 
 // AppendCanonical appends the canonical encoding of v to dst (see Canonical).
 func AppendCanonical(dst []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...), nil
-	case string:
-		return appendString(dst, x)
-	case bool:
-		return strconv.AppendBool(dst, x), nil
-	case int:
-		return strconv.AppendInt(dst, int64(x), 10), nil
-	case int64:
-		return strconv.AppendInt(dst, x, 10), nil
-	case uint8:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case Amount:
-		return strconv.AppendInt(dst, int64(x), 10), nil
-	case time.Time:
-		return appendString(dst, x.UTC().Format(TimeFormat))
-	case Value:
-		switch x.Kind {
-		case KindString:
-			return appendString(dst, x.Str)
-		case KindInt, KindAmount:
-			return strconv.AppendInt(dst, x.Int, 10), nil
-		case KindBool:
-			return strconv.AppendBool(dst, x.Bool), nil
-		}
-		return dst, fmt.Errorf("%w: value of invalid kind %d", ErrNotCanonical, x.Kind)
-	case Args:
-		return appendMap(dst, x)
-	case []string:
-		dst = append(dst, '[')
-		for i, s := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = appendString(dst, s); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
-	case []any:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = AppendCanonical(dst, e); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
-	case map[string]string:
-		return appendMap(dst, x)
-	case map[string]Value:
-		return appendMap(dst, x)
-	case map[string]any:
-		return appendMap(dst, x)
-	}
-	return dst, fmt.Errorf("%w: %T", ErrNotCanonical, v)
+	e := NewEncoder(dst)
+	e.Any(v)
+	return e.Bytes()
 }
 
-// appendMap writes m as an object with its keys in byte order.
-func appendMap[M ~map[string]V, V any](dst []byte, m M) ([]byte, error) {
+// Encoder writes the canonical encoding (see Canonical) one member at a
+// time. Objects are opened with BeginObject, each member is a Key followed
+// by one value, and keys must come in strictly ascending byte order: the
+// Encoder checks it, so an out-of-order or repeated key is an error, never
+// a different encoding. Arrays are opened with BeginArray.
+//
+// The first error (ErrNotCanonical, wrapped) is kept and returned by Bytes;
+// the calls after it do nothing. The zero Encoder appends to a nil slice.
+// An Encoder is not safe for concurrent use.
+type Encoder struct {
+	buf   []byte
+	err   error
+	open  []frame // the objects and arrays being written, innermost last
+	ready bool    // a key was written; its value comes next
+}
+
+// frame is one object or array being written.
+type frame struct {
+	object bool
+	n      int    // members or elements written so far
+	key    string // the last key written (objects)
+}
+
+// NewEncoder returns an Encoder that appends to dst.
+func NewEncoder(dst []byte) *Encoder {
+	return &Encoder{buf: dst, open: make([]frame, 0, 8)}
+}
+
+// Bytes returns the encoding appended so far, and the first error. It
+// reports an error if an object or array is still open.
+func (e *Encoder) Bytes() ([]byte, error) {
+	if e.err == nil && len(e.open) > 0 {
+		e.fail("%d objects or arrays left open", len(e.open))
+	}
+	return e.buf, e.err
+}
+
+func (e *Encoder) fail(format string, a ...any) {
+	if e.err == nil {
+		e.err = fmt.Errorf("%w: %s", ErrNotCanonical, fmt.Sprintf(format, a...))
+	}
+}
+
+// value prepares the writing of one value: a comma between array elements,
+// and a check that a value inside an object follows its key.
+func (e *Encoder) value() bool {
+	if e.err != nil {
+		return false
+	}
+	if len(e.open) == 0 {
+		return true
+	}
+	f := &e.open[len(e.open)-1]
+	if f.object {
+		if !e.ready {
+			e.fail("a value inside an object needs a key")
+			return false
+		}
+		e.ready = false
+		return true
+	}
+	if f.n > 0 {
+		e.buf = append(e.buf, ',')
+	}
+	f.n++
+	return true
+}
+
+// Key writes the key of the next member of the current object. k must be
+// greater, in byte order, than the object's previous key.
+func (e *Encoder) Key(k string) {
+	if e.err != nil {
+		return
+	}
+	if len(e.open) == 0 || !e.open[len(e.open)-1].object || e.ready {
+		e.fail("key %q outside an object or without a value before it", k)
+		return
+	}
+	f := &e.open[len(e.open)-1]
+	if f.n > 0 {
+		if k <= f.key {
+			e.fail("key %q after %q", k, f.key)
+			return
+		}
+		e.buf = append(e.buf, ',')
+	}
+	f.n++
+	f.key = k
+	e.appendString(k)
+	e.buf = append(e.buf, ':')
+	e.ready = true
+}
+
+// BeginObject opens an object; EndObject closes it.
+func (e *Encoder) BeginObject() {
+	if e.value() {
+		e.buf = append(e.buf, '{')
+		e.open = append(e.open, frame{object: true})
+	}
+}
+
+// EndObject closes the object BeginObject opened.
+func (e *Encoder) EndObject() { e.end(true, '}') }
+
+// BeginArray opens an array; EndArray closes it.
+func (e *Encoder) BeginArray() {
+	if e.value() {
+		e.buf = append(e.buf, '[')
+		e.open = append(e.open, frame{})
+	}
+}
+
+// EndArray closes the array BeginArray opened.
+func (e *Encoder) EndArray() { e.end(false, ']') }
+
+func (e *Encoder) end(object bool, c byte) {
+	if e.err != nil {
+		return
+	}
+	if len(e.open) == 0 || e.open[len(e.open)-1].object != object || e.ready {
+		e.fail("%c does not close what is open", c)
+		return
+	}
+	e.open = e.open[:len(e.open)-1]
+	e.buf = append(e.buf, c)
+}
+
+// Null writes null.
+func (e *Encoder) Null() {
+	if e.value() {
+		e.buf = append(e.buf, "null"...)
+	}
+}
+
+// String writes s as a JSON string. A string that is not valid UTF-8 is an
+// error.
+func (e *Encoder) String(s string) {
+	if e.value() {
+		e.appendString(s)
+	}
+}
+
+// Int writes n in decimal.
+func (e *Encoder) Int(n int64) {
+	if e.value() {
+		e.buf = strconv.AppendInt(e.buf, n, 10)
+	}
+}
+
+// Uint writes n in decimal.
+func (e *Encoder) Uint(n uint64) {
+	if e.value() {
+		e.buf = strconv.AppendUint(e.buf, n, 10)
+	}
+}
+
+// Bool writes true or false.
+func (e *Encoder) Bool(b bool) {
+	if e.value() {
+		e.buf = strconv.AppendBool(e.buf, b)
+	}
+}
+
+// Time writes t in UTC as a TimeFormat string.
+func (e *Encoder) Time(t time.Time) {
+	if e.value() {
+		// TimeFormat writes only digits and ASCII punctuation: nothing to
+		// escape.
+		e.buf = append(e.buf, '"')
+		e.buf = t.UTC().AppendFormat(e.buf, TimeFormat)
+		e.buf = append(e.buf, '"')
+	}
+}
+
+// Value writes v by its kind: a string, or an integer (KindInt, and
+// KindAmount in minor units, without its scale), or a boolean. A Value of
+// invalid kind is an error.
+func (e *Encoder) Value(v Value) {
+	switch v.Kind {
+	case KindString:
+		e.String(v.Str)
+	case KindInt, KindAmount:
+		e.Int(v.Int)
+	case KindBool:
+		e.Bool(v.Bool)
+	default:
+		e.fail("value of invalid kind %d", v.Kind)
+	}
+}
+
+// Any writes v, of one of the types Canonical accepts.
+func (e *Encoder) Any(v any) {
+	switch x := v.(type) {
+	case nil:
+		e.Null()
+	case string:
+		e.String(x)
+	case bool:
+		e.Bool(x)
+	case int:
+		e.Int(int64(x))
+	case int64:
+		e.Int(x)
+	case uint8:
+		e.Uint(uint64(x))
+	case Amount:
+		e.Int(int64(x))
+	case time.Time:
+		e.Time(x)
+	case Value:
+		e.Value(x)
+	case Args:
+		writeMap(e, x, e.Value)
+	case []string:
+		e.BeginArray()
+		for _, s := range x {
+			e.String(s)
+		}
+		e.EndArray()
+	case []any:
+		e.BeginArray()
+		for _, v := range x {
+			e.Any(v)
+		}
+		e.EndArray()
+	case map[string]string:
+		writeMap(e, x, e.String)
+	case map[string]Value:
+		writeMap(e, x, e.Value)
+	case map[string]any:
+		writeMap(e, x, e.Any)
+	default:
+		e.fail("%T", v)
+	}
+}
+
+// writeMap writes m as an object with its keys in byte order, each value
+// with write.
+func writeMap[M ~map[string]V, V any](e *Encoder, m M, write func(V)) {
 	var buf [16]string
 	keys := buf[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	dst = append(dst, '{')
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = appendString(dst, k); err != nil {
-			return dst, err
-		}
-		dst = append(dst, ':')
-		if dst, err = AppendCanonical(dst, any(m[k])); err != nil {
-			return dst, err
-		}
+	e.BeginObject()
+	for _, k := range keys {
+		e.Key(k)
+		write(m[k])
 	}
-	return append(dst, '}'), nil
+	e.EndObject()
 }
 
 const hexDigits = "0123456789abcdef"
 
-func appendString(dst []byte, s string) ([]byte, error) {
+func (e *Encoder) appendString(s string) {
 	if !utf8.ValidString(s) {
-		return dst, fmt.Errorf("%w: string is not valid UTF-8", ErrNotCanonical)
+		e.fail("string is not valid UTF-8")
+		return
 	}
-	dst = append(dst, '"')
+	dst := append(e.buf, '"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -140,5 +316,5 @@ func appendString(dst []byte, s string) ([]byte, error) {
 			dst = append(dst, c)
 		}
 	}
-	return append(dst, '"'), nil
+	e.buf = append(dst, '"')
 }

@@ -119,3 +119,63 @@ func TestFormatAmount(t *testing.T) {
 		}
 	}
 }
+
+func TestEncoderOrder(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		write func(e *intent.Encoder)
+		want  string // empty means an error
+	}{
+		{"ascending", func(e *intent.Encoder) {
+			e.BeginObject()
+			e.Key("a")
+			e.Int(1)
+			e.Key("b")
+			e.BeginArray()
+			e.String("x")
+			e.Bool(true)
+			e.EndArray()
+			e.EndObject()
+		}, `{"a":1,"b":["x",true]}`},
+		{"descending", func(e *intent.Encoder) {
+			e.BeginObject()
+			e.Key("b")
+			e.Int(1)
+			e.Key("a")
+			e.Int(2)
+			e.EndObject()
+		}, ""},
+		{"repeated", func(e *intent.Encoder) {
+			e.BeginObject()
+			e.Key("a")
+			e.Int(1)
+			e.Key("a")
+			e.Int(2)
+			e.EndObject()
+		}, ""},
+		{"value without key", func(e *intent.Encoder) {
+			e.BeginObject()
+			e.Int(1)
+			e.EndObject()
+		}, ""},
+		{"left open", func(e *intent.Encoder) { e.BeginArray() }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := intent.NewEncoder(nil)
+			tt.write(e)
+			got, err := e.Bytes()
+			if tt.want == "" {
+				if !errors.Is(err, intent.ErrNotCanonical) {
+					t.Fatalf("Bytes() = %q, %v; want ErrNotCanonical", got, err)
+				}
+				return
+			}
+			if err != nil || string(got) != tt.want {
+				t.Fatalf("Bytes() = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

@@ -31,20 +31,20 @@ const operationDomain = 0x02
 // only if an argument has no canonical encoding (an invalid Value or a
 // string that is not UTF-8).
 func (op Operation) Hash() (OperationHash, error) {
-	b, err := Canonical(map[string]any{
-		"action":  string(op.Action),
-		"args":    op.Args,
-		"mandate": op.MandateID,
-	})
+	e := NewEncoder(append(make([]byte, 0, 256), operationDomain))
+	e.BeginObject()
+	e.Key("action")
+	e.String(string(op.Action))
+	e.Key("args")
+	e.Any(op.Args)
+	e.Key("mandate")
+	e.String(op.MandateID)
+	e.EndObject()
+	b, err := e.Bytes()
 	if err != nil {
 		return OperationHash{}, err
 	}
-	h := sha256.New()
-	h.Write([]byte{operationDomain})
-	h.Write(b)
-	var out OperationHash
-	h.Sum(out[:0])
-	return out, nil
+	return sha256.Sum256(b), nil
 }
 
 // String returns the hash in lowercase hex.

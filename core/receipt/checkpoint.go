@@ -2,9 +2,11 @@ package receipt
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
@@ -36,33 +38,40 @@ type Checkpoint struct {
 // an error wrapping ErrInvalid if a string is not valid UTF-8 or Seq exceeds
 // 2^63-1.
 func (c *Checkpoint) Canonical() ([]byte, error) {
-	m, err := c.fields()
-	if err != nil {
-		return nil, err
-	}
-	return canonical(m)
+	return c.appendCanonical(nil)
 }
 
-func (c *Checkpoint) fields() (map[string]any, error) {
-	m := make(map[string]any, 7)
-	if err := putSeq(m, "seq", c.Seq); err != nil {
-		return nil, err
+// appendCanonical appends c.Canonical() to dst, with the string members
+// extra (sorted by key) added to the object.
+func (c *Checkpoint) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
+	if c.Seq > math.MaxInt64 {
+		return nil, fmt.Errorf("%w: seq %d exceeds 2^63-1", ErrInvalid, c.Seq)
 	}
-	putString(m, "owner", string(c.Owner))
-	putHash(m, "head", c.Head)
-	putTime(m, "time", c.Time)
-	putString(m, "key", c.KeyID)
-	return m, nil
+	e := intent.NewEncoder(dst)
+	o := object{e: e, extra: extra}
+	// The members in ascending key order, as the encoder requires.
+	e.BeginObject()
+	o.hash("head", c.Head)
+	o.string("key", c.KeyID)
+	o.string("owner", string(c.Owner))
+	o.seq("seq", c.Seq)
+	o.time("time", c.Time)
+	o.end()
+	b, err := e.Bytes()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return b, nil
 }
 
 // SigHash returns SHA-256(0x01 || c.Canonical()): the hash that is signed,
 // which leaves out the signature.
 func (c *Checkpoint) SigHash() (Hash, error) {
-	b, err := c.Canonical()
+	b, err := c.appendCanonical([]byte{checkpointDomain})
 	if err != nil {
 		return Hash{}, err
 	}
-	return domainHash(checkpointDomain, b), nil
+	return sha256.Sum256(b), nil
 }
 
 // Verify checks c.Sig with v. It returns v's error, or an error wrapping

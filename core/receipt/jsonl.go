@@ -34,15 +34,12 @@ const (
 func WriteJSONL(w io.Writer, rs []Receipt) error {
 	var line []byte
 	for i := range rs {
-		m, err := rs[i].fields()
+		var err error
+		line, err = rs[i].appendCanonical(line[:0], member{"hash", rs[i].Hash.String()}, member{"type", typeReceipt})
 		if err != nil {
 			return err
 		}
-		m["type"] = typeReceipt
-		m["hash"] = rs[i].Hash.String()
-		if line, err = appendLine(line[:0], m); err != nil {
-			return err
-		}
+		line = append(line, '\n')
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
@@ -57,28 +54,17 @@ func WriteJSONL(w io.Writer, rs []Receipt) error {
 func WriteCheckpoints(w io.Writer, cs []Checkpoint) error {
 	var line []byte
 	for i := range cs {
-		m, err := cs[i].fields()
+		var err error
+		line, err = cs[i].appendCanonical(line[:0], member{"sig", base64.StdEncoding.EncodeToString(cs[i].Sig)}, member{"type", typeCheckpoint})
 		if err != nil {
 			return err
 		}
-		m["type"] = typeCheckpoint
-		m["sig"] = base64.StdEncoding.EncodeToString(cs[i].Sig)
-		if line, err = appendLine(line[:0], m); err != nil {
-			return err
-		}
+		line = append(line, '\n')
 		if _, err := w.Write(line); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func appendLine(dst []byte, m map[string]any) ([]byte, error) {
-	dst, err := intent.AppendCanonical(dst, m)
-	if err != nil {
-		return dst, fmt.Errorf("%w: %w", ErrInvalid, err)
-	}
-	return append(dst, '\n'), nil
 }
 
 // The JSON shapes read back by Verify. Unknown keys are refused: a reader

@@ -164,20 +164,11 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 // hold. It does not read r.Hash. It returns an error wrapping ErrInvalid if
 // r cannot be encoded canonically.
 func (r *Receipt) ComputeHash() (Hash, error) {
-	b, err := r.Canonical()
+	b, err := r.appendCanonical(append(make([]byte, 0, 1024), receiptDomain))
 	if err != nil {
 		return Hash{}, err
 	}
-	return domainHash(receiptDomain, b), nil
-}
-
-func domainHash(domain byte, b []byte) Hash {
-	d := sha256.New()
-	d.Write([]byte{domain})
-	d.Write(b)
-	var h Hash
-	d.Sum(h[:0])
-	return h
+	return sha256.Sum256(b), nil
 }
 
 // Canonical returns the canonical encoding (intent.Canonical) of every
@@ -198,117 +189,154 @@ func domainHash(domain byte, b []byte) Hash {
 // It returns an error wrapping ErrInvalid if a string is not valid UTF-8, a
 // value has an invalid kind, or Seq exceeds 2^63-1.
 func (r *Receipt) Canonical() ([]byte, error) {
-	m, err := r.fields()
-	if err != nil {
-		return nil, err
-	}
-	return canonical(m)
+	return r.appendCanonical(nil)
 }
 
-func canonical(m map[string]any) ([]byte, error) {
-	b, err := intent.Canonical(m)
+// appendCanonical appends r.Canonical() to dst, with the string members
+// extra (sorted by key) added to the object.
+func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
+	if r.Seq > math.MaxInt64 {
+		return nil, fmt.Errorf("%w: seq %d exceeds 2^63-1", ErrInvalid, r.Seq)
+	}
+	e := intent.NewEncoder(dst)
+	o := object{e: e, extra: extra}
+	// The members in ascending key order, as the encoder requires.
+	e.BeginObject()
+	o.string("action", string(r.Action))
+	if len(r.Approvals) > 0 {
+		o.key("approvals")
+		e.BeginArray()
+		for _, a := range r.Approvals {
+			ao := object{e: e}
+			e.BeginObject()
+			ao.string("approver", a.Approver)
+			ao.time("expires", a.ExpiresAt)
+			ao.string("id", a.ID)
+			ao.time("issued", a.IssuedAt)
+			ao.string("level", a.Level)
+			ao.end()
+		}
+		e.EndArray()
+	}
+	if len(r.Args) > 0 {
+		o.key("args")
+		typedValues(e, r.Args)
+	}
+	o.string("code", string(r.Code))
+	o.string("decision", string(r.Decision))
+	if len(r.Facts) > 0 {
+		o.key("facts")
+		typedValues(e, r.Facts)
+	}
+	o.string("mandate", r.MandateID)
+	o.string("message", r.Message)
+	o.string("operation", r.Operation)
+	o.string("output", r.Output)
+	o.string("owner", string(r.Owner))
+	if len(r.Policies) > 0 {
+		o.key("policies")
+		e.BeginArray()
+		for _, p := range r.Policies {
+			e.String(p)
+		}
+		e.EndArray()
+	}
+	o.hash("prev", r.Prev)
+	if len(r.Resolved) > 0 {
+		o.key("resolved")
+		e.BeginArray()
+		for _, res := range r.Resolved {
+			ro := object{e: e}
+			e.BeginObject()
+			ro.string("param", res.Param)
+			if p := res.Provenance; p != (intent.Provenance{}) {
+				ro.key("provenance")
+				po := object{e: e}
+				e.BeginObject()
+				po.time("at", p.At)
+				po.string("record", p.RecordID)
+				po.string("source", p.Source)
+				po.string("version", p.Version)
+				po.end()
+			}
+			ro.string("sent", res.Sent)
+			ro.string("value", res.Value)
+			ro.end()
+		}
+		e.EndArray()
+	}
+	o.string("result", r.Result)
+	o.string("sent", r.Sent)
+	o.seq("seq", r.Seq)
+	o.time("time", r.Time)
+	o.end()
+	b, err := e.Bytes()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return b, nil
 }
 
-// fields returns the receipt as the map that is hashed and exported.
-func (r *Receipt) fields() (map[string]any, error) {
-	m := make(map[string]any, 20)
-	if err := putSeq(m, "seq", r.Seq); err != nil {
-		return nil, err
-	}
-	putString(m, "owner", string(r.Owner))
-	putTime(m, "time", r.Time)
-	putHash(m, "prev", r.Prev)
-	putString(m, "mandate", r.MandateID)
-	putString(m, "action", string(r.Action))
-	putString(m, "sent", r.Sent)
-	if len(r.Args) > 0 {
-		args, err := valueMap(r.Args)
-		if err != nil {
-			return nil, err
-		}
-		m["args"] = args
-	}
-	if len(r.Resolved) > 0 {
-		rs := make([]any, len(r.Resolved))
-		for i, res := range r.Resolved {
-			rm := map[string]any{}
-			putString(rm, "param", res.Param)
-			putString(rm, "sent", res.Sent)
-			putString(rm, "value", res.Value)
-			pm := map[string]any{}
-			putString(pm, "source", res.Provenance.Source)
-			putString(pm, "record", res.Provenance.RecordID)
-			putString(pm, "version", res.Provenance.Version)
-			putTime(pm, "at", res.Provenance.At)
-			if len(pm) > 0 {
-				rm["provenance"] = pm
-			}
-			rs[i] = rm
-		}
-		m["resolved"] = rs
-	}
-	if len(r.Facts) > 0 {
-		facts, err := valueMap(r.Facts)
-		if err != nil {
-			return nil, err
-		}
-		m["facts"] = facts
-	}
-	putString(m, "decision", string(r.Decision))
-	putString(m, "code", string(r.Code))
-	putString(m, "message", r.Message)
-	if len(r.Policies) > 0 {
-		m["policies"] = r.Policies
-	}
-	putString(m, "operation", r.Operation)
-	if len(r.Approvals) > 0 {
-		as := make([]any, len(r.Approvals))
-		for i, a := range r.Approvals {
-			am := map[string]any{}
-			putString(am, "id", a.ID)
-			putString(am, "approver", a.Approver)
-			putString(am, "level", a.Level)
-			putTime(am, "issued", a.IssuedAt)
-			putTime(am, "expires", a.ExpiresAt)
-			as[i] = am
-		}
-		m["approvals"] = as
-	}
-	putString(m, "result", r.Result)
-	putString(m, "output", r.Output)
-	return m, nil
+// member is a string member added to an encoded object: the "type" and
+// "hash" of a JSON Lines record.
+type member struct{ key, value string }
+
+// object writes the members of one object, which its caller gives in
+// ascending key order, leaving out those whose value is zero, and places the
+// extra members (sorted by key) among them. The encoder checks the order.
+type object struct {
+	e     *intent.Encoder
+	extra []member
 }
 
-func putString(m map[string]any, k, v string) {
+// key writes the key k, after the extra members whose keys come before it.
+func (o *object) key(k string) {
+	for len(o.extra) > 0 && o.extra[0].key < k {
+		o.e.Key(o.extra[0].key)
+		o.e.String(o.extra[0].value)
+		o.extra = o.extra[1:]
+	}
+	o.e.Key(k)
+}
+
+// end writes the remaining extra members and closes the object.
+func (o *object) end() {
+	for _, m := range o.extra {
+		o.e.Key(m.key)
+		o.e.String(m.value)
+	}
+	o.extra = nil
+	o.e.EndObject()
+}
+
+func (o *object) string(k, v string) {
 	if v != "" {
-		m[k] = v
+		o.key(k)
+		o.e.String(v)
 	}
 }
 
-func putTime(m map[string]any, k string, t time.Time) {
+func (o *object) time(k string, t time.Time) {
 	if !t.IsZero() {
-		m[k] = t.UTC()
+		o.key(k)
+		o.e.Time(t)
 	}
 }
 
-func putHash(m map[string]any, k string, h Hash) {
+func (o *object) hash(k string, h Hash) {
 	if !h.IsZero() {
-		m[k] = h.String()
+		o.key(k)
+		o.e.String(h.String())
 	}
 }
 
-func putSeq(m map[string]any, k string, seq uint64) error {
-	if seq > math.MaxInt64 {
-		return fmt.Errorf("%w: seq %d exceeds 2^63-1", ErrInvalid, seq)
-	}
+// seq writes a sequence number, which the caller checked is at most
+// 2^63-1.
+func (o *object) seq(k string, seq uint64) {
 	if seq != 0 {
-		m[k] = int64(seq)
+		o.key(k)
+		o.e.Uint(seq)
 	}
-	return nil
 }
 
 // Value kinds as they are written in receipts: each value is an object with
@@ -321,30 +349,50 @@ const (
 	keyScale  = "scale"
 )
 
-func valueMap[M ~map[string]intent.Value](vs M) (map[string]any, error) {
-	out := make(map[string]any, len(vs))
-	for k, v := range vs {
-		tv, err := typedValue(v)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %q: %w", ErrInvalid, k, err)
-		}
-		out[k] = tv
+// typedValues writes vs as an object of typed values, by key in byte order.
+func typedValues[M ~map[string]intent.Value](e *intent.Encoder, vs M) {
+	var buf [16]string
+	keys := buf[:0]
+	for k := range vs {
+		keys = append(keys, k)
 	}
-	return out, nil
+	slices.Sort(keys)
+	e.BeginObject()
+	for _, k := range keys {
+		e.Key(k)
+		typedValue(e, vs[k])
+	}
+	e.EndObject()
 }
 
-// typedValue encodes v with its kind: {"string":s}, {"int":n},
-// {"amount":minor,"scale":s} (scale always written) or {"bool":b}.
-func typedValue(v intent.Value) (map[string]any, error) {
+// typedValue writes v with its kind: {"string":s}, {"int":n},
+// {"amount":minor,"scale":s} (scale always written) or {"bool":b}. A value
+// of invalid kind is the encoder's error.
+func typedValue(e *intent.Encoder, v intent.Value) {
 	switch v.Kind {
 	case intent.KindString:
-		return map[string]any{keyString: v.Str}, nil
+		e.BeginObject()
+		e.Key(keyString)
+		e.String(v.Str)
+		e.EndObject()
 	case intent.KindInt:
-		return map[string]any{keyInt: v.Int}, nil
+		e.BeginObject()
+		e.Key(keyInt)
+		e.Int(v.Int)
+		e.EndObject()
 	case intent.KindAmount:
-		return map[string]any{keyAmount: v.Int, keyScale: v.Scale}, nil
+		e.BeginObject()
+		e.Key(keyAmount)
+		e.Int(v.Int)
+		e.Key(keyScale)
+		e.Uint(uint64(v.Scale))
+		e.EndObject()
 	case intent.KindBool:
-		return map[string]any{keyBool: v.Bool}, nil
+		e.BeginObject()
+		e.Key(keyBool)
+		e.Bool(v.Bool)
+		e.EndObject()
+	default:
+		e.Value(v) // records the invalid kind as the encoder's error
 	}
-	return nil, fmt.Errorf("value of invalid kind %d", v.Kind)
 }
