@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -227,7 +226,7 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 		Time:      now,
 		MandateID: st.mandateID(),
 		Action:    st.proposal.Action,
-		Sent:      sentText(req.Proposal),
+		Sent:      receipt.SentText(req.Proposal),
 		Args:      st.args,
 		Resolved:  d.Resolved,
 		Facts:     d.Facts,
@@ -257,14 +256,6 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	}
 	d.Receipt = stored
 	return d, nil
-}
-
-// sentText keeps what the agent sent verbatim, as text when it is UTF-8.
-func sentText(b []byte) string {
-	if utf8.Valid(b) {
-		return string(b)
-	}
-	return "base64:" + base64.StdEncoding.EncodeToString(b)
 }
 
 // state carries one decision through the pipeline.
@@ -485,7 +476,10 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 
 	// 9. Execute, once.
 	if !c.ReadOnly {
-		if err := g.store.Consume(ctx, "op:"+hash.String(), m.Expiry); err != nil {
+		// The verifier accepts a mandate until DefaultSkew after its
+		// expiry; the nonce must outlive that, or a store that forgets
+		// expired keys lets the operation execute again in between.
+		if err := g.store.Consume(ctx, "op:"+hash.String(), m.Expiry.Add(mandate.DefaultSkew)); err != nil {
 			release()
 			if errors.Is(err, ErrReplayed) {
 				refuse(d, intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate.", hash.String()[:16])
