@@ -1,0 +1,295 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/intentplane/intentplane/core/budget"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+var _ gateway.Store = (*Store)(nil)
+
+// ErrUnavailable is wrapped by every error that is not an answer of the
+// store (not a budget sentinel, gateway.ErrReplayed or receipt.ErrNotFound):
+// the database could not be reached, timed out, or failed the call. The
+// error's text names the call and the database's reason; the gateway turns
+// it into a refusal with code gateway.unavailable.
+var ErrUnavailable = errors.New("postgres: database unavailable")
+
+// Config configures a Store. The zero value means the defaults stated on
+// each field.
+type Config struct {
+	// Timeout bounds each call of the Store, its retries included; zero
+	// means 5s.
+	Timeout time.Duration
+	// Retries is how many times a call is retried after a serialization
+	// failure, a deadlock, or a connection error raised before the call
+	// reached the database; zero means 3, negative means never.
+	Retries int
+	// MaxConns is the size of the connection pool; zero means the DSN's
+	// pool_max_conns if it sets one, else 16.
+	MaxConns int32
+	// MaxBatch bounds how many receipts of one owner are written in one
+	// transaction; zero means 128.
+	MaxBatch int
+	// Logger receives a line per retried call; nil means discard.
+	Logger *slog.Logger
+}
+
+// Store is the PostgreSQL gateway.Store. The zero value is not usable; call
+// Open. It is safe for concurrent use, and several Stores (in several
+// processes) may share one database.
+type Store struct {
+	pool *pgxpool.Pool
+	cfg  Config
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	chains map[intent.Owner]*chain
+}
+
+// Open connects to the database named by dsn (a postgres:// URL or a
+// key=value string, as pgx accepts them), creates or upgrades the schema in
+// the connection's current schema, and returns a Store. It returns an error
+// wrapping ErrUnavailable if the database cannot be reached within
+// cfg.Timeout, ErrSchemaVersion if a newer gateway migrated it, and an error
+// for a DSN that does not parse.
+func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 3
+	}
+	if cfg.MaxBatch <= 0 {
+		cfg.MaxBatch = 128
+	}
+	pc, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad connection string: %w", errors.New(redact(err)))
+	}
+	if cfg.MaxConns > 0 {
+		pc.MaxConns = cfg.MaxConns
+	} else if !strings.Contains(dsn, "pool_max_conns") {
+		pc.MaxConns = 16
+	}
+	// When a call's context ends, ask the server to cancel the statement
+	// (it is then rolled back) instead of only dropping the socket, which
+	// would leave the statement to finish, and commit, behind the caller's
+	// back. The socket is closed if the server has not answered 2s later.
+	pc.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
+		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("%w: connect: %s", ErrUnavailable, redact(err))
+	}
+	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, chains: map[intent.Owner]*chain{}}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	err = s.do(ctx, "migrate", func(ctx context.Context) error { return migrate(ctx, pool) })
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the connection pool; calls made after it fail with
+// ErrUnavailable.
+func (s *Store) Close() { s.pool.Close() }
+
+// answer reports whether err is one of the store's answers rather than a
+// failure.
+func answer(err error) bool {
+	return errors.Is(err, budget.ErrExceeded) || errors.Is(err, budget.ErrCurrency) ||
+		errors.Is(err, budget.ErrNotFound) || errors.Is(err, budget.ErrDuplicate) ||
+		errors.Is(err, gateway.ErrReplayed) || errors.Is(err, receipt.ErrNotFound) ||
+		errors.Is(err, receipt.ErrInvalid) || errors.Is(err, errBadInput) || errors.Is(err, ErrSchemaVersion)
+}
+
+// errBadInput marks arguments refused before the database is asked.
+var errBadInput = errors.New("postgres: invalid argument")
+
+// retryable reports whether err may be retried: a serialization failure, a
+// deadlock, or a connection error before anything was sent.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code == "40001" || pe.Code == "40P01"
+	}
+	return pgconn.SafeToRetry(err)
+}
+
+// do runs fn within the call timeout, retrying retryable failures with a
+// short backoff, and translates what is left into an error wrapping
+// ErrUnavailable that holds no pgx value.
+func (s *Store) do(ctx context.Context, op string, fn func(ctx context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	defer cancel()
+	backoff := time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := fn(ctx)
+		if err == nil || answer(err) {
+			return err
+		}
+		if attempt >= s.cfg.Retries || !retryable(err) || ctx.Err() != nil {
+			return translate(op, err, ctx)
+		}
+		s.log.Warn("postgres: retrying", "op", op, "attempt", attempt+1, "err", redact(err))
+		select {
+		case <-time.After(backoff):
+		case <-ctx.Done():
+			return translate(op, err, ctx)
+		}
+		backoff *= 4
+	}
+}
+
+// translate turns a driver error into one wrapping ErrUnavailable (and the
+// context's error, if it ended).
+func translate(op string, err error, ctx context.Context) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUnavailable, op, cerr)
+	}
+	return fmt.Errorf("%w: %s: %s", ErrUnavailable, op, redact(err))
+}
+
+// redact returns err's text, without the password a connection error may
+// quote, and with the SQLSTATE of a server error.
+func redact(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s (SQLSTATE %s)", pe.Message, pe.Code)
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return "cannot connect to the database: " + errors.Unwrap(ce).Error()
+	}
+	var pce *pgconn.ParseConfigError
+	if errors.As(err, &pce) {
+		return "cannot parse the connection string"
+	}
+	return err.Error()
+}
+
+// Reserve implements budget.Ledger; it also returns an error for a negative
+// amount.
+func (s *Store) Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error {
+	if amount.Amount < 0 {
+		return fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
+	}
+	if amount.Currency != limit.Currency {
+		return budget.ErrCurrency
+	}
+	return s.do(ctx, "reserve", func(ctx context.Context) error {
+		var code int
+		err := s.pool.QueryRow(ctx, `SELECT intentplane_reserve($1, $2, $3, $4, $5)`,
+			account, limit.Currency, int64(limit.Amount), id, int64(amount.Amount)).Scan(&code)
+		if err != nil {
+			return err
+		}
+		switch code {
+		case 0:
+			return nil
+		case 1:
+			return budget.ErrExceeded
+		case 2:
+			return budget.ErrCurrency
+		case 3:
+			return budget.ErrDuplicate
+		}
+		return fmt.Errorf("intentplane_reserve returned %d", code)
+	})
+}
+
+// closeReservation deletes reservation id and moves its amount out of the
+// account's reserved amount, into the committed one if commit is true, in
+// one statement.
+const closeReservation = `
+WITH r AS (DELETE FROM budget_reservations WHERE id = $1 RETURNING account, amount)
+UPDATE budget_accounts a
+   SET reserved = a.reserved - r.amount,
+       committed = a.committed + CASE WHEN $2::bool THEN r.amount ELSE 0 END
+  FROM r WHERE a.account = r.account`
+
+// Commit implements budget.Ledger.
+func (s *Store) Commit(ctx context.Context, id string) error {
+	return s.closeReservation(ctx, "commit", id, true)
+}
+
+// Release implements budget.Ledger.
+func (s *Store) Release(ctx context.Context, id string) error {
+	return s.closeReservation(ctx, "release", id, false)
+}
+
+func (s *Store) closeReservation(ctx context.Context, op, id string, commit bool) error {
+	return s.do(ctx, op, func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, closeReservation, id, commit)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return budget.ErrNotFound
+		}
+		return nil
+	})
+}
+
+// Usage implements budget.Ledger.
+func (s *Store) Usage(ctx context.Context, account string) (budget.Usage, error) {
+	var u budget.Usage
+	err := s.do(ctx, "usage", func(ctx context.Context) error {
+		var committed, reserved int64
+		err := s.pool.QueryRow(ctx, `SELECT committed, reserved FROM budget_accounts WHERE account = $1`, account).Scan(&committed, &reserved)
+		if errors.Is(err, pgx.ErrNoRows) {
+			u = budget.Usage{}
+			return nil
+		}
+		u = budget.Usage{Committed: intent.Amount(committed), Reserved: intent.Amount(reserved)}
+		return err
+	})
+	return u, err
+}
+
+// Consume implements gateway.Store: exactly one of any number of concurrent
+// calls with one key, in any number of processes, inserts its row.
+func (s *Store) Consume(ctx context.Context, key string, expires time.Time) error {
+	return s.do(ctx, "consume", func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, `INSERT INTO consumed_keys (key, expires) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, expires.UTC())
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return gateway.ErrReplayed
+		}
+		return nil
+	})
+}
+
+// Sweep forgets the consumed keys that expired before now and returns how
+// many it forgot. It scans the whole table: run it from time to time (an
+// operator's job or a timer in the wiring), not per decision.
+func (s *Store) Sweep(ctx context.Context, now time.Time) (int64, error) {
+	var n int64
+	err := s.do(ctx, "sweep", func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, `DELETE FROM consumed_keys WHERE expires < $1`, now.UTC())
+		n = tag.RowsAffected()
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,161 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/store/internal/paytest"
+	"github.com/intentplane/intentplane/store/postgres"
+	"github.com/intentplane/intentplane/store/postgres/internal/pgtest"
+	"github.com/intentplane/intentplane/store/storetest"
+)
+
+// open returns a Store on a fresh schema, closed when t ends.
+func open(t testing.TB, cfg postgres.Config) (*postgres.Store, string) {
+	t.Helper()
+	dsn, _ := pgtest.Schema(t)
+	s, err := postgres.Open(context.Background(), dsn, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s, dsn
+}
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, func(t *testing.T) gateway.Store {
+		s, _ := open(t, postgres.Config{})
+		return s
+	})
+}
+
+// TestMigrateTwice: a second Open (another replica, a restart) finds the
+// schema current and changes nothing.
+func TestMigrateTwice(t *testing.T) {
+	t.Parallel()
+	s, dsn := open(t, postgres.Config{})
+	ctx := context.Background()
+	if _, err := s.Append(ctx, receipt.Receipt{Owner: "emma", Time: time.Unix(1, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 4)
+	for range 4 {
+		go func() {
+			s2, err := postgres.Open(ctx, dsn, postgres.Config{})
+			if err == nil {
+				s2.Close()
+			}
+			done <- err
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatalf("concurrent Open of a migrated schema: %v", err)
+		}
+	}
+	rs, err := s.Receipts(ctx, "emma", 1, 0)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("after reopening: %d receipts, %v", len(rs), err)
+	}
+	if v := postgres.SchemaVersion(); v < 1 {
+		t.Fatalf("SchemaVersion() = %d", v)
+	}
+}
+
+// TestDeadDatabase: a database that cannot be reached is an error wrapping
+// ErrUnavailable, at Open and on every call once the pool is gone; the
+// gateway turns it into a refusal with code gateway.unavailable.
+func TestDeadDatabase(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	start := time.Now()
+	_, err := postgres.Open(ctx, "postgres://postgres:secret-pw@127.0.0.1:1/test?sslmode=disable&connect_timeout=2", postgres.Config{Timeout: 2 * time.Second})
+	if !errors.Is(err, postgres.ErrUnavailable) {
+		t.Fatalf("Open on a dead port = %v, want ErrUnavailable", err)
+	}
+	if strings.Contains(err.Error(), "secret-pw") {
+		t.Fatalf("error leaks the password: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Open on a dead port took %s", d)
+	}
+
+	s, _ := open(t, postgres.Config{Timeout: time.Second})
+	gw, err := paytest.Gateway(s, &paytest.Recorder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := paytest.Mandate("m-dead", "emma", 100_00, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", "1.00", "before")})
+	if err != nil || d.Verdict != gateway.Allow {
+		t.Fatalf("before the database is lost: %v %v %+v", d.Verdict, err, d.Refusal)
+	}
+	s.Close()
+	d, err = gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", "1.00", "after")})
+	if d.Verdict != gateway.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeUnavailable || d.Executed {
+		t.Fatalf("with the database lost: verdict %v refusal %+v executed %v, want deny %s", d.Verdict, d.Refusal, d.Executed, intent.CodeUnavailable)
+	}
+	if !errors.Is(err, postgres.ErrUnavailable) {
+		t.Fatalf("Decide error = %v, want the receipt's ErrUnavailable", err)
+	}
+	if err := s.Consume(ctx, "k", time.Now()); !errors.Is(err, postgres.ErrUnavailable) {
+		t.Fatalf("Consume on a closed store = %v, want ErrUnavailable", err)
+	}
+}
+
+// TestTimeout: a call that cannot finish within Config.Timeout (here: the
+// account row is locked by another transaction) fails with an error
+// wrapping ErrUnavailable and context.DeadlineExceeded, and leaves nothing
+// behind.
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	s, dsn := open(t, postgres.Config{Timeout: 200 * time.Millisecond})
+	ctx := context.Background()
+	eur := intent.Money{Currency: "EUR", Amount: 100}
+	if err := s.Reserve(ctx, "m", eur, "a", eur); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT * FROM budget_accounts WHERE account = 'm' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Commit(ctx, "a")
+	if !errors.Is(err, postgres.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Commit behind a row lock = %v, want ErrUnavailable and DeadlineExceeded", err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.Usage(ctx, "m"); err != nil || u.Reserved != 100 || u.Committed != 0 {
+		t.Fatalf("after the timed-out Commit: %+v, %v; want reserved 100 (nothing half done)", u, err)
+	}
+	if err := s.Commit(ctx, "a"); err != nil {
+		t.Fatalf("Commit once the lock is gone: %v", err)
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Consume(cctx, "k", time.Now()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Consume with a cancelled context = %v", err)
+	}
+}
