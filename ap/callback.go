@@ -1,0 +1,115 @@
+package ap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/intentplane/intentplane/core/normalize"
+)
+
+// Callback is the evidence of a call-back before a bank-detail change: a
+// person of the company called the vendor at the phone number on file and
+// the vendor confirmed the new bank account. It is recorded on the approval
+// channel, which the agent cannot reach; never from a message the agent
+// read.
+type Callback struct {
+	// ID identifies the record.
+	ID string
+	// Company is the company (the mandate's owner) it was made for.
+	Company string
+	// Vendor is the ERP ID of the vendor called.
+	Vendor string
+	// Number is the IBAN the vendor confirmed, in electronic format
+	// (normalize.IBAN).
+	Number string
+	// Phone is the number that was dialled, as typed. The pack checks it
+	// against the vendor's phone on file.
+	Phone string
+	// CalledBy names the person who made the call.
+	CalledBy string
+	// At is when the call-back was recorded, in UTC.
+	At time.Time
+}
+
+// ErrNoCallback is returned by Callbacks.Callback when no call-back
+// confirms the number for the company.
+var ErrNoCallback = errors.New("ap: no call-back confirms this bank account")
+
+// Callbacks gives the call-backs recorded on the approval channel.
+// Callback returns the most recent call-back of company that confirmed
+// number (an electronic-format IBAN), or an error wrapping ErrNoCallback;
+// any other error means the records could not be read. It must never
+// return another company's call-back. Called concurrently.
+type Callbacks interface {
+	Callback(ctx context.Context, company, number string) (Callback, error)
+}
+
+var _ Callbacks = (*CallbackMem)(nil)
+
+// CallbackMem is an in-memory Callbacks, for demos and tests until the
+// approval page records call-backs durably. The zero value is empty and
+// ready to use; it is safe for concurrent use.
+type CallbackMem struct {
+	mu  sync.Mutex
+	cbs []Callback
+}
+
+// Record stores a call-back. It normalizes Number with normalize.IBAN and
+// refuses, with an error wrapping normalize.ErrInvalid or describing what
+// is missing, a record without ID, Company, Vendor, Phone, CalledBy or At,
+// or with a number that is not a valid IBAN.
+func (m *CallbackMem) Record(ctx context.Context, cb Callback) error {
+	if cb.ID == "" || cb.Company == "" || cb.Vendor == "" || strings.TrimSpace(cb.Phone) == "" || cb.CalledBy == "" || cb.At.IsZero() {
+		return errors.New("ap: a call-back needs an ID, a company, a vendor, the phone dialled, who called and when")
+	}
+	n, err := normalize.IBAN(cb.Number)
+	if err != nil {
+		return fmt.Errorf("ap: call-back: %w", err)
+	}
+	cb.Number, cb.At = n, cb.At.UTC()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.cbs = append(m.cbs, cb)
+	return nil
+}
+
+// Callback implements Callbacks.
+func (m *CallbackMem) Callback(ctx context.Context, company, number string) (Callback, error) {
+	if err := ctx.Err(); err != nil {
+		return Callback{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var best *Callback
+	for i := range m.cbs {
+		cb := &m.cbs[i]
+		if cb.Company == company && cb.Number == number && (best == nil || !cb.At.Before(best.At)) {
+			best = cb
+		}
+	}
+	if best == nil {
+		return Callback{}, ErrNoCallback
+	}
+	return *best, nil
+}
+
+// phoneDigits reduces a phone number to its digits, with an international
+// "00" prefix read as "+": "+49 30 1234567" and "0049 30 1234567" are
+// the same. It returns "" when there are fewer than 6 digits.
+func phoneDigits(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; '0' <= c && c <= '9' {
+			b.WriteByte(c)
+		}
+	}
+	d := strings.TrimPrefix(b.String(), "00")
+	if len(d) < 6 {
+		return ""
+	}
+	return d
+}

@@ -1,0 +1,105 @@
+package ap
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/erp"
+)
+
+var _ gateway.ContextProvider = payFacts{}
+
+// payFacts is the context provider of ap.pay_bill. The gateway calls it
+// while it holds the bill (the contract's Exclusive), so what it reads
+// about the bill cannot change under a concurrent payment of the same bill
+// decided through a gateway sharing the store. It gives:
+//
+//   - bill_residual (Long, minor units) and bill_already_paid (Bool: the
+//     payment state is paid, in_payment or reversed, or nothing is owed);
+//   - payments_in_flight (Long): draft payments of the bill;
+//   - bill_duplicates (Long): the vendor's other bills, not cancelled,
+//     whose reference has the same RefKey; bill_duplicate_settled (Bool):
+//     one of them is paid in part or in full;
+//   - iban_current (Bool): the resolved account is the bill vendor's
+//     current account (erp.Current); iban_cooling_off (Bool): its number
+//     was set less than Config.CoolingOff ago;
+//   - budget_currency (String): the mandate budget's currency;
+//   - confirm_above and max_amount (Long, minor units): Config's
+//     thresholds, so that an operator changes them without editing the
+//     embedded policy.
+//
+// Other actions get no facts.
+type payFacts struct {
+	src erp.Source
+	cfg Config
+}
+
+func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+	if q.Action != ActionPayBill {
+		return nil, nil
+	}
+	company := string(q.Owner)
+	bs, err := p.src.Bills(ctx, company, erp.BillQuery{ID: q.Args["bill"].Str})
+	if err != nil {
+		return nil, err
+	}
+	if len(bs) != 1 {
+		return nil, fmt.Errorf("ap: bill %s vanished while it was held", q.Args["bill"].Str)
+	}
+	bill := bs[0]
+
+	payments, err := p.src.Payments(ctx, company, erp.PaymentQuery{Bill: bill.ID})
+	if err != nil {
+		return nil, err
+	}
+	inFlight := 0
+	for _, pm := range payments {
+		if pm.State == erp.PaymentDraft {
+			inFlight++
+		}
+	}
+
+	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: bill.Vendor})
+	if err != nil {
+		return nil, err
+	}
+	dups, settled := 0, false
+	if key := RefKey(bill.Ref); key != "" {
+		for _, s := range siblings {
+			if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled || RefKey(s.Ref) != key {
+				continue
+			}
+			dups++
+			settled = settled || s.PaymentState != erp.NotPaid || s.Residual < s.Total
+		}
+	}
+
+	accountID := ""
+	for _, r := range q.Resolved {
+		if r.Param == "iban" {
+			accountID = r.Provenance.RecordID
+		}
+	}
+	accounts, err := p.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: bill.Vendor})
+	if err != nil {
+		return nil, err
+	}
+	cur, ok := erp.Current(accounts, bill.Vendor)
+	isCurrent := ok && cur.ID == accountID && cur.Sanitized == q.Args["iban"].Str
+	coolingOff := isCurrent && p.cfg.Now().Sub(cur.SetAt) < p.cfg.CoolingOff
+
+	return map[string]intent.Value{
+		"bill_residual":          intent.Int(int64(bill.Residual)),
+		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
+		"payments_in_flight":     intent.Int(int64(inFlight)),
+		"bill_duplicates":        intent.Int(int64(dups)),
+		"bill_duplicate_settled": intent.Bool(settled),
+		"iban_current":           intent.Bool(isCurrent),
+		"iban_cooling_off":       intent.Bool(coolingOff),
+		"budget_currency":        intent.Str(q.Budget.Currency),
+		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
+		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
+	}, nil
+}
