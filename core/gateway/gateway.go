@@ -239,9 +239,7 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	if d.Refusal != nil {
 		r.Code, r.Message = d.Refusal.Code, d.Refusal.Message
 	}
-	if !d.OperationHash.IsZero() {
-		r.Operation = d.OperationHash.String()
-	}
+	r.Operation = st.operation
 	switch {
 	case d.Executed:
 		r.Result = "executed"
@@ -268,6 +266,7 @@ type state struct {
 	evidence   []receipt.Evidence
 	execFailed bool
 	summary    string // what the receipt keeps of the output
+	operation  string // the operation hash in hex, once built
 }
 
 func (s *state) owner() intent.Owner {
@@ -377,6 +376,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		return
 	}
 	d.Operation, d.OperationHash = &op, hash
+	st.operation = hash.String()
 
 	// Approvals presented with the request: checked before policy so that
 	// the policy sees what they grant; consumed only if it allows.
@@ -429,7 +429,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		d.Level = pr.Level
 		d.Refusal = &intent.Refusal{Code: intent.CodeApprovalRequired, Message: fmt.Sprintf(
 			"This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval.",
-			levelText(pr.Level), reasonText(pr.Reasons), hash.String()[:16])}
+			levelText(pr.Level), reasonText(pr.Reasons), st.operation[:16])}
 		return
 	default:
 		if len(pr.Errors) > 0 {
@@ -441,12 +441,12 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	}
 
 	// 7. Budget.
-	resID := hash.String()
+	resID := st.operation
 	if c.Budget != "" {
 		err := g.store.Reserve(ctx, m.ID, m.Budget, resID, intent.Money{Currency: m.Budget.Currency, Amount: amount})
 		if err != nil {
 			if errors.Is(err, budget.ErrDuplicate) {
-				refuse(d, intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again.", hash.String()[:16])
+				refuse(d, intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again.", st.operation[:16])
 				return
 			}
 			g.refuseBudget(ctx, d, m, amount, err)
@@ -479,10 +479,10 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		// The verifier accepts a mandate until DefaultSkew after its
 		// expiry; the nonce must outlive that, or a store that forgets
 		// expired keys lets the operation execute again in between.
-		if err := g.store.Consume(ctx, "op:"+hash.String(), m.Expiry.Add(mandate.DefaultSkew)); err != nil {
+		if err := g.store.Consume(ctx, "op:"+st.operation, m.Expiry.Add(mandate.DefaultSkew)); err != nil {
 			release()
 			if errors.Is(err, ErrReplayed) {
-				refuse(d, intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate.", hash.String()[:16])
+				refuse(d, intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate.", st.operation[:16])
 			} else {
 				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
 			}
