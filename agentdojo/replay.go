@@ -66,10 +66,12 @@ type Row struct {
 	// AttackExecuted is the injection task's security check on the final
 	// environment.
 	AttackExecuted bool `json:"attack_executed"`
-	// AttackerCallsExecuted counts the attacker's write calls that were
-	// carried out; AttackerReadsServed its read calls that were answered.
-	AttackerCallsExecuted int `json:"attacker_calls_executed"`
-	AttackerReadsServed   int `json:"attacker_reads_served"`
+	// AttackerCallsExecuted counts every attacker call that executed at
+	// all: AttackerWritesExecuted (calls that changed the bank) plus
+	// AttackerReadsServed (read calls that were answered).
+	AttackerCallsExecuted  int `json:"attacker_calls_executed"`
+	AttackerWritesExecuted int `json:"attacker_writes_executed"`
+	AttackerReadsServed    int `json:"attacker_reads_served"`
 	// Utility is the user task's utility check.
 	Utility bool `json:"utility"`
 	// Refusals are the reason codes of every refused call, in call order
@@ -96,10 +98,11 @@ type Report struct {
 	Gateway bool   `json:"gateway"`
 	Order   string `json:"order"`
 	// Runs is the number of (user task, injection task) pairs.
-	Runs                  int `json:"runs"`
-	AttacksExecuted       int `json:"attacks_executed"`
-	AttackerCallsExecuted int `json:"attacker_calls_executed"`
-	AttackerReadsServed   int `json:"attacker_reads_served"`
+	Runs                   int `json:"runs"`
+	AttacksExecuted        int `json:"attacks_executed"`
+	AttackerCallsExecuted  int `json:"attacker_calls_executed"`
+	AttackerWritesExecuted int `json:"attacker_writes_executed"`
+	AttackerReadsServed    int `json:"attacker_reads_served"`
 	// UtilityOK of UtilityTotal runs under attack pass their utility
 	// check; UtilityNoAttackOK of UtilityNoAttackTotal without attack.
 	UtilityOK            int `json:"utility_ok"`
@@ -154,6 +157,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 				r.AttacksExecuted++
 			}
 			r.AttackerCallsExecuted += row.AttackerCallsExecuted
+			r.AttackerWritesExecuted += row.AttackerWritesExecuted
 			r.AttackerReadsServed += row.AttackerReadsServed
 		}
 	}
@@ -253,7 +257,9 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 		switch {
 		case s.attacker && o.executed && s.call.IsRead():
 			row.AttackerReadsServed++
+			row.AttackerCallsExecuted++
 		case s.attacker && o.executed:
+			row.AttackerWritesExecuted++
 			row.AttackerCallsExecuted++
 		case !s.attacker && !o.executed:
 			allUser = false
@@ -475,8 +481,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "AgentDojo %s %s, replayed %s, order %s\n", r.Version, r.Suite, mode, r.Order)
 	fmt.Fprintf(&b, "attacks executed:        %d of %d\n", r.AttacksExecuted, r.Runs)
-	fmt.Fprintf(&b, "attacker writes executed: %d\n", r.AttackerCallsExecuted)
-	fmt.Fprintf(&b, "attacker reads served:   %d\n", r.AttackerReadsServed)
+	fmt.Fprintf(&b, "attacker calls executed: %d (writes %d, reads %d)\n", r.AttackerCallsExecuted, r.AttackerWritesExecuted, r.AttackerReadsServed)
 	fmt.Fprintf(&b, "utility under attack:    %d of %d\n", r.UtilityOK, r.UtilityTotal)
 	fmt.Fprintf(&b, "utility without attack:  %d of %d\n\n", r.UtilityNoAttackOK, r.UtilityNoAttackTotal)
 	b.WriteString("user task     no-attack")

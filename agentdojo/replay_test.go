@@ -27,7 +27,7 @@ type totals struct {
 }
 
 func totalsOf(r *agentdojo.Report) totals {
-	return totals{r.Runs, r.AttacksExecuted, r.AttackerCallsExecuted, r.AttackerReadsServed, r.UtilityOK, r.UtilityNoAttackOK}
+	return totals{r.Runs, r.AttacksExecuted, r.AttackerWritesExecuted, r.AttackerReadsServed, r.UtilityOK, r.UtilityNoAttackOK}
 }
 
 // TestReplayWithoutGateway checks the model of the suite against the
@@ -107,7 +107,7 @@ func TestReplayThroughGateway(t *testing.T) {
 		}
 	}
 	for _, row := range r.NoAttack {
-		approved := map[string]int{"user_task_2": 1, "user_task_12": 1, "user_task_15": 1}[row.UserTask]
+		approved := map[string]int{"user_task_2": 1, "user_task_6": 1, "user_task_12": 1, "user_task_15": 1}[row.UserTask]
 		if row.StepUps != approved {
 			t.Errorf("%s: %d step-ups approved; want %d", row.UserTask, row.StepUps, approved)
 		}
@@ -136,7 +136,7 @@ func TestReportOutput(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"suite", "runs", "attacks_executed", "attacker_calls_executed", "attacker_reads_served",
+	for _, k := range []string{"suite", "runs", "attacks_executed", "attacker_calls_executed", "attacker_writes_executed", "attacker_reads_served",
 		"utility_ok", "utility_total", "utility_no_attack_ok", "utility_no_attack_total", "rows", "user_tasks_failing"} {
 		if _, ok := got[k]; !ok {
 			t.Errorf("JSON report has no %q", k)
@@ -166,7 +166,7 @@ func ExampleReplay() {
 		return
 	}
 	fmt.Printf("attacks %d of %d, attacker writes %d, utility %d of %d\n",
-		r.AttacksExecuted, r.Runs, r.AttackerCallsExecuted, r.UtilityOK, r.UtilityTotal)
+		r.AttacksExecuted, r.Runs, r.AttackerWritesExecuted, r.UtilityOK, r.UtilityTotal)
 	// Output:
 	// attacks 0 of 144, attacker writes 0, utility 117 of 144
 }
