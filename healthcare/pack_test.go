@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -276,7 +277,7 @@ func TestClosedEncounter(t *testing.T) {
 	if d.Verdict != gateway.Deny || code(d) != intent.CodePolicyDenied || d.Executed {
 		t.Fatalf("annotate after close: verdict %v code %q executed %v", d.Verdict, code(d), d.Executed)
 	}
-	if diff := cmp.Diff([]string{"encounter-closed"}, d.Policies); diff != "" {
+	if diff := cmp.Diff([]string{"encounter-closed", "restricted-record-confirm"}, d.Policies); diff != "" {
 		t.Errorf("determining policies (-want, +got):\n%s", diff)
 	}
 	if !strings.Contains(message(d), "the encounter with this patient is closed") {
@@ -400,4 +401,23 @@ func TestInjectionScenario(t *testing.T) {
 		}
 	}
 	e.checkReceipts()
+}
+
+// TestAnnotateRestrictedNeedsConfirmation: writing into a restricted record
+// needs the clinician's confirmation, as opening it does (a regression found
+// in review: annotate_record was not covered by the guard).
+func TestAnnotateRestrictedNeedsConfirmation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	if err := e.ehr.AddRecord(healthcare.Record{Patient: healthcare.Patient{ID: "P-3003", Name: "Alex Fictional", BirthDate: "1990-01-01"}, Restricted: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ehr.AddEncounter(healthcare.Encounter{ID: "E-3003", Clinician: "dr-grey", Patient: "P-3003", Start: time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC), Status: healthcare.StatusActive}); err != nil {
+		t.Fatal(err)
+	}
+	tok := e.mandateFor("dr-grey")
+	d := e.decide(tok, healthcare.ActionAnnotateRecord, map[string]string{"patient": "P-3003", "note": "Seen today."})
+	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || d.Executed {
+		t.Fatalf("annotate restricted: verdict %v level %q executed %v", d.Verdict, d.Level, d.Executed)
+	}
 }
