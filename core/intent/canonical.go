@@ -305,16 +305,20 @@ func (e *Encoder) appendString(s string) {
 		return
 	}
 	dst := append(e.buf, '"')
+	plain := 0 // s[plain:i] needs no escape
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c < 0x20:
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[plain:i]...)
+		plain = i + 1
+		if c < 0x20 {
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		default:
-			dst = append(dst, c)
+		} else {
+			dst = append(dst, '\\', c)
 		}
 	}
+	dst = append(dst, s[plain:]...)
 	e.buf = append(dst, '"')
 }
