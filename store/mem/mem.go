@@ -20,9 +20,9 @@ var _ gateway.Store = (*Store)(nil)
 type Store struct {
 	mu       sync.Mutex
 	accounts map[string]*account
-	reserved map[string]reservation // open reservations by id
-	used     map[string]time.Time   // consumed keys and when they may be forgotten
-	chains   map[intent.Owner][]receipt.Receipt
+	reserved map[string]reservation              // open reservations by id
+	used     map[string]time.Time                // consumed keys and when they may be forgotten
+	chains   map[intent.Owner][]*receipt.Receipt // by pointer: a long chain grows without copying receipts
 	now      func() time.Time
 }
 
@@ -47,7 +47,7 @@ func New(now func() time.Time) *Store {
 		accounts: map[string]*account{},
 		reserved: map[string]reservation{},
 		used:     map[string]time.Time{},
-		chains:   map[intent.Owner][]receipt.Receipt{},
+		chains:   map[intent.Owner][]*receipt.Receipt{},
 		now:      now,
 	}
 }
@@ -155,13 +155,13 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 	chain := s.chains[r.Owner]
 	var prev *receipt.Receipt
 	if len(chain) > 0 {
-		prev = &chain[len(chain)-1]
+		prev = chain[len(chain)-1]
 	}
 	linked, err := receipt.Link(r, prev)
 	if err != nil {
 		return receipt.Receipt{}, err
 	}
-	s.chains[r.Owner] = append(chain, linked)
+	s.chains[r.Owner] = append(chain, &linked)
 	return linked, nil
 }
 
@@ -181,7 +181,7 @@ func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, l
 		if limit > 0 && len(out) == limit {
 			break
 		}
-		out = append(out, r)
+		out = append(out, *r)
 	}
 	return out, nil
 }
