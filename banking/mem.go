@@ -261,7 +261,11 @@ func (m *Mem) RecentTransactions(owner intent.Owner, n int64) ([]Transaction, er
 		case n > 0 && n < l:
 			start = l - n
 		case n < 0:
-			start = min(-n, l)
+			// -n overflows for math.MinInt64: compare without negating.
+			start = l
+			if n > -l {
+				start = -n
+			}
 		}
 		out = slices.Clone(a.Transactions[start:])
 		return nil

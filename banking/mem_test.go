@@ -2,6 +2,7 @@ package banking_test
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,5 +118,25 @@ func TestMemProfileAndFiles(t *testing.T) {
 	}
 	if _, err := b.UserInfo(intent.Owner("nobody")); !errors.Is(err, banking.ErrUnknownOwner) {
 		t.Errorf("unknown owner: %v", err)
+	}
+}
+
+// TestRecentTransactionsExtremeN: found in review, n = math.MinInt64 made
+// -n overflow and the slice panic, crashing the gateway.
+func TestRecentTransactionsExtremeN(t *testing.T) {
+	t.Parallel()
+	m := banking.NewMem()
+	if err := m.Open("emma", banking.Account{IBAN: "DE89370400440532013000", Transactions: []banking.Transaction{{ID: 1}, {ID: 2}, {ID: 3}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int64{math.MinInt64, math.MinInt64 + 1, -4, -3, -2, math.MaxInt64} {
+		got, err := m.RecentTransactions("emma", n)
+		if err != nil {
+			t.Fatalf("n=%d: %v", n, err)
+		}
+		want := map[int64]int{math.MinInt64: 0, math.MinInt64 + 1: 0, -4: 0, -3: 0, -2: 1, math.MaxInt64: 3}[n]
+		if len(got) != want {
+			t.Errorf("n=%d: %d transactions, want %d", n, len(got), want)
+		}
 	}
 }
