@@ -46,5 +46,11 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 		return fmt.Errorf("%s: %w", c.File, err)
 	}
 	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints\n", c.File, rep.Receipts, rep.Owners, rep.Checkpoints)
+	switch {
+	case rep.Checkpoints == 0:
+		fmt.Fprintf(e.stdout, "warning: no signed checkpoint: the chains are consistent, but a chain rewritten from its start, or cut at its end, cannot be detected without one\n")
+	case rep.Unverified > 0:
+		fmt.Fprintf(e.stdout, "warning: %d checkpoints NOT verified (no --pub key given): their signatures were not checked\n", rep.Unverified)
+	}
 	return nil
 }
