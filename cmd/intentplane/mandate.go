@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -170,6 +171,8 @@ func parseMoney(s string) (intent.Money, error) {
 	return intent.Money{Currency: cur, Amount: intent.Amount(n)}, nil
 }
 
+var actionRE = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
+
 // buildMandate assembles a mandate with a random id, valid from now for ttl.
 func buildMandate(issuer, audience string, owner intent.Owner, scope []string, budget intent.Money, claims map[string][]string, mode mandate.Mode, now time.Time, ttl time.Duration) (mandate.Mandate, error) {
 	var id [16]byte
@@ -178,7 +181,11 @@ func buildMandate(issuer, audience string, owner intent.Owner, scope []string, b
 	}
 	acts := make([]intent.Action, 0, len(scope))
 	for _, s := range scope {
-		acts = append(acts, intent.Action(strings.TrimSpace(s)))
+		a := strings.TrimSpace(s)
+		if !actionRE.MatchString(a) {
+			return mandate.Mandate{}, fmt.Errorf("scope %q: an action is written pack.verb (e.g. banking.send_money); there are no wildcards", a)
+		}
+		acts = append(acts, intent.Action(a))
 	}
 	now = now.UTC().Truncate(time.Second)
 	return mandate.Mandate{
