@@ -1,0 +1,362 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+)
+
+// config is the TOML configuration file. Unknown keys are refused.
+type config struct {
+	// Name is the server name the client sees; empty means "intentplane".
+	Name string `toml:"name"`
+	// Audience is the gateway's name, which the mandate must be issued
+	// for; empty means "intentplane-mcp".
+	Audience string `toml:"audience"`
+	// Instructions are sent to the client at initialization.
+	Instructions string                  `toml:"instructions"`
+	Mandate      mandateConfig           `toml:"mandate"`
+	Policy       policyConfig            `toml:"policy"`
+	Store        storeConfig             `toml:"store"`
+	Approvals    approvalsConfig         `toml:"approvals"`
+	Registries   map[string]registryConf `toml:"registries"`
+	Servers      map[string]serverConfig `toml:"servers"`
+	Tools        map[string]toolConfig   `toml:"tools"`
+
+	path string // the file, for messages
+	dir  string // its directory: relative paths are relative to it
+	pos  positions
+}
+
+// mandateConfig is either a signed mandate file with its issuer's public
+// key, or what to issue at start for one user with a generated key.
+type mandateConfig struct {
+	// File holds a signed mandate token (ipm1.…).
+	File string `toml:"file"`
+	// Issuer is the issuer's key id, IssuerKey a file holding its public
+	// key ("ed25519-pub:…").
+	Issuer    string `toml:"issuer"`
+	IssuerKey string `toml:"issuer_key"`
+
+	// Owner, for a mandate issued at start: whose records are used.
+	Owner string `toml:"owner"`
+	// Scope lists the allowed actions; empty means every configured one.
+	Scope []string `toml:"scope"`
+	// Budget is "EUR 12000.00"; empty means nothing may be spent.
+	Budget string `toml:"budget"`
+	// Mode is "known_counterparties" (default) or "strict".
+	Mode string `toml:"mode"`
+	// ValidFor is the mandate's lifetime from start; empty means 8h.
+	ValidFor duration `toml:"valid_for"`
+	// Claims are the values the user names (payees = ["…"]).
+	Claims map[string][]string `toml:"claims"`
+}
+
+type policyConfig struct {
+	// Dir holds policy.cedar (any *.cedar) and schema.cedarschema for the
+	// proxied tools' actions.
+	Dir string `toml:"dir"`
+}
+
+type storeConfig struct {
+	// Kind is "mem" (the default; state is lost at exit).
+	Kind string `toml:"kind"`
+}
+
+type approvalsConfig struct {
+	// Elicitation asks the user in the client when it can; default true.
+	Elicitation *bool `toml:"elicitation"`
+	// Approver names the user at the MCP client as an approver; empty
+	// means "mcp-user".
+	Approver string `toml:"approver"`
+	// ApproverKey is a file with the approver's private key
+	// ("ed25519-priv:…"); empty means a key generated at start.
+	ApproverKey string `toml:"approver_key"`
+	// ConfirmTimeout bounds the user's answer; empty means 5m.
+	ConfirmTimeout duration `toml:"confirm_timeout"`
+	// MaxPending caps open confirmations; zero means 16.
+	MaxPending int `toml:"max_pending"`
+	// ApprovalTTL is an elicited approval's validity; empty means 2m.
+	ApprovalTTL duration `toml:"approval_ttl"`
+}
+
+type registryConf struct {
+	// File is a JSON object: owner → array of values or records
+	// {"id","value","version","at","attrs"}.
+	File string `toml:"file"`
+	// Normalizer canonicalizes the values on file and must be the
+	// normalizer of every parameter using the registry.
+	Normalizer string `toml:"normalizer"`
+}
+
+type serverConfig struct {
+	// Command, Args, Env, PassEnv and Dir run a stdio server. The child's
+	// environment is Env plus the variables named in PassEnv taken from
+	// the proxy's; nothing else.
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	PassEnv []string          `toml:"pass_env"`
+	Dir     string            `toml:"dir"`
+	// URL and Headers reach a streamable-HTTP server.
+	URL     string            `toml:"url"`
+	Headers map[string]string `toml:"headers"`
+	// Pack mounts a pack instead ("ap"), over ERP ("demo": in-memory
+	// demo data).
+	Pack string `toml:"pack"`
+	ERP  string `toml:"erp"`
+	// Prefix is put before the pack's tool names; empty means none.
+	Prefix string `toml:"prefix"`
+	// CallTimeout bounds one call; empty means 60s.
+	CallTimeout duration `toml:"call_timeout"`
+}
+
+type toolConfig struct {
+	// Server is the downstream server; Tool the tool's name there (empty
+	// means the table's key).
+	Server string `toml:"server"`
+	Tool   string `toml:"tool"`
+	// Name is the name the client sees; empty means the tool's name
+	// (prefixed with the server's name when two servers collide).
+	Name string `toml:"name"`
+	// Action is the gateway action ("bank.send_money").
+	Action string `toml:"action"`
+	// Budget names the amount parameter reserved against the budget.
+	Budget string `toml:"budget"`
+	// ReadOnly tools change nothing (pass-through reads).
+	ReadOnly bool `toml:"read_only"`
+	// Description replaces the downstream's description; empty keeps it.
+	Description string                 `toml:"description"`
+	Params      map[string]paramConfig `toml:"params"`
+}
+
+type paramConfig struct {
+	// Type is string, amount, integer, bool or date.
+	Type string `toml:"type"`
+	// Scale is an amount's number of decimals (2 for cents).
+	Scale int `toml:"scale"`
+	// MaxLength bounds a string in bytes; zero means 1024.
+	MaxLength int `toml:"max_length"`
+	// Required defaults to the downstream schema's "required".
+	Required *bool `toml:"required"`
+	// Critical parameters take values only from Sources.
+	Critical bool     `toml:"critical"`
+	Sources  []string `toml:"sources"`
+	// Normalizer is iban, account_number, email or identifier.
+	Normalizer string `toml:"normalizer"`
+	// Format is how the downstream takes an amount: number, string or
+	// minor_units.
+	Format string `toml:"format"`
+	// OnNoMatch tells the agent what the user can do when a critical
+	// value matches nothing.
+	OnNoMatch string `toml:"on_no_match"`
+}
+
+// duration is a time.Duration written as "90s", "5m".
+type duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration.
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return errors.New("duration must not be negative")
+	}
+	d.Duration = v
+	return nil
+}
+
+// configError is a configuration error at a place in the file.
+type configError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *configError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// errAt returns an error at the line of the key path (or its nearest
+// parent that has one).
+func (c *config) errAt(path []string, format string, a ...any) error {
+	return &configError{File: c.path, Line: c.pos.line(path), Msg: fmt.Sprintf(format, a...)}
+}
+
+// file resolves a path relative to the configuration's directory.
+func (c *config) file(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.dir, p)
+}
+
+// loadConfig reads and decodes path strictly.
+func loadConfig(path string) (*config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c := &config{path: path, dir: filepath.Dir(path)}
+	pos, perr := index(b)
+	if perr != nil {
+		var pe *unstable.ParserError
+		if errors.As(perr, &pe) {
+			line := 1 + bytes.Count(b[:max(0, len(b)-len(tailFrom(b, pe.Highlight)))], []byte("\n"))
+			return nil, &configError{File: path, Line: line, Msg: pe.Message}
+		}
+		return nil, &configError{File: path, Msg: perr.Error()}
+	}
+	c.pos = pos
+	dec := toml.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil {
+		var sm *toml.StrictMissingError
+		if errors.As(err, &sm) && len(sm.Errors) > 0 {
+			var msgs []string
+			for _, e := range sm.Errors {
+				row, _ := e.Position()
+				msgs = append(msgs, (&configError{File: path, Line: row, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), "."))}).Error())
+			}
+			return nil, errors.New(strings.Join(msgs, "\n"))
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			return nil, &configError{File: path, Line: row, Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+		}
+		return nil, &configError{File: path, Msg: err.Error()}
+	}
+	return c, nil
+}
+
+// tailFrom returns the part of data starting at sub, when sub is a slice
+// of data; else data.
+func tailFrom(data, sub []byte) []byte {
+	if len(sub) == 0 {
+		return nil
+	}
+	off := cap(data) - cap(sub)
+	if off < 0 || off > len(data) {
+		return nil
+	}
+	return data[off:]
+}
+
+// positions maps dotted key paths to their line.
+type positions map[string]int
+
+func (p positions) line(path []string) int {
+	for i := len(path); i > 0; i-- {
+		if l, ok := p[strings.Join(path[:i], ".")]; ok {
+			return l
+		}
+	}
+	return 0
+}
+
+// index records the line of every table header and key in a TOML
+// document, with array-of-tables elements numbered from 0.
+func index(data []byte) (positions, error) {
+	pos := positions{}
+	var p unstable.Parser
+	p.Reset(data)
+	var current []string
+	arrays := map[string]int{}
+	lineOf := func(n *unstable.Node) int {
+		if n.Raw.Length > 0 {
+			return p.Shape(n.Raw).Start.Line
+		}
+		if len(n.Data) > 0 {
+			if r := tailFrom(data, n.Data); r != nil {
+				return 1 + bytes.Count(data[:len(data)-len(r)], []byte("\n"))
+			}
+		}
+		return 0
+	}
+	keyOf := func(n *unstable.Node) ([]string, int) {
+		var parts []string
+		line := 0
+		it := n.Key()
+		for it.Next() {
+			k := it.Node()
+			parts = append(parts, string(k.Data))
+			if line == 0 {
+				line = lineOf(k)
+			}
+		}
+		return parts, line
+	}
+	var inline func(prefix []string, v *unstable.Node, line int)
+	inline = func(prefix []string, v *unstable.Node, line int) {
+		if v == nil || v.Kind != unstable.InlineTable {
+			return
+		}
+		it := v.Children()
+		for it.Next() {
+			kv := it.Node()
+			if kv.Kind != unstable.KeyValue {
+				continue
+			}
+			k, l := keyOf(kv)
+			if l == 0 {
+				l = line
+			}
+			full := append(append([]string{}, prefix...), k...)
+			pos[strings.Join(full, ".")] = l
+			inline(full, kv.Value(), l)
+		}
+	}
+	for p.NextExpression() {
+		n := p.Expression()
+		switch n.Kind {
+		case unstable.Table:
+			k, l := keyOf(n)
+			current = k
+			pos[strings.Join(k, ".")] = l
+		case unstable.ArrayTable:
+			k, l := keyOf(n)
+			name := strings.Join(k, ".")
+			i := arrays[name]
+			arrays[name] = i + 1
+			current = append(k, strconv.Itoa(i))
+			pos[strings.Join(current, ".")] = l
+		case unstable.KeyValue:
+			k, l := keyOf(n)
+			full := append(append([]string{}, current...), k...)
+			pos[strings.Join(full, ".")] = l
+			// Dotted keys define their parents too.
+			for i := len(current) + 1; i < len(full); i++ {
+				if _, ok := pos[strings.Join(full[:i], ".")]; !ok {
+					pos[strings.Join(full[:i], ".")] = l
+				}
+			}
+			inline(full, n.Value(), l)
+		}
+	}
+	return pos, p.Error()
+}
+
+// sortedKeys returns a map's keys in order, for deterministic errors.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,104 @@
+// Command intentplane-mcp is intentplane's MCP front door: an MCP server
+// on stdio that an MCP client (Claude Desktop, Claude Code, Cursor) runs in
+// place of its MCP servers. It starts the downstream servers named in its
+// TOML configuration, shows the client only the configured tools (with
+// the downstream's own schema and description) and the tools of mounted
+// packs, and has the gateway decide every call.
+//
+//	intentplane-mcp --config intentplane.toml
+//
+// It is a composition root: it reads the configuration, builds the store,
+// registries, packs, mandate and gateway, and serves mcpproxy. Errors in
+// the configuration are reported with the file and line.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			if ee.msg != "" {
+				fmt.Fprintln(os.Stderr, "intentplane-mcp:", ee.msg)
+			}
+			os.Exit(ee.code)
+		}
+		fmt.Fprintln(os.Stderr, "intentplane-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+// exitError carries an exit code other than 1 (kong's usage errors: 2).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+type cli struct {
+	Config   string `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
+	Check    bool   `help:"Check the configuration (start the downstream servers, load policies and registries), print the tools and exit."`
+	LogLevel string `default:"warn" enum:"debug,info,warn,error" help:"Log level on stderr (${enum})."`
+}
+
+// run parses args, wires the proxy and serves it on stdin and stdout
+// until stdin ends or ctx is done. Logs go to stderr.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var c cli
+	exit := -1
+	parser, err := kong.New(&c,
+		kong.Name("intentplane-mcp"),
+		kong.Description("intentplane's MCP proxy: the agent proposes, a deterministic gateway decides."),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exit = code }),
+		kong.UsageOnError(),
+	)
+	if err != nil {
+		return err
+	}
+	_, err = parser.Parse(args)
+	if exit >= 0 {
+		if exit == 0 {
+			return nil
+		}
+		return &exitError{code: exit}
+	}
+	if err != nil {
+		return &exitError{code: 2, msg: err.Error()}
+	}
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.LogLevel))
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+
+	cfg, err := loadConfig(c.Config)
+	if err != nil {
+		return err
+	}
+	a, err := build(ctx, cfg, stderr, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if c.Check {
+		for _, t := range a.tools {
+			fmt.Fprintf(stdout, "%s\t%s\n", t.Name, t.Action)
+		}
+		return nil
+	}
+	return a.proxy.ServeStdio(ctx, stdin, stdout)
+}

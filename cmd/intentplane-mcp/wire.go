@@ -1,0 +1,533 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/normalize"
+	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/mcpproxy"
+	"github.com/intentplane/intentplane/store/mem"
+)
+
+// app is a wired proxy and what it owns.
+type app struct {
+	proxy       *mcpproxy.Proxy
+	gateway     *gateway.Gateway
+	downstreams []*mcpproxy.Downstream
+	tools       []mcpproxy.Tool
+}
+
+// Close stops the downstream servers.
+func (a *app) Close() error {
+	var errs []error
+	for _, d := range a.downstreams {
+		errs = append(errs, d.Close())
+	}
+	return errors.Join(errs...)
+}
+
+var normalizers = map[string]contract.Normalizer{
+	"iban":           normalize.IBAN,
+	"account_number": normalize.AccountNumber,
+	"email":          normalize.Email,
+	"identifier":     normalize.Identifier,
+}
+
+// inFileOrder returns the keys of a table under prefix in the order they
+// appear in the file.
+func inFileOrder[V any](c *config, prefix []string, m map[string]V) []string {
+	keys := sortedKeys(m)
+	sort.SliceStable(keys, func(i, j int) bool {
+		return c.pos.line(append(append([]string{}, prefix...), keys[i])) < c.pos.line(append(append([]string{}, prefix...), keys[j]))
+	})
+	return keys
+}
+
+// build wires the gateway and the proxy from c. Errors name the file and
+// line of the offending key.
+func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (_ *app, err error) {
+	a := &app{}
+	defer func() {
+		if err != nil {
+			_ = a.Close()
+		}
+	}()
+	now := time.Now
+
+	// Registries.
+	regs := map[string]resolve.Registry{}
+	regNorm := map[string]string{}
+	for _, name := range inFileOrder(c, []string{"registries"}, c.Registries) {
+		rc := c.Registries[name]
+		at := []string{"registries", name}
+		var norm contract.Normalizer
+		if rc.Normalizer != "" {
+			if norm = normalizers[rc.Normalizer]; norm == nil {
+				return nil, c.errAt(append(at, "normalizer"), "unknown normalizer %q (iban, account_number, email, identifier)", rc.Normalizer)
+			}
+		}
+		if rc.File == "" {
+			return nil, c.errAt(at, "registry %q needs a file", name)
+		}
+		r, err := loadRegistry(c.file(rc.File), norm)
+		if err != nil {
+			return nil, c.errAt(append(at, "file"), "%v", err)
+		}
+		regs[name], regNorm[name] = r, rc.Normalizer
+	}
+
+	// Servers: downstream processes and URLs, and pack mounts.
+	servers := map[string]*mcpproxy.Downstream{}
+	var packs []gateway.Pack
+	type named struct {
+		server string
+		tool   mcpproxy.Tool
+	}
+	var all []named
+	for _, name := range inFileOrder(c, []string{"servers"}, c.Servers) {
+		sc := c.Servers[name]
+		at := []string{"servers", name}
+		kinds := 0
+		for _, s := range []string{sc.Command, sc.URL, sc.Pack} {
+			if s != "" {
+				kinds++
+			}
+		}
+		if kinds != 1 {
+			return nil, c.errAt(at, "server %q needs exactly one of command, url and pack", name)
+		}
+		if sc.Pack != "" {
+			p, err := mountPack(sc, now)
+			if err != nil {
+				return nil, c.errAt(append(at, "pack"), "%v", err)
+			}
+			packs = append(packs, p)
+			for _, t := range mcpproxy.PackTools(p, sc.Prefix) {
+				all = append(all, named{name, t})
+			}
+			continue
+		}
+		env := []string{}
+		for _, k := range sc.PassEnv {
+			if v, ok := os.LookupEnv(k); ok {
+				env = append(env, k+"="+v)
+			}
+		}
+		for _, k := range sortedKeys(sc.Env) {
+			env = append(env, k+"="+sc.Env[k])
+		}
+		cmd := sc.Command
+		if strings.Contains(cmd, string(os.PathSeparator)) {
+			cmd = c.file(cmd)
+		}
+		d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{
+			Name: name, Command: cmd, Args: sc.Args, Env: env, Dir: c.file(sc.Dir),
+			URL: sc.URL, Headers: sc.Headers, Stderr: prefixWriter{w: stderr, prefix: "[" + name + "] "},
+			CallTimeout: sc.CallTimeout.Duration, Logger: log,
+		})
+		if err != nil {
+			return nil, c.errAt(at, "%v", err)
+		}
+		a.downstreams = append(a.downstreams, d)
+		servers[name] = d
+	}
+
+	// Tools of downstream servers: contracts, routes and mirrored tools.
+	fwd := &mcpproxy.Forwarder{Routes: map[intent.Action]mcpproxy.Route{}}
+	var contracts []*contract.Contract
+	packName := ""
+	declared := map[string]string{} // server/tool → table key
+	for _, key := range inFileOrder(c, []string{"tools"}, c.Tools) {
+		tc := c.Tools[key]
+		at := []string{"tools", key}
+		d := servers[tc.Server]
+		if d == nil {
+			if _, ok := c.Servers[tc.Server]; ok {
+				return nil, c.errAt(append(at, "server"), "server %q mounts a pack; its tools are exposed without a [tools] entry", tc.Server)
+			}
+			return nil, c.errAt(append(at, "server"), "unknown server %q", tc.Server)
+		}
+		toolName := tc.Tool
+		if toolName == "" {
+			toolName = key
+		}
+		if prev, dup := declared[tc.Server+"/"+toolName]; dup {
+			return nil, c.errAt(at, "tool %q of server %q is already declared as [tools.%s]", toolName, tc.Server, prev)
+		}
+		declared[tc.Server+"/"+toolName] = key
+		var raw *mcpproxy.RawTool
+		var names []string
+		for _, t := range d.Tools() {
+			names = append(names, t.Name)
+			if t.Name == toolName {
+				raw = &t
+			}
+		}
+		if raw == nil {
+			return nil, c.errAt(at, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
+		}
+		ct, amounts, err := toolContract(c, at, tc, raw, regNorm)
+		if err != nil {
+			return nil, err
+		}
+		pn, _, _ := strings.Cut(tc.Action, ".")
+		if packName == "" {
+			packName = pn
+		} else if pn != packName {
+			return nil, c.errAt(append(at, "action"), "action %q: every proxied tool's action must start with %q, since they share one policy", tc.Action, packName+".")
+		}
+		contracts = append(contracts, ct)
+		fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: toolName, Amounts: amounts}
+		desc := raw.Description
+		if tc.Description != "" {
+			desc = tc.Description
+		}
+		name := toolName
+		if tc.Name != "" {
+			name = tc.Name
+		}
+		all = append(all, named{tc.Server, mcpproxy.Tool{Name: name, Title: raw.Title, Action: ct.Action, Description: desc, InputSchema: raw.InputSchema, ReadOnly: tc.ReadOnly}})
+	}
+	if len(contracts) > 0 {
+		for _, p := range packs {
+			if p.Name == packName {
+				return nil, c.errAt([]string{"tools"}, "the proxied tools' actions use the prefix %q, which a mounted pack already uses", packName)
+			}
+		}
+		if c.Policy.Dir == "" {
+			return nil, c.errAt([]string{"policy"}, "[policy] dir is required: the Cedar policy and schema of the proxied tools")
+		}
+		dir := c.file(c.Policy.Dir)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return nil, c.errAt([]string{"policy", "dir"}, "policy directory %s does not exist", dir)
+		}
+		packs = append(packs, gateway.Pack{
+			Name: packName, Contracts: contracts, Policies: os.DirFS(dir), Registries: regs, Executor: fwd,
+		})
+	}
+
+	// Names the client sees: prefixed with the server on collision.
+	count := map[string]int{}
+	for _, n := range all {
+		count[n.tool.Name]++
+	}
+	for _, n := range all {
+		if count[n.tool.Name] > 1 {
+			n.tool.Name = n.server + "_" + n.tool.Name
+		}
+		a.tools = append(a.tools, n.tool)
+	}
+
+	// Mandate, approver, store, gateway.
+	var actions []intent.Action
+	for _, p := range packs {
+		for _, ct := range p.Contracts {
+			actions = append(actions, ct.Action)
+		}
+	}
+	token, issuers, err := buildMandate(c, actions, now, stderr)
+	if err != nil {
+		return nil, err
+	}
+	signer, approvers, err := buildApprover(c)
+	if err != nil {
+		return nil, err
+	}
+	switch c.Store.Kind {
+	case "", "mem":
+	default:
+		return nil, c.errAt([]string{"store", "kind"}, "unknown store %q (mem)", c.Store.Kind)
+	}
+	audience := c.Audience
+	if audience == "" {
+		audience = "intentplane-mcp"
+	}
+	gw, err := gateway.New(gateway.Config{Audience: audience, Issuers: issuers, Approvers: approvers, Logger: log}, mem.New(nil), packs...)
+	if err != nil {
+		return nil, c.errAt([]string{"policy"}, "%v", err)
+	}
+	a.gateway = gw
+	pcfg := mcpproxy.Config{
+		Name: c.Name, Instructions: c.Instructions, Mandate: token,
+		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
+		MaxPendingConfirmations: c.Approvals.MaxPending,
+		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,
+		Logger:                  log,
+	}
+	if c.Approvals.Elicitation == nil || *c.Approvals.Elicitation {
+		pcfg.ClientApprover = signer
+	}
+	p, err := mcpproxy.New(pcfg, gw, a.tools...)
+	if err != nil {
+		return nil, c.errAt([]string{"tools"}, "%v", err)
+	}
+	a.proxy = p
+	return a, nil
+}
+
+// toolContract builds the contract of a proxied tool and checks its
+// parameters against the downstream's input schema.
+func toolContract(c *config, at []string, tc toolConfig, raw *mcpproxy.RawTool, regNorm map[string]string) (*contract.Contract, map[string]mcpproxy.AmountFormat, error) {
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	_ = json.Unmarshal(raw.InputSchema, &schema) // a schema we cannot read checks nothing
+	inSchemaRequired := map[string]bool{}
+	for _, r := range schema.Required {
+		inSchemaRequired[r] = true
+		if _, ok := tc.Params[r]; !ok {
+			return nil, nil, c.errAt(at, "tool %q requires the argument %q: declare it under [%s.params.%s]", raw.Name, r, strings.Join(at, "."), r)
+		}
+	}
+	if tc.Action == "" {
+		return nil, nil, c.errAt(at, "tool needs an action (\"pack.verb\")")
+	}
+	amounts := map[string]mcpproxy.AmountFormat{}
+	var params []contract.Parameter
+	for _, name := range inFileOrder(c, append(at, "params"), tc.Params) {
+		pc := tc.Params[name]
+		pat := append(append([]string{}, at...), "params", name)
+		if schema.Properties != nil {
+			if _, ok := schema.Properties[name]; !ok {
+				return nil, nil, c.errAt(pat, "tool %q has no argument %q in its input schema", raw.Name, name)
+			}
+		}
+		p := contract.Parameter{Name: name, Critical: pc.Critical, OnNoMatch: pc.OnNoMatch, Required: inSchemaRequired[name]}
+		if pc.Required != nil {
+			p.Required = *pc.Required
+		}
+		if d, ok := schema.Properties[name]; ok {
+			var ps struct {
+				Description string `json:"description"`
+			}
+			_ = json.Unmarshal(d, &ps)
+			p.Doc = ps.Description
+		}
+		switch pc.Type {
+		case "", "string":
+			p.Type = contract.String(pc.MaxLength)
+		case "amount":
+			if pc.Scale < 0 || pc.Scale > 18 {
+				return nil, nil, c.errAt(append(pat, "scale"), "scale must be between 0 and 18")
+			}
+			p.Type = contract.Amount(uint8(pc.Scale))
+			f, err := mcpproxy.ParseAmountFormat(pc.Format)
+			if err != nil {
+				return nil, nil, c.errAt(append(pat, "format"), "%v", err)
+			}
+			amounts[name] = f
+		case "integer":
+			p.Type = contract.Integer()
+		case "bool":
+			p.Type = contract.Bool()
+		case "date":
+			p.Type = contract.Date()
+		default:
+			return nil, nil, c.errAt(append(pat, "type"), "unknown type %q (string, amount, integer, bool, date)", pc.Type)
+		}
+		if pc.Format != "" && pc.Type != "amount" {
+			return nil, nil, c.errAt(append(pat, "format"), "format applies to amounts only")
+		}
+		if pc.Normalizer != "" {
+			if p.Normalizer = normalizers[pc.Normalizer]; p.Normalizer == nil {
+				return nil, nil, c.errAt(append(pat, "normalizer"), "unknown normalizer %q (iban, account_number, email, identifier)", pc.Normalizer)
+			}
+		}
+		if pc.Critical && len(pc.Sources) == 0 {
+			return nil, nil, c.errAt(pat, "critical parameter %q has no sources: give sources = [\"registry:NAME\"] or [\"mandate:CLAIM\"]", name)
+		}
+		if !pc.Critical && len(pc.Sources) > 0 {
+			return nil, nil, c.errAt(append(pat, "sources"), "parameter %q has sources but is not critical", name)
+		}
+		for _, s := range pc.Sources {
+			kind, sname, _ := strings.Cut(s, ":")
+			switch {
+			case kind == "registry" && sname != "":
+				rn, ok := regNorm[sname]
+				if !ok {
+					return nil, nil, c.errAt(append(pat, "sources"), "unknown registry %q (declare it under [registries.%s])", sname, sname)
+				}
+				if rn != pc.Normalizer {
+					return nil, nil, c.errAt(append(pat, "normalizer"), "parameter %q uses normalizer %q but registry %q normalizes with %q; they must match", name, pc.Normalizer, sname, rn)
+				}
+				p.Sources = append(p.Sources, contract.FromRegistry(sname))
+			case kind == "mandate" && sname != "":
+				p.Sources = append(p.Sources, contract.FromMandate(sname))
+			default:
+				return nil, nil, c.errAt(append(pat, "sources"), "source %q is not registry:NAME or mandate:CLAIM", s)
+			}
+		}
+		params = append(params, p)
+	}
+	ct, err := contract.New(contract.Contract{
+		Action: intent.Action(tc.Action), Params: params, Budget: tc.Budget, ReadOnly: tc.ReadOnly, Doc: raw.Description,
+	})
+	if err != nil {
+		return nil, nil, c.errAt(at, "%s", strings.TrimPrefix(err.Error(), contract.ErrInvalidContract.Error()+": "))
+	}
+	return ct, amounts, nil
+}
+
+// mountPack builds a pack mounted as a server.
+func mountPack(sc serverConfig, now func() time.Time) (gateway.Pack, error) {
+	switch sc.Pack {
+	case ap.Name:
+		switch sc.ERP {
+		case "", "demo":
+			return ap.NewPack(ap.DemoERP(now), ap.Config{Callbacks: &ap.CallbackMem{}})
+		}
+		return gateway.Pack{}, fmt.Errorf("unknown erp %q for pack ap (demo; odoo is not wired yet)", sc.ERP)
+	}
+	return gateway.Pack{}, fmt.Errorf("unknown pack %q (ap)", sc.Pack)
+}
+
+// buildMandate reads the signed mandate, or issues one at start.
+func buildMandate(c *config, actions []intent.Action, now func() time.Time, stderr io.Writer) (string, mandate.Keys, error) {
+	m := c.Mandate
+	at := []string{"mandate"}
+	if m.File != "" {
+		if m.Owner != "" || m.Budget != "" || len(m.Claims) > 0 || len(m.Scope) > 0 {
+			return "", nil, c.errAt(at, "a mandate is either a file (file, issuer, issuer_key) or issued at start (owner, scope, budget, claims), not both")
+		}
+		if m.Issuer == "" || m.IssuerKey == "" {
+			return "", nil, c.errAt(at, "a mandate file needs issuer and issuer_key (the issuer's public key file)")
+		}
+		tok, err := os.ReadFile(c.file(m.File))
+		if err != nil {
+			return "", nil, c.errAt(append(at, "file"), "%v", err)
+		}
+		kb, err := os.ReadFile(c.file(m.IssuerKey))
+		if err != nil {
+			return "", nil, c.errAt(append(at, "issuer_key"), "%v", err)
+		}
+		pub, err := mandate.ParsePublicKey(string(kb))
+		if err != nil {
+			return "", nil, c.errAt(append(at, "issuer_key"), "%v", err)
+		}
+		return strings.TrimSpace(string(tok)), mandate.StaticKeys{m.Issuer: pub}, nil
+	}
+	if m.Owner == "" {
+		return "", nil, c.errAt(at, "[mandate] needs either file or owner")
+	}
+	budget := intent.Money{Currency: "EUR"}
+	if m.Budget != "" {
+		cur, amt, ok := strings.Cut(strings.TrimSpace(m.Budget), " ")
+		minor, err := parseMinor(strings.TrimSpace(amt))
+		if !ok || err != nil {
+			return "", nil, c.errAt(append(at, "budget"), "budget must read like \"EUR 12000.00\"")
+		}
+		budget = intent.Money{Currency: cur, Amount: intent.Amount(minor)}
+	}
+	scope := actions
+	if len(m.Scope) > 0 {
+		scope = nil
+		for _, s := range m.Scope {
+			scope = append(scope, intent.Action(s))
+		}
+	}
+	mode := mandate.ModeKnownCounterparties
+	if m.Mode != "" {
+		mode = mandate.Mode(m.Mode)
+	}
+	valid := m.ValidFor.Duration
+	if valid == 0 {
+		valid = 8 * time.Hour
+	}
+	pub, priv, err := mandate.GenerateKey(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	id, err := mandate.NewID(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	audience := c.Audience
+	if audience == "" {
+		audience = "intentplane-mcp"
+	}
+	t := now().UTC().Truncate(time.Second)
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: id, Issuer: "intentplane-mcp-start", Audience: audience, Owner: intent.Owner(m.Owner),
+		Scope: scope, Budget: budget, Claims: m.Claims, Mode: mode,
+		NotBefore: t.Add(-time.Minute), Expiry: t.Add(valid),
+	}, "intentplane-mcp-start", priv)
+	if err != nil {
+		return "", nil, c.errAt(at, "%v", err)
+	}
+	fmt.Fprintf(stderr, "intentplane-mcp: mandate %s issued at start for %s (budget %s %s, valid %s)\n", id, m.Owner, budget.Currency, intent.FormatAmount(budget.Amount, 2), valid)
+	return tok, mandate.StaticKeys{"intentplane-mcp-start": pub}, nil
+}
+
+// parseMinor reads a plain decimal with at most two decimals as cents.
+func parseMinor(s string) (int64, error) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || len(frac) > 2 {
+		return 0, errors.New("bad amount")
+	}
+	frac += strings.Repeat("0", 2-len(frac))
+	var n int64
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' || n > (1<<62)/10 {
+			return 0, errors.New("bad amount")
+		}
+		n = n*10 + int64(r-'0')
+	}
+	return n, nil
+}
+
+// buildApprover loads or generates the key of the user at the client.
+func buildApprover(c *config) (*mcpproxy.Signer, approval.Keys, error) {
+	name := c.Approvals.Approver
+	if name == "" {
+		name = "mcp-user"
+	}
+	var priv ed25519.PrivateKey
+	if c.Approvals.ApproverKey != "" {
+		b, err := os.ReadFile(c.file(c.Approvals.ApproverKey))
+		if err != nil {
+			return nil, nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
+		}
+		if priv, err = mandate.ParsePrivateKey(string(b)); err != nil {
+			return nil, nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
+		}
+	} else {
+		_, k, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		priv = k
+	}
+	pub := priv.Public().(ed25519.PublicKey)
+	return &mcpproxy.Signer{Name: name, Key: priv}, approval.StaticKeys{name: pub}, nil
+}
+
+// prefixWriter prefixes each write (a child's stderr) with its server.
+type prefixWriter struct {
+	w      io.Writer
+	prefix string
+}
+
+func (p prefixWriter) Write(b []byte) (int, error) {
+	if p.w == nil {
+		return len(b), nil
+	}
+	_, err := p.w.Write(append([]byte(p.prefix), b...))
+	return len(b), err
+}

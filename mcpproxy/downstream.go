@@ -1,0 +1,487 @@
+package mcpproxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ServerSpec says how to reach one downstream MCP server: a command run
+// as a child process speaking stdio, or a streamable-HTTP URL. Exactly
+// one of Command and URL is set.
+type ServerSpec struct {
+	// Name names the server in messages and logs ("bank").
+	Name string
+	// Command is the program to run; Args its arguments.
+	Command string
+	Args    []string
+	// Env is the child's complete environment, as "KEY=value" entries:
+	// nothing of the proxy's own environment is passed on unless listed
+	// here, so the proxy's secrets never reach a downstream server.
+	Env []string
+	// Dir is the child's working directory; empty means the proxy's.
+	Dir string
+	// URL is a streamable-HTTP endpoint ("http://127.0.0.1:8080/mcp").
+	URL string
+	// Headers are sent with every HTTP request (an Authorization header).
+	Headers map[string]string
+	// Stderr receives the child's standard error; nil means discard.
+	Stderr io.Writer
+	// CallTimeout bounds one tools/call; zero means 60s.
+	CallTimeout time.Duration
+	// StartTimeout bounds starting and initializing the server and
+	// listing its tools; zero means 20s.
+	StartTimeout time.Duration
+	// Logger receives restarts and failures; nil means discard.
+	Logger *slog.Logger
+}
+
+func (s ServerSpec) callTimeout() time.Duration {
+	if s.CallTimeout <= 0 {
+		return 60 * time.Second
+	}
+	return s.CallTimeout
+}
+
+func (s ServerSpec) startTimeout() time.Duration {
+	if s.StartTimeout <= 0 {
+		return 20 * time.Second
+	}
+	return s.StartTimeout
+}
+
+// RawTool is a downstream tool as its server lists it, with its input
+// schema byte for byte (mcp-go's own Tool type drops keywords such as
+// anyOf, $schema and description).
+type RawTool struct {
+	Name        string
+	Title       string
+	Description string
+	InputSchema json.RawMessage
+	// Annotations are the tool's annotations as listed; nil if none.
+	Annotations json.RawMessage
+}
+
+// Errors of a downstream call, wrapped in the errors Call returns.
+var (
+	// ErrUnavailable means the server could not be started or reached,
+	// so the call was not sent.
+	ErrUnavailable = errors.New("mcpproxy: downstream server unavailable")
+	// ErrNoAnswer means the call was sent but no answer came (the server
+	// stopped, hung past the timeout, or the call was cancelled): it may or
+	// may not have taken effect.
+	ErrNoAnswer = errors.New("mcpproxy: downstream server gave no answer")
+)
+
+// Backoff bounds between restarts of a crashed downstream server.
+const (
+	minBackoff = 250 * time.Millisecond
+	maxBackoff = 30 * time.Second
+	// idleProbe: a downstream silent for longer is pinged before a call,
+	// so a child that died while idle is restarted before the call is
+	// sent instead of failing it as unanswered.
+	idleProbe = time.Second
+)
+
+// Downstream is a managed connection to one downstream MCP server. It is
+// safe for concurrent use: calls run concurrently over one connection.
+// A child process that exits is restarted on the next call, no sooner
+// than a backoff that doubles from 250ms to 30s while restarts fail.
+type Downstream struct {
+	spec   ServerSpec
+	log    *slog.Logger
+	nextID atomic.Int64
+	routes progressRoutes
+
+	mu       sync.Mutex
+	conn     *client.Client // nil when not connected
+	tools    []RawTool
+	failures int       // consecutive failed starts
+	retryAt  time.Time // no restart before
+	closed   bool
+	lastOK   atomic.Int64 // unix nanos of the last answer
+	restarts int
+}
+
+// Dial starts the server (or connects to its URL), initializes the MCP
+// session on protocol version 2025-11-25 and lists its tools. The
+// returned Downstream owns the child process until Close.
+func Dial(ctx context.Context, spec ServerSpec) (*Downstream, error) {
+	if (spec.Command == "") == (spec.URL == "") {
+		return nil, fmt.Errorf("mcpproxy: server %q needs exactly one of a command and a URL", spec.Name)
+	}
+	d := &Downstream{spec: spec, log: spec.Logger}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	d.routes.m = map[string]progressRoute{}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.connectLocked(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Name returns the server's name.
+func (d *Downstream) Name() string { return d.spec.Name }
+
+// Tools returns the tools the server listed when it was last started.
+func (d *Downstream) Tools() []RawTool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]RawTool(nil), d.tools...)
+}
+
+// Restarts returns how many times the server was restarted after a crash.
+func (d *Downstream) Restarts() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.restarts
+}
+
+// Close stops the child process (closing its stdin, then SIGTERM, then
+// SIGKILL) or closes the HTTP session. Calls after Close fail with
+// ErrUnavailable.
+func (d *Downstream) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.closed = true
+	if d.conn == nil {
+		return nil
+	}
+	err := d.conn.Close()
+	d.conn = nil
+	return err
+}
+
+// connectLocked starts a new connection; d.mu is held.
+func (d *Downstream) connectLocked(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, d.spec.startTimeout())
+	defer cancel()
+	var c *client.Client
+	if d.spec.Command != "" {
+		tr := transport.NewStdioWithOptions(d.spec.Command, d.spec.Env, d.spec.Args,
+			transport.WithCommandFunc(d.command),
+			transport.WithCommandLogger(d.log))
+		c = client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	} else {
+		opts := []transport.StreamableHTTPCOption{}
+		if len(d.spec.Headers) > 0 {
+			opts = append(opts, transport.WithHTTPHeaders(d.spec.Headers))
+		}
+		tr, err := transport.NewStreamableHTTP(d.spec.URL, opts...)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrUnavailable, d.spec.Name, err)
+		}
+		c = client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	}
+	// The transport keeps the context it starts with for the child's
+	// lifetime; Close ends the child, not a context.
+	if err := c.Start(context.Background()); err != nil {
+		return fmt.Errorf("%w: %s: start: %v", ErrUnavailable, d.spec.Name, err)
+	}
+	fail := func(what string, err error) error {
+		_ = c.Close()
+		return fmt.Errorf("%w: %s: %s: %v%s", ErrUnavailable, d.spec.Name, what, err, d.stderrTail(c))
+	}
+	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+		ProtocolVersion: mcp.ProtocolVersion20251125,
+		ClientInfo:      mcp.Implementation{Name: "intentplane-mcp", Version: "1"},
+	}})
+	if err != nil {
+		return fail("initialize", err)
+	}
+	tools, err := listRaw(ctx, c.GetTransport(), &d.nextID)
+	if err != nil {
+		return fail("tools/list", err)
+	}
+	c.OnNotification(d.onNotification)
+	d.conn, d.tools = c, tools
+	d.lastOK.Store(time.Now().UnixNano())
+	return nil
+}
+
+// command builds the child process with exactly the configured
+// environment (mcp-go's default would append it to the proxy's own).
+func (d *Downstream) command(_ context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
+	cmd := exec.Command(command, args...)
+	cmd.Env = append([]string{}, env...)
+	cmd.Dir = d.spec.Dir
+	if d.spec.Stderr != nil {
+		cmd.Stderr = d.spec.Stderr
+	}
+	return cmd, nil
+}
+
+// stderrTail returns the end of the child's stderr, for start errors.
+func (d *Downstream) stderrTail(c *client.Client) string {
+	r, ok := client.GetStderr(c)
+	if !ok || r == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(r, 4096))
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return ""
+	}
+	return " (stderr: " + s + ")"
+}
+
+// listRaw fetches tools/list through the transport, following pages, and
+// keeps each input schema as raw bytes. Request ids are strings, so they
+// never collide with the client's integer ids.
+func listRaw(ctx context.Context, tr transport.Interface, seq *atomic.Int64) ([]RawTool, error) {
+	var out []RawTool
+	cursor := ""
+	seen := map[string]bool{}
+	for {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      mcp.NewRequestId("intentplane-list-" + strconv.FormatInt(seq.Add(1), 10)),
+			Method:  string(mcp.MethodToolsList),
+			Params:  params,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if resp.Error != nil {
+			return nil, resp.Error.AsError()
+		}
+		var page struct {
+			Tools []struct {
+				Name        string          `json:"name"`
+				Title       string          `json:"title"`
+				Description string          `json:"description"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+				Annotations json.RawMessage `json:"annotations"`
+			} `json:"tools"`
+			NextCursor string `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(resp.Result, &page); err != nil {
+			return nil, fmt.Errorf("invalid tools/list result: %v", err)
+		}
+		for _, t := range page.Tools {
+			if len(t.InputSchema) == 0 || string(t.InputSchema) == "null" {
+				t.InputSchema = json.RawMessage(`{"type":"object"}`)
+			}
+			out = append(out, RawTool{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, Annotations: t.Annotations})
+		}
+		if page.NextCursor == "" {
+			return out, nil
+		}
+		if seen[page.NextCursor] || len(seen) > 1000 {
+			return nil, errors.New("tools/list: cursor loop")
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+}
+
+// live returns a connection, restarting the server if it stopped.
+func (d *Downstream) live(ctx context.Context) (*client.Client, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("%w: %s: closed", ErrUnavailable, d.spec.Name)
+	}
+	if d.conn != nil {
+		return d.conn, nil
+	}
+	if wait := time.Until(d.retryAt); wait > 0 {
+		return nil, fmt.Errorf("%w: %s stopped and is being restarted; try again in %s", ErrUnavailable, d.spec.Name, wait.Round(10*time.Millisecond))
+	}
+	if err := d.connectLocked(ctx); err != nil {
+		d.failures++
+		backoff := minBackoff << min(d.failures-1, 10)
+		d.retryAt = time.Now().Add(min(backoff, maxBackoff))
+		d.log.Error("downstream restart failed", "server", d.spec.Name, "err", err, "retry_in", min(backoff, maxBackoff))
+		return nil, err
+	}
+	d.failures = 0
+	d.restarts++
+	d.log.Warn("downstream restarted", "server", d.spec.Name, "restarts", d.restarts)
+	return d.conn, nil
+}
+
+// dead drops c if it is still the current connection.
+func (d *Downstream) dead(c *client.Client, why error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.conn != c {
+		return
+	}
+	d.log.Warn("downstream stopped", "server", d.spec.Name, "err", why)
+	d.conn = nil
+	go func() { _ = c.Close() }() // reap the child off the caller's path
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), "broken pipe") ||
+		strings.Contains(err.Error(), "file already closed")
+}
+
+// CallOptions carry what an upstream call passes on downstream.
+type CallOptions struct {
+	// Meta are vendor _meta keys to pass on ("com.example/trace"); keys
+	// under io.modelcontextprotocol/ and progressToken are never passed.
+	Meta map[string]any
+	// Progress, when set, receives the params of each progress
+	// notification the server sends for this call (with the downstream's
+	// token removed), until a short grace period after the call returns.
+	Progress func(params map[string]any)
+}
+
+// progressGrace keeps a progress route after its call returned, because
+// notifications and the result travel separately.
+const progressGrace = 250 * time.Millisecond
+
+// Call calls tool with args (a JSON object, sent byte for byte) and
+// returns the server's result, which may be a tool error (IsError). The
+// error wraps ErrUnavailable when the call could not be sent (nothing
+// happened) and ErrNoAnswer when it was sent but no answer came (it may or
+// may not have taken effect). Cancelling ctx cancels the call downstream.
+func (d *Downstream) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*mcp.CallToolResult, error) {
+	c, err := d.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// A server silent for a while may have died: find out before sending,
+	// while a failure still means "not sent".
+	if time.Since(time.Unix(0, d.lastOK.Load())) > idleProbe {
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		//lint:ignore SA1019 downstreams are pinned to 2025-11-25, where ping is the liveness check.
+		perr := c.Ping(pctx)
+		cancel()
+		if perr != nil && ctx.Err() == nil {
+			d.dead(c, perr)
+			if c, err = d.live(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.RawArguments = args
+	req.Params.Arguments = args
+	meta := &mcp.Meta{}
+	for k, v := range opts.Meta {
+		if k == "progressToken" || strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			continue
+		}
+		if meta.AdditionalFields == nil {
+			meta.AdditionalFields = map[string]any{}
+		}
+		meta.AdditionalFields[k] = v
+	}
+	if opts.Progress != nil {
+		tok := "ip-" + strconv.FormatInt(d.nextID.Add(1), 10)
+		meta.ProgressToken = tok
+		d.routes.add(tok, opts.Progress)
+		defer time.AfterFunc(progressGrace, func() { d.routes.remove(tok) })
+	}
+	if meta.ProgressToken != nil || meta.AdditionalFields != nil {
+		req.Params.Meta = meta
+	}
+	cctx, cancel := context.WithTimeout(ctx, d.spec.callTimeout())
+	defer cancel()
+	res, err := c.CallTool(cctx, req)
+	if err == nil {
+		d.lastOK.Store(time.Now().UnixNano())
+		return res, nil
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%w: %s: the call was cancelled (%v); it may or may not have taken effect", ErrNoAnswer, d.spec.Name, ctx.Err())
+	case cctx.Err() != nil:
+		return nil, fmt.Errorf("%w: %s did not answer within %s; the call was cancelled and may or may not have taken effect", ErrNoAnswer, d.spec.Name, d.spec.callTimeout())
+	case isClosed(err):
+		d.dead(c, err)
+		return nil, fmt.Errorf("%w: %s stopped while handling the call (%v); it may or may not have taken effect, and the server will be restarted", ErrNoAnswer, d.spec.Name, err)
+	}
+	// A JSON-RPC error: the server answered that it refused the call.
+	d.lastOK.Store(time.Now().UnixNano())
+	return nil, &RPCError{Server: d.spec.Name, Err: err}
+}
+
+// RPCError is a JSON-RPC error answer from a downstream server: the
+// server refused the call (unknown tool, invalid params) rather than
+// failing to answer.
+type RPCError struct {
+	Server string
+	Err    error
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("%s answered with an error: %v", e.Server, e.Err)
+}
+
+// Unwrap returns the client's error.
+func (e *RPCError) Unwrap() error { return e.Err }
+
+// onNotification routes progress notifications to their upstream call.
+func (d *Downstream) onNotification(n mcp.JSONRPCNotification) {
+	if n.Method != string(mcp.MethodNotificationProgress) {
+		return
+	}
+	params := n.Params.AdditionalFields
+	tok, _ := params["progressToken"].(string)
+	if tok == "" {
+		return
+	}
+	f := d.routes.get(tok)
+	if f == nil {
+		return
+	}
+	out := make(map[string]any, len(params))
+	for k, v := range params {
+		if k != "progressToken" {
+			out[k] = v
+		}
+	}
+	f(out)
+}
+
+type progressRoute func(params map[string]any)
+
+// progressRoutes maps downstream progress tokens to upstream calls.
+type progressRoutes struct {
+	mu sync.Mutex
+	m  map[string]progressRoute
+}
+
+func (r *progressRoutes) add(tok string, f progressRoute) {
+	r.mu.Lock()
+	r.m[tok] = f
+	r.mu.Unlock()
+}
+
+func (r *progressRoutes) remove(tok string) {
+	r.mu.Lock()
+	delete(r.m, tok)
+	r.mu.Unlock()
+}
+
+func (r *progressRoutes) get(tok string) progressRoute {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[tok]
+}

@@ -1,0 +1,449 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Decider decides proposals; *gateway.Gateway is one. It is called
+// concurrently.
+type Decider interface {
+	Decide(ctx context.Context, req gateway.Request) (gateway.Decision, error)
+}
+
+// Tool is one tool the proxy shows to the client.
+type Tool struct {
+	// Name is the tool's name as the client sees it.
+	Name string
+	// Title is an optional display name.
+	Title string
+	// Action is the gateway action a call proposes.
+	Action intent.Action
+	// Description is shown to the client as is.
+	Description string
+	// InputSchema is the tool's JSON Schema, served byte for byte; nil
+	// means {"type":"object"}.
+	InputSchema json.RawMessage
+	// ReadOnly marks the tool readOnlyHint for the client; the gateway's
+	// contract is what decides.
+	ReadOnly bool
+}
+
+// Signer signs approvals for "the user at the MCP client": when that user
+// accepts a confirmation in the client, the proxy signs an approval over
+// the operation hash with Key, under the approver name Name (which the
+// gateway's approver keys must know).
+type Signer struct {
+	Name string
+	Key  ed25519.PrivateKey
+}
+
+// StepUp is an operation waiting for a person's approval.
+type StepUp struct {
+	// Tool is the tool the agent called.
+	Tool string
+	// Level is the approval level the policy asks for.
+	Level intent.Level
+	// Operation is the exact resolved operation, and OperationHash its
+	// hash: what an approval is signed over.
+	Operation     intent.Operation
+	OperationHash intent.OperationHash
+	// Resolved lists each critical value with its provenance.
+	Resolved []intent.Resolved
+	// Reason is the gateway's explanation.
+	Reason string
+}
+
+// Approvals is the out-of-band approval channel (the approval page) for
+// clients that cannot confirm themselves and for four eyes. Request
+// registers a step-up and returns the link a person opens to decide;
+// requesting the same operation again returns its link again. Await waits
+// up to wait (zero: does not wait) for the approvals given to the
+// operation and returns those valid so far, possibly none; it returns an
+// error only when the channel failed. Both are called concurrently.
+type Approvals interface {
+	Request(ctx context.Context, s StepUp) (link string, err error)
+	Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error)
+}
+
+// Config configures a Proxy. The zero value of each optional field means
+// the default stated on it.
+type Config struct {
+	// Name and Version identify the proxy to the client; empty means
+	// "intentplane" and "1".
+	Name, Version string
+	// Instructions are sent to the client at initialization; empty means
+	// none.
+	Instructions string
+	// Mandate is the session's signed mandate token. Required.
+	Mandate string
+	// ClientApprover signs the approvals the user gives in the client by
+	// elicitation; nil means elicitation is never used.
+	ClientApprover *Signer
+	// Approvals is the approval page; nil means none.
+	Approvals Approvals
+	// ApprovalWait is how long a call waits for the approval page before
+	// answering with the link; zero means it answers at once.
+	ApprovalWait time.Duration
+	// ConfirmTimeout bounds how long the user has to answer a
+	// confirmation in the client; zero means 5 minutes.
+	ConfirmTimeout time.Duration
+	// MaxPendingConfirmations caps confirmations open at the same time in
+	// the client; further step-ups are refused until one is answered. Zero
+	// means 16.
+	MaxPendingConfirmations int
+	// ApprovalTTL is the validity of an approval signed for the client's
+	// user; zero means 2 minutes.
+	ApprovalTTL time.Duration
+	// StateKey is the HMAC key sealing multi round-trip request states; nil
+	// means 32 random bytes (states then do not survive a restart).
+	StateKey []byte
+	// StateTTL is the validity of a request state; zero means 10 minutes.
+	StateTTL time.Duration
+	// MaxMessageBytes bounds one JSON-RPC message read from the client;
+	// longer lines are dropped and answered with a parse error. Zero means
+	// 4 MiB.
+	MaxMessageBytes int
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// Rand is the source of approval ids and state nonces; nil means
+	// crypto/rand.
+	Rand io.Reader
+	// Logger receives one line per refused forged state and per failure;
+	// nil means discard.
+	Logger *slog.Logger
+}
+
+// Proxy is the MCP server the client talks to. Build it with New, then
+// serve it with ServeStdio (or mount Server in an HTTP server).
+type Proxy struct {
+	cfg     Config
+	decider Decider
+	srv     *server.MCPServer
+	states  *sealer
+	pending chan struct{}
+	log     *slog.Logger
+	now     func() time.Time
+	rand    io.Reader
+	tools   map[string]Tool
+}
+
+// confirmID keys the confirmation in input requests and responses.
+const confirmID = "intentplane_confirm"
+
+// New returns a proxy serving tools, each decided by d. It refuses a
+// config without mandate, duplicate or empty tool names, and a tool
+// without action.
+func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
+	if cfg.Mandate == "" {
+		return nil, errors.New("mcpproxy: a mandate is required")
+	}
+	if d == nil {
+		return nil, errors.New("mcpproxy: a decider is required")
+	}
+	if cfg.Name == "" {
+		cfg.Name = "intentplane"
+	}
+	if cfg.Version == "" {
+		cfg.Version = "1"
+	}
+	p := &Proxy{cfg: cfg, decider: d, tools: map[string]Tool{}, now: cfg.Now, rand: cfg.Rand, log: cfg.Logger}
+	if p.now == nil {
+		p.now = time.Now
+	}
+	if p.rand == nil {
+		p.rand = rand.Reader
+	}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	key := cfg.StateKey
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := io.ReadFull(p.rand, key); err != nil {
+			return nil, err
+		}
+	}
+	ttl := cfg.StateTTL
+	if ttl <= 0 {
+		ttl = 10 * time.Minute
+	}
+	p.states = &sealer{key: key, ttl: ttl, now: p.now, rand: p.rand, used: map[string]int64{}}
+	n := cfg.MaxPendingConfirmations
+	if n <= 0 {
+		n = 16
+	}
+	p.pending = make(chan struct{}, n)
+
+	opts := []server.ServerOption{server.WithToolCapabilities(false), server.WithRecovery()}
+	if cfg.Instructions != "" {
+		opts = append(opts, server.WithInstructions(cfg.Instructions))
+	}
+	p.srv = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
+	st := make([]server.ServerTool, 0, len(tools))
+	for _, t := range tools {
+		if t.Name == "" || t.Action == "" {
+			return nil, fmt.Errorf("mcpproxy: tool %q needs a name and an action", t.Name)
+		}
+		if _, dup := p.tools[t.Name]; dup {
+			return nil, fmt.Errorf("mcpproxy: tool %q declared twice", t.Name)
+		}
+		schema := t.InputSchema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		if !json.Valid(schema) {
+			return nil, fmt.Errorf("mcpproxy: tool %q: input schema is not valid JSON", t.Name)
+		}
+		mt := mcp.NewToolWithRawSchema(t.Name, t.Description, schema)
+		mt.Title = t.Title
+		if t.ReadOnly {
+			ro := true
+			mt.Annotations.ReadOnlyHint = &ro
+		}
+		if err := mcp.ValidateParamHeaderAnnotations(&mt); err != nil {
+			return nil, fmt.Errorf("mcpproxy: tool %q: %v", t.Name, err)
+		}
+		p.tools[t.Name] = t
+		st = append(st, server.ServerTool{Tool: mt, Handler: p.handler(t)})
+	}
+	p.srv.SetTools(st...)
+	return p, nil
+}
+
+// Server returns the underlying mcp-go server (to serve it over HTTP).
+func (p *Proxy) Server() *server.MCPServer { return p.srv }
+
+// ServeStdio serves the client on in and out until in ends or ctx is
+// done. Tool calls run on 100 workers so that open confirmations never
+// hold up other calls. mcp-go keeps one stdio session per process, so
+// ServeStdio must not run twice at the same time in one process.
+func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	max := p.cfg.MaxMessageBytes
+	if max <= 0 {
+		max = 4 << 20
+	}
+	s := server.NewStdioServer(p.srv)
+	server.WithWorkerPoolSize(100)(s)
+	server.WithQueueSize(10000)(s)
+	s.SetErrorLogger(log.New(slogWriter{p.log}, "", 0))
+	return s.Listen(ctx, &lineLimiter{r: in, max: max}, out)
+}
+
+// handler turns a call of t into proposals.
+func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		proposal, bad := buildProposal(t.Action, req)
+		if bad != "" {
+			return mcp.NewToolResultError(bad), nil
+		}
+		cs := &call{live: ctx}
+		if m := req.Params.Meta; m != nil {
+			cs.opts.Meta = m.AdditionalFields
+			if m.ProgressToken != nil {
+				cs.opts.Progress = p.progressTo(ctx, m.ProgressToken)
+			}
+		}
+		// The decision itself is not cancelled with the client's request:
+		// every outcome must reach its receipt. The executor cancels the
+		// downstream call through cs.live.
+		dctx := withCall(context.WithoutCancel(ctx), cs)
+
+		var state *sealed
+		if req.Params.RequestState != "" || len(req.Params.InputResponses) > 0 {
+			st, err := p.states.open(req.Params.RequestState, t.Name)
+			if err != nil {
+				p.log.Warn("input responses ignored", "tool", t.Name, "err", err)
+			} else {
+				state = &st
+			}
+		}
+
+		d, err := p.decide(dctx, proposal, nil)
+		if err != nil {
+			return failed(d, err), nil
+		}
+		switch d.Verdict {
+		case gateway.Allow:
+			return allowed(cs, d), nil
+		case gateway.Deny:
+			return refused(cs, d), nil
+		}
+		if state != nil && state.Op == d.OperationHash.String() {
+			if err := p.states.redeem(*state); err != nil {
+				p.log.Warn("input responses ignored", "tool", t.Name, "err", err)
+			} else {
+				ans := server.ElicitationResponse(req.Params.InputResponses, confirmID)
+				return p.answered(dctx, cs, proposal, d, ans), nil
+			}
+		} else if state != nil {
+			p.log.Warn("input responses ignored", "tool", t.Name, "err", ErrStateOtherCall)
+		}
+		return p.stepUp(ctx, dctx, cs, t, proposal, d), nil
+	}
+}
+
+func (p *Proxy) decide(ctx context.Context, proposal []byte, as []approval.Approval) (gateway.Decision, error) {
+	d, err := p.decider.Decide(ctx, gateway.Request{Mandate: p.cfg.Mandate, Proposal: proposal, Approvals: as})
+	if err != nil {
+		p.log.Error("decision receipt not stored", "err", err)
+	}
+	return d, err
+}
+
+// buildProposal makes {"action": ..., "args": <raw arguments>}. The
+// arguments go to the gateway as the client sent them; the gateway
+// refuses anything but a JSON object of declared arguments. A non-empty
+// string is the message refusing arguments that are not an object.
+func buildProposal(action intent.Action, req mcp.CallToolRequest) ([]byte, string) {
+	raw := req.Params.RawArguments
+	if len(raw) == 0 && req.Params.Arguments != nil {
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return nil, "The arguments could not be read. Nothing was done."
+		}
+		raw = b
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		raw = []byte("{}")
+	}
+	if raw[0] != '{' {
+		return nil, "The arguments must be a JSON object. Nothing was done."
+	}
+	a, _ := json.Marshal(string(action))
+	var b bytes.Buffer
+	b.Grow(len(raw) + len(a) + 24)
+	b.WriteString(`{"action":`)
+	b.Write(a)
+	b.WriteString(`,"args":`)
+	b.Write(raw)
+	b.WriteByte('}')
+	return b.Bytes(), ""
+}
+
+// allowed returns what the executor produced: the downstream's full
+// result for a forwarded call, the executor's output otherwise.
+func allowed(cs *call, d gateway.Decision) *mcp.CallToolResult {
+	if cs.result != nil {
+		return cs.result
+	}
+	return mcp.NewToolResultText(d.Output)
+}
+
+// refused returns the gateway's message for the agent as a tool error,
+// with the downstream's own words when its execution failed.
+func refused(cs *call, d gateway.Decision) *mcp.CallToolResult {
+	msg := "The operation was refused. Nothing was done."
+	if d.Refusal != nil {
+		msg = d.Refusal.Message
+		if d.Refusal.Code == intent.CodeExecutionFailed && cs.failure != "" {
+			msg += " Detail: " + cs.failure
+		}
+	}
+	return mcp.NewToolResultError(msg)
+}
+
+// failed reports a decision whose receipt could not be stored.
+func failed(d gateway.Decision, err error) *mcp.CallToolResult {
+	if d.Executed {
+		return mcp.NewToolResultText(d.Output + "\n(The operation executed, but its receipt could not be stored; the operator was alerted.)")
+	}
+	_ = err
+	return mcp.NewToolResultError("The gateway could not record this decision, so nothing was done. Try again later and tell the user.")
+}
+
+// progressTo returns a function relaying progress to the client under its
+// own token.
+func (p *Proxy) progressTo(ctx context.Context, tok mcp.ProgressToken) func(map[string]any) {
+	sess := server.ClientSessionFromContext(ctx)
+	if sess == nil {
+		return nil
+	}
+	id := sess.SessionID()
+	return func(params map[string]any) {
+		params["progressToken"] = tok
+		if err := p.srv.SendNotificationToSpecificClient(id, string(mcp.MethodNotificationProgress), params); err != nil {
+			p.log.Debug("progress not relayed", "err", err)
+		}
+	}
+}
+
+// lineLimiter passes JSON-RPC lines through, replacing any line longer
+// than max with an unparseable one, so that a huge message costs bounded
+// memory and is answered with a parse error.
+type lineLimiter struct {
+	r       io.Reader
+	max     int
+	buf     []byte // pending output
+	line    int    // length of the current line so far
+	skip    bool   // dropping the rest of an oversized line
+	scratch []byte
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	for len(l.buf) == 0 {
+		if l.scratch == nil {
+			l.scratch = make([]byte, 64<<10)
+		}
+		n, err := l.r.Read(l.scratch)
+		l.filter(l.scratch[:n])
+		if err != nil && len(l.buf) == 0 {
+			return 0, err
+		}
+		if err != nil {
+			break
+		}
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	return n, nil
+}
+
+func (l *lineLimiter) filter(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg = b[:i+1]
+		}
+		b = b[len(seg):]
+		if !l.skip {
+			if l.line+len(seg) > l.max {
+				l.skip = true
+				l.buf = append(l.buf, "\x00oversized message\n"...)
+			} else {
+				l.buf = append(l.buf, seg...)
+			}
+		}
+		l.line += len(seg)
+		if seg[len(seg)-1] == '\n' {
+			l.line, l.skip = 0, false
+		}
+	}
+}
+
+// slogWriter adapts a *slog.Logger to mcp-go's *log.Logger.
+type slogWriter struct{ l *slog.Logger }
+
+func (w slogWriter) Write(b []byte) (int, error) {
+	w.l.Warn("mcp", "msg", strings.TrimSpace(string(b)))
+	return len(b), nil
+}

@@ -1,0 +1,266 @@
+package mcpproxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Messages for the agent when a step-up does not end in an approval.
+const (
+	msgDeclined  = "The user declined this exact operation in their client. Nothing was done. Do not retry it or try to reach the same result another way; ask the user what they want instead."
+	msgCancelled = "The user closed the confirmation without deciding. Nothing was done. Ask the user whether they want this operation before calling the tool again."
+	msgTimeout   = "The user did not answer the confirmation in time. Nothing was done. Ask the user whether they want this operation before calling the tool again."
+	msgBusy      = "Too many confirmations are already waiting for the user, so this operation was not put to them. Nothing was done. Wait for the user to answer the open ones, then try again."
+	msgNoChannel = " This client cannot ask the user to confirm, and no approval page is configured, so the operation was refused."
+	msgFourEyes  = " Four eyes cannot be granted from this client, and no approval page is configured, so the operation was refused."
+)
+
+// confirmSchema is the form shown to the user: one required boolean.
+var confirmSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"approve": map[string]any{
+			"type":        "boolean",
+			"title":       "Approve this exact operation?",
+			"description": "Approve only if you asked for exactly this.",
+		},
+	},
+	"required": []string{"approve"},
+}
+
+// canElicit reports whether the client declared form elicitation, for
+// this request (2026-07-28) or for the session (earlier versions).
+func canElicit(ctx context.Context) bool {
+	var c *mcp.ElicitationCapability
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if info.ClientCapabilities != nil {
+			c = info.ClientCapabilities.Elicitation
+		}
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c = s.GetClientCapabilities().Elicitation
+	}
+	// An empty elicitation capability means form mode.
+	return c != nil && (c.Form != nil || c.URL == nil)
+}
+
+func isModern(ctx context.Context) bool {
+	return mcp.IsModernProtocol(server.RequestProtocolVersion(ctx))
+}
+
+// stepUp asks for the approval d requires: in the client when it can and
+// the level is confirm, else on the approval page, else refuses.
+func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []byte, d gateway.Decision) *mcp.CallToolResult {
+	reason := ""
+	if d.Refusal != nil {
+		reason = d.Refusal.Message
+	}
+	if d.Level == intent.LevelConfirm && p.cfg.ClientApprover != nil && canElicit(ctx) {
+		params := mcp.ElicitationParams{Message: describe(t, d), RequestedSchema: confirmSchema}
+		if isModern(ctx) {
+			state, err := p.states.seal(t.Name, d.OperationHash)
+			if err != nil {
+				return mcp.NewToolResultError("The confirmation could not be prepared, so nothing was done. Try again.")
+			}
+			return server.NewInputRequestBuilder(state).Elicit(confirmID, params).ToolResult()
+		}
+		select {
+		case p.pending <- struct{}{}:
+		default:
+			return mcp.NewToolResultError(msgBusy)
+		}
+		defer func() { <-p.pending }()
+		ectx, cancel := context.WithTimeout(ctx, p.confirmTimeout())
+		defer cancel()
+		res, err := p.srv.RequestElicitation(ectx, mcp.ElicitationRequest{Params: params})
+		switch {
+		case err == nil:
+			return p.answered(dctx, cs, proposal, d, res)
+		case ctx.Err() != nil:
+			return mcp.NewToolResultError("The call was cancelled while waiting for the user's confirmation. Nothing was done.")
+		case ectx.Err() != nil:
+			return mcp.NewToolResultError(msgTimeout)
+		}
+		p.log.Warn("elicitation failed", "tool", t.Name, "err", err)
+		// Fall through to the approval page, if any.
+	}
+	if p.cfg.Approvals != nil {
+		return p.viaPage(ctx, dctx, cs, t, proposal, d)
+	}
+	if d.Level == intent.LevelFourEyes {
+		return mcp.NewToolResultError(reason + msgFourEyes)
+	}
+	return mcp.NewToolResultError(reason + msgNoChannel)
+}
+
+func (p *Proxy) confirmTimeout() time.Duration {
+	if p.cfg.ConfirmTimeout <= 0 {
+		return 5 * time.Minute
+	}
+	return p.cfg.ConfirmTimeout
+}
+
+// answered turns the user's answer into a signed approval and decides
+// again with it. Only an accept whose content approves counts.
+func (p *Proxy) answered(dctx context.Context, cs *call, proposal []byte, d gateway.Decision, res *mcp.ElicitationResult) *mcp.CallToolResult {
+	if res == nil {
+		return mcp.NewToolResultError(msgCancelled)
+	}
+	switch res.Action {
+	case mcp.ElicitationResponseActionAccept:
+		if !approves(res.Content) {
+			return mcp.NewToolResultError(msgDeclined)
+		}
+	case mcp.ElicitationResponseActionDecline:
+		return mcp.NewToolResultError(msgDeclined)
+	default:
+		return mcp.NewToolResultError(msgCancelled)
+	}
+	if d.Level != intent.LevelConfirm || d.Operation == nil || p.cfg.ClientApprover == nil {
+		return mcp.NewToolResultError("This operation needs more than the confirmation of the user at this client. Nothing was done.")
+	}
+	a, err := p.sign(*d.Operation, d.OperationHash)
+	if err != nil {
+		p.log.Error("approval not signed", "err", err)
+		return mcp.NewToolResultError("The user's confirmation could not be recorded, so nothing was done. Try again.")
+	}
+	d2, err := p.decide(dctx, proposal, []approval.Approval{a})
+	if err != nil {
+		return failed(d2, err)
+	}
+	switch d2.Verdict {
+	case gateway.Allow:
+		return allowed(cs, d2)
+	case gateway.StepUp:
+		return mcp.NewToolResultError(d2.Refusal.Message + " The user's confirmation was not enough for this operation.")
+	}
+	return refused(cs, d2)
+}
+
+// approves reports whether an accepted form's content says approve: true.
+func approves(content any) bool {
+	m, ok := content.(map[string]any)
+	if !ok {
+		return false
+	}
+	v, ok := m["approve"].(bool)
+	return ok && v
+}
+
+// sign makes the client user's approval of exactly op.
+func (p *Proxy) sign(op intent.Operation, hash intent.OperationHash) (approval.Approval, error) {
+	id, err := approval.NewID(p.rand)
+	if err != nil {
+		return approval.Approval{}, err
+	}
+	ttl := p.cfg.ApprovalTTL
+	if ttl <= 0 {
+		ttl = 2 * time.Minute
+	}
+	now := p.now().UTC().Truncate(time.Second)
+	return approval.Sign(approval.Approval{
+		ID: id, Operation: hash, MandateID: op.MandateID, Approver: p.cfg.ClientApprover.Name,
+		IssuedAt: now, ExpiresAt: now.Add(ttl),
+	}, p.cfg.ClientApprover.Key)
+}
+
+// viaPage looks for approvals already given on the page; if there are
+// none, registers the step-up, waits ApprovalWait, and otherwise returns
+// the link with what to do.
+func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []byte, d gateway.Decision) *mcp.CallToolResult {
+	as, err := p.cfg.Approvals.Await(ctx, d.OperationHash, 0)
+	if err == nil && len(as) == 0 {
+		reason := ""
+		if d.Refusal != nil {
+			reason = d.Refusal.Message
+		}
+		var link string
+		link, err = p.cfg.Approvals.Request(ctx, StepUp{
+			Tool: t.Name, Level: d.Level, Operation: *d.Operation, OperationHash: d.OperationHash,
+			Resolved: d.Resolved, Reason: reason,
+		})
+		if err == nil {
+			if p.cfg.ApprovalWait > 0 {
+				as, err = p.cfg.Approvals.Await(ctx, d.OperationHash, p.cfg.ApprovalWait)
+			}
+			if err == nil && len(as) == 0 {
+				who := "The user"
+				if d.Level == intent.LevelFourEyes {
+					who = "Two different people"
+				}
+				return mcp.NewToolResultError(fmt.Sprintf("%s %s must approve this exact operation on the approval page: %s . Nothing was done yet. Give the user the link; once it is approved, call the tool again with exactly the same arguments. Any change needs a new approval.", reason, who, link))
+			}
+		}
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return mcp.NewToolResultError("The call was cancelled while waiting for approval. Nothing was done.")
+		}
+		p.log.Error("approval page failed", "err", err)
+		return mcp.NewToolResultError("The approval page could not be reached, so nothing was done. Try again later.")
+	}
+	d2, err := p.decide(dctx, proposal, as)
+	if err != nil {
+		return failed(d2, err)
+	}
+	switch d2.Verdict {
+	case gateway.Allow:
+		return allowed(cs, d2)
+	case gateway.StepUp:
+		return mcp.NewToolResultError(d2.Refusal.Message + " The approvals given so far are not enough.")
+	}
+	return refused(cs, d2)
+}
+
+// describe writes the confirmation the user reads: the exact resolved
+// operation, with where each trusted value came from.
+func describe(t Tool, d gateway.Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Confirm this exact operation (tool %s)?\n\n", t.Name)
+	if op := d.Operation; op != nil {
+		fmt.Fprintf(&b, "Action: %s\n", op.Action)
+		prov := map[string]intent.Resolved{}
+		for _, r := range d.Resolved {
+			prov[r.Param] = r
+		}
+		for _, name := range op.Args.Names() {
+			v := op.Args[name]
+			fmt.Fprintf(&b, "  %s: %s", name, v.String())
+			if r, ok := prov[name]; ok {
+				fmt.Fprintf(&b, "  (from %s", r.Provenance.Source)
+				if r.Provenance.RecordID != "" {
+					fmt.Fprintf(&b, ", record %s", r.Provenance.RecordID)
+				}
+				if r.Sent != r.Value {
+					fmt.Fprintf(&b, "; the assistant wrote %q", clip(r.Sent))
+				}
+				b.WriteString(")")
+			}
+			b.WriteString("\n")
+		}
+	}
+	if d.Refusal != nil {
+		if why, ok := strings.CutPrefix(d.Refusal.Message, "This operation needs a person's confirmation before it can execute: "); ok {
+			why, _, _ = strings.Cut(why, ". Nothing was done yet.")
+			fmt.Fprintf(&b, "\nWhy you are asked: %s.\n", why)
+		}
+	}
+	fmt.Fprintf(&b, "Operation %s\n", d.OperationHash.String()[:16])
+	return b.String()
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
