@@ -48,11 +48,12 @@ type env struct {
 }
 
 type cli struct {
-	Demo      demoCmd      `cmd:"" help:"Play Emma's scenario (a bill with hidden text redirecting her payments) and a healthcare injection against the gateway, on embedded defaults."`
-	Mandate   mandateCmd   `cmd:"" help:"Create issuer keys and signed mandates."`
-	Receipts  receiptsCmd  `cmd:"" help:"Verify receipt chains offline."`
-	Policy    policyCmd    `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
-	Agentdojo agentdojoCmd `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking suite, worst case, through the gateway."`
+	Demo         demoCmd         `cmd:"" help:"Play Emma's scenario (a bill with hidden text redirecting her payments) and a healthcare injection against the gateway, on embedded defaults."`
+	Mandate      mandateCmd      `cmd:"" help:"Create issuer keys and signed mandates."`
+	Receipts     receiptsCmd     `cmd:"" help:"Verify receipt chains offline."`
+	HashPasscode hashPasscodeCmd `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
+	Policy       policyCmd       `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
+	Agentdojo    agentdojoCmd    `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking suite, worst case, through the gateway."`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

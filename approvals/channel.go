@@ -1,0 +1,177 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// Channel submits operations awaiting approval to people and collects the
+// approvals they sign. A front door calls Request when the gateway steps up,
+// gives the agent the ticket (or waits with Await), and presents
+// Outcome.Approvals to the gateway once the status is StatusApproved.
+//
+// Only the front door, in-process, may call Request: a channel must offer no
+// way for an agent to create or decide a request. Its methods may be called
+// concurrently. ErrNotFound means the id names no request (never created, or
+// forgotten some time after it ended).
+type Channel interface {
+	// Request submits p and returns its ticket. It returns ErrInvalid for
+	// an incomplete Pending, ErrExpired if p has already expired, and an
+	// error wrapping ErrTampered if p's content does not hash to p.Hash.
+	Request(ctx context.Context, p Pending) (Ticket, error)
+	// Outcome returns the request's current state without blocking.
+	Outcome(ctx context.Context, id string) (Outcome, error)
+	// Wait blocks until the request is decided, expires or is refused, or
+	// until ctx is done; it then returns the current state and ctx's error.
+	Wait(ctx context.Context, id string) (Outcome, error)
+}
+
+// Log records receipts for requests and decisions. receipt.Log (the
+// gateway's store) implements it; cmd/ wires it so that approvals land in
+// the owner's receipt chain. Append is called concurrently; an error makes
+// the request or the decision fail (nothing is approved unrecorded).
+type Log interface {
+	// Append links r into its owner's chain and returns it as stored.
+	Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error)
+}
+
+// Pending is what the gateway asked a person to approve: the exact resolved
+// operation of a step-up, as the gateway's decision gave it.
+type Pending struct {
+	// Operation is the resolved operation: action, trusted arguments,
+	// mandate id and owner.
+	Operation intent.Operation
+	// Hash is the operation hash the gateway named. A Pending whose
+	// Operation does not hash to it is refused (ErrTampered).
+	Hash intent.OperationHash
+	// Level is the approval level required: intent.LevelConfirm or
+	// intent.LevelFourEyes.
+	Level intent.Level
+	// Resolved lists each critical value with its provenance and what the
+	// agent originally sent. Each Value must be the string form of the
+	// operation's argument of the same name, or the Pending is refused.
+	Resolved []intent.Resolved
+	// Reason says why a person must approve (the step-up's message); empty
+	// shows none.
+	Reason string
+	// Currency is the ISO 4217 code amounts are in ("EUR"); empty shows
+	// amounts without a currency.
+	Currency string
+	// Requester names the approver, if any, on whose behalf the agent acts
+	// (the user of the agent's client). It is shown on the page. Like every
+	// approver, the requester's approval counts at most once: four eyes
+	// always needs a second, different approver.
+	Requester string
+	// ExpiresAt is when the request lapses, and with it every approval
+	// given for it; zero means Config.TTL after Request.
+	ExpiresAt time.Time
+}
+
+// Ticket names a submitted request.
+type Ticket struct {
+	// ID identifies the request: 32 lowercase hex digits.
+	ID string
+	// URL is the request's page, to give to the agent (which can show the
+	// link but cannot sign in) or to the user.
+	URL string
+	// ExpiresAt is when the request lapses, in UTC.
+	ExpiresAt time.Time
+}
+
+// Status is the state of a request.
+type Status string
+
+// The statuses. Every status but StatusPending is final.
+const (
+	StatusPending  Status = "pending"  // waiting for (more) approvals
+	StatusApproved Status = "approved" // approvals enough for the level were given
+	StatusRejected Status = "rejected" // an approver rejected it
+	StatusExpired  Status = "expired"  // it lapsed undecided
+	StatusRefused  Status = "refused"  // its content does not hash to its operation hash
+)
+
+// Decision is one approver's decision on a request.
+type Decision struct {
+	// Approver names who decided.
+	Approver string
+	// Approve is true for an approval, false for a rejection.
+	Approve bool
+	// At is when, in UTC.
+	At time.Time
+	// Via names the channel: "page" or "webhook".
+	Via string
+	// Receipt is the receipt recorded for the decision, as stored.
+	Receipt receipt.Receipt
+}
+
+// Outcome is the state of a request.
+type Outcome struct {
+	// ID identifies the request.
+	ID string
+	// Status is the request's status.
+	Status Status
+	// Level is the approval level required.
+	Level intent.Level
+	// Hash is the operation hash the approvals are signed over.
+	Hash intent.OperationHash
+	// Approvals are the signed approvals given so far, one per approver
+	// at most; with StatusApproved they grant Level. Each is single use
+	// (the gateway consumes its id) and expires with the request.
+	Approvals []approval.Approval
+	// Decisions are the approvers' decisions, in order.
+	Decisions []Decision
+	// ExpiresAt is when the request lapses, in UTC.
+	ExpiresAt time.Time
+}
+
+// Errors of Channel methods and of decisions. Callers branch on them with
+// errors.Is.
+var (
+	// ErrNotFound: the id names no request.
+	ErrNotFound = errors.New("approvals: no such request")
+	// ErrInvalid: the Pending is incomplete, its level is not confirm or
+	// four_eyes, or four eyes is asked of a channel with fewer than two
+	// approvers.
+	ErrInvalid = errors.New("approvals: invalid request")
+	// ErrTampered: the content to show does not hash to the operation hash,
+	// or a trusted value does not match its argument. Nothing can be
+	// approved for it.
+	ErrTampered = errors.New("approvals: shown content does not match the operation hash")
+	// ErrExpired: the request has lapsed.
+	ErrExpired = errors.New("approvals: request expired")
+	// ErrDecided: the request was already approved or rejected.
+	ErrDecided = errors.New("approvals: request already decided")
+	// ErrSameApprover: this approver already decided on the request; an
+	// approver's approval never counts twice.
+	ErrSameApprover = errors.New("approvals: approver already decided on this request")
+	// ErrOtherOperation: the decision names another operation hash than the
+	// request's (the page shown was not this operation).
+	ErrOtherOperation = errors.New("approvals: decision is for another operation")
+	// ErrUnknownApprover: the approver is not configured.
+	ErrUnknownApprover = errors.New("approvals: unknown approver")
+	// ErrTooMany: too many requests are pending (Config.MaxPending).
+	ErrTooMany = errors.New("approvals: too many pending requests")
+)
+
+// Await is what a front door calls after a step-up. With wait zero or less
+// it returns the request's current state at once (the agent gets the link
+// and calls again after approval); otherwise it waits up to wait for the
+// decision and then returns the state as it is, pending or not. It returns
+// an error only if the channel fails or ctx itself ends.
+func Await(ctx context.Context, ch Channel, id string, wait time.Duration) (Outcome, error) {
+	if wait <= 0 {
+		return ch.Outcome(ctx, id)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	out, err := ch.Wait(wctx, id)
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return ch.Outcome(ctx, id)
+	}
+	return out, err
+}

@@ -1,0 +1,572 @@
+package approvals
+
+import (
+	"bytes"
+	"crypto/subtle"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+//go:embed templates/*.html static/page.css
+var assets embed.FS
+
+// contentSecurityPolicy allows the page's own stylesheet and nothing else:
+// no script at all, no frames, forms only to itself.
+const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+const (
+	maxBody       = 16 << 10 // bytes of a form post
+	loginCookie   = "ip_login"
+	sessionCookie = "ip_session"
+	maxSessions   = 1000
+)
+
+var idPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+type session struct {
+	approver string
+	csrf     string
+	expires  time.Time
+}
+
+func parseTemplates() (*template.Template, error) {
+	return template.New("").Funcs(template.FuncMap{}).ParseFS(assets, "templates/*.html")
+}
+
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	// The client address is the connection's: headers such as
+	// X-Forwarded-For are the client's to forge and must not reset its
+	// back-off.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(s.harden)
+	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/requests") })
+	e.GET("/static/page.css", s.css)
+	e.GET("/login", s.loginForm)
+	e.POST("/login", s.login)
+	e.POST("/logout", s.logout, s.auth)
+	e.GET("/requests", s.list, s.auth)
+	e.GET("/requests/:id", s.show, s.auth)
+	e.POST("/requests/:id/approve", func(c echo.Context) error { return s.decideForm(c, true) }, s.auth)
+	e.POST("/requests/:id/reject", func(c echo.Context) error { return s.decideForm(c, false) }, s.auth)
+	return e
+}
+
+// harden sets the security headers on every response, refuses requests for
+// another host (DNS rebinding) and cross-site posts, and bounds bodies.
+func (s *Server) harden(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
+		if s.secure {
+			h.Set("Strict-Transport-Security", "max-age=31536000")
+		}
+		req := c.Request()
+		if req.Host != s.host {
+			return s.page(c, http.StatusMisdirectedRequest, "message", msg("Wrong address", "This page is served only at "+s.base+"."))
+		}
+		if req.Method == http.MethodPost {
+			if site := req.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+				return s.page(c, http.StatusForbidden, "message", msg("Refused", "A form from another site was refused. Use the approval page itself."))
+			}
+			if o := req.Header.Get("Origin"); o != "" && o != s.base {
+				return s.page(c, http.StatusForbidden, "message", msg("Refused", "A form from another site was refused. Use the approval page itself."))
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, maxBody)
+		}
+		return next(c)
+	}
+}
+
+type message struct {
+	Title, Text string
+	Session     *session
+	CSRF        string
+}
+
+func msg(title, text string) *message { return &message{Title: title, Text: text} }
+
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	code := http.StatusInternalServerError
+	text := "Something went wrong; nothing was approved."
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		code = he.Code
+		text = http.StatusText(code) + "."
+	} else {
+		s.logger.Error("approval page", "path", c.Path(), "err", err)
+	}
+	_ = s.page(c, code, "message", msg(http.StatusText(code), text))
+}
+
+func (s *Server) page(c echo.Context, code int, name string, data any) error {
+	var buf bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		s.logger.Error("approval page template", "template", name, "err", err)
+		return c.String(http.StatusInternalServerError, "internal error")
+	}
+	return c.HTMLBlob(code, buf.Bytes())
+}
+
+func (s *Server) css(c echo.Context) error {
+	b, err := assets.ReadFile("static/page.css")
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "text/css; charset=utf-8", b)
+}
+
+func (s *Server) cookie(c echo.Context, name, value, path string, maxAge int) {
+	secure := s.secure || c.Request().TLS != nil
+	c.SetCookie(&http.Cookie{
+		Name: name, Value: value, Path: path, MaxAge: maxAge,
+		HttpOnly: true, Secure: secure, SameSite: http.SameSiteStrictMode,
+	})
+}
+
+// sameToken compares a form token with the expected one in constant time.
+func sameToken(got, want string) bool {
+	return want != "" && len(got) == len(want) && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+type loginView struct {
+	CSRF, Next, Name, Error string
+	Session                 *session
+}
+
+// safeNext keeps a post-login destination only if it is one of the page's
+// own request pages (no open redirect).
+func safeNext(next string) string {
+	if id, ok := strings.CutPrefix(next, "/requests/"); ok && idPattern.MatchString(id) {
+		return next
+	}
+	return "/requests"
+}
+
+func (s *Server) loginForm(c echo.Context) error {
+	tok, err := s.token(32)
+	if err != nil {
+		return err
+	}
+	s.cookie(c, loginCookie, tok, "/login", 600)
+	return s.page(c, http.StatusOK, "login", loginView{CSRF: tok, Next: safeNext(c.QueryParam("next"))})
+}
+
+func (s *Server) login(c echo.Context) error {
+	now := s.now()
+	ck, err := c.Cookie(loginCookie)
+	if err != nil || !sameToken(c.FormValue("csrf"), ck.Value) {
+		return s.page(c, http.StatusForbidden, "message", msg("Refused", "The sign-in form expired or came from another site. Open the sign-in page again."))
+	}
+	name := c.FormValue("approver")
+	pass := c.FormValue("passcode")
+	next := safeNext(c.FormValue("next"))
+	a := s.approvers[name]
+	keys := []string{"ip:" + c.RealIP(), "approver:?"}
+	if a != nil {
+		keys[1] = "approver:" + name
+	}
+	if wait := s.lim.wait(now, keys...); wait > 0 {
+		secs := int(wait.Round(time.Second) / time.Second)
+		secs = max(secs, 1)
+		c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		return s.page(c, http.StatusTooManyRequests, "login", loginView{CSRF: ck.Value, Next: next, Name: name,
+			Error: fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", secs)})
+	}
+	ok := false
+	if a != nil {
+		ok = a.hash.check(pass)
+	} else {
+		s.dummy.check(pass)
+	}
+	if !ok {
+		s.lim.fail(now, keys...)
+		s.logger.Warn("approval page: failed sign-in", "approver", name, "ip", c.RealIP())
+		return s.page(c, http.StatusUnauthorized, "login", loginView{CSRF: ck.Value, Next: next, Name: name,
+			Error: "Wrong approver name or passcode."})
+	}
+	s.lim.reset(keys...)
+	tok, err := s.token(32)
+	if err != nil {
+		return err
+	}
+	csrf, err := s.token(32)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if len(s.sessions) >= maxSessions {
+		for k, ss := range s.sessions {
+			if !now.Before(ss.expires) {
+				delete(s.sessions, k)
+			}
+		}
+	}
+	if len(s.sessions) >= maxSessions {
+		s.mu.Unlock()
+		return s.page(c, http.StatusServiceUnavailable, "message", msg("Busy", "Too many people are signed in. Try again later."))
+	}
+	s.sessions[tok] = &session{approver: name, csrf: csrf, expires: now.Add(s.cfg.SessionTTL)}
+	s.mu.Unlock()
+	s.cookie(c, loginCookie, "", "/login", -1)
+	s.cookie(c, sessionCookie, tok, "/", int(s.cfg.SessionTTL/time.Second))
+	s.logger.Info("approval page: signed in", "approver", name)
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+// auth requires a live session; the session is then in c.Get("session").
+func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var ss *session
+		if ck, err := c.Cookie(sessionCookie); err == nil {
+			s.mu.Lock()
+			ss = s.sessions[ck.Value]
+			if ss != nil && !s.now().Before(ss.expires) {
+				delete(s.sessions, ck.Value)
+				ss = nil
+			}
+			s.mu.Unlock()
+		}
+		if ss == nil {
+			if c.Request().Method == http.MethodGet {
+				return c.Redirect(http.StatusSeeOther, "/login?next="+c.Request().URL.EscapedPath())
+			}
+			return s.page(c, http.StatusForbidden, "message", msg("Signed out", "You are not signed in, so nothing was done. Sign in and try again."))
+		}
+		if c.Request().Method == http.MethodPost && !sameToken(c.FormValue("csrf"), ss.csrf) {
+			return s.page(c, http.StatusForbidden, "message", msg("Refused", "The form expired or came from another site, so nothing was done. Open the request again."))
+		}
+		c.Set("session", ss)
+		return next(c)
+	}
+}
+
+func (s *Server) logout(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		s.mu.Lock()
+		delete(s.sessions, ck.Value)
+		s.mu.Unlock()
+	}
+	s.cookie(c, sessionCookie, "", "/", -1)
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+func sessionOf(c echo.Context) *session {
+	ss, _ := c.Get("session").(*session)
+	return ss
+}
+
+// Views: everything the templates show, already formatted as text. The
+// templates escape it (html/template), so an argument's content can never
+// become markup or script.
+
+type summaryView struct {
+	ID, Action, Owner, Amount, Level, Status, Expires, Hash, Refusal string
+	Have, Need                                                       int
+}
+
+type recentView struct {
+	At, Approver, Verdict, ID, Action, Amount, Hash, Receipt, ReceiptHash string
+	Approve                                                               bool
+}
+
+type listView struct {
+	Session *session
+	CSRF    string
+	Pending []summaryView
+	Ended   []summaryView
+	Recent  []recentView
+}
+
+type trustedView struct {
+	Param, Value, Quoted, Source, Record, Version, Since, Sent, SentQuoted string
+	Differs                                                                bool
+}
+
+type argView struct {
+	Name, Value, Quoted, Kind string
+}
+
+type requestView struct {
+	Session                                                       *session
+	CSRF                                                          string
+	ID, Action, Owner, Mandate, Level, LevelText, Hash, Requester string
+	Reason, Expires, ExpiresIn, Status, Refusal, Created          string
+	Trusted                                                       []trustedView
+	Amounts                                                       []argView
+	Others                                                        []argView
+	Approvers                                                     []string
+	Rejected                                                      string
+	Have, Need                                                    int
+	CanDecide, Decided                                            bool
+}
+
+func (s *Server) list(c echo.Context) error {
+	ss := sessionOf(c)
+	now := s.now().UTC()
+	v := listView{Session: ss, CSRF: ss.csrf}
+	s.mu.Lock()
+	s.prune(now)
+	for i := len(s.order) - 1; i >= 0; i-- {
+		r := s.requests[s.order[i]]
+		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: r.amountText(),
+			Level: string(r.level), Status: string(r.status), Expires: r.expires.Format("15:04:05 UTC"),
+			Hash: r.hash.String()[:16], Refusal: r.refusal, Have: len(r.approvals), Need: r.need()}
+		if r.status == StatusPending {
+			v.Pending = append(v.Pending, sv)
+		} else {
+			v.Ended = append(v.Ended, sv)
+		}
+	}
+	for i := len(s.recent) - 1; i >= 0; i-- {
+		e := s.recent[i]
+		verdict := "rejected"
+		if e.decision.Approve {
+			verdict = "approved"
+		}
+		v.Recent = append(v.Recent, recentView{
+			At: e.decision.At.Format("2006-01-02 15:04:05 UTC"), Approver: e.decision.Approver, Verdict: verdict,
+			Approve: e.decision.Approve, ID: e.req.id, Action: string(e.req.op.Action), Amount: e.req.amountText(),
+			Hash:        e.req.hash.String()[:16],
+			Receipt:     fmt.Sprintf("%s #%d", ownerText(e.decision.Receipt.Owner), e.decision.Receipt.Seq),
+			ReceiptHash: e.decision.Receipt.Hash.String(),
+		})
+	}
+	s.mu.Unlock()
+	return s.page(c, http.StatusOK, "list", v)
+}
+
+func ownerText(o intent.Owner) string {
+	if o == "" {
+		return "(no owner)"
+	}
+	return string(o)
+}
+
+func (s *Server) lookup(c echo.Context) (*request, error) {
+	id := c.Param("id")
+	if !idPattern.MatchString(id) {
+		return nil, ErrNotFound
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.requests[id]
+	if r == nil {
+		return nil, ErrNotFound
+	}
+	s.expire(r, s.now())
+	return r, nil
+}
+
+func (s *Server) show(c echo.Context) error {
+	ss := sessionOf(c)
+	r, err := s.lookup(c)
+	if err != nil {
+		return s.decisionError(c, err)
+	}
+	now := s.now().UTC()
+	s.mu.Lock()
+	v := requestView{
+		Session: ss, CSRF: ss.csrf, ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner),
+		Mandate: r.op.MandateID, Level: string(r.level), LevelText: levelText(r.level), Hash: r.hash.String(),
+		Requester: r.requester, Reason: r.reason, Status: string(r.status), Refusal: r.refusal,
+		Created: r.created.Format("2006-01-02 15:04:05 UTC"),
+		Expires: r.expires.Format("2006-01-02 15:04:05 UTC"), ExpiresIn: until(now, r.expires),
+		Have: len(r.approvals), Need: r.need(),
+	}
+	for _, d := range r.decisions {
+		if d.Approve {
+			v.Approvers = append(v.Approvers, d.Approver)
+		} else {
+			v.Rejected = d.Approver
+		}
+		if d.Approver == ss.approver {
+			v.Decided = true
+		}
+	}
+	v.CanDecide = r.status == StatusPending && !v.Decided
+	s.mu.Unlock()
+	if r.status != StatusRefused {
+		// Shown only if it is what the hash names; a refused request
+		// shows no operation at all, only why it was refused.
+		v.Trusted, v.Amounts, v.Others = r.views(now)
+	}
+	return s.page(c, http.StatusOK, "request", v)
+}
+
+func levelText(l intent.Level) string {
+	if l == intent.LevelFourEyes {
+		return "Four eyes: two different approvers must each approve"
+	}
+	return "Confirm: one approver must approve"
+}
+
+func until(now, t time.Time) string {
+	d := t.Sub(now)
+	if d <= 0 {
+		return "expired"
+	}
+	return "in " + d.Round(time.Second).String()
+}
+
+func age(now, t time.Time) string {
+	if t.IsZero() {
+		return "unknown"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 0:
+		return "in the future (" + t.UTC().Format("2006-01-02") + ")"
+	case d < time.Hour:
+		return fmt.Sprintf("%d minutes ago", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d hours ago", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%d days ago (%s)", int(d/(24*time.Hour)), t.UTC().Format("2006-01-02"))
+}
+
+// quoted returns s with every invisible, control or non-ASCII character
+// escaped when s has any, so that look-alikes and hidden text are visible;
+// "" when s is plain printable ASCII.
+func quoted(s string) string {
+	for _, r := range s {
+		if r > unicode.MaxASCII || !unicode.IsPrint(r) {
+			return strconv.QuoteToASCII(s)
+		}
+	}
+	return ""
+}
+
+// formatAmount formats minor units exactly, grouping thousands:
+// 125000 at scale 2 is "1,250.00".
+func formatAmount(v intent.Value, currency string) string {
+	s := intent.FormatAmount(intent.Amount(v.Int), v.Scale)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	whole, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := sign + b.String()
+	if hasFrac {
+		out += "." + frac
+	}
+	if currency != "" {
+		out += " " + currency
+	}
+	return out
+}
+
+func (r *request) amountText() string {
+	var parts []string
+	for _, name := range r.op.Args.Names() {
+		if v := r.op.Args[name]; v.Kind == intent.KindAmount {
+			parts = append(parts, formatAmount(v, r.currency))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r *request) views(now time.Time) (trusted []trustedView, amounts, others []argView) {
+	critical := map[string]bool{}
+	for _, res := range r.resolved {
+		critical[res.Param] = true
+		tv := trustedView{
+			Param: res.Param, Value: res.Value, Quoted: quoted(res.Value),
+			Source: res.Provenance.Source, Record: res.Provenance.RecordID, Version: res.Provenance.Version,
+			Since: age(now, res.Provenance.At), Differs: res.Sent != res.Value,
+		}
+		if tv.Differs {
+			tv.Sent, tv.SentQuoted = res.Sent, quoted(res.Sent)
+		}
+		trusted = append(trusted, tv)
+	}
+	for _, name := range r.op.Args.Names() {
+		if critical[name] {
+			continue
+		}
+		v := r.op.Args[name]
+		if v.Kind == intent.KindAmount {
+			amounts = append(amounts, argView{Name: name, Value: formatAmount(v, r.currency),
+				Quoted: fmt.Sprintf("%d minor units, %d decimals", v.Int, v.Scale), Kind: "amount"})
+			continue
+		}
+		others = append(others, argView{Name: name, Value: v.String(), Quoted: quoted(v.String()), Kind: v.Kind.String()})
+	}
+	return trusted, amounts, others
+}
+
+func (s *Server) decideForm(c echo.Context, approve bool) error {
+	ss := sessionOf(c)
+	id := c.Param("id")
+	if !idPattern.MatchString(id) {
+		return s.decisionError(c, ErrNotFound)
+	}
+	shown, err := intent.ParseOperationHash(c.FormValue("operation"))
+	if err != nil {
+		return s.decisionError(c, ErrOtherOperation)
+	}
+	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, approve, "page"); err != nil {
+		return s.decisionError(c, err)
+	}
+	return c.Redirect(http.StatusSeeOther, "/requests/"+id)
+}
+
+// decisionError shows a refused decision in fixed words: no internal
+// detail reaches the page.
+func (s *Server) decisionError(c echo.Context, err error) error {
+	code, title, text := http.StatusInternalServerError, "Not recorded", "The decision could not be recorded, so nothing was approved. Try again."
+	switch {
+	case errors.Is(err, ErrNotFound):
+		code, title, text = http.StatusNotFound, "No such request", "There is no such request; it may have been forgotten some time after it ended."
+	case errors.Is(err, ErrTampered):
+		code, title, text = http.StatusConflict, "Refused", "This request was refused: what it shows does not hash to the operation the gateway named. Nothing can be approved for it."
+	case errors.Is(err, ErrExpired):
+		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. The agent must ask again."
+	case errors.Is(err, ErrDecided):
+		code, title, text = http.StatusConflict, "Already decided", "This request was already decided; nothing more was recorded."
+	case errors.Is(err, ErrSameApprover):
+		code, title, text = http.StatusConflict, "Already decided by you", "You already decided on this request; your approval never counts twice. Four eyes need a second, different approver."
+	case errors.Is(err, ErrOtherOperation):
+		code, title, text = http.StatusConflict, "Operation changed", "The form does not name this request's operation, so nothing was approved. Open the request again and check it."
+	default:
+		s.logger.Error("approval decision", "err", err)
+	}
+	m := msg(title, text)
+	if ss := sessionOf(c); ss != nil {
+		m.Session, m.CSRF = ss, ss.csrf
+	}
+	return s.page(c, code, "message", m)
+}
+
+// Name returns the signed-in approver's name, for the templates.
+func (s *session) Name() string { return s.approver }

@@ -1,0 +1,594 @@
+package approvals
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// Approver is a person who may approve, as configured.
+type Approver struct {
+	// Name identifies the approver: it is the name they sign in with and
+	// the Approver of their approvals. 1 to 64 bytes.
+	Name string
+	// Passcode is the scrypt hash of their passcode, as HashPasscode
+	// writes it (intentplane hash-passcode).
+	Passcode string
+	// Key signs the approver's approvals. The gateway verifies them with
+	// its public key (see Server.Keys). The agent never holds it.
+	Key ed25519.PrivateKey
+}
+
+// Config configures a Server. The zero value of each optional field means
+// the default stated on it.
+type Config struct {
+	// Addr is the address ListenAndServe listens on; empty means
+	// "127.0.0.1:8477" (loopback only). It must name a port.
+	Addr string
+	// BaseURL is the page's URL as approvers' browsers reach it, without a
+	// trailing slash ("https://approve.example.com"); empty means
+	// "http://" + Addr. Requests whose Host header is not BaseURL's host are
+	// refused (against DNS rebinding).
+	BaseURL string
+	// TLS, when set, makes ListenAndServe serve HTTPS. Cookies are Secure
+	// when the request came over TLS or BaseURL is https.
+	TLS *tls.Config
+	// Approvers are the people who may approve. Required: at least one,
+	// with distinct names, a passcode hash and a key.
+	Approvers []Approver
+	// TTL is a request's lifetime when Pending.ExpiresAt is zero; zero
+	// means 15 minutes.
+	TTL time.Duration
+	// SessionTTL is how long a sign-in lasts; zero means 30 minutes.
+	SessionTTL time.Duration
+	// Backoff bounds failed sign-ins; the zero value means its defaults.
+	Backoff Backoff
+	// Recent is how many recent decisions the page lists; zero means 20.
+	Recent int
+	// MaxPending bounds the requests pending at once; zero means 1000.
+	MaxPending int
+	// Retain is how long an ended request stays visible after it expires;
+	// zero means one hour.
+	Retain time.Duration
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+	// Rand is the source of ids, tokens and approval ids; nil means
+	// crypto/rand.
+	Rand io.Reader
+	// Logger receives one line per request and decision; nil means discard.
+	Logger *slog.Logger
+}
+
+// Server is the approval page channel: it holds requests, serves the page
+// where approvers sign in and decide, and signs approvals with the
+// approvers' keys. It implements Channel and is safe for concurrent use.
+type Server struct {
+	cfg       Config
+	log       Log
+	logger    *slog.Logger
+	now       func() time.Time
+	rand      io.Reader
+	approvers map[string]*approverEntry
+	names     []string // sorted
+	dummy     passcodeHash
+	lim       *limiter
+	e         *echo.Echo
+	tmpl      *template.Template
+	base      string // BaseURL, no trailing slash
+	host      string // BaseURL's host
+	secure    bool   // BaseURL is https
+
+	decideMu sync.Mutex // serializes decisions, so that each sees the last
+
+	mu       sync.Mutex
+	requests map[string]*request
+	order    []string // request ids, oldest first
+	recent   []recentEntry
+	sessions map[string]*session
+}
+
+var _ Channel = (*Server)(nil)
+
+type approverEntry struct {
+	name string
+	hash passcodeHash
+	key  ed25519.PrivateKey
+}
+
+type request struct {
+	id        string
+	op        intent.Operation // args cloned at intake
+	hash      intent.OperationHash
+	level     intent.Level
+	resolved  []intent.Resolved
+	reason    string
+	currency  string
+	requester string
+	created   time.Time
+	expires   time.Time
+	via       string
+	status    Status
+	refusal   string // why it was refused
+	approvals []approval.Approval
+	decisions []Decision
+	receipt   receipt.Receipt // the request's receipt
+	done      chan struct{}   // closed when the status becomes final
+}
+
+type recentEntry struct {
+	req      *request
+	decision Decision
+}
+
+// New returns a Server over log with cfg. It returns an error if cfg has no
+// approver, an approver without name, key or valid passcode hash, two
+// approvers of one name, or a malformed BaseURL.
+func New(cfg Config, log Log) (*Server, error) {
+	if log == nil {
+		return nil, errors.New("approvals: a receipt log is required")
+	}
+	if len(cfg.Approvers) == 0 {
+		return nil, errors.New("approvals: at least one approver is required")
+	}
+	s := &Server{
+		cfg: cfg, log: log, logger: cfg.Logger, now: cfg.Now,
+		approvers: map[string]*approverEntry{},
+		lim:       newLimiter(cfg.Backoff),
+		requests:  map[string]*request{},
+		sessions:  map[string]*session{},
+	}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.rand = rand.Reader
+	if cfg.Rand != nil {
+		s.rand = &lockedReader{r: cfg.Rand}
+	}
+	if s.cfg.Addr == "" {
+		s.cfg.Addr = "127.0.0.1:8477"
+	}
+	if s.cfg.TTL <= 0 {
+		s.cfg.TTL = 15 * time.Minute
+	}
+	if s.cfg.SessionTTL <= 0 {
+		s.cfg.SessionTTL = 30 * time.Minute
+	}
+	if s.cfg.Recent <= 0 {
+		s.cfg.Recent = 20
+	}
+	if s.cfg.MaxPending <= 0 {
+		s.cfg.MaxPending = 1000
+	}
+	if s.cfg.Retain <= 0 {
+		s.cfg.Retain = time.Hour
+	}
+	for _, a := range cfg.Approvers {
+		if a.Name == "" || len(a.Name) > 64 || s.approvers[a.Name] != nil {
+			return nil, fmt.Errorf("approvals: approver name %q is empty, too long or used twice", a.Name)
+		}
+		if len(a.Key) != ed25519.PrivateKeySize {
+			return nil, fmt.Errorf("approvals: approver %q has no valid Ed25519 key", a.Name)
+		}
+		h, err := parsePasscodeHash(a.Passcode)
+		if err != nil {
+			return nil, fmt.Errorf("approvals: approver %q: %w", a.Name, err)
+		}
+		s.approvers[a.Name] = &approverEntry{name: a.Name, hash: h, key: a.Key}
+		s.names = append(s.names, a.Name)
+	}
+	// Unknown names are checked against a hash of the same cost, so that
+	// timing does not tell which names exist.
+	first := s.approvers[cfg.Approvers[0].Name].hash
+	s.dummy = passcodeHash{params: first.params, salt: make([]byte, len(first.salt)), key: make([]byte, len(first.key))}
+	if _, err := io.ReadFull(s.rand, s.dummy.salt); err != nil {
+		return nil, err
+	}
+	s.base = s.cfg.BaseURL
+	if s.base == "" {
+		s.base = "http://" + s.cfg.Addr
+	}
+	u, err := url.Parse(s.base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+		return nil, fmt.Errorf("approvals: BaseURL %q must be http(s)://host[:port]", s.base)
+	}
+	s.base = u.Scheme + "://" + u.Host
+	s.host, s.secure = u.Host, u.Scheme == "https"
+	s.tmpl, err = parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	s.e = s.routes()
+	return s, nil
+}
+
+// lockedReader makes a caller's io.Reader safe for concurrent use.
+type lockedReader struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+func (l *lockedReader) Read(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.r.Read(p)
+}
+
+func (s *Server) token(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.rand, b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Keys returns the approvers' public keys, for the gateway's
+// Config.Approvers.
+func (s *Server) Keys() approval.StaticKeys {
+	k := approval.StaticKeys{}
+	for name, a := range s.approvers {
+		k[name] = a.key.Public().(ed25519.PublicKey)
+	}
+	return k
+}
+
+// Handler returns the page's HTTP handler, to serve with a listener of the
+// caller's choice (ListenAndServe uses it).
+func (s *Server) Handler() http.Handler { return s.e }
+
+// URL returns the page's base URL (Config.BaseURL or its default).
+func (s *Server) URL() string { return s.base }
+
+// ListenAndServe serves the page on Config.Addr (HTTPS with Config.TLS)
+// until ctx is done, then shuts down gracefully. It returns the listener's
+// error, or nil after ctx ends.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return err
+	}
+	if s.cfg.TLS != nil {
+		ln = tls.NewListener(ln, s.cfg.TLS)
+	}
+	hs := &http.Server{
+		Handler:           s.e,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		return nil
+	}
+}
+
+// Request submits p to the page and returns its ticket, whose URL is the
+// request's page. It records a receipt for the request; if that fails,
+// nothing is submitted.
+//
+// A Pending whose operation does not hash to p.Hash, or whose trusted values
+// do not match the operation's arguments, is refused: it is recorded and
+// listed on the page as refused, so that approvers see the attempt, and
+// Request returns its Ticket with an error wrapping ErrTampered. Nothing can
+// ever be approved for it.
+func (s *Server) Request(ctx context.Context, p Pending) (Ticket, error) {
+	return s.submit(ctx, p, "page")
+}
+
+func (s *Server) submit(ctx context.Context, p Pending, via string) (Ticket, error) {
+	now := s.now().UTC()
+	if p.Level != intent.LevelConfirm && p.Level != intent.LevelFourEyes {
+		return Ticket{}, fmt.Errorf("%w: level %q is not confirm or four_eyes", ErrInvalid, p.Level)
+	}
+	if p.Level == intent.LevelFourEyes && len(s.approvers) < 2 {
+		return Ticket{}, fmt.Errorf("%w: four eyes needs two approvers, %d configured", ErrInvalid, len(s.approvers))
+	}
+	if p.Hash.IsZero() || p.Operation.Action == "" || p.Operation.MandateID == "" {
+		return Ticket{}, fmt.Errorf("%w: operation, mandate and hash are required", ErrInvalid)
+	}
+	exp := p.ExpiresAt.UTC()
+	if p.ExpiresAt.IsZero() {
+		exp = now.Add(s.cfg.TTL)
+	}
+	if !exp.After(now) {
+		return Ticket{}, ErrExpired
+	}
+	id, err := s.token(16)
+	if err != nil {
+		return Ticket{}, err
+	}
+	r := &request{
+		id: id, op: p.Operation, hash: p.Hash, level: p.Level,
+		resolved: append([]intent.Resolved(nil), p.Resolved...),
+		reason:   p.Reason, currency: p.Currency, requester: p.Requester,
+		created: now, expires: exp, via: via, status: StatusPending,
+		done: make(chan struct{}),
+	}
+	r.op.Args = p.Operation.Args.Clone()
+	if why := r.check(); why != "" {
+		r.status, r.refusal = StatusRefused, why
+	}
+
+	s.mu.Lock()
+	s.prune(now)
+	n := 0
+	for _, q := range s.requests {
+		if q.status == StatusPending {
+			n++
+		}
+	}
+	s.mu.Unlock()
+	if n >= s.cfg.MaxPending && r.status == StatusPending {
+		return Ticket{}, ErrTooMany
+	}
+
+	rec := r.baseReceipt(now)
+	if r.status == StatusRefused {
+		rec.Decision, rec.Code = receipt.Deny, intent.CodeApprovalInvalid
+		rec.Message = fmt.Sprintf("Approval request %s refused: %s. Nothing can be approved for it.", id, r.refusal)
+	} else {
+		rec.Decision, rec.Code = receipt.StepUp, intent.CodeApprovalRequired
+		rec.Message = fmt.Sprintf("Approval requested (%s) as request %s on the %s channel; it expires at %s.", r.level, id, via, exp.Format(time.RFC3339))
+	}
+	stored, err := s.log.Append(ctx, rec)
+	if err != nil {
+		return Ticket{}, fmt.Errorf("approvals: request not recorded: %w", err)
+	}
+	r.receipt = stored
+	if r.status != StatusPending {
+		close(r.done)
+	}
+	s.mu.Lock()
+	s.requests[id] = r
+	s.order = append(s.order, id)
+	s.mu.Unlock()
+	t := Ticket{ID: id, URL: s.base + "/requests/" + id, ExpiresAt: exp}
+	s.logger.Info("approval requested", "id", id, "action", r.op.Action, "level", r.level, "status", r.status)
+	if r.status == StatusRefused {
+		return t, fmt.Errorf("%w: %s", ErrTampered, r.refusal)
+	}
+	return t, nil
+}
+
+// check returns why r must be refused, or "" if what it shows is exactly
+// the operation its hash names.
+func (r *request) check() string {
+	h, err := r.op.Hash()
+	if err != nil || h != r.hash {
+		return "what it shows does not hash to the operation hash the gateway named"
+	}
+	for _, res := range r.resolved {
+		v, ok := r.op.Args[res.Param]
+		if !ok || v.String() != res.Value {
+			return fmt.Sprintf("the trusted value shown for %q is not the operation's argument", res.Param)
+		}
+	}
+	return ""
+}
+
+func (r *request) baseReceipt(now time.Time) receipt.Receipt {
+	return receipt.Receipt{
+		Owner: r.op.Owner, Time: now, MandateID: r.op.MandateID, Action: r.op.Action,
+		Args: r.op.Args, Resolved: r.resolved, Operation: r.hash.String(),
+		Result: receipt.ResultNotExecuted,
+	}
+}
+
+// prune forgets ended requests some time after they expired. s.mu is held.
+func (s *Server) prune(now time.Time) {
+	keep := s.order[:0]
+	for _, id := range s.order {
+		r := s.requests[id]
+		s.expire(r, now)
+		if r.status != StatusPending && now.After(r.expires.Add(s.cfg.Retain)) {
+			delete(s.requests, id)
+			continue
+		}
+		keep = append(keep, id)
+	}
+	clear(s.order[len(keep):])
+	s.order = keep
+}
+
+// expire ends r if it lapsed undecided. s.mu is held.
+func (s *Server) expire(r *request, now time.Time) {
+	if r.status == StatusPending && !now.Before(r.expires) {
+		r.status = StatusExpired
+		close(r.done)
+	}
+}
+
+func (r *request) outcome() Outcome {
+	return Outcome{
+		ID: r.id, Status: r.status, Level: r.level, Hash: r.hash,
+		Approvals: append([]approval.Approval(nil), r.approvals...),
+		Decisions: append([]Decision(nil), r.decisions...),
+		ExpiresAt: r.expires,
+	}
+}
+
+// need is the number of distinct approvers r's level requires.
+func (r *request) need() int {
+	if r.level == intent.LevelFourEyes {
+		return 2
+	}
+	return 1
+}
+
+// Outcome returns the request's current state. It returns ErrNotFound for
+// an unknown id.
+func (s *Server) Outcome(ctx context.Context, id string) (Outcome, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.requests[id]
+	if r == nil {
+		return Outcome{}, ErrNotFound
+	}
+	s.expire(r, s.now())
+	return r.outcome(), nil
+}
+
+// Wait blocks until the request ends (approved, rejected, expired or
+// refused) or ctx is done, and returns its state; when ctx ends first it
+// returns the state then and ctx's error. It returns ErrNotFound for an
+// unknown id.
+func (s *Server) Wait(ctx context.Context, id string) (Outcome, error) {
+	for {
+		s.mu.Lock()
+		r := s.requests[id]
+		if r == nil {
+			s.mu.Unlock()
+			return Outcome{}, ErrNotFound
+		}
+		s.expire(r, s.now())
+		out, done := r.outcome(), r.done
+		s.mu.Unlock()
+		if out.Status != StatusPending {
+			return out, nil
+		}
+		// Wake at expiry, and at least every second so that an injected
+		// clock is followed too.
+		d := min(max(out.ExpiresAt.Sub(s.now()), time.Millisecond), time.Second)
+		t := time.NewTimer(d)
+		select {
+		case <-done:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return out, ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// decide records approver's decision on request id. shown is the operation
+// hash the approver was shown; it must be the request's. An approval is
+// signed with the approver's key over the operation hash, bound to the
+// mandate and expiring with the request.
+func (s *Server) decide(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via string) (Outcome, error) {
+	s.decideMu.Lock()
+	defer s.decideMu.Unlock()
+	now := s.now().UTC()
+	s.mu.Lock()
+	r := s.requests[id]
+	var err error
+	switch {
+	case r == nil:
+		err = ErrNotFound
+	default:
+		s.expire(r, now)
+		switch r.status {
+		case StatusRefused:
+			err = ErrTampered
+		case StatusExpired:
+			err = ErrExpired
+		case StatusApproved, StatusRejected:
+			err = ErrDecided
+		}
+	}
+	if err == nil && shown != r.hash {
+		err = ErrOtherOperation
+	}
+	if err == nil {
+		for _, d := range r.decisions {
+			if d.Approver == approver {
+				err = ErrSameApprover
+			}
+		}
+	}
+	a := s.approvers[approver]
+	if err == nil && a == nil {
+		err = ErrUnknownApprover
+	}
+	var have int
+	if err == nil {
+		have = len(r.approvals)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return Outcome{}, err
+	}
+	// What is signed is checked once more against the hash.
+	if why := r.check(); why != "" {
+		return Outcome{}, fmt.Errorf("%w: %s", ErrTampered, why)
+	}
+
+	rec := r.baseReceipt(now)
+	rec.Code = intent.CodeApprovalRequired
+	status := StatusPending
+	var ap approval.Approval
+	if approve {
+		aid, err := approval.NewID(s.rand)
+		if err != nil {
+			return Outcome{}, err
+		}
+		ap, err = approval.Sign(approval.Approval{
+			ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: approver,
+			IssuedAt: now, ExpiresAt: r.expires,
+		}, a.key)
+		if err != nil {
+			return Outcome{}, err
+		}
+		have++
+		if have >= r.need() {
+			status = StatusApproved
+		}
+		rec.Decision = receipt.StepUp
+		rec.Message = fmt.Sprintf("Request %s approved by %s on the %s channel (%d of %d for %s).", id, approver, via, have, r.need(), r.level)
+		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
+	} else {
+		status = StatusRejected
+		rec.Decision = receipt.Deny
+		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", id, approver, via)
+	}
+	stored, err := s.log.Append(ctx, rec)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
+	}
+	d := Decision{Approver: approver, Approve: approve, At: now, Via: via, Receipt: stored}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if approve {
+		r.approvals = append(r.approvals, ap)
+	}
+	r.decisions = append(r.decisions, d)
+	if status != StatusPending {
+		r.status = status
+		close(r.done)
+	}
+	s.recent = append(s.recent, recentEntry{req: r, decision: d})
+	if len(s.recent) > s.cfg.Recent {
+		s.recent = append(s.recent[:0:0], s.recent[len(s.recent)-s.cfg.Recent:]...)
+	}
+	s.logger.Info("approval decision", "id", id, "approver", approver, "approve", approve, "status", status)
+	return r.outcome(), nil
+}
