@@ -110,7 +110,7 @@ func Contracts() ([]*contract.Contract, error) {
 			}},
 		{Action: ActionUpdatePassword, Doc: "Change the user's online-banking password.",
 			Params: []contract.Parameter{{
-				Name: "password", Type: contract.String(256), Required: true, Critical: true,
+				Name: "password", Type: contract.String(256), Required: true, Critical: true, Sensitive: true,
 				Sources: []contract.Source{contract.FromMandate(ClaimNewPassword)},
 				Doc:     "the new password", OnNoMatch: hintPassword,
 			}}},

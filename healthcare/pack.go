@@ -101,7 +101,10 @@ func contracts() ([]*contract.Contract, error) {
 		Name:     "note",
 		Type:     contract.String(MaxNoteLen),
 		Required: true,
-		Doc:      fmt.Sprintf("The note to append, signed by the clinician; at most %d bytes.", MaxNoteLen),
+		// The note belongs in the record, not in the append-only receipt
+		// chain, which keeps only its digest.
+		Sensitive: true,
+		Doc:       fmt.Sprintf("The note to append, signed by the clinician; at most %d bytes.", MaxNoteLen),
 	}
 	specs := []contract.Contract{
 		{

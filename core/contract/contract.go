@@ -116,6 +116,11 @@ type Parameter struct {
 	Normalizer Normalizer
 	// Doc says what the parameter is, for the agent.
 	Doc string
+	// Sensitive values (a password, a clinical note) never enter receipts:
+	// the receipt keeps their SHA-256 digest instead, in what the agent
+	// sent, in the arguments and in the resolved values. The operation and
+	// the policy still see the value.
+	Sensitive bool
 	// OnNoMatch tells the agent what the user can do when a critical value
 	// matches no trusted record ("payments go only to the bank account on
 	// file; bank details are changed by ..."); empty means a generic text.
@@ -146,7 +151,8 @@ type Contract struct {
 	// Doc says what the action does, for the agent.
 	Doc string
 
-	byName map[string]int
+	byName    map[string]int
+	sensitive bool
 }
 
 // ErrInvalidContract is wrapped by every error New returns.
@@ -199,6 +205,7 @@ func New(c Contract) (*Contract, error) {
 		}
 		c.Params[i].Sources = append([]Source(nil), p.Sources...)
 		c.byName[p.Name] = i
+		c.sensitive = c.sensitive || p.Sensitive
 	}
 	if c.Budget != "" {
 		i, ok := c.byName[c.Budget]
@@ -232,6 +239,9 @@ func (c *Contract) Param(name string) (Parameter, bool) {
 	}
 	return c.Params[i], true
 }
+
+// HasSensitive reports whether some parameter is Sensitive.
+func (c *Contract) HasSensitive() bool { return c.sensitive }
 
 // Critical returns the critical parameters in declaration order.
 func (c *Contract) Critical() []Parameter {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,6 +39,10 @@ type Config struct {
 	// Approvers gives the approvers' public keys; nil means no approval
 	// can ever be valid, so every step-up ends in a refusal.
 	Approvers approval.Keys
+	// ApproverScope says whether approver may approve operations of owner
+	// (the people of one company approve that company's payments); nil
+	// means every configured approver may approve for every owner.
+	ApproverScope func(approver string, owner intent.Owner) bool
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Logger receives one debug line per decision; nil means discard.
@@ -219,16 +224,20 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	now := g.now().UTC()
 	var d Decision
 	st := &state{req: req, now: now}
-	g.run(ctx, st, &d)
+	g.runGuarded(ctx, st, &d)
 
+	args, resolved := st.args, d.Resolved
+	if st.contract != nil && st.contract.HasSensitive() {
+		args, resolved = redactArgs(st.contract, args), redactResolved(st.contract, resolved)
+	}
 	r := receipt.Receipt{
 		Owner:     st.owner(),
 		Time:      now,
 		MandateID: st.mandateID(),
 		Action:    st.proposal.Action,
-		Sent:      receipt.SentText(req.Proposal),
-		Args:      st.args,
-		Resolved:  d.Resolved,
+		Sent:      sentForReceipt(req.Proposal, st),
+		Args:      args,
+		Resolved:  resolved,
 		Facts:     d.Facts,
 		Decision:  receipt.Decision(d.Verdict.String()),
 		Policies:  d.Policies,
@@ -256,9 +265,117 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	return d, nil
 }
 
+// runGuarded runs the pipeline and turns a panic in any of its parts (a
+// pack's registry, context provider or executor) into a refusal, so that
+// one bad proposal cannot take the gateway down. A panic inside the
+// executor leaves the outcome unknown: it is reported as a failed
+// execution that may have taken effect, and never retried.
+func (g *Gateway) runGuarded(ctx context.Context, st *state, d *Decision) {
+	defer func() {
+		if p := recover(); p != nil {
+			g.log.Error("panic in the decision pipeline", "action", st.proposal.Action, "panic", fmt.Sprint(p))
+			d.Executed, d.Output = false, ""
+			if st.executing {
+				st.execFailed = true
+				refuse(d, intent.CodeExecutionFailed, "The operation was allowed but its execution failed; it may or may not have taken effect and will not be retried automatically. Tell the user to check.")
+				return
+			}
+			refuse(d, intent.CodeUnavailable, "The gateway hit an internal error while checking this proposal, so nothing was done.")
+		}
+	}()
+	g.run(ctx, st, d)
+}
+
+// maxSentInReceipt bounds what a receipt keeps of a proposal: an agent must
+// not be able to make a receipt too large to verify.
+const maxSentInReceipt = 4096
+
+// sentForReceipt is what the receipt keeps of what the agent sent: the
+// proposal verbatim (receipt.SentText), except that a sensitive argument's
+// value is replaced by its digest (the proposal is then re-encoded with
+// sorted keys), and a proposal above 4 KiB is cut, followed by its size and
+// digest.
+func sentForReceipt(body []byte, st *state) string {
+	if st.contract != nil && st.contract.HasSensitive() {
+		return redactedProposal(st.contract, st.proposal)
+	}
+	if len(body) <= maxSentInReceipt {
+		return receipt.SentText(body)
+	}
+	cut := maxSentInReceipt
+	for cut > 0 && !utf8.RuneStart(body[cut]) {
+		cut--
+	}
+	sum := sha256.Sum256(body)
+	return receipt.SentText(body[:cut]) + fmt.Sprintf(" …[cut: %d bytes in all, sha256:%x]", len(body), sum)
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("sha256:%x", sum)
+}
+
+// redactedProposal re-encodes p with each sensitive argument's raw JSON
+// replaced by the digest of those bytes.
+func redactedProposal(c *contract.Contract, p intent.Proposal) string {
+	names := make([]string, 0, len(p.Args))
+	for k := range p.Args {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	action, _ := json.Marshal(string(p.Action))
+	b.WriteString(`{"action":`)
+	b.Write(action)
+	b.WriteString(`,"args":{`)
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		if prm, ok := c.Param(k); ok && prm.Sensitive {
+			b.WriteString(`"` + digest(string(p.Args[k])) + `"`)
+			continue
+		}
+		raw := p.Args[k]
+		if len(raw) > maxSentInReceipt {
+			b.WriteString(`"` + digest(string(raw)) + `"`)
+			continue
+		}
+		b.Write(raw)
+	}
+	b.WriteString("}}")
+	return b.String()
+}
+
+func redactArgs(c *contract.Contract, args intent.Args) intent.Args {
+	out := args.Clone()
+	for k, v := range args {
+		if prm, ok := c.Param(k); ok && prm.Sensitive {
+			out[k] = intent.Str(digest(v.String()))
+		}
+	}
+	return out
+}
+
+func redactResolved(c *contract.Contract, rs []intent.Resolved) []intent.Resolved {
+	out := make([]intent.Resolved, len(rs))
+	for i, r := range rs {
+		if prm, ok := c.Param(r.Param); ok && prm.Sensitive {
+			r.Sent, r.Value = digest(r.Sent), digest(r.Value)
+		}
+		out[i] = r
+	}
+	return out
+}
+
 // state carries one decision through the pipeline.
 type state struct {
 	req        Request
+	contract   *contract.Contract
+	executing  bool
 	now        time.Time
 	proposal   intent.Proposal
 	mandate    *mandate.Mandate
@@ -326,6 +443,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		return
 	}
 	c := rt.contract
+	st.contract = c
 	args, err := c.Decode(p.Args)
 	if err != nil {
 		refuse(d, intent.CodeBadArgument, "The proposal was refused: %v. Nothing was done.", err)
@@ -390,6 +508,13 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		if err != nil {
 			refuse(d, intent.CodeApprovalInvalid, "The approval presented is not valid for this exact operation (%v). Nothing was done. Any change to the operation needs a new approval.", err)
 			return
+		}
+		for _, a := range grant.Approvals {
+			if g.cfg.ApproverScope != nil && !g.cfg.ApproverScope(a.Approver, m.Owner) {
+				refuse(d, intent.CodeApprovalInvalid, "The approval presented was given by someone who may not approve for this user. Nothing was done.")
+				st.evidence = nil
+				return
+			}
 		}
 		for _, a := range grant.Approvals {
 			st.evidence = append(st.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
@@ -489,7 +614,9 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 			return
 		}
 	}
+	st.executing = true
 	out, err := rt.pack.Executor.Execute(ctx, op, hash)
+	st.executing = false
 	if err != nil {
 		st.execFailed = true
 		if errors.Is(err, ErrNotExecuted) {
@@ -527,15 +654,21 @@ func (g *Gateway) refuseResolution(d *Decision, c *contract.Contract, err error)
 		refuse(d, intent.CodeContextFailed, "The trusted sources could not be read, so nothing was done. Try again later.")
 		return
 	}
+	prm, _ := c.Param(re.Param)
+	sent := fmt.Sprintf(" (%q)", truncate(re.Sent))
+	detail := re.Detail
+	if prm.Sensitive {
+		sent, detail = "", "is not accepted" // never echo a secret
+	}
 	switch {
 	case errors.Is(re, resolve.ErrNotNormalizable):
-		refuse(d, intent.CodeBadArgument, "The value given for %q was refused: %s. Nothing was done.", re.Param, re.Detail)
+		refuse(d, intent.CodeBadArgument, "The value given for %q was refused: %s. Nothing was done.", re.Param, detail)
 	case errors.Is(re, resolve.ErrNoMatch):
 		hint := "Only values the user authorised or records on file can be used; if the user wants another one, they must add it themselves through a trusted channel, not through you."
-		if p, ok := c.Param(re.Param); ok && p.OnNoMatch != "" {
-			hint = p.OnNoMatch
+		if prm.OnNoMatch != "" {
+			hint = prm.OnNoMatch
 		}
-		refuse(d, intent.CodeNotTrusted, "The %s you gave (%q) %s, so nothing was done. %s", re.Param, truncate(re.Sent), re.Detail, hint)
+		refuse(d, intent.CodeNotTrusted, "The %s you gave%s %s, so nothing was done. %s", re.Param, sent, re.Detail, hint)
 	default:
 		refuse(d, intent.CodeContextFailed, "The trusted source for %q could not be read, so nothing was done. Try again later.", re.Param)
 	}

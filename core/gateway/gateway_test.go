@@ -100,6 +100,7 @@ func (e *executed) Execute(ctx context.Context, op intent.Operation, h intent.Op
 type world struct {
 	t         *testing.T
 	gw        *gateway.Gateway
+	pack      gateway.Pack
 	store     *mem.Store
 	exec      *executed
 	now       time.Time
@@ -154,19 +155,20 @@ func newWorld(t *testing.T) *world {
 	paidToday := gateway.ContextFunc(func(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
 		return map[string]intent.Value{"paid_today": intent.Int(0)}, nil
 	})
-	w.gw, err = gateway.New(gateway.Config{
-		Audience:  "intentplane-test",
-		Issuers:   mandate.StaticKeys{"bank-app": issuerPub},
-		Approvers: approval.StaticKeys{"alice": alicePub, "bob": bobPub},
-		Now:       func() time.Time { return w.now },
-	}, w.store, gateway.Pack{
+	w.pack = gateway.Pack{
 		Name:       "pay",
 		Contracts:  []*contract.Contract{send, balance},
 		Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(policyText)}, "schema.cedarschema": {Data: []byte(schema)}},
 		Registries: map[string]resolve.Registry{"beneficiaries": beneficiaries},
 		Context:    []gateway.ContextProvider{paidToday},
 		Executor:   w.exec,
-	})
+	}
+	w.gw, err = gateway.New(gateway.Config{
+		Audience:  "intentplane-test",
+		Issuers:   mandate.StaticKeys{"bank-app": issuerPub},
+		Approvers: approval.StaticKeys{"alice": alicePub, "bob": bobPub},
+		Now:       func() time.Time { return w.now },
+	}, w.store, w.pack)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -477,5 +479,121 @@ func TestExclusiveRecord(t *testing.T) {
 	}
 	if after := w.decide(tok, send("GB29", "2.00")); after.Verdict != gateway.Allow {
 		t.Fatalf("after the first finished: %s %+v", after.Verdict, after.Refusal)
+	}
+}
+
+// secretWorld is a gateway whose one action takes a sensitive argument and
+// whose executor panics on demand.
+func secretWorld(t *testing.T) (*world, string) {
+	t.Helper()
+	w := newWorld(t)
+	issuerPub, _ := keyPair(1)
+	setPw, err := contract.New(contract.Contract{Action: "acct.set_password", Params: []contract.Parameter{
+		{Name: "password", Type: contract.String(64), Required: true, Critical: true, Sensitive: true, Sources: []contract.Source{contract.FromMandate("new_password")}},
+		{Name: "panic", Type: contract.Bool()},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := gateway.ExecutorFunc(func(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
+		if op.Args["panic"].Bool {
+			panic("executor bug")
+		}
+		return gateway.Result{Output: "password changed", Summary: "changed"}, nil
+	})
+	const schemaText = `entity Owner; entity Resource;
+type Approval = { confirm: Bool, four_eyes: Bool }; type Mandate = { mode: String };
+action "acct.set_password" appliesTo { principal: Owner, resource: Resource,
+  context: { args: { password: String, panic?: Bool }, facts: {}, approval: Approval, mandate: Mandate, amount: Long } };`
+	w.gw, err = gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub}, Now: func() time.Time { return w.now }},
+		w.store, gateway.Pack{
+			Name: "acct", Contracts: []*contract.Contract{setPw}, Executor: exec,
+			Policies: fstest.MapFS{
+				"policy.cedar":       {Data: []byte(`@id("any") permit (principal, action, resource);`)},
+				"schema.cedarschema": {Data: []byte(schemaText)},
+			},
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: "m-pw", Issuer: "bank-app", Audience: "intentplane-test", Owner: "emma",
+		Scope: []intent.Action{"acct.set_password"}, Budget: intent.Money{Currency: "EUR"},
+		Claims: map[string][]string{"new_password": {"S3cret-Emma!"}}, Mode: mandate.ModeStrict,
+		NotBefore: t0, Expiry: t0.Add(time.Hour),
+	}, "bank-app", w.issuer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, tok
+}
+
+// TestSensitiveArgumentsStayOutOfReceipts: a password reaches the executor
+// but never the append-only chain (found in review).
+func TestSensitiveArgumentsStayOutOfReceipts(t *testing.T) {
+	t.Parallel()
+	w, tok := secretWorld(t)
+	for _, body := range []string{
+		`{"action":"acct.set_password","args":{"password":"S3cret-Emma!"}}`,
+		`{"action":"acct.set_password","args":{"password":"Wr0ng-Guess"}}`,
+		`{"action":"acct.set_password","args":{"password":"Wr0ng-Guess","extra":1}}`,
+	} {
+		d := w.decide(tok, body)
+		b, err := intent.Canonical(map[string]any{"sent": d.Receipt.Sent, "args": d.Receipt.Args, "msg": d.Receipt.Message})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range d.Receipt.Resolved {
+			b = append(b, r.Sent+r.Value...)
+		}
+		if strings.Contains(string(b), "S3cret") || strings.Contains(string(b), "Wr0ng") {
+			t.Errorf("receipt of %s keeps the password: %s", body, b)
+		}
+		if !strings.Contains(d.Receipt.Sent, `"password":"sha256:`) {
+			t.Errorf("receipt Sent %q does not keep the password's digest", d.Receipt.Sent)
+		}
+	}
+}
+
+// TestPanicIsRefusedNotFatal: a panic in a pack's executor becomes a
+// refusal with a receipt (found in review: one proposal could crash the
+// gateway).
+func TestPanicIsRefusedNotFatal(t *testing.T) {
+	t.Parallel()
+	w, tok := secretWorld(t)
+	d := w.decide(tok, `{"action":"acct.set_password","args":{"password":"S3cret-Emma!","panic":true}}`)
+	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" || d.Receipt.Seq == 0 {
+		t.Fatalf("panic: %s %+v %+v", d.Verdict, d.Refusal, d.Receipt)
+	}
+}
+
+// TestApproverScope: an approver of another owner cannot approve (found in
+// review: approvals were not tied to an owner).
+func TestApproverScope(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	issuerPub, _ := keyPair(1)
+	alicePub, _ := keyPair(2)
+	bobPub, _ := keyPair(3)
+	var err error
+	// Rebuild the gateway of the same world with a scope: alice approves for
+	// emma only.
+	w.gw, err = gateway.New(gateway.Config{
+		Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub},
+		Approvers:     approval.StaticKeys{"alice": alicePub, "bob": bobPub},
+		ApproverScope: func(approver string, owner intent.Owner) bool { return approver == "alice" && owner == "emma" },
+		Now:           func() time.Time { return w.now },
+	}, w.store, w.pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := w.mandate("emma", 500000)
+	body := send("GB29", "1500.00")
+	d := w.decide(tok, body)
+	if bad := w.decide(tok, body, w.approve("bob", d)); bad.Refusal == nil || bad.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Fatalf("approval by an approver of another owner: %s %+v", bad.Verdict, bad.Refusal)
+	}
+	if ok := w.decide(tok, body, w.approve("alice", d)); ok.Verdict != gateway.Allow {
+		t.Fatalf("approval by emma's approver: %s %+v", ok.Verdict, ok.Refusal)
 	}
 }

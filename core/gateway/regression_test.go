@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -105,14 +104,10 @@ func TestRegressionSentBase64Prefix(t *testing.T) {
 // owner-less receipt chain no longer verifies: the agent can break offline
 // verification of the audit log at will (and grow it without bound).
 //
-// Not fixed: bounding Sent needs a receipt format decision (keep a prefix
-// and a digest of the whole body?), so the test is skipped unless
-// INTENTPLANE_KNOWN_ISSUES is set.
+// Fixed: a receipt keeps at most the first 4 KiB of a proposal, followed by
+// its size and SHA-256.
 func TestRegressionOversizedProposalReceipt(t *testing.T) {
 	t.Parallel()
-	if os.Getenv("INTENTPLANE_KNOWN_ISSUES") == "" {
-		t.Skip("known issue: an oversized proposal's receipt breaks Verify; set INTENTPLANE_KNOWN_ISSUES=1 to run")
-	}
 	w := propFixture(t)
 	body := strings.Repeat("\x01", receipt.MaxLine/6+1)
 	d := w.must("", body)
@@ -129,5 +124,8 @@ func TestRegressionOversizedProposalReceipt(t *testing.T) {
 	}
 	if _, err := receipt.Verify(&buf, nil); err != nil {
 		t.Fatalf("the receipt chain does not verify after an oversized proposal: %v", err)
+	}
+	if len(rs[0].Sent) > 4*4096 || !strings.Contains(rs[0].Sent, fmt.Sprintf("cut: %d bytes in all, sha256:", len(body))) {
+		t.Fatalf("receipt keeps %d bytes of the proposal without saying it was cut", len(rs[0].Sent))
 	}
 }
