@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 
@@ -19,12 +17,9 @@ import (
 // waiting for a transaction, and the head as last written or read here.
 type chain struct {
 	owner intent.Owner
+	g     group[receipt.Receipt, receipt.Receipt]
 
-	mu      sync.Mutex
-	pending []*appendReq
-	busy    bool // a leader is writing a batch; pending ones wait for it
-
-	// Touched only by the leader.
+	// Touched only by the leader of g.
 	known     bool // seq and hash are a head of the chain as stored
 	seq       uint64
 	hash      receipt.Hash
@@ -35,12 +30,7 @@ type chain struct {
 // another replica moved the head under this one.
 const contendedBatches = 16
 
-type appendReq struct {
-	r    receipt.Receipt
-	out  receipt.Receipt
-	err  error
-	done chan bool // receives true when the receiver leads the next batch
-}
+type appendJob = job[receipt.Receipt, receipt.Receipt]
 
 func (s *Store) chain(o intent.Owner) *chain {
 	s.mu.Lock()
@@ -64,45 +54,13 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 		return receipt.Receipt{}, err
 	}
 	c := s.chain(r.Owner)
-	req := &appendReq{r: r, done: make(chan bool, 1)}
-	c.mu.Lock()
-	c.pending = append(c.pending, req)
-	lead := !c.busy
-	c.busy = true
-	c.mu.Unlock()
-	if !lead && !<-req.done {
-		return req.out, req.err
-	}
-
-	// This caller leads: it is the first pending append.
-	c.mu.Lock()
-	n := min(len(c.pending), s.cfg.MaxBatch)
-	batch := slices.Clone(c.pending[:n])
-	c.pending = slices.Delete(c.pending, 0, n)
-	c.mu.Unlock()
-
-	s.write(context.WithoutCancel(ctx), c, batch)
-
-	c.mu.Lock()
-	var next *appendReq
-	if len(c.pending) > 0 {
-		next = c.pending[0]
-	} else {
-		c.busy = false
-	}
-	c.mu.Unlock()
-	if next != nil {
-		next.done <- true
-	}
-	for _, b := range batch[1:] {
-		b.done <- false
-	}
-	return req.out, req.err
+	return c.g.run(r, s.cfg.MaxBatch, func(batch []*appendJob) {
+		s.write(context.WithoutCancel(ctx), c, batch)
+	})
 }
 
-// write stores batch after the chain's head, setting each request's out or
-// err.
-func (s *Store) write(ctx context.Context, c *chain, batch []*appendReq) {
+// write stores batch after the chain's head, setting each job's out or err.
+func (s *Store) write(ctx context.Context, c *chain, batch []*appendJob) {
 	if c.known && c.contended == 0 {
 		var moved bool
 		err := s.do(ctx, "append receipts", func(ctx context.Context) error {
@@ -131,7 +89,7 @@ func (s *Store) write(ctx context.Context, c *chain, batch []*appendReq) {
 	}
 }
 
-func fail(batch []*appendReq, err error) {
+func fail(batch []*appendJob, err error) {
 	for _, b := range batch {
 		if b.err == nil {
 			b.out, b.err = receipt.Receipt{}, err
@@ -149,7 +107,7 @@ type rows struct {
 
 // link links the batch after the head (seq, hash), seq 0 meaning an empty
 // chain. A receipt that cannot be linked gets its error and is left out.
-func link(owner intent.Owner, seq uint64, hash receipt.Hash, batch []*appendReq) (rows, error) {
+func link(owner intent.Owner, seq uint64, hash receipt.Hash, batch []*appendJob) (rows, error) {
 	var out rows
 	out.head = receipt.Receipt{Owner: owner, Seq: seq, Hash: hash}
 	var line bytes.Buffer
@@ -158,7 +116,7 @@ func link(owner intent.Owner, seq uint64, hash receipt.Hash, batch []*appendReq)
 		if out.head.Seq > 0 {
 			prev = &out.head
 		}
-		b.out, b.err = receipt.Link(b.r, prev)
+		b.out, b.err = receipt.Link(b.in, prev)
 		if b.err != nil {
 			continue
 		}
@@ -193,7 +151,7 @@ SELECT $1, t.seq, t.hash, t.line FROM unnest($6::bigint[], $7::bytea[], $8::text
 // appendAfterHead writes the batch after the head this process knows, in
 // one statement; moved reports that another replica moved the head, and
 // nothing was written.
-func (s *Store) appendAfterHead(ctx context.Context, c *chain, batch []*appendReq) (moved bool, err error) {
+func (s *Store) appendAfterHead(ctx context.Context, c *chain, batch []*appendJob) (moved bool, err error) {
 	rs, err := link(c.owner, c.seq, c.hash, batch)
 	if err != nil || len(rs.seqs) == 0 {
 		return false, err
@@ -215,7 +173,7 @@ func (s *Store) appendAfterHead(ctx context.Context, c *chain, batch []*appendRe
 
 // appendLocked writes the batch in a transaction that locks the owner's
 // head row, creating it for a new owner.
-func (s *Store) appendLocked(ctx context.Context, c *chain, batch []*appendReq) error {
+func (s *Store) appendLocked(ctx context.Context, c *chain, batch []*appendJob) error {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return err

@@ -57,8 +57,10 @@ type Store struct {
 	cfg  Config
 	log  *slog.Logger
 
-	mu     sync.Mutex
-	chains map[intent.Owner]*chain
+	mu         sync.Mutex
+	chains     map[intent.Owner]*chain
+	accounts   map[string]*account
+	reservedIn map[string]string // account of each open reservation made here
 }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
@@ -97,7 +99,8 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect: %s", ErrUnavailable, redact(err))
 	}
-	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, chains: map[intent.Owner]*chain{}}
+	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, chains: map[intent.Owner]*chain{},
+		accounts: map[string]*account{}, reservedIn: map[string]string{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -187,39 +190,103 @@ func redact(err error) string {
 	return err.Error()
 }
 
+// account is this process's queue of ledger operations on one account.
+type account struct {
+	g     group[ledgerOp, struct{}]
+	users int // callers holding it; it leaves Store.accounts at zero
+}
+
+// ledgerOp is one operation of an intentplane_ledger batch.
+type ledgerOp struct {
+	op       string // "reserve", "commit" or "release"
+	id       string
+	currency string
+	limit    int64
+	amount   int64
+}
+
+// ledger runs op on account's row, batched with the concurrent operations
+// on the same account in this process.
+func (s *Store) ledger(ctx context.Context, acct string, op ledgerOp) error {
+	s.mu.Lock()
+	a := s.accounts[acct]
+	if a == nil {
+		a = &account{}
+		s.accounts[acct] = a
+	}
+	a.users++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if a.users--; a.users == 0 {
+			delete(s.accounts, acct)
+		}
+		s.mu.Unlock()
+	}()
+	_, err := a.g.run(op, s.cfg.MaxBatch, func(batch []*job[ledgerOp, struct{}]) {
+		s.writeLedger(context.WithoutCancel(ctx), acct, batch)
+	})
+	return err
+}
+
+var ledgerErrs = []error{nil, budget.ErrExceeded, budget.ErrCurrency, budget.ErrDuplicate, budget.ErrNotFound}
+
+func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledgerOp, struct{}]) {
+	n := len(batch)
+	ops, ids, currencies := make([]string, n), make([]string, n), make([]string, n)
+	limits, amounts := make([]int64, n), make([]int64, n)
+	for i, b := range batch {
+		ops[i], ids[i], currencies[i], limits[i], amounts[i] = b.in.op, b.in.id, b.in.currency, b.in.limit, b.in.amount
+	}
+	err := s.do(ctx, "budget "+batch[0].in.op, func(ctx context.Context) error {
+		var codes []int32
+		err := s.pool.QueryRow(ctx, `SELECT intentplane_ledger($1, $2, $3, $4, $5, $6)`,
+			acct, ops, ids, currencies, limits, amounts).Scan(&codes)
+		if err != nil {
+			return err
+		}
+		if len(codes) != n {
+			return fmt.Errorf("intentplane_ledger returned %d codes for %d operations", len(codes), n)
+		}
+		for i, c := range codes {
+			if c < 0 || int(c) >= len(ledgerErrs) {
+				return fmt.Errorf("intentplane_ledger returned code %d", c)
+			}
+			batch[i].err = ledgerErrs[c]
+		}
+		return nil
+	})
+	if err != nil {
+		for _, b := range batch {
+			b.err = err
+		}
+	}
+}
+
 // Reserve implements budget.Ledger; it also returns an error for a negative
 // amount.
-func (s *Store) Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error {
+func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if amount.Amount < 0 {
 		return fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
 	}
 	if amount.Currency != limit.Currency {
 		return budget.ErrCurrency
 	}
-	return s.do(ctx, "reserve", func(ctx context.Context) error {
-		var code int
-		err := s.pool.QueryRow(ctx, `SELECT intentplane_reserve($1, $2, $3, $4, $5)`,
-			account, limit.Currency, int64(limit.Amount), id, int64(amount.Amount)).Scan(&code)
-		if err != nil {
-			return err
-		}
-		switch code {
-		case 0:
-			return nil
-		case 1:
-			return budget.ErrExceeded
-		case 2:
-			return budget.ErrCurrency
-		case 3:
-			return budget.ErrDuplicate
-		}
-		return fmt.Errorf("intentplane_reserve returned %d", code)
-	})
+	err := s.ledger(ctx, acct, ledgerOp{op: "reserve", id: id, currency: limit.Currency, limit: int64(limit.Amount), amount: int64(amount.Amount)})
+	if err == nil {
+		s.mu.Lock()
+		s.reservedIn[id] = acct
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // closeReservation deletes reservation id and moves its amount out of the
 // account's reserved amount, into the committed one if commit is true, in
-// one statement.
+// one statement: for reservations this process did not make.
 const closeReservation = `
 WITH r AS (DELETE FROM budget_reservations WHERE id = $1 RETURNING account, amount)
 UPDATE budget_accounts a
@@ -229,17 +296,32 @@ UPDATE budget_accounts a
 
 // Commit implements budget.Ledger.
 func (s *Store) Commit(ctx context.Context, id string) error {
-	return s.closeReservation(ctx, "commit", id, true)
+	return s.closeReservation(ctx, "commit", id)
 }
 
 // Release implements budget.Ledger.
 func (s *Store) Release(ctx context.Context, id string) error {
-	return s.closeReservation(ctx, "release", id, false)
+	return s.closeReservation(ctx, "release", id)
 }
 
-func (s *Store) closeReservation(ctx context.Context, op, id string, commit bool) error {
-	return s.do(ctx, op, func(ctx context.Context) error {
-		tag, err := s.pool.Exec(ctx, closeReservation, id, commit)
+func (s *Store) closeReservation(ctx context.Context, op, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	acct, known := s.reservedIn[id]
+	s.mu.Unlock()
+	if known {
+		err := s.ledger(ctx, acct, ledgerOp{op: op, id: id})
+		if err == nil || errors.Is(err, budget.ErrNotFound) {
+			s.mu.Lock()
+			delete(s.reservedIn, id)
+			s.mu.Unlock()
+		}
+		return err
+	}
+	return s.do(ctx, "budget "+op, func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, closeReservation, id, op == "commit")
 		if err != nil {
 			return err
 		}

@@ -43,42 +43,74 @@ CREATE TABLE receipt_checkpoints (
     PRIMARY KEY (owner, seq, key_id)
 );
 
--- intentplane_reserve holds p_amount on p_account under p_id if committed +
--- reserved + p_amount <= p_limit, in one transaction. It returns 0 when
--- reserved, 1 when the limit would be exceeded, 2 when the account was
--- opened in another currency, 3 when p_id is already reserved. The UPDATE's
--- condition is re-checked on the locked row, so concurrent reservations of
--- one account are serialized by its row lock.
-CREATE FUNCTION intentplane_reserve(p_account text, p_currency text, p_limit bigint, p_id text, p_amount bigint)
-RETURNS int LANGUAGE plpgsql AS $$
+-- intentplane_ledger applies a batch of operations on one account's
+-- reservations, in order, under the account row's lock, and returns a code
+-- per operation. p_ops[i] is 'reserve' (hold p_amounts[i] of
+-- p_currencies[i] under p_ids[i] if committed + reserved + amount <=
+-- p_limits[i]), 'commit' (turn reservation p_ids[i] into spending) or
+-- 'release' (drop it). Codes: 0 done, 1 limit exceeded, 2 the account was
+-- opened in another currency, 3 the reservation id exists, 4 no open
+-- reservation of this account has the id. A new account is opened in the
+-- currency of the batch's first reservation.
+CREATE FUNCTION intentplane_ledger(p_account text, p_ops text[], p_ids text[], p_currencies text[], p_limits bigint[], p_amounts bigint[])
+RETURNS int[] LANGUAGE plpgsql AS $$
 DECLARE
-    v_currency text;
+    v_currency  text;
+    v_committed bigint;
+    v_reserved  bigint;
+    v_amount    bigint;
+    v_changed   bool := false;
+    v_codes     int[] := '{}';
+    v_first     int;
 BEGIN
-    INSERT INTO budget_reservations (id, account, amount) VALUES (p_id, p_account, p_amount)
-        ON CONFLICT (id) DO NOTHING;
+    SELECT currency, committed, reserved INTO v_currency, v_committed, v_reserved
+      FROM budget_accounts WHERE account = p_account FOR UPDATE;
     IF NOT FOUND THEN
-        RETURN 3;
-    END IF;
-    UPDATE budget_accounts SET reserved = reserved + p_amount
-     WHERE account = p_account AND currency = p_currency AND p_limit - committed - reserved >= p_amount;
-    IF FOUND THEN
-        RETURN 0;
-    END IF;
-    SELECT currency INTO v_currency FROM budget_accounts WHERE account = p_account;
-    IF NOT FOUND THEN
-        INSERT INTO budget_accounts (account, currency) VALUES (p_account, p_currency)
-            ON CONFLICT (account) DO NOTHING;
-        UPDATE budget_accounts SET reserved = reserved + p_amount
-         WHERE account = p_account AND currency = p_currency AND p_limit - committed - reserved >= p_amount;
-        IF FOUND THEN
-            RETURN 0;
+        v_first := array_position(p_ops, 'reserve');
+        IF v_first IS NOT NULL THEN
+            INSERT INTO budget_accounts (account, currency) VALUES (p_account, p_currencies[v_first])
+                ON CONFLICT (account) DO NOTHING;
+            SELECT currency, committed, reserved INTO v_currency, v_committed, v_reserved
+              FROM budget_accounts WHERE account = p_account FOR UPDATE;
         END IF;
-        SELECT currency INTO v_currency FROM budget_accounts WHERE account = p_account;
     END IF;
-    DELETE FROM budget_reservations WHERE id = p_id;
-    IF v_currency <> p_currency THEN
-        RETURN 2;
+    FOR i IN 1 .. coalesce(array_length(p_ops, 1), 0) LOOP
+        IF p_ops[i] = 'reserve' THEN
+            INSERT INTO budget_reservations (id, account, amount) VALUES (p_ids[i], p_account, p_amounts[i])
+                ON CONFLICT (id) DO NOTHING;
+            IF NOT FOUND THEN
+                v_codes := v_codes || 3;
+            ELSIF v_currency IS DISTINCT FROM p_currencies[i] THEN
+                DELETE FROM budget_reservations WHERE id = p_ids[i];
+                v_codes := v_codes || 2;
+            ELSIF p_limits[i] - v_committed - v_reserved < p_amounts[i] THEN
+                DELETE FROM budget_reservations WHERE id = p_ids[i];
+                v_codes := v_codes || 1;
+            ELSE
+                v_reserved := v_reserved + p_amounts[i];
+                v_changed := true;
+                v_codes := v_codes || 0;
+            END IF;
+        ELSIF p_ops[i] IN ('commit', 'release') THEN
+            DELETE FROM budget_reservations WHERE id = p_ids[i] AND account = p_account
+                RETURNING amount INTO v_amount;
+            IF NOT FOUND THEN
+                v_codes := v_codes || 4;
+            ELSE
+                v_reserved := v_reserved - v_amount;
+                IF p_ops[i] = 'commit' THEN
+                    v_committed := v_committed + v_amount;
+                END IF;
+                v_changed := true;
+                v_codes := v_codes || 0;
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'intentplane_ledger: unknown operation %', p_ops[i];
+        END IF;
+    END LOOP;
+    IF v_changed THEN
+        UPDATE budget_accounts SET committed = v_committed, reserved = v_reserved WHERE account = p_account;
     END IF;
-    RETURN 1;
+    RETURN v_codes;
 END
 $$;
