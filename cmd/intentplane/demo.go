@@ -1,11 +1,18 @@
 package main
 
-import "github.com/intentplane/intentplane/examples/demo"
+import (
+	"github.com/intentplane/intentplane/examples/apdemo"
+	"github.com/intentplane/intentplane/examples/demo"
+)
 
 type demoCmd struct {
-	Receipts string `help:"Export the demo's receipts as JSONL to this file."`
+	Scenario string `arg:"" optional:"" default:"emma" enum:"emma,ap" help:"emma (default): a bill with hidden text against the banking pack, then a healthcare injection; ap: the CFO's 'we changed banks' email against the accounts-payable pack."`
+	Receipts string `help:"Export the receipts as JSONL to this file (emma scenario)."`
 }
 
 func (c *demoCmd) Run(e *env) error {
+	if c.Scenario == "ap" {
+		return apdemo.Run(e.ctx, e.stdout)
+	}
 	return demo.Run(e.ctx, e.stdout, demo.Options{Receipts: c.Receipts})
 }
