@@ -386,9 +386,9 @@ func (p *Proxy) progressTo(ctx context.Context, tok mcp.ProgressToken) func(map[
 	}
 }
 
-// lineLimiter passes JSON-RPC lines through, replacing any line longer
-// than max with an unparseable one, so that a huge message costs bounded
-// memory and is answered with a parse error.
+// lineLimiter passes JSON-RPC lines through, cutting any line longer than
+// max at max bytes and ending it with a NUL marker, so that a huge message
+// costs bounded memory, cannot parse, and is answered with a parse error.
 type lineLimiter struct {
 	r       io.Reader
 	max     int
