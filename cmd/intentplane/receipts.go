@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/ed25519"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -11,20 +12,41 @@ import (
 )
 
 type receiptsCmd struct {
-	Verify receiptsVerifyCmd `cmd:"" help:"Verify an exported JSONL receipt file offline; names the first receipt edited, removed, inserted or reordered."`
+	Verify receiptsVerifyCmd `cmd:"" help:"Verify receipt chains offline, from an exported JSONL file or straight from a store; names the first receipt edited, removed, inserted or reordered."`
+	Export receiptsExportCmd `cmd:"" help:"Export every receipt chain of a store, with its checkpoints, as JSONL."`
 }
 
 type receiptsVerifyCmd struct {
-	File string            `arg:"" help:"JSONL file of receipts (and checkpoints)."`
-	Pub  map[string]string `help:"Checkpoint signer public keys as keyid=FILE (repeatable); without them checkpoints are reported unverified."`
+	File  string            `arg:"" optional:"" help:"JSONL file of receipts (and checkpoints)."`
+	Store string            `help:"Verify the chains of this store instead of a file: postgres://... (PostgreSQL) or a file path, optionally embedded:PATH (the embedded store; the gateway using it must be stopped)."`
+	Pub   map[string]string `help:"Checkpoint signer public keys as keyid=FILE (repeatable); without them checkpoints are reported unverified."`
 }
 
 func (c *receiptsVerifyCmd) Run(e *env) error {
-	f, err := os.Open(c.File)
-	if err != nil {
-		return err
+	if (c.File == "") == (c.Store == "") {
+		return &exitError{code: 2, msg: "receipts verify: give either FILE or --store"}
 	}
-	defer f.Close()
+	name := c.File
+	var in io.Reader
+	if c.Store != "" {
+		name = redactDSN(c.Store)
+		src, err := openReceiptStore(e.ctx, c.Store)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(exportChains(e.ctx, src, pw, nil)) }()
+		defer pr.Close()
+		in = pr
+	} else {
+		f, err := os.Open(c.File)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
 	var v receipt.Verifier
 	if len(c.Pub) > 0 {
 		keys := map[string]ed25519.PublicKey{}
@@ -41,16 +63,57 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 		}
 		v = receipt.NewEd25519Verifier(keys)
 	}
-	rep, err := receipt.Verify(f, v)
+	rep, err := receipt.Verify(in, v)
 	if err != nil {
-		return fmt.Errorf("%s: %w", c.File, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints\n", c.File, rep.Receipts, rep.Owners, rep.Checkpoints)
+	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints\n", name, rep.Receipts, rep.Owners, rep.Checkpoints)
 	switch {
 	case rep.Checkpoints == 0:
 		fmt.Fprintf(e.stdout, "warning: no signed checkpoint: the chains are consistent, but a chain rewritten from its start, or cut at its end, cannot be detected without one\n")
 	case rep.Unverified > 0:
 		fmt.Fprintf(e.stdout, "warning: %d checkpoints NOT verified (no --pub key given): their signatures were not checked\n", rep.Unverified)
 	}
+	return nil
+}
+
+type receiptsExportCmd struct {
+	Store   string `required:"" help:"The store: postgres://... (PostgreSQL) or a file path, optionally embedded:PATH (the embedded store; the gateway using it must be stopped)."`
+	Out     string `required:"" help:"JSONL file to write (receipts of each owner in seq order, then the owner's checkpoints)."`
+	SignKey string `help:"Checkpoint private key file (from mandate keygen): sign a checkpoint of every chain's head now, store it and include it in the export."`
+	KeyID   string `default:"export" help:"Key id recorded in the checkpoints signed with --sign-key."`
+}
+
+func (c *receiptsExportCmd) Run(e *env) error {
+	var signer receipt.Signer
+	if c.SignKey != "" {
+		raw, err := os.ReadFile(c.SignKey)
+		if err != nil {
+			return err
+		}
+		priv, err := mandate.ParsePrivateKey(strings.TrimSpace(string(raw)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.SignKey, err)
+		}
+		signer = receipt.NewEd25519Signer(c.KeyID, priv)
+	}
+	src, err := openReceiptStore(e.ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	f, err := os.OpenFile(c.Out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	cw := &countingWriter{w: f}
+	err = exportChains(e.ctx, src, cw, signer)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("export to %s: %w", c.Out, err)
+	}
+	fmt.Fprintf(e.stdout, "%s: %d lines exported from %s\n", c.Out, cw.lines, redactDSN(c.Store))
 	return nil
 }
