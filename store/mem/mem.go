@@ -22,6 +22,7 @@ type Store struct {
 	accounts map[string]*account
 	reserved map[string]reservation              // open reservations by id
 	used     map[string]time.Time                // consumed keys and when they may be forgotten
+	sweepAt  int                                 // len(used) that triggers the next sweep of expired keys
 	chains   map[intent.Owner][]*receipt.Receipt // by pointer: a long chain grows without copying receipts
 	now      func() time.Time
 }
@@ -122,8 +123,8 @@ func (s *Store) Usage(ctx context.Context, acct string) (budget.Usage, error) {
 	return budget.Usage{Committed: a.committed, Reserved: a.reserved}, nil
 }
 
-// Consume implements gateway.Store. Expired keys are swept on every 1024th
-// call.
+// Consume implements gateway.Store. Expired keys are swept whenever the
+// set of keys has doubled since the last sweep.
 func (s *Store) Consume(ctx context.Context, key string, expires time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -134,13 +135,16 @@ func (s *Store) Consume(ctx context.Context, key string, expires time.Time) erro
 		return gateway.ErrReplayed
 	}
 	s.used[key] = expires
-	if len(s.used)%1024 == 0 {
+	// Sweep expired keys when the set has doubled since the last sweep, so
+	// the cost per Consume stays constant however many keys are live.
+	if len(s.used) >= s.sweepAt {
 		now := s.now()
 		for k, exp := range s.used {
 			if now.After(exp) && k != key {
 				delete(s.used, k)
 			}
 		}
+		s.sweepAt = max(1024, 2*len(s.used))
 	}
 	return nil
 }
