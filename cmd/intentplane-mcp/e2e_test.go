@@ -781,3 +781,27 @@ func startBench(b *testing.B, cmd string, args ...string) *client.Client {
 	}
 	return c
 }
+
+// TestPackMount calls the accounts-payable pack mounted on demo ERP data.
+func TestPackMount(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
+	c := e.start(mcp.ProtocolVersion20251125, el)
+	wantOK(t, call(t, c, "ap_get_vendor", `{"vendor":"ACME Supplies"}`), "DE89 3704 0044 0532 0130 00")
+	wantError(t, call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanFromEmail)), "on file")
+	wantOK(t, call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"acme supplies","bill":"INV-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanSpaced)))
+	if el.count() != 0 {
+		t.Errorf("850.00 needed a confirmation")
+	}
+	wantOK(t, call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2291","iban":%q,"amount":"2400.00","currency":"EUR"}`, ibanOnFile)))
+	if el.count() != 1 {
+		t.Errorf("2,400.00 was confirmed %d times", el.count())
+	}
+	// A bank-detail change needs four eyes: never from the agent's client.
+	r := call(t, c, "ap_change_vendor_bank", fmt.Sprintf(`{"vendor":"ACME Supplies","iban":%q}`, ibanFromEmail))
+	wantError(t, r)
+	if el.count() != 1 {
+		t.Errorf("the client was asked to approve a bank-detail change")
+	}
+}
