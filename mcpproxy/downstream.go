@@ -221,6 +221,9 @@ func (d *Downstream) command(_ context.Context, command string, env []string, ar
 	cmd := exec.Command(command, args...)
 	cmd.Env = append([]string{}, env...)
 	cmd.Dir = d.spec.Dir
+	// A grandchild holding the child's stderr open must not keep Close
+	// waiting for ever.
+	cmd.WaitDelay = 2 * time.Second
 	if d.spec.Stderr != nil {
 		cmd.Stderr = d.spec.Stderr
 	}

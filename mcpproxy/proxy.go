@@ -278,7 +278,7 @@ func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 
 		d, err := p.decide(dctx, proposal, nil)
 		if err != nil {
-			return failed(d, err), nil
+			return failed(d), nil
 		}
 		switch d.Verdict {
 		case gateway.Allow:
@@ -361,12 +361,12 @@ func refused(cs *call, d gateway.Decision) *mcp.CallToolResult {
 	return mcp.NewToolResultError(msg)
 }
 
-// failed reports a decision whose receipt could not be stored.
-func failed(d gateway.Decision, err error) *mcp.CallToolResult {
+// failed reports a decision whose receipt could not be stored (decide
+// has logged the error for the operator).
+func failed(d gateway.Decision) *mcp.CallToolResult {
 	if d.Executed {
 		return mcp.NewToolResultText(d.Output + "\n(The operation executed, but its receipt could not be stored; the operator was alerted.)")
 	}
-	_ = err
 	return mcp.NewToolResultError("The gateway could not record this decision, so nothing was done. Try again later and tell the user.")
 }
 

@@ -135,7 +135,7 @@ func (p *Proxy) answered(dctx context.Context, cs *call, proposal []byte, d gate
 	}
 	d2, err := p.decide(dctx, proposal, []approval.Approval{a})
 	if err != nil {
-		return failed(d2, err)
+		return failed(d2)
 	}
 	switch d2.Verdict {
 	case gateway.Allow:
@@ -210,7 +210,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 	}
 	d2, err := p.decide(dctx, proposal, as)
 	if err != nil {
-		return failed(d2, err)
+		return failed(d2)
 	}
 	switch d2.Verdict {
 	case gateway.Allow:
