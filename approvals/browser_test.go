@@ -1,0 +1,311 @@
+package approvals_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"html"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+var screenshot = flag.Bool("screenshot", false, "write docs/approval-page.png from the browser test")
+
+const chromiumPath = "/usr/bin/chromium"
+
+// browser starts headless Chromium for t, with the flags this machine's
+// closed network needs and a fresh profile. Without Chromium the test is
+// skipped, unless CI=true, where it fails.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := os.Stat(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("chromium is not installed at %s, and CI=true: .ci/run installs it", chromiumPath)
+		}
+		t.Skipf("chromium is not installed at %s: skipping the browser tests (apt-get install -y chromium chromium-driver)", chromiumPath)
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1100, 1300),
+	)
+	t.Cleanup(cancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return bctx
+}
+
+// tab opens a tab with its own cookies (a fresh browser context).
+func tab(t *testing.T, b context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	ctx, cancel2 := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(cancel2)
+	return ctx
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func text(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return s
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// openAs opens url, is sent to the sign-in page, signs in as name and lands
+// back on url.
+func openAs(t *testing.T, ctx context.Context, url, name string) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(chromedp.ID("passcode")),
+		chromedp.SendKeys(chromedp.ID("approver"), name),
+		chromedp.SendKeys(chromedp.ID("passcode"), passcodes[name]),
+		chromedp.Click(chromedp.ID("signin")),
+		chromedp.WaitReady(chromedp.CSS("body#page-request, body#page-list")),
+	)
+}
+
+func TestBrowser(t *testing.T) {
+	b := browser(t)
+	f := newFixture(t, nil)
+
+	t.Run("log in and approve", func(t *testing.T) {
+		tk := f.request(pending(t, 150000, "March rent", intent.LevelConfirm))
+		ctx := tab(t, b)
+		do(t, ctx, chromedp.Navigate(f.ts.URL+"/requests"), chromedp.WaitVisible(chromedp.ID("passcode")))
+		// A wrong passcode first.
+		do(t, ctx,
+			chromedp.SendKeys(chromedp.ID("approver"), "alice"),
+			chromedp.SendKeys(chromedp.ID("passcode"), "not-her-passcode"),
+			chromedp.Click(chromedp.ID("signin")),
+			chromedp.WaitVisible(chromedp.ID("error")),
+		)
+		if got := text(t, ctx, "#error"); !strings.Contains(got, "Wrong approver name or passcode") {
+			t.Fatalf("error %q", got)
+		}
+		f.clock.Advance(2 * time.Second) // past the back-off
+		openAs(t, ctx, tk.URL, "alice")
+		if got := text(t, ctx, "#amount-amount"); got != "1,500.00 EUR" {
+			t.Fatalf("amount shown %q", got)
+		}
+		if got := text(t, ctx, "#trusted"); !strings.Contains(got, "registry:beneficiaries") || !strings.Contains(got, "gb 29") {
+			t.Fatalf("trusted values %q", got)
+		}
+		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+		if got := text(t, ctx, "#status"); !strings.Contains(got, "approved") {
+			t.Fatalf("status %q", got)
+		}
+		if out := f.outcome(tk.ID); out.Status != approvals.StatusApproved || len(out.Approvals) != 1 || out.Approvals[0].Approver != "alice" {
+			t.Fatalf("outcome %+v", out)
+		}
+		do(t, ctx, chromedp.Navigate(f.ts.URL+"/requests"), chromedp.WaitVisible(chromedp.ID("recent")))
+		if got := text(t, ctx, "#recent"); !strings.Contains(got, "approved") || !strings.Contains(got, "emma #") {
+			t.Fatalf("recent decisions %q", got)
+		}
+	})
+
+	t.Run("reject", func(t *testing.T) {
+		tk := f.request(pending(t, 250000, "", intent.LevelConfirm))
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "bob")
+		do(t, ctx, chromedp.Click(chromedp.ID("reject")), chromedp.WaitVisible(chromedp.ID("decided")))
+		if out := f.outcome(tk.ID); out.Status != approvals.StatusRejected || len(out.Approvals) != 0 {
+			t.Fatalf("outcome %+v", out)
+		}
+	})
+
+	t.Run("tampered request", func(t *testing.T) {
+		p := pending(t, 1500, "", intent.LevelConfirm)
+		_, real := operation(t, 150000, "")
+		p.Hash = real
+		tk, err := f.srv.Request(context.Background(), p)
+		if err == nil {
+			t.Fatal("tampered request accepted")
+		}
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "alice")
+		do(t, ctx, chromedp.WaitVisible(chromedp.ID("refused")))
+		if eval[bool](t, ctx, `document.querySelector('#approve') !== null`) {
+			t.Fatal("a tampered request offers an approve button")
+		}
+		// Forge the form anyway, with a valid token (DevTools can).
+		do(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+			const f = document.createElement('form'); f.method = 'post'; f.action = '/requests/%s/approve';
+			for (const [k, v] of [['csrf', document.querySelector('input[name=csrf]').value], ['operation', '%s']]) {
+				const i = document.createElement('input'); i.type = 'hidden'; i.name = k; i.value = v; f.appendChild(i);
+			}
+			document.body.appendChild(f); f.submit();
+		})()`, tk.ID, real)), chromedp.WaitVisible(chromedp.CSS("body#page-message")))
+		if got := text(t, ctx, "#title"); got != "Refused" {
+			t.Fatalf("forged approval of a tampered request: %q", got)
+		}
+		if out := f.outcome(tk.ID); len(out.Approvals) != 0 {
+			t.Fatal("tampered request approved")
+		}
+	})
+
+	t.Run("expired request", func(t *testing.T) {
+		p := pending(t, 160000, "", intent.LevelConfirm)
+		p.ExpiresAt = f.clock.Now().Add(time.Minute)
+		tk := f.request(p)
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "alice")
+		f.clock.Advance(2 * time.Minute) // the approver was slow
+		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.CSS("body#page-message")))
+		if got := text(t, ctx, "#title"); got != "Expired" {
+			t.Fatalf("approving an expired request: %q", got)
+		}
+		if out := f.outcome(tk.ID); out.Status != approvals.StatusExpired || len(out.Approvals) != 0 {
+			t.Fatalf("outcome %+v", out)
+		}
+	})
+
+	t.Run("replayed approval", func(t *testing.T) {
+		tk := f.request(pending(t, 170000, "", intent.LevelConfirm))
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "alice")
+		form := eval[string](t, ctx, `document.querySelector('#approve').form.outerHTML`)
+		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+		// Post the very same form again.
+		do(t, ctx, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+			document.body.insertAdjacentHTML('beforeend', %q);
+			const fs = document.forms; fs[fs.length - 1].submit();
+		})()`, form)), chromedp.WaitVisible(chromedp.CSS("body#page-message")))
+		if got := text(t, ctx, "#title"); got != "Already decided" {
+			t.Fatalf("replayed approval: %q", got)
+		}
+		if out := f.outcome(tk.ID); len(out.Approvals) != 1 || len(out.Decisions) != 1 {
+			t.Fatalf("replay added a decision: %+v", out)
+		}
+	})
+
+	t.Run("cross-site form post", func(t *testing.T) {
+		tk := f.request(pending(t, 180000, "", intent.LevelConfirm))
+		hash := f.outcome(tk.ID).Hash
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "alice") // signed in: the cookie exists
+		csrf := eval[string](t, ctx, `document.querySelector('input[name=csrf]').value`)
+		// Another site, even one that somehow knows the token, posts the
+		// approve form from the signed-in browser.
+		evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `<!doctype html><form method="post" action="%s/requests/%s/approve">
+<input type="hidden" name="csrf" value="%s"><input type="hidden" name="operation" value="%s"></form>
+<script>document.forms[0].submit()</script>`, f.ts.URL, tk.ID, html.EscapeString(csrf), hash)
+		}))
+		defer evil.Close()
+		_, port, _ := net.SplitHostPort(evil.Listener.Addr().String())
+		do(t, ctx, chromedp.Navigate("http://localhost:"+port+"/"), chromedp.WaitVisible(chromedp.CSS("body#page-message")))
+		if got := text(t, ctx, "#title"); got != "Refused" {
+			t.Fatalf("cross-site post: %q", got)
+		}
+		if out := f.outcome(tk.ID); len(out.Decisions) != 0 {
+			t.Fatalf("cross-site post decided: %+v", out)
+		}
+	})
+
+	t.Run("script payload shown inert", func(t *testing.T) {
+		payload := `<script>document.title='pwned'</script><img src=x onerror="document.title='pwned'"><b>bold</b>`
+		p := pending(t, 190000, payload, intent.LevelConfirm)
+		tk := f.request(p)
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "alice")
+		time.Sleep(200 * time.Millisecond) // give any injected handler a chance
+		if got := eval[string](t, ctx, `document.title`); got == "pwned" {
+			t.Fatal("the payload ran")
+		}
+		if n := eval[int](t, ctx, `document.scripts.length + document.images.length + document.querySelectorAll('#others b').length`); n != 0 {
+			t.Fatalf("the payload became %d elements", n)
+		}
+		if got := text(t, ctx, "#others"); !strings.Contains(got, payload) {
+			t.Fatalf("the payload is not shown literally: %q", got)
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		p := apPending(t)
+		tk := f.request(p)
+		ctx := tab(t, b)
+		openAs(t, ctx, tk.URL, "bob")
+		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+		ctx2 := tab(t, b)
+		openAs(t, ctx2, tk.URL, "alice")
+		png, err := chromedp.Run(ctx2, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(png) > 300<<10 {
+			t.Fatalf("screenshot is %d bytes, over 300 KB", len(png))
+		}
+		if *screenshot {
+			if err := os.WriteFile("../docs/approval-page.png", png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// apPending is an accounts-payable payment awaiting four eyes, as the
+// screenshot shows it.
+func apPending(t *testing.T) approvals.Pending {
+	t.Helper()
+	op := intent.Operation{
+		Action: "ap.pay_bill", MandateID: "m-acme-2026-11", Owner: "acme-gmbh",
+		Args: intent.Args{
+			"vendor": intent.Str("V-0042"), "bill": intent.Str("INV-2290"),
+			"iban": intent.Str("DE89370400440532013000"), "amount": intent.AmountValue(1250000, 2),
+			"memo": intent.Str("Invoice INV-2290, November"),
+		},
+	}
+	h, err := op.Hash()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := t0.Add(-200 * 24 * time.Hour)
+	return approvals.Pending{
+		Operation: op, Hash: h, Level: intent.LevelFourEyes, Currency: "EUR",
+		Reason: "payments above 10,000.00 need two people", Requester: "alice",
+		Resolved: []intent.Resolved{
+			{Param: "vendor", Sent: "ACME Supplies", Value: "V-0042", Provenance: intent.Provenance{Source: "registry:vendors", RecordID: "res.partner/42", Version: "7", At: at}},
+			{Param: "bill", Sent: "INV-2290", Value: "INV-2290", Provenance: intent.Provenance{Source: "registry:open_bills", RecordID: "account.move/2290", Version: "3", At: t0.Add(-9 * 24 * time.Hour)}},
+			{Param: "iban", Sent: "DE89 3704 0044 0532 0130 00", Value: "DE89370400440532013000", Provenance: intent.Provenance{Source: "registry:vendor_bank_accounts", RecordID: "res.partner.bank/17", Version: "2", At: at}},
+		},
+	}
+}
