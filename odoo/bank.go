@@ -1,0 +1,170 @@
+package odoo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/intentplane/intentplane/erp"
+)
+
+// bankMarker is the text of the note the connector posts on a vendor after
+// a bank-account change, which records the change's idempotency key.
+const bankMarker = "intentplane bank change "
+
+// ChangeBankAccount implements erp.BankEditor, as the bank administrator.
+// It reads the vendor (one of the company's active vendors), looks for a
+// note on it recording c.Key (and returns that change's account), then
+// creates the account (trusted, ordered first) or trusts, activates and
+// reorders the vendor's account holding the number, archives the vendor's
+// other accounts, posts a note recording the key on the vendor, and reads
+// the account back. A number with characters other than ASCII letters,
+// digits, spaces and - . / is refused, so that Odoo's clean-up, which
+// keeps any Unicode letter, never stores a look-alike. If Odoo stores the
+// new account untrusted (the identity is not in Bank / Validate bank
+// account, and Odoo silently drops the flag), it returns an error wrapping
+// ErrAccess. The bank administrator needs an e-mail address in Odoo:
+// without one Odoo refuses to post the note (Setup gives it one).
+func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.BankChange) (erp.BankAccount, error) {
+	number := erp.Sanitize(ch.Number)
+	switch {
+	case number == "" || !validKey(ch.Key):
+		return erp.BankAccount{}, refused("a number and an idempotency key of 1 to 128 letters, digits and . : - are required")
+	case !numberChars(ch.Number) || len(number) > 64:
+		return erp.BankAccount{}, refused("an account number may hold only ASCII letters, digits, spaces and - . /, 64 characters at most")
+	}
+	cid, ok := c.company(company)
+	vendor, okv := parseID(ch.Vendor)
+	if !ok || !okv {
+		return erp.BankAccount{}, notFound("vendor")
+	}
+	s := c.bankAdmin
+	unlock, err := c.lock(ctx, itoa(cid)+"/vendor/"+ch.Vendor)
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	defer unlock()
+	vs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", vendor), leaf("company_id", "=", cid),
+		leaf("supplier_rank", ">", 0), leaf("is_company", "=", true)}, vendorFields, map[string]any{"context": scope(cid, false)})
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	if len(vs) != 1 {
+		return erp.BankAccount{}, notFound("vendor")
+	}
+	if v, co, err := decodeVendor(vs[0]); err != nil {
+		return erp.BankAccount{}, err
+	} else if co != cid || !v.Active || v.ID != ch.Vendor {
+		return erp.BankAccount{}, notFound("vendor")
+	}
+	// A change already made under this key.
+	notes, err := s.searchRead(ctx, "mail.message", []any{leaf("model", "=", "res.partner"), leaf("res_id", "=", vendor),
+		leaf("body", "ilike", bankMarker+ch.Key+" account ")}, []string{"body"}, nil)
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	for _, n := range notes {
+		body, err := n.str("body")
+		if err != nil {
+			return erp.BankAccount{}, fmt.Errorf("odoo: mail.message: %w", err)
+		}
+		if id, ok := parseBankNote(body, ch.Key); ok {
+			as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: ch.Vendor})
+			if err != nil {
+				return erp.BankAccount{}, err
+			}
+			if len(as) == 1 {
+				return as[0], nil
+			}
+		}
+	}
+	mine, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{Vendor: ch.Vendor})
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	first := 10
+	var target *erp.BankAccount
+	for i := range mine {
+		first = min(first, mine[i].Sequence)
+		if mine[i].Sanitized == number {
+			target = &mine[i]
+		}
+	}
+	var id int64
+	if target == nil {
+		v, err := s.execute(ctx, "res.partner.bank", "create", []any{map[string]any{
+			"partner_id": vendor, "acc_number": ch.Number, "allow_out_payment": true, "sequence": first - 1,
+		}}, map[string]any{"context": scope(cid, false)})
+		if err != nil {
+			return erp.BankAccount{}, translate(err)
+		}
+		if id, err = asID(v); err != nil {
+			return erp.BankAccount{}, fmt.Errorf("odoo: res.partner.bank.create: %w", err)
+		}
+	} else {
+		id, _ = parseID(target.ID)
+		vals := map[string]any{}
+		if !target.Trusted {
+			vals["allow_out_payment"] = true
+		}
+		if !target.Active {
+			vals["active"] = true
+		}
+		if target.Sequence > first || target.Sequence == 0 {
+			vals["sequence"] = first - 1
+		}
+		if len(vals) > 0 {
+			if _, err := s.execute(ctx, "res.partner.bank", "write", []any{[]any{id}, vals}, map[string]any{"context": scope(cid, false)}); err != nil {
+				return erp.BankAccount{}, translate(err)
+			}
+		}
+	}
+	var others []any
+	for _, a := range mine {
+		if a.Active && a.ID != itoa(id) {
+			oid, _ := parseID(a.ID)
+			others = append(others, oid)
+		}
+	}
+	if len(others) > 0 {
+		if _, err := s.execute(ctx, "res.partner.bank", "write", []any{others, map[string]any{"active": false}},
+			map[string]any{"context": scope(cid, false)}); err != nil {
+			return erp.BankAccount{}, fmt.Errorf("odoo: account %d is now trusted, but archiving the vendor's other accounts failed: %w", id, err)
+		}
+	}
+	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: ch.Vendor})
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	if len(as) != 1 {
+		return erp.BankAccount{}, fmt.Errorf("odoo: res.partner.bank %d cannot be read back: %w", id, ErrBadAnswer)
+	}
+	a := as[0]
+	if !a.Trusted {
+		return erp.BankAccount{}, fmt.Errorf("%w: Odoo stored account %d untrusted: the bank administrator is not in Bank / Validate bank account", ErrAccess, id)
+	}
+	if a.Sanitized != number || !a.Active {
+		return erp.BankAccount{}, fmt.Errorf("odoo: account %d reads back as %q, active %v; want %q, active: %w", id, a.Sanitized, a.Active, number, ErrBadAnswer)
+	}
+	if _, err := s.execute(ctx, "res.partner", "message_post", []any{[]any{vendor}}, map[string]any{
+		"body": bankMarker + ch.Key + " account " + itoa(id) + " .", "message_type": "comment", "subtype_xmlid": "mail.mt_note",
+	}); err != nil && !errors.Is(err, errNoneResult) {
+		return erp.BankAccount{}, fmt.Errorf("odoo: account %d is the vendor's account now, but recording the key failed: %w", id, err)
+	}
+	return a, nil
+}
+
+// parseBankNote returns the account id a note records for key.
+func parseBankNote(body, key string) (int64, bool) {
+	i := strings.Index(body, bankMarker+key+" account ")
+	if i < 0 {
+		return 0, false
+	}
+	rest := body[i+len(bankMarker+key+" account "):]
+	j := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if j < 0 {
+		j = len(rest)
+	}
+	return parseID(rest[:j])
+}

@@ -1,0 +1,267 @@
+// Package odoo implements erp.Source over Odoo 17's external XML-RPC API
+// (/xmlrpc/2), so that the accounts-payable pack reads and pays through a
+// company's Odoo. Odoo is reached as three operator-configured identities,
+// none of them held by the agent: a reader, a payer (registers payments
+// and cannot create or change bank accounts or vendors) and a bank
+// administrator (changes bank accounts, for the registry-authority flow
+// only). Admin sets up a database for the demo and the tests; package
+// odootest is a fake Odoo 17 server for tests.
+//
+// The connector does not trust Odoo Community to enforce what the gateway
+// relies on: it checks itself that a payment goes to an active, trusted
+// account of the bill's vendor, within the bill's residual and currency,
+// and passes that account explicitly to Odoo's payment wizard. It never
+// retries a write: each payment carries its idempotency key in its memo,
+// and the connector looks for it before paying, so an answer lost on the
+// network cannot pay twice. See the README of the repository and
+// ../shared/odoo17-api.md for the behaviour of Odoo it is built on.
+//
+// Account numbers: Odoo's sanitized_acc_number keeps every Unicode letter
+// and digit and the underscore (Python's \W), while erp.Sanitize keeps
+// ASCII letters and digits only. The connector never lets either clean-up
+// turn an invalid number into a valid one: a number it is asked to find
+// or write may hold only ASCII letters, digits, spaces and the separators
+// - . /, a lookup matches only accounts whose stored sanitized number is
+// byte-equal to erp.Sanitize of the query, and an account is reported with
+// Odoo's sanitized number exactly as stored. Strict IBAN validation (check
+// digits, length) is the pack's normalizer's job, done before the lookup.
+//
+// Package odoo may import erp, core/intent and the XML-RPC library; it
+// must never import core/gateway, a pack or a store.
+package odoo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/intentplane/intentplane/erp"
+)
+
+var _ erp.Source = (*Client)(nil)
+
+// DefaultTimeout is the time limit of one XML-RPC call when
+// Config.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// ErrNoIdentity is returned by a call that needs an identity the Config
+// does not give (an empty Login).
+var ErrNoIdentity = errors.New("odoo: identity not configured")
+
+// Identity is one Odoo user the connector logs in as.
+type Identity struct {
+	// Login is the user's login.
+	Login string
+	// Password is the user's password or API key. It is sent with every
+	// call, never logged, and removed from every error message.
+	Password string
+}
+
+// Config configures a Client. The zero value of an optional field means
+// the default stated on it.
+type Config struct {
+	// URL is the Odoo server's base URL, e.g. "http://127.0.0.1:8069";
+	// required. It must not carry credentials.
+	URL string
+	// DB is the database name; required.
+	DB string
+	// Reader reads vendors, bank accounts, bills and payments: in Odoo
+	// base.group_user and account.group_account_readonly.
+	Reader Identity
+	// Payer registers payments: account.group_account_invoice, without
+	// base.group_partner_manager. RegisterPayment needs it.
+	Payer Identity
+	// BankAdmin changes bank accounts: base.group_user,
+	// base.group_partner_manager and account.group_validate_bank_account.
+	// ChangeBankAccount needs it.
+	BankAdmin Identity
+	// Companies maps a company as erp.Source names it (a mandate's owner,
+	// such as "northwind") to its res.company id. A company not in the
+	// map has no records.
+	Companies map[string]int64
+	// Timeout limits each XML-RPC call; zero means DefaultTimeout.
+	Timeout time.Duration
+	// HTTPClient makes the calls; nil means a new http.Client. Its own
+	// Timeout, if any, applies as well.
+	HTTPClient *http.Client
+	// Logger receives one debug record per call (service, model, method,
+	// duration, fault code; never an argument); nil means discard.
+	Logger *slog.Logger
+}
+
+// Client is an erp.Source over Odoo's XML-RPC API. It is safe for
+// concurrent use. Each identity authenticates once, on its first call,
+// and its uid is cached for the life of the Client.
+type Client struct {
+	t         *transport
+	companies map[string]int64
+	reader    *session
+	payer     *session
+	bankAdmin *session
+
+	mu         sync.Mutex
+	locks      map[string]chan struct{} // company and bill or vendor → a lock held while paying it
+	currencies map[int64]currency       // res.currency id → code and decimals
+}
+
+type currency struct {
+	code     string
+	decimals int
+}
+
+// New returns a Client for cfg. It makes no call: identities
+// authenticate on first use (see Login). It returns an error if the URL
+// or the database is missing or malformed.
+func New(cfg Config) (*Client, error) {
+	if cfg.DB == "" {
+		return nil, errors.New("odoo: Config.DB is required")
+	}
+	t, err := newTransport(cfg.URL, cfg.HTTPClient, cfg.Timeout, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	t.secrets = []string{cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password}
+	c := &Client{
+		t:          t,
+		companies:  make(map[string]int64, len(cfg.Companies)),
+		locks:      map[string]chan struct{}{},
+		currencies: map[int64]currency{},
+	}
+	for k, v := range cfg.Companies {
+		c.companies[k] = v
+	}
+	c.reader = newSession(t, cfg.DB, "reader", cfg.Reader)
+	c.payer = newSession(t, cfg.DB, "payer", cfg.Payer)
+	c.bankAdmin = newSession(t, cfg.DB, "bank administrator", cfg.BankAdmin)
+	return c, nil
+}
+
+// Login authenticates every configured identity that has not yet, so that
+// a wrong password shows at startup rather than at the first payment. It
+// returns an error wrapping ErrAccessDenied for a refused login.
+func (c *Client) Login(ctx context.Context) error {
+	for _, s := range []*session{c.reader, c.payer, c.bankAdmin} {
+		if s.id.Login == "" {
+			continue
+		}
+		if _, err := s.uid(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Calls returns the number of XML-RPC calls (HTTP round trips) the Client
+// has made.
+func (c *Client) Calls() int64 { return c.t.calls.Load() }
+
+func (c *Client) company(name string) (int64, bool) {
+	id, ok := c.companies[name]
+	return id, ok && id > 0
+}
+
+// session is one identity's login: it authenticates once and caches the
+// uid.
+type session struct {
+	t    *transport
+	db   string
+	role string
+	id   Identity
+
+	mu     sync.Mutex
+	cached int64
+}
+
+func newSession(t *transport, db, role string, id Identity) *session {
+	return &session{t: t, db: db, role: role, id: id}
+}
+
+// uid returns the cached uid, authenticating first if needed. A refused
+// login is not cached.
+func (s *session) uid(ctx context.Context) (int64, error) {
+	if s.id.Login == "" {
+		return 0, fmt.Errorf("%w: %s", ErrNoIdentity, s.role)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cached > 0 {
+		return s.cached, nil
+	}
+	v, err := s.t.call(ctx, "common", "authenticate", "authenticate", s.db, s.id.Login, s.id.Password, map[string]any{})
+	if err != nil {
+		return 0, fmt.Errorf("odoo: logging in as the %s: %w", s.role, err)
+	}
+	switch u := v.(type) {
+	case int64:
+		if u > 0 {
+			s.cached = u
+			return u, nil
+		}
+	case bool:
+		if !u {
+			return 0, fmt.Errorf("%w: the %s's login was refused", ErrAccessDenied, s.role)
+		}
+	}
+	return 0, fmt.Errorf("odoo: logging in as the %s: %w", s.role, badAnswer("a uid or False", v))
+}
+
+// execute calls model.method through execute_kw as this identity. args
+// are the positional arguments (for most methods a list of ids first);
+// kw the keyword arguments, nil for none.
+func (s *session) execute(ctx context.Context, model, method string, args []any, kw map[string]any) (any, error) {
+	uid, err := s.uid(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if args == nil {
+		args = []any{}
+	}
+	if kw == nil {
+		kw = map[string]any{}
+	}
+	return s.t.call(ctx, "object", model+"."+method, "execute_kw", s.db, uid, s.id.Password, model, method, args, kw)
+}
+
+// searchRead runs search_read and decodes the records.
+func (s *session) searchRead(ctx context.Context, model string, domain []any, fields []string, kw map[string]any) ([]record, error) {
+	if kw == nil {
+		kw = map[string]any{}
+	}
+	kw["fields"] = strs(fields)
+	if _, ok := kw["order"]; !ok {
+		kw["order"] = "id"
+	}
+	v, err := s.execute(ctx, model, "search_read", []any{domain}, kw)
+	if err != nil {
+		return nil, err
+	}
+	rs, err := records(v)
+	if err != nil {
+		return nil, fmt.Errorf("odoo: %s.search_read: %w", model, err)
+	}
+	return rs, nil
+}
+
+func strs(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// leaf is one domain condition.
+func leaf(field, op string, value any) []any { return []any{field, op, value} }
+
+// scope is the context of a call scoped to one company.
+func scope(company int64, archived bool) map[string]any {
+	ctx := map[string]any{"allowed_company_ids": []any{company}}
+	if archived {
+		ctx["active_test"] = false
+	}
+	return ctx
+}

@@ -1,0 +1,98 @@
+package odoo
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kinds of failure, for errors.Is. Every error the connector returns for a
+// fault is a *Fault that matches exactly one of ErrAccessDenied,
+// ErrAccess, ErrUser (with ErrMissing for a missing record) or ErrServer;
+// every transport failure wraps ErrNetwork, and every answer that cannot
+// be decoded wraps ErrBadAnswer. Methods of erp.Source translate the
+// faults that mean "refused, nothing written" into erp.ErrRefused and
+// "no such record" into erp.ErrNotFound as well.
+var (
+	// ErrAccessDenied: fault 3, a wrong password or master password, or a
+	// login that authenticate refused.
+	ErrAccessDenied = errors.New("odoo: access denied")
+	// ErrAccess: fault 4, Odoo's AccessError: the identity lacks the
+	// group for this model or operation, or called a private method.
+	ErrAccess = errors.New("odoo: access error")
+	// ErrUser: fault 2, Odoo's UserError or ValidationError: Odoo refused
+	// the call and rolled back everything it did.
+	ErrUser = errors.New("odoo: refused")
+	// ErrMissing: fault 2 "Record does not exist or has been deleted"
+	// (MissingError), or an unknown model; it also matches ErrUser.
+	ErrMissing = errors.New("odoo: missing record")
+	// ErrServer: fault 1, any other exception (a Python traceback).
+	ErrServer = errors.New("odoo: server error")
+	// ErrNetwork: the call did not complete: connection refused or lost,
+	// a timeout, an HTTP status other than 200. A write whose answer was
+	// lost may have been committed.
+	ErrNetwork = errors.New("odoo: network error")
+	// ErrBadAnswer: the server answered with something the connector
+	// cannot decode (not XML-RPC, or values of unexpected types).
+	ErrBadAnswer = errors.New("odoo: bad answer")
+)
+
+// errNoneResult marks fault 1 "cannot marshal None": the method ran and
+// its transaction was committed; only its None result could not be sent.
+var errNoneResult = errors.New("odoo: committed, result None")
+
+// Fault is an XML-RPC fault from Odoo's /xmlrpc/2 endpoints. Message is
+// the fault string with the Python traceback cut to its last line, and
+// with the connector's credentials removed.
+type Fault struct {
+	// Code is Odoo's fault code: 1 server error, 2 user error, 3 access
+	// denied, 4 access error.
+	Code int
+	// Call names what was called: "object res.partner.bank.create" or
+	// "common authenticate".
+	Call string
+	// Message is the fault string, a traceback cut to its last line.
+	Message string
+}
+
+func (f *Fault) Error() string {
+	return fmt.Sprintf("odoo: %s: fault %d: %s", f.Call, f.Code, f.Message)
+}
+
+// Is reports whether target is the kind of f: ErrServer, ErrUser,
+// ErrMissing, ErrAccessDenied or ErrAccess.
+func (f *Fault) Is(target error) bool {
+	switch target {
+	case ErrServer:
+		return f.Code == 1 && !f.noneResult()
+	case errNoneResult:
+		return f.noneResult()
+	case ErrUser:
+		return f.Code == 2
+	case ErrMissing:
+		return f.Code == 2 && (strings.HasPrefix(f.Message, "Record does not exist or has been deleted") ||
+			(strings.HasPrefix(f.Message, "Object ") && strings.HasSuffix(f.Message, " doesn't exist")))
+	case ErrAccessDenied:
+		return f.Code == 3
+	case ErrAccess:
+		return f.Code == 4
+	}
+	return false
+}
+
+func (f *Fault) noneResult() bool {
+	return f.Code == 1 && strings.Contains(f.Message, "cannot marshal None")
+}
+
+// lastLine returns the last non-empty line of a fault string: for fault 1
+// the "Type: message" line ending a Python traceback.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, "\n ")
+	if !strings.Contains(s, "Traceback (most recent call last)") {
+		return s
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[i+1:])
+	}
+	return s
+}

@@ -1,0 +1,231 @@
+package odoo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/erp"
+)
+
+// The demo data set Setup enters; fictional, with the standard example
+// IBANs of their countries. They match the in-memory demo of the
+// accounts-payable pack.
+const (
+	DemoCompany     = "northwind"     // the company as erp.Source names it
+	DemoCompanyName = "Northwind"     // its res.company name
+	DemoVendor      = "ACME Supplies" // its vendor
+	DemoVendorPhone = "+49 30 1234567"
+	DemoIBAN        = "DE89 3704 0044 0532 0130 00" // the vendor's trusted account
+	DemoOldIBAN     = "NL91 ABNA 0417 1643 00"      // its archived previous account
+	DemoBill        = "INV-2290"                    // 850.00 EUR, naming DemoIBAN
+	DemoBill2       = "INV-2291"                    // 2,400.00 EUR
+)
+
+// SetupConfig says what Setup sets up. The zero value of an optional field
+// means the default stated on it.
+type SetupConfig struct {
+	// Company is the company as erp.Source names it; "" means
+	// DemoCompany. It is the database's first res.company, renamed
+	// CompanyName; "" means DemoCompanyName.
+	Company, CompanyName string
+	// Currency is the company's currency, set before account is
+	// installed; "" means EUR.
+	Currency string
+	// Others are further companies (erp name → res.company name), created
+	// with the generic chart of accounts; the users get access to all.
+	Others map[string]string
+	// Reader, Payer and BankAdmin are the connector's users; each is
+	// skipped if its Login is empty.
+	Reader, Payer, BankAdmin Identity
+	// DemoData enters ACME Supplies, its accounts and bills INV-2290 and
+	// INV-2291 in Company, if they are not there yet.
+	DemoData bool
+	// Progress is told each step as it starts; nil means silence.
+	Progress func(step string)
+}
+
+// Groups of the connector's users: exactly what each needs.
+var (
+	ReaderGroups    = []string{"base.group_user", "account.group_account_readonly"}
+	PayerGroups     = []string{"base.group_user", "account.group_account_invoice"}
+	BankAdminGroups = []string{"base.group_user", "base.group_partner_manager", "account.group_validate_bank_account"}
+)
+
+// Setup brings a.DB to what intentplane needs, creating what is missing
+// and leaving what is there: the database (with the master password),
+// the company and its currency, the account module, other companies, the
+// three users with exactly their groups, and the demo data. It then logs
+// in as each user and checks with Client.CheckRights that none can do what
+// it must not. It is idempotent. It returns the connector's Config for
+// the database (without Timeout, HTTPClient and Logger).
+func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
+	if sc.Company == "" {
+		sc.Company = DemoCompany
+	}
+	if sc.CompanyName == "" {
+		sc.CompanyName = DemoCompanyName
+	}
+	if sc.Currency == "" {
+		sc.Currency = "EUR"
+	}
+	say := sc.Progress
+	if say == nil {
+		say = func(string) {}
+	}
+	exists, err := a.DatabaseExists(ctx)
+	if err != nil {
+		return Config{}, err
+	}
+	if !exists {
+		say(fmt.Sprintf("creating database %s (about 10 s)", a.db))
+		if err := a.CreateDatabase(ctx); err != nil {
+			return Config{}, fmt.Errorf("odoo: creating database %s: %w", a.db, err)
+		}
+	}
+	installed, err := a.ModuleInstalled(ctx, "account")
+	if err != nil {
+		return Config{}, err
+	}
+	if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil && !installed {
+		return Config{}, err
+	} else if err != nil {
+		say(fmt.Sprintf("keeping the company's currency: %v", err))
+	}
+	if !installed {
+		say("installing account (about 30 s)")
+		start := time.Now()
+		if err := a.InstallModule(ctx, "account"); err != nil {
+			return Config{}, fmt.Errorf("odoo: installing account: %w", err)
+		}
+		say(fmt.Sprintf("account installed in %s", time.Since(start).Round(time.Second)))
+	}
+	companies := []string{sc.Company}
+	for name, display := range sc.Others {
+		say("company " + display)
+		if _, err := a.EnsureCompany(ctx, name, display, sc.Currency); err != nil {
+			return Config{}, err
+		}
+		companies = append(companies, name)
+	}
+	users := []struct {
+		role   string
+		id     Identity
+		groups []string
+	}{
+		{"reader", sc.Reader, ReaderGroups},
+		{"payer", sc.Payer, PayerGroups},
+		{"bankadmin", sc.BankAdmin, BankAdminGroups},
+	}
+	for _, u := range users {
+		if u.id.Login == "" {
+			continue
+		}
+		say(fmt.Sprintf("user %s (%s): %s", u.id.Login, u.role, strings.Join(u.groups, ", ")))
+		if _, err := a.EnsureUser(ctx, User{
+			Name: "intentplane " + u.role, Identity: u.id, Groups: u.groups, Companies: companies,
+			Email: u.id.Login + "@intentplane.invalid",
+		}); err != nil {
+			return Config{}, fmt.Errorf("odoo: user %s: %w", u.id.Login, err)
+		}
+	}
+	if sc.DemoData {
+		say("demo data: " + DemoVendor + ", its bank accounts, bills " + DemoBill + " and " + DemoBill2)
+		if err := demoData(ctx, a, sc.Company); err != nil {
+			return Config{}, err
+		}
+	}
+	cfg := Config{URL: a.t.base, DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies()}
+	c, err := New(cfg)
+	if err != nil {
+		return Config{}, err
+	}
+	say("checking what each user must not be able to do")
+	if err := c.Login(ctx); err != nil {
+		return Config{}, err
+	}
+	if err := c.CheckRights(ctx, sc.Company); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// demoData enters the demo data set in company, skipping what is there.
+func demoData(ctx context.Context, a *Admin, company string) error {
+	v, ok, err := a.FindVendor(ctx, company, DemoVendor)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if v, err = a.AddVendor(ctx, company, erp.Vendor{Name: DemoVendor, Phone: DemoVendorPhone, Active: true}); err != nil {
+			return err
+		}
+	}
+	accounts, err := a.client.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: v.ID})
+	if err != nil {
+		return err
+	}
+	has := func(number string) (erp.BankAccount, bool) {
+		for _, x := range accounts {
+			if x.Sanitized == erp.Sanitize(number) {
+				return x, true
+			}
+		}
+		return erp.BankAccount{}, false
+	}
+	if _, ok := has(DemoOldIBAN); !ok {
+		if _, err := a.AddBankAccount(ctx, company, erp.BankAccount{Vendor: v.ID, Number: DemoOldIBAN, Trusted: true, Active: false, Sequence: 20}); err != nil {
+			return err
+		}
+	}
+	onFile, ok := has(DemoIBAN)
+	if !ok {
+		if onFile, err = a.AddBankAccount(ctx, company, erp.BankAccount{Vendor: v.ID, Number: DemoIBAN, Trusted: true, Active: true}); err != nil {
+			return err
+		}
+	}
+	bills, err := a.client.Bills(ctx, company, erp.BillQuery{Vendor: v.ID})
+	if err != nil {
+		return err
+	}
+	for _, b := range []erp.Bill{
+		{Ref: DemoBill, Vendor: v.ID, Currency: "EUR", Total: 85000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), BankAccount: onFile.ID},
+		{Ref: DemoBill2, Vendor: v.ID, Currency: "EUR", Total: 240000, Due: time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC)},
+	} {
+		found := false
+		for _, x := range bills {
+			found = found || x.Ref == b.Ref
+		}
+		if !found {
+			if _, err := a.AddBill(ctx, company, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ErrNotSetUp is returned by LookupCompany when the company is not in the
+// database.
+var ErrNotSetUp = errors.New("odoo: database not set up")
+
+// LookupCompany returns the id of the res.company named name, as the
+// identity id sees it, for building a Config's Companies.
+func LookupCompany(ctx context.Context, url, db string, id Identity, name string) (int64, error) {
+	t, err := newTransport(url, nil, 0, nil)
+	if err != nil {
+		return 0, err
+	}
+	t.secrets = []string{id.Password}
+	s := newSession(t, db, "user", id)
+	rs, err := s.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if len(rs) != 1 {
+		return 0, fmt.Errorf("%w: no company %q", ErrNotSetUp, name)
+	}
+	return rs[0].id()
+}

@@ -1,0 +1,772 @@
+package odoo
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/erp"
+)
+
+// The fields read per model. Always named: without fields, Odoo sends
+// every field (144 for res.partner).
+var (
+	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "is_company"}
+	accountFields = []string{"partner_id", "acc_number", "sanitized_acc_number", "allow_out_payment", "active", "sequence", "write_date", "company_id"}
+	billFields    = []string{"name", "ref", "partner_id", "move_type", "currency_id", "amount_total", "amount_residual",
+		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id"}
+	paymentFields = []string{"partner_id", "partner_bank_id", "amount", "currency_id", "state", "ref", "date", "create_date",
+		"reconciled_bill_ids", "company_id", "payment_type", "partner_type"}
+)
+
+// Vendors implements erp.Reader: the company's res.partner records that
+// are companies with a supplier_rank above zero, archived ones included.
+// Vendors shared between companies (company_id unset) belong to none.
+func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery) ([]erp.Vendor, error) {
+	cid, ok := c.company(company)
+	if !ok {
+		return nil, ctx.Err()
+	}
+	domain := []any{leaf("company_id", "=", cid), leaf("supplier_rank", ">", 0), leaf("is_company", "=", true)}
+	var id int64
+	if q.ID != "" {
+		if id, ok = parseID(q.ID); !ok {
+			return nil, ctx.Err()
+		}
+		domain = append(domain, leaf("id", "=", id))
+	}
+	name := strings.ToLower(strings.TrimSpace(q.Name))
+	if q.Name != "" {
+		domain = append(domain, leaf("name", "ilike", strings.TrimSpace(q.Name)))
+	}
+	rs, err := c.reader.searchRead(ctx, "res.partner", domain, vendorFields, map[string]any{"context": scope(cid, true)})
+	if err != nil {
+		return nil, err
+	}
+	out := []erp.Vendor{}
+	for _, r := range rs {
+		v, co, err := decodeVendor(r)
+		if err != nil {
+			return nil, err
+		}
+		// Checked again here: a domain leaf Odoo cannot apply matches
+		// everything instead of nothing.
+		if co != cid || (id != 0 && v.ID != itoa(id)) || (q.Name != "" && strings.ToLower(strings.TrimSpace(v.Name)) != name) {
+			continue
+		}
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b erp.Vendor) int { return erp.CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+func decodeVendor(r record) (erp.Vendor, int64, error) {
+	id, err := r.id()
+	if err != nil {
+		return erp.Vendor{}, 0, err
+	}
+	v := erp.Vendor{ID: itoa(id)}
+	var rank int64
+	var isCompany bool
+	var co int64
+	errs := []error{}
+	v.Name, err = r.str("name")
+	errs = append(errs, err)
+	v.Phone, err = r.str("phone")
+	errs = append(errs, err)
+	v.Active, err = r.boolean("active")
+	errs = append(errs, err)
+	co, _, err = r.many2one("company_id")
+	errs = append(errs, err)
+	rank, err = r.integer("supplier_rank")
+	errs = append(errs, err)
+	isCompany, err = r.boolean("is_company")
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return erp.Vendor{}, 0, fmt.Errorf("odoo: res.partner %d: %w", id, err)
+	}
+	if rank <= 0 || !isCompany {
+		co = 0 // not a vendor: filtered out
+	}
+	return v, co, nil
+}
+
+// numberChars reports whether an account number holds only what the
+// connector lets through: ASCII letters and digits, spaces and - . /.
+// Anything else (a Cyrillic look-alike, a full-width digit, a combining
+// mark, an underscore) is not silently cleaned into a valid number.
+func numberChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == ' ', c == '-', c == '.', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// BankAccounts implements erp.Reader: res.partner.bank records of the
+// company's partners, archived ones included. SetAt is the account's
+// write_date: Odoo keeps no date for the number alone, and any later write
+// (archiving, reordering, trusting) only makes the account look younger,
+// which errs towards a call-back. A Number with characters other than
+// ASCII letters, digits, spaces and - . / matches nothing.
+func (c *Client) BankAccounts(ctx context.Context, company string, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
+	cid, ok := c.company(company)
+	if !ok {
+		return nil, ctx.Err()
+	}
+	return c.bankAccounts(ctx, c.reader, cid, q)
+}
+
+func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
+	domain := []any{leaf("partner_id.company_id", "=", cid)}
+	var id, vendor int64
+	var ok bool
+	if q.ID != "" {
+		if id, ok = parseID(q.ID); !ok {
+			return nil, ctx.Err()
+		}
+		domain = append(domain, leaf("id", "=", id))
+	}
+	if q.Vendor != "" {
+		if vendor, ok = parseID(q.Vendor); !ok {
+			return nil, ctx.Err()
+		}
+		domain = append(domain, leaf("partner_id", "=", vendor))
+	}
+	number := erp.Sanitize(q.Number)
+	if q.Number != "" {
+		if !numberChars(q.Number) || number == "" {
+			return nil, ctx.Err()
+		}
+		domain = append(domain, leaf("sanitized_acc_number", "=", number))
+	}
+	rs, err := s.searchRead(ctx, "res.partner.bank", domain, accountFields, map[string]any{"context": scope(cid, true)})
+	if err != nil {
+		return nil, err
+	}
+	out := []erp.BankAccount{}
+	for _, r := range rs {
+		a, co, err := decodeAccount(r)
+		if err != nil {
+			return nil, err
+		}
+		if (co != 0 && co != cid) || (id != 0 && a.ID != itoa(id)) || (vendor != 0 && a.Vendor != itoa(vendor)) ||
+			(q.Number != "" && a.Sanitized != number) {
+			continue
+		}
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+func decodeAccount(r record) (erp.BankAccount, int64, error) {
+	id, err := r.id()
+	if err != nil {
+		return erp.BankAccount{}, 0, err
+	}
+	a := erp.BankAccount{ID: itoa(id)}
+	var partner, co, seq int64
+	errs := []error{}
+	partner, _, err = r.many2one("partner_id")
+	errs = append(errs, err)
+	a.Number, err = r.str("acc_number")
+	errs = append(errs, err)
+	a.Sanitized, err = r.str("sanitized_acc_number")
+	errs = append(errs, err)
+	a.Trusted, err = r.boolean("allow_out_payment")
+	errs = append(errs, err)
+	a.Active, err = r.boolean("active")
+	errs = append(errs, err)
+	seq, err = r.integer("sequence")
+	errs = append(errs, err)
+	a.SetAt, err = r.datetime("write_date")
+	errs = append(errs, err)
+	co, _, err = r.many2one("company_id")
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return erp.BankAccount{}, 0, fmt.Errorf("odoo: res.partner.bank %d: %w", id, err)
+	}
+	if partner == 0 {
+		return erp.BankAccount{}, 0, fmt.Errorf("odoo: res.partner.bank %d: %w: no partner", id, ErrBadAnswer)
+	}
+	a.Vendor, a.Sequence = itoa(partner), int(seq)
+	return a, co, nil
+}
+
+// Bills implements erp.Reader: the company's account.move records of type
+// in_invoice and in_refund. Open selects posted bills with
+// amount_residual above zero (a stored field, so Odoo filters on it; the
+// connector checks it again).
+func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
+	cid, ok := c.company(company)
+	if !ok {
+		return nil, ctx.Err()
+	}
+	bs, _, err := c.bills(ctx, c.reader, cid, q)
+	return bs, err
+}
+
+// bills reads bills and also returns each bill's vendor by bill ID.
+func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQuery) ([]erp.Bill, map[string]int64, error) {
+	domain := []any{leaf("company_id", "=", cid), leaf("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
+	var id, vendor int64
+	var ok bool
+	if q.ID != "" {
+		if id, ok = parseID(q.ID); !ok {
+			return nil, nil, ctx.Err()
+		}
+		domain = append(domain, leaf("id", "=", id))
+	}
+	if q.Vendor != "" {
+		if vendor, ok = parseID(q.Vendor); !ok {
+			return nil, nil, ctx.Err()
+		}
+		domain = append(domain, leaf("partner_id", "=", vendor))
+	}
+	if q.Open {
+		domain = append(domain, leaf("move_type", "=", string(erp.KindBill)), leaf("state", "=", string(erp.StatePosted)),
+			leaf("amount_residual", ">", 0))
+	}
+	rs, err := s.searchRead(ctx, "account.move", domain, billFields, map[string]any{"context": scope(cid, false)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := c.loadCurrencies(ctx, s, rs); err != nil {
+		return nil, nil, err
+	}
+	out := []erp.Bill{}
+	for _, r := range rs {
+		b, co, err := c.decodeBill(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		if co != cid || (b.Kind != erp.KindBill && b.Kind != erp.KindCreditNote) || (id != 0 && b.ID != itoa(id)) ||
+			(vendor != 0 && b.Vendor != itoa(vendor)) ||
+			(q.Open && (b.Kind != erp.KindBill || b.State != erp.StatePosted || b.Residual <= 0)) {
+			continue
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b erp.Bill) int { return erp.CompareIDs(a.ID, b.ID) })
+	vendors := make(map[string]int64, len(out))
+	for _, b := range out {
+		vendors[b.ID], _ = parseID(b.Vendor)
+	}
+	return out, vendors, nil
+}
+
+// loadCurrencies reads the currencies of rs (their currency_id) that are
+// not cached yet, in one call.
+func (c *Client) loadCurrencies(ctx context.Context, s *session, rs []record) error {
+	var missing []any
+	c.mu.Lock()
+	for _, r := range rs {
+		id, _, err := r.many2one("currency_id")
+		if err != nil || id == 0 {
+			continue // decodeBill reports it
+		}
+		if _, ok := c.currencies[id]; !ok && !slices.Contains(missing, any(id)) {
+			missing = append(missing, id)
+		}
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	v, err := s.execute(ctx, "res.currency", "read", []any{missing}, map[string]any{
+		"fields": strs([]string{"name", "decimal_places"}), "context": map[string]any{"active_test": false}})
+	if err != nil {
+		return err
+	}
+	cs, err := records(v)
+	if err != nil {
+		return fmt.Errorf("odoo: res.currency.read: %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range cs {
+		id, err := r.id()
+		if err != nil {
+			return fmt.Errorf("odoo: res.currency: %w", err)
+		}
+		code, err1 := r.str("name")
+		dec, err2 := r.integer("decimal_places")
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("odoo: res.currency %d: %w", id, err)
+		}
+		if !isCurrencyCode(code) || dec < 0 || dec > 6 {
+			return fmt.Errorf("odoo: res.currency %d: %w: code %q, %d decimals", id, ErrBadAnswer, code, dec)
+		}
+		c.currencies[id] = currency{code: code, decimals: int(dec)}
+	}
+	return nil
+}
+
+func isCurrencyCode(s string) bool {
+	return len(s) == 3 && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+}
+
+func (c *Client) currency(id int64) (currency, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cur, ok := c.currencies[id]
+	return cur, ok
+}
+
+var paymentStates = map[string]erp.PaymentState{
+	"not_paid": erp.NotPaid, "partial": erp.Partial, "paid": erp.Paid, "in_payment": erp.InPayment,
+	"reversed": erp.Reversed, "invoicing_legacy": erp.Paid, // paid in the invoicing app before accounting was installed
+}
+
+func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
+	id, err := r.id()
+	if err != nil {
+		return erp.Bill{}, 0, err
+	}
+	b := erp.Bill{ID: itoa(id)}
+	var partner, cur, bank, rev, co int64
+	var kind, state, pstate string
+	errs := []error{}
+	b.Name, err = r.str("name")
+	errs = append(errs, err)
+	b.Ref, err = r.str("ref")
+	errs = append(errs, err)
+	partner, _, err = r.many2one("partner_id")
+	errs = append(errs, err)
+	kind, err = r.str("move_type")
+	errs = append(errs, err)
+	cur, _, err = r.many2one("currency_id")
+	errs = append(errs, err)
+	b.Due, err = r.date("invoice_date_due")
+	errs = append(errs, err)
+	bank, _, err = r.many2one("partner_bank_id")
+	errs = append(errs, err)
+	state, err = r.str("state")
+	errs = append(errs, err)
+	pstate, err = r.str("payment_state")
+	errs = append(errs, err)
+	rev, _, err = r.many2one("reversed_entry_id")
+	errs = append(errs, err)
+	co, _, err = r.many2one("company_id")
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w", id, err)
+	}
+	money, ok := c.currency(cur)
+	if !ok {
+		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w: unknown currency", id, ErrBadAnswer)
+	}
+	b.Total, err = r.amount("amount_total", money.decimals)
+	errs = append(errs[:0], err)
+	b.Residual, err = r.amount("amount_residual", money.decimals)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w", id, err)
+	}
+	ps, ok := paymentStates[pstate]
+	switch erp.State(state) {
+	case erp.StateDraft, erp.StatePosted, erp.StateCancelled:
+	default:
+		ok = false
+	}
+	if !ok || partner == 0 {
+		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w: state %q, payment state %q", id, ErrBadAnswer, state, pstate)
+	}
+	b.Vendor, b.Kind, b.Currency, b.State, b.PaymentState = itoa(partner), erp.Kind(kind), money.code, erp.State(state), ps
+	if bank != 0 {
+		b.BankAccount = itoa(bank)
+	}
+	if rev != 0 && b.Kind == erp.KindCreditNote {
+		b.Reverses = itoa(rev)
+	}
+	return b, co, nil
+}
+
+// Payments implements erp.Reader: the company's outgoing supplier
+// payments. A payment belongs to the bills it is reconciled with
+// (reconciled_bill_ids, which Odoo cannot search: it is read and matched
+// here), or, while it is not reconciled, to the bill its memo names.
+func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuery) ([]erp.Payment, error) {
+	cid, ok := c.company(company)
+	if !ok {
+		return nil, ctx.Err()
+	}
+	domain := []any{leaf("company_id", "=", cid), leaf("payment_type", "=", "outbound"), leaf("partner_type", "=", "supplier")}
+	var bill int64
+	if q.Bill != "" {
+		if bill, ok = parseID(q.Bill); !ok {
+			return nil, ctx.Err()
+		}
+		bs, vendors, err := c.bills(ctx, c.reader, cid, erp.BillQuery{ID: q.Bill})
+		if err != nil {
+			return nil, err
+		}
+		if len(bs) != 1 {
+			return []erp.Payment{}, nil
+		}
+		domain = append(domain, leaf("partner_id", "=", vendors[bs[0].ID]))
+	}
+	return c.payments(ctx, c.reader, cid, domain, bill)
+}
+
+// payments reads payments matching domain and returns them with their
+// bill; bill, if not zero, keeps only that bill's.
+func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []any, bill int64) ([]erp.Payment, error) {
+	rs, err := s.searchRead(ctx, "account.payment", domain, paymentFields, map[string]any{"context": scope(cid, false)})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.loadCurrencies(ctx, s, rs); err != nil {
+		return nil, err
+	}
+	out := []erp.Payment{}
+	for _, r := range rs {
+		p, co, bills, err := c.decodePayment(r)
+		if err != nil {
+			return nil, err
+		}
+		if co != cid {
+			continue
+		}
+		switch {
+		case bill != 0 && (slices.Contains(bills, bill) || p.Bill == itoa(bill)):
+			p.Bill = itoa(bill)
+		case bill != 0:
+			continue
+		case p.Bill == "" && len(bills) > 0:
+			p.Bill = itoa(slices.Min(bills))
+		case p.Bill == "":
+			continue // not a payment of a bill
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b erp.Payment) int { return erp.CompareIDs(a.ID, b.ID) })
+	return out, nil
+}
+
+// decodePayment decodes a payment; its Bill is the bill its memo names, if
+// any, and bills the bills it is reconciled with.
+func (c *Client) decodePayment(r record) (erp.Payment, int64, []int64, error) {
+	id, err := r.id()
+	if err != nil {
+		return erp.Payment{}, 0, nil, err
+	}
+	p := erp.Payment{ID: itoa(id)}
+	var partner, bank, cur, co int64
+	var state, ref, ptype, partnerType string
+	var bills []int64
+	var date time.Time
+	errs := []error{}
+	partner, _, err = r.many2one("partner_id")
+	errs = append(errs, err)
+	bank, _, err = r.many2one("partner_bank_id")
+	errs = append(errs, err)
+	cur, _, err = r.many2one("currency_id")
+	errs = append(errs, err)
+	state, err = r.str("state")
+	errs = append(errs, err)
+	ref, err = r.str("ref")
+	errs = append(errs, err)
+	date, err = r.date("date")
+	errs = append(errs, err)
+	p.Date, err = r.datetime("create_date")
+	errs = append(errs, err)
+	bills, err = r.ids("reconciled_bill_ids")
+	errs = append(errs, err)
+	co, _, err = r.many2one("company_id")
+	errs = append(errs, err)
+	ptype, err = r.str("payment_type")
+	errs = append(errs, err)
+	partnerType, err = r.str("partner_type")
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w", id, err)
+	}
+	money, ok := c.currency(cur)
+	if !ok {
+		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w: unknown currency", id, ErrBadAnswer)
+	}
+	amount, err := r.amount("amount", money.decimals)
+	if err != nil {
+		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w", id, err)
+	}
+	switch erp.PaymentStatus(state) {
+	case erp.PaymentDraft, erp.PaymentPosted, erp.PaymentCancelled:
+	default:
+		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w: state %q", id, ErrBadAnswer, state)
+	}
+	if ptype != "outbound" || partnerType != "supplier" {
+		co = 0 // not a vendor payment: filtered out
+	}
+	p.Vendor, p.Amount, p.State = itoa(partner), intent.Money{Currency: money.code, Amount: amount}, erp.PaymentStatus(state)
+	if bank != 0 {
+		p.BankAccount = itoa(bank)
+	}
+	if p.Date.IsZero() {
+		p.Date = date
+	}
+	if key, b, ok := parseMemo(ref); ok {
+		p.Key, p.Bill = key, itoa(b)
+	}
+	return p, co, bills, nil
+}
+
+// The memo of a payment made by the connector ends with a marker naming
+// its idempotency key and its bill: "INV-2290 [intentplane KEY bill 42]".
+const memoPrefix = "[intentplane "
+
+// validKey reports whether an idempotency key can go into a memo: 1 to
+// 128 ASCII letters, digits and . : -, none of them a LIKE wildcard.
+func validKey(k string) bool {
+	if k == "" || len(k) > 128 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		switch c := k[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == ':', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func memo(ref, key string, bill int64) string {
+	ref = strings.Map(func(r rune) rune {
+		if r == '[' || r == ']' || r < 0x20 {
+			return -1
+		}
+		return r
+	}, ref)
+	m := memoPrefix + key + " bill " + itoa(bill) + "]"
+	if ref = strings.TrimSpace(ref); ref != "" {
+		m = ref + " " + m
+	}
+	return m
+}
+
+// parseMemo finds the last marker in a memo.
+func parseMemo(ref string) (key string, bill int64, ok bool) {
+	i := strings.LastIndex(ref, memoPrefix)
+	if i < 0 || !strings.HasSuffix(ref, "]") {
+		return "", 0, false
+	}
+	fields := strings.Fields(strings.TrimSuffix(ref[i+len(memoPrefix):], "]"))
+	if len(fields) != 3 || fields[1] != "bill" || !validKey(fields[0]) {
+		return "", 0, false
+	}
+	bill, ok = parseID(fields[2])
+	return fields[0], bill, ok
+}
+
+func refused(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", erp.ErrRefused, fmt.Sprintf(format, a...))
+}
+
+func notFound(what string) error { return fmt.Errorf("%w: %s", erp.ErrNotFound, what) }
+
+// translate maps the faults of a write that Odoo rolled back onto erp's
+// sentinels: a missing record is erp.ErrNotFound, any other user error
+// erp.ErrRefused. The *Fault stays in the chain.
+func translate(err error) error {
+	switch {
+	case errors.Is(err, ErrMissing):
+		return fmt.Errorf("%w: %w", erp.ErrNotFound, err)
+	case errors.Is(err, ErrUser):
+		return fmt.Errorf("%w: %w", erp.ErrRefused, err)
+	}
+	return err
+}
+
+// lock holds the connector's lock on one bill of a company, so that
+// two payments of it from this Client never overlap. Across processes the
+// gateway's exclusive hold on the bill serializes them.
+func (c *Client) lock(ctx context.Context, key string) (func(), error) {
+	c.mu.Lock()
+	ch, ok := c.locks[key]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		c.locks[key] = ch
+	}
+	c.mu.Unlock()
+	select {
+	case ch <- struct{}{}:
+		return func() { <-ch }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// RegisterPayment implements erp.Payer, as the payer identity. In order:
+// it looks for a payment already made under r.Key (and returns it); reads
+// the bill and the bank account and checks them (see erp.Payer); opens
+// Odoo's payment wizard (account.payment.register) on the bill with the
+// amount, the bank account passed explicitly and a memo carrying the key;
+// runs it; and reads the payment back, checking that Odoo paid the account
+// and amount asked. That is six XML-RPC calls once the uid and the
+// currency are cached. If the wizard's answer is lost, it looks for the
+// key again before saying anything: the payment is either found and
+// returned, or the error wraps ErrNetwork and the write is not retried.
+func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.PaymentRequest) (erp.Payment, error) {
+	if !validKey(r.Key) {
+		return erp.Payment{}, refused("an idempotency key of 1 to 128 letters, digits and . : - is required")
+	}
+	cid, ok := c.company(company)
+	if !ok {
+		return erp.Payment{}, notFound("bill")
+	}
+	s := c.payer
+	unlock, err := c.lock(ctx, itoa(cid)+"/"+r.Bill)
+	if err != nil {
+		return erp.Payment{}, err
+	}
+	defer unlock()
+	if p, ok, err := c.paymentByKey(ctx, s, cid, r.Key); err != nil || ok {
+		return p, err
+	}
+	billID, ok := parseID(r.Bill)
+	if !ok {
+		return erp.Payment{}, notFound("bill")
+	}
+	bs, _, err := c.bills(ctx, s, cid, erp.BillQuery{ID: r.Bill})
+	if err != nil {
+		return erp.Payment{}, err
+	}
+	if len(bs) != 1 {
+		return erp.Payment{}, notFound("bill")
+	}
+	b := bs[0]
+	switch {
+	case b.Kind != erp.KindBill:
+		return erp.Payment{}, refused("%s is a credit note; credit notes reduce what is owed and are never paid", b.Name)
+	case b.State != erp.StatePosted:
+		return erp.Payment{}, refused("%s is not posted", b.Name)
+	case b.Residual <= 0 || b.PaymentState.Settled():
+		return erp.Payment{}, refused("%s is already paid", b.Name)
+	case r.Amount.Currency != b.Currency:
+		return erp.Payment{}, refused("%s is in %s, not %s", b.Name, b.Currency, r.Amount.Currency)
+	case r.Amount.Amount <= 0:
+		return erp.Payment{}, refused("the amount must be above zero")
+	case r.Amount.Amount > b.Residual:
+		return erp.Payment{}, refused("the amount is above what is still owed on %s", b.Name)
+	}
+	acct, ok := parseID(r.BankAccount)
+	if !ok {
+		return erp.Payment{}, refused("the bank account is not an active, trusted account of the bill's vendor")
+	}
+	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: r.BankAccount, Vendor: b.Vendor})
+	if err != nil {
+		return erp.Payment{}, err
+	}
+	if len(as) != 1 || !as[0].Active || !as[0].Trusted || !numberChars(as[0].Number) || as[0].Sanitized != erp.Sanitize(as[0].Number) {
+		return erp.Payment{}, refused("the bank account is not an active, trusted account of the bill's vendor")
+	}
+	money, ok := c.currencyByCode(b.Currency)
+	if !ok {
+		return erp.Payment{}, fmt.Errorf("odoo: currency %s: %w", b.Currency, ErrBadAnswer)
+	}
+	wctx := scope(cid, false)
+	wctx["active_model"] = "account.move"
+	wctx["active_ids"] = []any{billID}
+	v, err := s.execute(ctx, "account.payment.register", "create", []any{map[string]any{
+		"amount":                      fromMinor(r.Amount.Amount, money.decimals),
+		"partner_bank_id":             acct,
+		"communication":               memo(b.Ref, r.Key, billID),
+		"payment_difference_handling": "open",
+	}}, map[string]any{"context": wctx})
+	if err != nil {
+		return erp.Payment{}, translate(err)
+	}
+	wizard, err := asID(v)
+	if err != nil {
+		return erp.Payment{}, fmt.Errorf("odoo: account.payment.register.create: %w", err)
+	}
+	v, err = s.execute(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, map[string]any{"context": wctx})
+	if err != nil && !errors.Is(err, errNoneResult) {
+		if errors.Is(err, ErrUser) || errors.Is(err, ErrAccess) || errors.Is(err, ErrServer) {
+			return erp.Payment{}, translate(err) // a fault: Odoo rolled the call back
+		}
+		// The answer is lost: the payment may have been made.
+		p, found, lerr := c.paymentByKey(context.WithoutCancel(ctx), s, cid, r.Key)
+		if lerr == nil && found {
+			return p, nil
+		}
+		return erp.Payment{}, fmt.Errorf("odoo: the payment of bill %s may or may not have been registered; not retried (key %s): %w", r.Bill, r.Key, err)
+	}
+	p, found, err := c.paymentByKey(ctx, s, cid, r.Key, paymentIDFromAction(v)...)
+	if err != nil {
+		return erp.Payment{}, err
+	}
+	if !found {
+		return erp.Payment{}, fmt.Errorf("odoo: the payment wizard of bill %s answered but no payment carries key %s: %w", r.Bill, r.Key, ErrBadAnswer)
+	}
+	if p.BankAccount != r.BankAccount || p.Amount != r.Amount || p.Bill != r.Bill {
+		return erp.Payment{}, fmt.Errorf("odoo: payment %s was registered as %s to bank account %s, not %s to %s as asked: cancel it in Odoo",
+			p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), p.BankAccount, intent.FormatAmount(r.Amount.Amount, uint8(money.decimals)), r.BankAccount)
+	}
+	return p, nil
+}
+
+func (c *Client) currencyByCode(code string) (currency, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cur := range c.currencies {
+		if cur.code == code {
+			return cur, true
+		}
+	}
+	return currency{}, false
+}
+
+// paymentIDFromAction returns the payment id of the window action
+// action_create_payments returns for one payment, if any.
+func paymentIDFromAction(v any) []int64 {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if id, err := asID(m["res_id"]); err == nil {
+		return []int64{id}
+	}
+	return nil
+}
+
+// paymentByKey finds the payment made under key: by id when the wizard
+// said which, else by its memo. The memo is matched with ilike and then
+// exactly, so "k-1" never finds "k-10".
+func (c *Client) paymentByKey(ctx context.Context, s *session, cid int64, key string, id ...int64) (erp.Payment, bool, error) {
+	domain := []any{leaf("company_id", "=", cid), leaf("ref", "ilike", memoPrefix+key+" bill ")}
+	if len(id) == 1 {
+		domain = append(domain, leaf("id", "=", id[0]))
+	}
+	ps, err := c.payments(ctx, s, cid, domain, 0)
+	if err != nil {
+		return erp.Payment{}, false, err
+	}
+	ps = slices.DeleteFunc(ps, func(p erp.Payment) bool { return p.Key != key })
+	if len(ps) == 0 {
+		return erp.Payment{}, false, nil
+	}
+	// Several payments under one key would be a bug or a hand-made copy:
+	// the posted one first, then the oldest.
+	slices.SortStableFunc(ps, func(a, b erp.Payment) int {
+		return cmp.Compare(b2i(a.State != erp.PaymentPosted), b2i(b.State != erp.PaymentPosted))
+	})
+	return ps[0], true, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
