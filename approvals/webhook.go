@@ -252,7 +252,7 @@ func VerifyWebhook(pub ed25519.PublicKey, header string, body []byte, now time.T
 		case "t":
 			ts = v
 		case "ed25519":
-			sig = strings.TrimSpace(part)[len("ed25519="):]
+			sig = v
 		}
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
