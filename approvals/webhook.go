@@ -144,17 +144,26 @@ type WebhookPayload struct {
 // "bool"), its text as the page shows it, and for amounts the exact minor
 // units and scale.
 type WebhookArg struct {
-	Kind  string `json:"kind"`
-	Text  string `json:"text"`
+	// Kind is the argument's kind.
+	Kind string `json:"kind"`
+	// Text is the argument as the page shows it ("1,500.00 EUR").
+	Text string `json:"text"`
+	// Minor is an amount in minor units; absent for other kinds.
 	Minor *int64 `json:"minor,omitempty"`
+	// Scale is an amount's number of decimals; absent for other kinds.
 	Scale *uint8 `json:"scale,omitempty"`
 }
 
 // WebhookResolved is one critical value with its provenance.
 type WebhookResolved struct {
-	Param   string    `json:"param"`
-	Value   string    `json:"value"`
-	Sent    string    `json:"sent"`
+	// Param is the critical parameter's name.
+	Param string `json:"param"`
+	// Value is the trusted value that executes.
+	Value string `json:"value"`
+	// Sent is what the agent sent for it.
+	Sent string `json:"sent"`
+	// Source, Record, Version and At are the value's provenance (see
+	// intent.Provenance); Version and At are absent when unknown.
 	Source  string    `json:"source"`
 	Record  string    `json:"record"`
 	Version string    `json:"version,omitempty"`
