@@ -128,6 +128,7 @@ type route struct {
 	contract *contract.Contract
 	pack     *Pack
 	engine   *policy.Engine
+	guards   map[string]bool // ids of the engine's approval guards
 	resolver resolve.Resolver
 }
 
@@ -175,6 +176,10 @@ func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
 		if err != nil {
 			return nil, fmt.Errorf("gateway: pack %s: %w", p.Name, err)
 		}
+		guards := map[string]bool{}
+		for _, pi := range eng.Policies() {
+			guards[pi.ID] = pi.Guard()
+		}
 		for _, c := range p.Contracts {
 			if c == nil || !strings.HasPrefix(string(c.Action), p.Name+".") {
 				return nil, fmt.Errorf("gateway: pack %s: every action must start with %q", p.Name, p.Name+".")
@@ -189,7 +194,7 @@ func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
 					}
 				}
 			}
-			g.contracts[c.Action] = &route{contract: c, pack: p, engine: eng, resolver: resolve.Resolver{Registries: p.Registries}}
+			g.contracts[c.Action] = &route{contract: c, pack: p, engine: eng, guards: guards, resolver: resolve.Resolver{Registries: p.Registries}}
 		}
 	}
 	return g, nil
@@ -284,6 +289,24 @@ func (g *Gateway) runGuarded(ctx context.Context, st *state, d *Decision) {
 		}
 	}()
 	g.run(ctx, st, d)
+}
+
+// validText reports whether every string read from the systems of record
+// (facts, resolved values and their provenance) is valid UTF-8: the
+// receipt, which is written after execution, must be able to record them.
+func validText(facts map[string]intent.Value, res resolve.Output) bool {
+	for k, v := range facts {
+		if !utf8.ValidString(k) || v.Kind == intent.KindString && !utf8.ValidString(v.Str) {
+			return false
+		}
+	}
+	for _, r := range res.Resolved {
+		p := r.Provenance
+		if !utf8.ValidString(r.Value) || !utf8.ValidString(p.Source) || !utf8.ValidString(p.RecordID) || !utf8.ValidString(p.Version) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxSentInReceipt bounds what a receipt keeps of a proposal: an agent must
@@ -467,7 +490,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	// their facts are read until after execution, so that two concurrent
 	// payments of one bill cannot both see it unpaid.
 	if len(c.Exclusive) > 0 {
-		unlock, err := g.lock(ctx, c, res.Args, m.Expiry)
+		unlock, err := g.lock(ctx, m.Owner, c, res.Args)
 		if err != nil {
 			if errors.Is(err, budget.ErrExceeded) {
 				refuse(d, intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again.", strings.Join(c.Exclusive, " and "))
@@ -483,6 +506,11 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	facts, err := g.facts(ctx, rt, m.Owner, m.Budget, c.Action, res)
 	if err != nil {
 		refuse(d, intent.CodeContextFailed, "The systems of record needed to check this operation could not be read, so nothing was done. Try again later.")
+		return
+	}
+	if !validText(facts, res) {
+		st.args, d.Resolved = args, nil // keep only what the receipt can record
+		refuse(d, intent.CodeContextFailed, "A system of record returned data that cannot be recorded (text that is not valid UTF-8), so nothing was done. Tell the user; the record must be corrected.")
 		return
 	}
 	d.Facts = facts
@@ -561,7 +589,15 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 			refuse(d, intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done.")
 			return
 		}
-		refuse(d, intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user.", reasonText(pr.Reasons))
+		// A denial is final: quote the forbids that decided it, not the
+		// approval guards that also matched (no approval could help).
+		var reasons []string
+		for i, id := range pr.Policies {
+			if !rt.guards[id] && i < len(pr.Reasons) {
+				reasons = append(reasons, pr.Reasons[i])
+			}
+		}
+		refuse(d, intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user.", reasonText(reasons))
 		return
 	}
 
@@ -694,8 +730,8 @@ const lockCurrency = "XLK"
 // lock holds the contract's exclusive records through the store's ledger
 // (a limit of one unit per record), which makes it hold across gateway
 // replicas that share a store. The returned function releases it.
-func (g *Gateway) lock(ctx context.Context, c *contract.Contract, args intent.Args, _ time.Time) (func(), error) {
-	key := "lock:" + string(c.Action)
+func (g *Gateway) lock(ctx context.Context, owner intent.Owner, c *contract.Contract, args intent.Args) (func(), error) {
+	key := "lock:" + string(owner) + "\x00" + string(c.Action)
 	for _, name := range c.Exclusive {
 		key += "\x00" + args[name].Str
 	}

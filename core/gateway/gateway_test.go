@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
@@ -595,5 +596,45 @@ func TestApproverScope(t *testing.T) {
 	}
 	if ok := w.decide(tok, body, w.approve("alice", d)); ok.Verdict != gateway.Allow {
 		t.Fatalf("approval by emma's approver: %s %+v", ok.Verdict, ok.Refusal)
+	}
+}
+
+// TestDenialQuotesOnlyForbids: when a hard forbid and an approval guard
+// both match, the final denial does not suggest that an approval could help
+// (found in review).
+func TestDenialQuotesOnlyForbids(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	d := w.decide(w.mandate("emma", 5000000), send("XX00", "1500.00"))
+	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodePolicyDenied {
+		t.Fatalf("%s %+v", d.Verdict, d.Refusal)
+	}
+	if strings.Contains(d.Refusal.Message, "confirm") || !strings.Contains(d.Refusal.Message, "not trusted") {
+		t.Fatalf("message %q: want the forbid's reason only", d.Refusal.Message)
+	}
+	if diff := cmp.Diff([]string{"confirm-large", "untrusted-account"}, d.Policies); diff != "" {
+		t.Errorf("determining policies (-want, +got):\n%s", diff)
+	}
+}
+
+// TestInvalidTextFromSourceFailsClosed: a system of record that returns a
+// string that is not UTF-8 stops the decision before execution, since the
+// receipt could not record it (found in review: a payment executed and its
+// receipt was then refused).
+func TestInvalidTextFromSourceFailsClosed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	w.pack.Registries = map[string]resolve.Registry{"beneficiaries": resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
+		return resolve.Record{ID: "ben-\xff", Value: "GB29", Attrs: map[string]intent.Value{"trusted": intent.Bool(true)}}, nil
+	})}
+	issuerPub, _ := keyPair(1)
+	var err error
+	w.gw, err = gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub}, Now: func() time.Time { return w.now }}, w.store, w.pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := w.decide(w.mandate("emma", 100000), send("GB29", "1.00"))
+	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeContextFailed || d.Executed || len(w.exec.ops) != 0 {
+		t.Fatalf("%s %+v executed=%v", d.Verdict, d.Refusal, d.Executed)
 	}
 }
