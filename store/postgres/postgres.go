@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,7 @@ type Store struct {
 	chains     map[intent.Owner]*chain
 	accounts   map[string]*account
 	reservedIn map[string]string // account of each open reservation made here
+	consumes   group[consumeReq, struct{}]
 }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
@@ -348,19 +350,71 @@ func (s *Store) Usage(ctx context.Context, account string) (budget.Usage, error)
 	return u, err
 }
 
+// consumeReq is one Consume waiting for its batch.
+type consumeReq struct {
+	key     string
+	expires time.Time
+}
+
 // Consume implements gateway.Store: exactly one of any number of concurrent
 // calls with one key, in any number of processes, inserts its row.
+// Concurrent calls in this process are inserted together, in one
+// statement.
 func (s *Store) Consume(ctx context.Context, key string, expires time.Time) error {
-	return s.do(ctx, "consume", func(ctx context.Context) error {
-		tag, err := s.pool.Exec(ctx, `INSERT INTO consumed_keys (key, expires) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, expires.UTC())
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := s.consumes.run(consumeReq{key: key, expires: expires.UTC()}, s.cfg.MaxBatch, func(batch []*job[consumeReq, struct{}]) {
+		s.writeConsumes(context.WithoutCancel(ctx), batch)
+	})
+	return err
+}
+
+func (s *Store) writeConsumes(ctx context.Context, batch []*job[consumeReq, struct{}]) {
+	// One row per key, in key order, so that two replicas inserting the
+	// same keys wait for each other instead of deadlocking; a key asked
+	// twice in the batch is consumed by its first asker.
+	first := map[string]*job[consumeReq, struct{}]{}
+	var keys []string
+	for _, b := range batch {
+		if first[b.in.key] == nil {
+			first[b.in.key] = b
+			keys = append(keys, b.in.key)
+		}
+	}
+	slices.Sort(keys)
+	expires := make([]time.Time, len(keys))
+	for i, k := range keys {
+		expires[i] = first[k].in.expires
+	}
+	inserted := map[string]bool{}
+	err := s.do(ctx, "consume", func(ctx context.Context) error {
+		rows, err := s.pool.Query(ctx, `INSERT INTO consumed_keys (key, expires)
+			SELECT * FROM unnest($1::text[], $2::timestamptz[])
+			ON CONFLICT (key) DO NOTHING RETURNING key`, keys, expires)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
-			return gateway.ErrReplayed
+		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		clear(inserted)
+		for _, k := range got {
+			inserted[k] = true
 		}
 		return nil
 	})
+	for _, b := range batch {
+		switch {
+		case err != nil:
+			b.err = err
+		case first[b.in.key] == b && inserted[b.in.key]:
+			b.err = nil
+		default:
+			b.err = gateway.ErrReplayed
+		}
+	}
 }
 
 // Sweep forgets the consumed keys that expired before now and returns how
