@@ -76,12 +76,18 @@ type StepUp struct {
 // registers a step-up and returns the link a person opens to decide;
 // requesting the same operation again returns its link again. Await waits
 // up to wait (zero: does not wait) for the approvals given to the
-// operation and returns those valid so far, possibly none; it returns an
-// error only when the channel failed. Both are called concurrently.
+// operation and returns those valid so far, possibly none; it returns
+// an error wrapping ErrRejected when a person rejected the operation, and
+// any other error only when the channel failed. Both are called
+// concurrently.
 type Approvals interface {
 	Request(ctx context.Context, s StepUp) (link string, err error)
 	Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error)
 }
+
+// ErrRejected is wrapped by Approvals.Await when a person rejected the
+// operation: the call is then refused, and the agent told not to retry.
+var ErrRejected = errors.New("mcpproxy: a person rejected this operation")
 
 // Config configures a Proxy. The zero value of each optional field means
 // the default stated on it.

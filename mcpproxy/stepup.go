@@ -21,6 +21,7 @@ const (
 	msgCancelled = "The user closed the confirmation without deciding. Nothing was done. Ask the user whether they want this operation before calling the tool again."
 	msgTimeout   = "The user did not answer the confirmation in time. Nothing was done. Ask the user whether they want this operation before calling the tool again."
 	msgBusy      = "Too many confirmations are already waiting for the user, so this operation was not put to them. Nothing was done. Wait for the user to answer the open ones, then try again."
+	msgRejected  = "A person rejected this exact operation on the approval page. Nothing was done. Do not retry it or try to reach the same result another way; tell the user it was rejected."
 	msgNoChannel = " This client cannot ask the user to confirm, and no approval page is configured, so the operation was refused."
 	msgFourEyes  = " Four eyes cannot be granted from this client, and no approval page is configured, so the operation was refused."
 )
@@ -202,6 +203,9 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		}
 	}
 	if err != nil {
+		if errors.Is(err, ErrRejected) {
+			return mcp.NewToolResultError(msgRejected)
+		}
 		if errors.Is(err, context.Canceled) {
 			return mcp.NewToolResultError("The call was cancelled while waiting for approval. Nothing was done.")
 		}
