@@ -68,8 +68,23 @@ type policyConfig struct {
 }
 
 type storeConfig struct {
-	// Kind is "mem" (the default; state is lost at exit).
+	// Kind is "mem" (the default; state is lost at exit), "embedded" (a
+	// durable file, Path) or "postgres" (DSNEnv).
 	Kind string `toml:"kind"`
+	// Path is the embedded store's file.
+	Path string `toml:"path"`
+	// DSNEnv names the environment variable holding the PostgreSQL
+	// connection string; the file never holds a password.
+	DSNEnv string `toml:"dsn_env"`
+	// CheckpointKey is a file with an Ed25519 private key
+	// ("ed25519-priv:…") that signs a checkpoint of every receipt chain's
+	// head every CheckpointEvery and at exit; empty means none.
+	CheckpointKey string `toml:"checkpoint_key"`
+	// CheckpointKeyID is the key id recorded in checkpoints; empty means
+	// "intentplane-mcp".
+	CheckpointKeyID string `toml:"checkpoint_key_id"`
+	// CheckpointEvery is the interval between checkpoints; empty means 1h.
+	CheckpointEvery duration `toml:"checkpoint_every"`
 }
 
 type approvalsConfig struct {
@@ -87,6 +102,51 @@ type approvalsConfig struct {
 	MaxPending int `toml:"max_pending"`
 	// ApprovalTTL is an elicited approval's validity; empty means 2m.
 	ApprovalTTL duration `toml:"approval_ttl"`
+
+	// The approval page is served when Approvers is not empty.
+
+	// Listen is the page's address; empty means "127.0.0.1:8477".
+	Listen string `toml:"listen"`
+	// BaseURL is the page's URL as approvers reach it; empty means
+	// "http://" + Listen.
+	BaseURL string `toml:"base_url"`
+	// Wait is how many seconds a call waits for the page's decision; 0
+	// gives the agent the link at once.
+	Wait int `toml:"wait"`
+	// RequestTTL is a request's lifetime on the page; empty means 15m.
+	RequestTTL duration `toml:"request_ttl"`
+	// Approvers are the people who approve on the page.
+	Approvers []pageApproverConfig `toml:"approvers"`
+	// Webhook also posts each request to a URL; nil means none.
+	Webhook *webhookConfig `toml:"webhook"`
+}
+
+// pageApproverConfig is one person who approves on the page.
+type pageApproverConfig struct {
+	// Name is what they sign in with.
+	Name string `toml:"name"`
+	// PasscodeHash is their passcode's scrypt hash (intentplane
+	// hash-passcode).
+	PasscodeHash string `toml:"passcode_hash"`
+	// Key is a file with their Ed25519 private key ("ed25519-priv:…").
+	Key string `toml:"key"`
+	// Owners limits whose operations they may approve; empty means every
+	// owner.
+	Owners []string `toml:"owners"`
+}
+
+// webhookConfig posts each approval request, signed, to a URL.
+type webhookConfig struct {
+	// URL receives the signed requests.
+	URL string `toml:"url"`
+	// Key is a file with the Ed25519 private key signing the payloads.
+	Key string `toml:"key"`
+	// CallbackKey is a file with the public key ("ed25519-pub:…") that
+	// signs decisions posted back to <base_url>/webhook; empty means
+	// decisions come only through the page.
+	CallbackKey string `toml:"callback_key"`
+	// Approvers are the page approvers a callback may decide for.
+	Approvers []string `toml:"approvers"`
 }
 
 type registryConf struct {

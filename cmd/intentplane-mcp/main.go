@@ -8,7 +8,8 @@
 //	intentplane-mcp --config intentplane.toml
 //
 // It is a composition root: it reads the configuration, builds the store,
-// registries, packs, mandate and gateway, and serves mcpproxy. Errors in
+// registries, packs, mandate, gateway and approval page, and serves
+// mcpproxy on stdio and the approval page on its own address. Errors in
 // the configuration are reported with the file and line.
 package main
 
@@ -99,6 +100,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintf(stdout, "%s\t%s\n", t.Name, t.Action)
 		}
 		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	a.store.start(ctx)
+	if a.page != nil {
+		errc, err := a.page.serve(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "intentplane-mcp: approval page at %s\n", a.page.srv.URL())
+		go func() {
+			if err := <-errc; err != nil {
+				log.Error("approval page stopped", "err", err)
+			}
+		}()
 	}
 	return a.proxy.ServeStdio(ctx, stdin, stdout)
 }

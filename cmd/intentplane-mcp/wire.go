@@ -22,22 +22,26 @@ import (
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/mcpproxy"
-	"github.com/intentplane/intentplane/store/mem"
 )
 
 // app is a wired proxy and what it owns.
 type app struct {
 	proxy       *mcpproxy.Proxy
 	gateway     *gateway.Gateway
+	store       *store
+	page        *page // nil without page approvers
 	downstreams []*mcpproxy.Downstream
 	tools       []mcpproxy.Tool
 }
 
-// Close stops the downstream servers.
+// Close stops the downstream servers, then closes the store.
 func (a *app) Close() error {
 	var errs []error
 	for _, d := range a.downstreams {
 		errs = append(errs, d.Close())
+	}
+	if a.store != nil {
+		errs = append(errs, a.store.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -241,24 +245,43 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 			actions = append(actions, ct.Action)
 		}
 	}
-	token, issuers, err := buildMandate(c, actions, now, stderr)
+	token, issuers, m, err := buildMandate(ctx, c, actions, now, stderr)
 	if err != nil {
 		return nil, err
 	}
-	signer, approvers, err := buildApprover(c)
+	signer, err := buildApprover(c)
 	if err != nil {
 		return nil, err
 	}
-	switch c.Store.Kind {
-	case "", "mem":
-	default:
-		return nil, c.errAt([]string{"store", "kind"}, "unknown store %q (mem)", c.Store.Kind)
+	st, err := openStore(ctx, c, log)
+	if err != nil {
+		return nil, err
+	}
+	a.store = st
+
+	// The approval page logs its requests and decisions into the
+	// gateway's store, and the gateway trusts its approvers' keys next to
+	// the client's user's. The client's user approves only for the
+	// session's owner; page approvers for the owners configured.
+	pg, err := buildPage(c, st, signer.Name, log)
+	if err != nil {
+		return nil, err
+	}
+	a.page = pg
+	approvers := approval.StaticKeys{signer.Name: signer.Key.Public().(ed25519.PublicKey)}
+	if pg != nil {
+		for name, k := range pg.srv.Keys() {
+			approvers[name] = k
+		}
 	}
 	audience := c.Audience
 	if audience == "" {
 		audience = "intentplane-mcp"
 	}
-	gw, err := gateway.New(gateway.Config{Audience: audience, Issuers: issuers, Approvers: approvers, Logger: log}, mem.New(nil), packs...)
+	gw, err := gateway.New(gateway.Config{
+		Audience: audience, Issuers: issuers, Approvers: approvers,
+		ApproverScope: approverScope(signer.Name, m.Owner, pg), Logger: log,
+	}, st, packs...)
 	if err != nil {
 		return nil, c.errAt([]string{"policy"}, "%v", err)
 	}
@@ -272,6 +295,10 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 	}
 	if c.Approvals.Elicitation == nil || *c.Approvals.Elicitation {
 		pcfg.ClientApprover = signer
+	}
+	if pg != nil {
+		pcfg.Approvals = newPageApprovals(pg.ch, m.Budget.Currency, now, log)
+		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
 	p, err := mcpproxy.New(pcfg, gw, a.tools...)
 	if err != nil {
@@ -398,8 +425,30 @@ func mountPack(sc serverConfig, now func() time.Time) (gateway.Pack, error) {
 	return gateway.Pack{}, fmt.Errorf("unknown pack %q (ap)", sc.Pack)
 }
 
-// buildMandate reads the signed mandate, or issues one at start.
-func buildMandate(c *config, actions []intent.Action, now func() time.Time, stderr io.Writer) (string, mandate.Keys, error) {
+// buildMandate reads the signed mandate, or issues one at start, and
+// returns it verified.
+func buildMandate(ctx context.Context, c *config, actions []intent.Action, now func() time.Time, stderr io.Writer) (string, mandate.Keys, *mandate.Mandate, error) {
+	tok, keys, err := mandateToken(c, actions, now, stderr)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	audience := c.Audience
+	if audience == "" {
+		audience = "intentplane-mcp"
+	}
+	m, err := mandate.Verifier{Keys: keys, Audience: audience, Now: now}.Verify(ctx, tok)
+	if err != nil {
+		at := []string{"mandate"}
+		if c.Mandate.File != "" {
+			at = append(at, "file")
+		}
+		return "", nil, nil, c.errAt(at, "the mandate is not valid for this gateway: %v", err)
+	}
+	return tok, keys, m, nil
+}
+
+// mandateToken reads the signed mandate, or issues one at start.
+func mandateToken(c *config, actions []intent.Action, now func() time.Time, stderr io.Writer) (string, mandate.Keys, error) {
 	m := c.Mandate
 	at := []string{"mandate"}
 	if m.File != "" {
@@ -493,7 +542,7 @@ func parseMinor(s string) (int64, error) {
 }
 
 // buildApprover loads or generates the key of the user at the client.
-func buildApprover(c *config) (*mcpproxy.Signer, approval.Keys, error) {
+func buildApprover(c *config) (*mcpproxy.Signer, error) {
 	name := c.Approvals.Approver
 	if name == "" {
 		name = "mcp-user"
@@ -502,20 +551,19 @@ func buildApprover(c *config) (*mcpproxy.Signer, approval.Keys, error) {
 	if c.Approvals.ApproverKey != "" {
 		b, err := os.ReadFile(c.file(c.Approvals.ApproverKey))
 		if err != nil {
-			return nil, nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
+			return nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
 		}
 		if priv, err = mandate.ParsePrivateKey(string(b)); err != nil {
-			return nil, nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
+			return nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
 		}
 	} else {
 		_, k, err := ed25519.GenerateKey(nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		priv = k
 	}
-	pub := priv.Public().(ed25519.PublicKey)
-	return &mcpproxy.Signer{Name: name, Key: priv}, approval.StaticKeys{name: pub}, nil
+	return &mcpproxy.Signer{Name: name, Key: priv}, nil
 }
 
 // prefixWriter prefixes each write (a child's stderr) with its server.
