@@ -261,13 +261,35 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 		r.Result = "failed"
 	}
 	stored, err := g.store.Append(ctx, r)
+	if err != nil && (d.Executed || st.execFailed) {
+		// Something may have happened in the world: try harder to record
+		// it, even if the caller gave up, before reporting the loss.
+		stored, err = g.appendRetrying(context.WithoutCancel(ctx), r)
+	}
 	g.log.Debug("decision", "action", st.proposal.Action, "verdict", d.Verdict.String(), "code", r.Code, "owner", r.Owner)
 	if err != nil {
 		d.Receipt = r
+		g.log.Error("receipt not stored", "owner", r.Owner, "operation", r.Operation, "result", r.Result, "err", err)
 		return d, fmt.Errorf("gateway: receipt not stored: %w", err)
 	}
 	d.Receipt = stored
 	return d, nil
+}
+
+// appendRetrying retries Append with growing waits, about five seconds in
+// all, for the receipt of an operation that executed. A store that lost the
+// answer of a commit that did happen may then hold the receipt twice, which
+// is better than not at all.
+func (g *Gateway) appendRetrying(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
+	var err error
+	for _, wait := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second, 4 * time.Second} {
+		time.Sleep(wait)
+		var stored receipt.Receipt
+		if stored, err = g.store.Append(ctx, r); err == nil {
+			return stored, nil
+		}
+	}
+	return receipt.Receipt{}, err
 }
 
 // runGuarded runs the pipeline and turns a panic in any of its parts (a

@@ -638,3 +638,39 @@ func TestInvalidTextFromSourceFailsClosed(t *testing.T) {
 		t.Fatalf("%s %+v executed=%v", d.Verdict, d.Refusal, d.Executed)
 	}
 }
+
+// flakyStore fails the first n receipt appends.
+type flakyStore struct {
+	*mem.Store
+	mu    sync.Mutex
+	fails int
+}
+
+func (f *flakyStore) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
+	f.mu.Lock()
+	fail := f.fails > 0
+	f.fails--
+	f.mu.Unlock()
+	if fail {
+		return receipt.Receipt{}, errors.New("database unavailable")
+	}
+	return f.Store.Append(ctx, r)
+}
+
+// TestReceiptOfExecutedOperationIsRetried: when the store fails right after
+// an operation executed, the gateway retries the receipt (found in the
+// PostgreSQL restart test: operations executed without a receipt).
+func TestReceiptOfExecutedOperationIsRetried(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	fs := &flakyStore{Store: w.store, fails: 2}
+	issuerPub, _ := keyPair(1)
+	gw, err := gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub}, Now: func() time.Time { return w.now }}, fs, w.pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := gw.Decide(context.Background(), gateway.Request{Mandate: w.mandate("emma", 100000), Proposal: []byte(send("GB29", "1.00"))})
+	if err != nil || !d.Executed || d.Receipt.Seq != 1 || d.Receipt.Result != "executed" {
+		t.Fatalf("Decide = %v, executed %v, receipt %+v", err, d.Executed, d.Receipt)
+	}
+}
