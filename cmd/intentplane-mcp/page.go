@@ -100,7 +100,14 @@ func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Log
 	}
 	srv, err := approvals.New(cfg, st)
 	if err != nil {
-		return nil, c.errAt(append(at, "approvers"), "%s", strings.TrimPrefix(err.Error(), "approvals: "))
+		// Point at the approver the error names, if any.
+		where := append(at, "approvers")
+		for i, a := range ac.Approvers {
+			if strings.Contains(err.Error(), fmt.Sprintf("approver %q", a.Name)) {
+				where = append(where, fmt.Sprint(i), "passcode_hash")
+			}
+		}
+		return nil, c.errAt(where, "%s", strings.ReplaceAll(err.Error(), "approvals: ", ""))
 	}
 	p.srv, p.ch = srv, srv
 	if w := ac.Webhook; w != nil {

@@ -4,12 +4,17 @@
 package main_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,6 +22,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/jackc/pgx/v5"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -24,6 +30,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/store/embedded"
+	"github.com/intentplane/intentplane/store/postgres"
 )
 
 const chromiumPath = "/usr/bin/chromium"
@@ -370,4 +377,166 @@ func callAsync(c *client.Client, tool, args string) *mcp.CallToolResult {
 		return nil
 	}
 	return res
+}
+
+// TestPageConfigErrors: mistakes in [approvals] and [store] are refused at
+// start with the file and line.
+func TestPageConfigErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, from, to string
+		anchor         string // the error is at the first line holding it
+		want           string
+	}{
+		{"unknown approver key", `name = "bob"`, "name = \"bob\"\npasscode = \"bob-passcode-22\"", "passcode = ", `unknown key "approvals.approvers.passcode"`},
+		{"unknown approvals key", "wait = 0", "wait = 0\nwaits = 3", "waits", `unknown key "approvals.waits"`},
+		{"client approver name", `name = "bob"`, `name = "mcp-user"`, `name = "mcp-user"`, `approver "mcp-user" is the name the MCP client's user approves under`},
+		{"approver twice", `name = "bob"`, `name = "alice"`, `name = "alice"`, `approver "alice" is declared twice`},
+		{"missing key file", `key = "bob.key"`, `key = "nobody.key"`, "nobody.key", "no such file"},
+		{"bad passcode hash", `name = "bob"`, "name = \"bob\"\npasscode_hash = \"hunter2\"", "hunter2", `approver "bob": malformed passcode hash`},
+		{"negative wait", "wait = 0", "wait = -1", "wait = -1", "wait is a number of seconds"},
+		{"literal dsn", "kind = \"mem\"", "kind = \"postgres\"\ndsn_env = \"postgres://app:secret@db/intentplane\"", "dsn_env", "keep passwords out of the file"},
+		{"unset dsn variable", "kind = \"mem\"", "kind = \"postgres\"\ndsn_env = \"INTENTPLANE_TEST_UNSET_DSN\"", "dsn_env", "INTENTPLANE_TEST_UNSET_DSN is not set"},
+		{"embedded without path", "kind = \"mem\"", "kind = \"embedded\"", "[store]", "needs path"},
+		{"unknown store", "kind = \"mem\"", "kind = \"redis\"", "redis", `unknown store "redis"`},
+		{"unknown store key", "kind = \"mem\"", "kind = \"mem\"\ndsn = \"x\"", "dsn =", `unknown key "store.dsn"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPageEnv(t, 0, "")
+			cfg := readFile(t, e.config)
+			if !strings.Contains(cfg, tc.from) {
+				t.Fatalf("config has no %q", tc.from)
+			}
+			if tc.name == "bad passcode hash" {
+				// Drop bob's real hash so that only the bad one remains.
+				i := strings.Index(cfg, `name = "bob"`)
+				j := i + strings.Index(cfg[i:], "passcode_hash")
+				k := j + strings.Index(cfg[j:], "\n")
+				cfg = cfg[:j] + cfg[k+1:]
+			}
+			cfg = strings.Replace(cfg, tc.from, tc.to, 1)
+			writeFile(t, e.config, cfg)
+			at := strings.Index(cfg, tc.anchor)
+			if tc.name == "approver twice" {
+				at = strings.LastIndex(cfg, tc.anchor)
+			}
+			line := 1 + strings.Count(cfg[:at], "\n")
+			want := fmt.Sprintf("intentplane.toml:%d: ", line)
+			out, err := exec.Command(bins.proxy, "--config", e.config, "--check").CombinedOutput()
+			if err == nil {
+				t.Fatalf("accepted: %s", out)
+			}
+			if !strings.Contains(string(out), want) || !strings.Contains(string(out), tc.want) {
+				t.Errorf("got %q, want it to contain %q and %q", out, want, tc.want)
+			}
+		})
+	}
+}
+
+// TestApprovalWebhook: each request is also posted, signed, to a webhook
+// (a chat tool); its signed callback approves, and the client's second
+// call executes.
+func TestApprovalWebhook(t *testing.T) {
+	t.Parallel()
+	hookPub, hookKey, _ := ed25519.GenerateKey(nil)
+	cbPub, cbKey, _ := ed25519.GenerateKey(nil)
+	payloads := make(chan approvals.WebhookPayload, 4)
+	chat := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if err := approvals.VerifyWebhook(hookPub, r.Header.Get(approvals.SignatureHeader), body, time.Now(), time.Minute, false); err != nil {
+			t.Errorf("webhook signature: %v", err)
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		var p approvals.WebhookPayload
+		if err := json.Unmarshal(body, &p); err != nil {
+			t.Error(err)
+		}
+		payloads <- p
+	}))
+	defer chat.Close()
+	e := newPageEnv(t, 0, fmt.Sprintf("\n[approvals.webhook]\nurl = %q\nkey = \"webhook.key\"\ncallback_key = \"callback.pub\"\napprovers = [\"alice\"]\n", chat.URL))
+	writeFile(t, filepath.Join(e.dir, "webhook.key"), mandate.EncodePrivateKey(hookKey))
+	writeFile(t, filepath.Join(e.dir, "callback.pub"), mandate.EncodePublicKey(cbPub))
+	c := e.start(mcp.ProtocolVersion20251125, nil)
+
+	args := fmt.Sprintf(`{"recipient_iban":%q,"amount":"1500.00","reference":"INV-2294"}`, ibanOnFile)
+	l := link(t, call(t, c, "send_money", args))
+	var p approvals.WebhookPayload
+	select {
+	case p = <-payloads:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no webhook payload")
+	}
+	if p.URL != l || p.Action != "bank.send_money" || p.Owner != "northwind" || p.Args["amount"].Text != "1,500.00 EUR" {
+		t.Fatalf("payload %+v", p)
+	}
+	body, _ := json.Marshal(approvals.WebhookCallback{ID: p.ID, Operation: p.Operation, Approver: "alice", Decision: "approve", Nonce: "nonce-0123456789abcdef"})
+	req, _ := http.NewRequest(http.MethodPost, e.base+"/webhook", bytes.NewReader(body))
+	req.Header.Set(approvals.SignatureHeader, approvals.SignCallback(cbKey, body, time.Now()))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("callback: %s", resp.Status)
+	}
+	wantOK(t, call(t, c, "send_money", args), "Transfer TX-0001")
+	if got := e.bankCalls("send_money"); len(got) != 1 {
+		t.Fatalf("bank received %v", got)
+	}
+}
+
+// TestPostgresStore: with [store] kind = "postgres" the connection string
+// comes from the environment variable dsn_env names, and the receipts of a
+// confirmed transfer land in the database. It needs PG_URL (skipped
+// without it, unless CI=true).
+func TestPostgresStore(t *testing.T) {
+	url := os.Getenv("PG_URL")
+	if url == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PG_URL is not set, and CI=true")
+		}
+		t.Skip("PG_URL is not set: skipping the PostgreSQL store test")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("ipmcp_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = conn.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	dsn := url + sep + "search_path=" + schema
+	t.Setenv("INTENTPLANE_TEST_PG_DSN", dsn)
+
+	e := newEnv(t)
+	cfg := strings.Replace(readFile(t, e.config), "[store]\nkind = \"mem\"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_TEST_PG_DSN\"\n", 1)
+	writeFile(t, e.config, cfg)
+	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
+	c := e.start(mcp.ProtocolVersion20251125, el)
+	wantOK(t, call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":"2400.00","reference":"INV-2291"}`, ibanOnFile)), "Transfer TX-0001")
+	_ = c.Close()
+
+	st, err := postgres.Open(ctx, dsn, postgres.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs, err := st.Receipts(ctx, "northwind", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rs); n != 2 || rs[0].Decision != receipt.StepUp || rs[1].Decision != receipt.Allow || rs[1].Approvals[0].Approver != "mcp-user" {
+		t.Fatalf("chain of %d receipts: %+v", n, rs)
+	}
 }

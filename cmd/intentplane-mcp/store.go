@@ -53,22 +53,26 @@ func openStore(ctx context.Context, c *config, log *slog.Logger) (*store, error)
 	sc := c.Store
 	at := []string{"store"}
 	s := &store{log: log, close: func() error { return nil }}
-	only := func(kind string, keys map[string]bool) error {
-		for k, set := range keys {
-			if set {
-				return c.errAt(append(at, k), "%s does not apply to the %s store", k, kind)
+	type key struct {
+		name string
+		set  bool
+	}
+	only := func(kind string, keys ...key) error {
+		for _, k := range keys {
+			if k.set {
+				return c.errAt(append(at, k.name), "%s does not apply to the %s store", k.name, kind)
 			}
 		}
 		return nil
 	}
 	switch sc.Kind {
 	case "", "mem":
-		if err := only("mem", map[string]bool{"path": sc.Path != "", "dsn_env": sc.DSNEnv != "", "checkpoint_key": sc.CheckpointKey != ""}); err != nil {
+		if err := only("mem", key{"path", sc.Path != ""}, key{"dsn_env", sc.DSNEnv != ""}, key{"checkpoint_key", sc.CheckpointKey != ""}); err != nil {
 			return nil, err
 		}
 		s.Store = mem.New(nil)
 	case "embedded":
-		if err := only("embedded", map[string]bool{"dsn_env": sc.DSNEnv != ""}); err != nil {
+		if err := only("embedded", key{"dsn_env", sc.DSNEnv != ""}); err != nil {
 			return nil, err
 		}
 		if sc.Path == "" {
@@ -80,7 +84,7 @@ func openStore(ctx context.Context, c *config, log *slog.Logger) (*store, error)
 		}
 		s.Store, s.chains, s.close = st, st, st.Close
 	case "postgres":
-		if err := only("postgres", map[string]bool{"path": sc.Path != ""}); err != nil {
+		if err := only("postgres", key{"path", sc.Path != ""}); err != nil {
 			return nil, err
 		}
 		if sc.DSNEnv == "" {

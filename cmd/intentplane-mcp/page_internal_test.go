@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/mcpproxy"
+)
+
+// fakeChannel is an approvals.Channel whose outcomes the test sets.
+type fakeChannel struct {
+	mu       sync.Mutex
+	n        int
+	outcomes map[string]approvals.Outcome
+	pending  []approvals.Pending
+	err      error
+}
+
+func (f *fakeChannel) Request(ctx context.Context, p approvals.Pending) (approvals.Ticket, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	id := fmt.Sprintf("%032x", f.n)
+	f.pending = append(f.pending, p)
+	f.outcomes[id] = approvals.Outcome{ID: id, Status: approvals.StatusPending, Hash: p.Hash, ExpiresAt: t0.Add(time.Hour)}
+	return approvals.Ticket{ID: id, URL: "http://page/requests/" + id, ExpiresAt: t0.Add(time.Hour)}, f.err
+}
+
+func (f *fakeChannel) Outcome(ctx context.Context, id string) (approvals.Outcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o, ok := f.outcomes[id]
+	if !ok {
+		return approvals.Outcome{}, approvals.ErrNotFound
+	}
+	return o, nil
+}
+
+func (f *fakeChannel) Wait(ctx context.Context, id string) (approvals.Outcome, error) {
+	return f.Outcome(ctx, id)
+}
+
+func (f *fakeChannel) set(id string, s approvals.Status, as ...approval.Approval) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	o := f.outcomes[id]
+	o.Status, o.Approvals = s, as
+	if s == approvals.StatusRejected {
+		o.Decisions = []approvals.Decision{{Approver: "bob"}}
+	}
+	f.outcomes[id] = o
+}
+
+var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+
+func stepUp(b byte) mcpproxy.StepUp {
+	var h intent.OperationHash
+	h[0] = b
+	return mcpproxy.StepUp{Tool: "send_money", Level: intent.LevelConfirm, OperationHash: h,
+		Operation: intent.Operation{Action: "bank.send_money", MandateID: "m", Owner: "northwind"}}
+}
+
+func TestPageApprovals(t *testing.T) {
+	ctx := context.Background()
+	now := t0
+	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
+	a := newPageApprovals(ch, "EUR", func() time.Time { return now }, nil)
+	s := stepUp(1)
+
+	// No request yet: nothing to await.
+	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
+		t.Fatalf("await before request: %v %v", as, err)
+	}
+	l1, err := a.Request(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l2, _ := a.Request(ctx, s); l2 != l1 || ch.n != 1 {
+		t.Fatalf("the same operation made another request: %s, %s (%d requests)", l1, l2, ch.n)
+	}
+	if ch.pending[0].Currency != "EUR" || ch.pending[0].Hash != s.OperationHash {
+		t.Fatalf("pending %+v", ch.pending[0])
+	}
+	id := fmt.Sprintf("%032x", 1)
+	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
+		t.Fatalf("await while pending: %v %v", as, err)
+	}
+
+	// Approved: the approvals, until the request expires.
+	ap := approval.Approval{ID: "a1", Approver: "alice"}
+	ch.set(id, approvals.StatusApproved, ap)
+	if as, err := a.Await(ctx, s.OperationHash, time.Second); err != nil || len(as) != 1 || as[0].ID != "a1" {
+		t.Fatalf("await approved: %v %v", as, err)
+	}
+	now = t0.Add(2 * time.Hour)
+	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
+		t.Fatalf("await after expiry: %v %v", as, err)
+	}
+	if l3, _ := a.Request(ctx, s); l3 == l1 {
+		t.Fatal("an expired request's link was given again")
+	}
+	now = t0
+
+	// Rejected: ErrRejected once, then a new request.
+	s2 := stepUp(2)
+	l4, _ := a.Request(ctx, s2)
+	ch.set(l4[len(l4)-32:], approvals.StatusRejected)
+	if _, err := a.Await(ctx, s2.OperationHash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
+		t.Fatalf("await rejected: %v", err)
+	}
+	if l5, _ := a.Request(ctx, s2); l5 == l4 {
+		t.Fatal("a rejected request's link was given again")
+	}
+
+	// A webhook that missed the request still gives the page's link; any
+	// other error is the channel's.
+	ch.err = fmt.Errorf("%w: 502", approvals.ErrNotDelivered)
+	if l, err := a.Request(ctx, stepUp(3)); err != nil || l == "" {
+		t.Fatalf("undelivered webhook: %q %v", l, err)
+	}
+	ch.err = errors.New("disk full")
+	if _, err := a.Request(ctx, stepUp(4)); err == nil {
+		t.Fatal("a failed request gave a link")
+	}
+}
+
+func TestApproverScope(t *testing.T) {
+	p := &page{owners: map[string]map[intent.Owner]bool{"alice": nil, "carol": {"globex": true}}}
+	scope := approverScope("mcp-user", "northwind", p)
+	for _, tc := range []struct {
+		approver string
+		owner    intent.Owner
+		want     bool
+	}{
+		{"mcp-user", "northwind", true},
+		{"mcp-user", "globex", false},
+		{"alice", "northwind", true},
+		{"alice", "globex", true},
+		{"carol", "globex", true},
+		{"carol", "northwind", false},
+		{"mallory", "northwind", false},
+	} {
+		if got := scope(tc.approver, tc.owner); got != tc.want {
+			t.Errorf("%s for %s: %v, want %v", tc.approver, tc.owner, got, tc.want)
+		}
+	}
+	if approverScope("mcp-user", "northwind", nil)("alice", "northwind") {
+		t.Error("a page approver without a page")
+	}
+}
