@@ -77,14 +77,18 @@ type storeConfig struct {
 	// connection string; the file never holds a password.
 	DSNEnv string `toml:"dsn_env"`
 	// CheckpointKey is a file with an Ed25519 private key
-	// ("ed25519-priv:…") that signs a checkpoint of every receipt chain's
-	// head every CheckpointEvery and at exit; empty means none.
+	// ("ed25519-priv:…") that signs checkpoints of the receipt chains'
+	// heads (store/checkpoint), saved in the store; empty means none.
 	CheckpointKey string `toml:"checkpoint_key"`
 	// CheckpointKeyID is the key id recorded in checkpoints; empty means
 	// "intentplane-mcp".
 	CheckpointKeyID string `toml:"checkpoint_key_id"`
-	// CheckpointEvery is the interval between checkpoints; empty means 1h.
-	CheckpointEvery duration `toml:"checkpoint_every"`
+	// CheckpointEvery is how many receipts of one owner pass between two
+	// checkpoints of its chain; zero means 1000.
+	CheckpointEvery int `toml:"checkpoint_every"`
+	// CheckpointInterval is how often every head not yet covered is
+	// checkpointed (and once more at exit); empty means 1m.
+	CheckpointInterval duration `toml:"checkpoint_interval"`
 }
 
 type approvalsConfig struct {

@@ -2,48 +2,27 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
-	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/store/checkpoint"
 	"github.com/intentplane/intentplane/store/embedded"
 	"github.com/intentplane/intentplane/store/mem"
 	"github.com/intentplane/intentplane/store/postgres"
 )
 
-// chains is what checkpointing needs of a durable store: its owners, their
-// receipts, their checkpoints, and a place to save new ones.
-type chains interface {
-	Owners(ctx context.Context) ([]intent.Owner, error)
-	Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error)
-	Checkpoints(ctx context.Context, owner intent.Owner) ([]receipt.Checkpoint, error)
-	SaveCheckpoint(ctx context.Context, c receipt.Checkpoint) error
-}
-
-var (
-	_ chains = (*embedded.Store)(nil)
-	_ chains = (*postgres.Store)(nil)
-)
-
 // store is the gateway's store as configured in [store], with what closes
-// it and, when a checkpoint key is set, what signs checkpoints.
+// it and, when a checkpoint key is set, the checkpointing wrapper.
 type store struct {
 	gateway.Store
 	close func() error
 
-	chains chains         // nil for the in-memory store
-	signer receipt.Signer // nil: no checkpoints
-	every  time.Duration  // between checkpoints
-	log    *slog.Logger
-	stop   context.CancelFunc
-	done   sync.WaitGroup
+	cp   *checkpoint.Store // nil: no checkpoints
+	stop context.CancelFunc
+	done chan struct{}
 }
 
 // openStore opens the store [store] names. The PostgreSQL connection
@@ -52,7 +31,8 @@ type store struct {
 func openStore(ctx context.Context, c *config, log *slog.Logger) (*store, error) {
 	sc := c.Store
 	at := []string{"store"}
-	s := &store{log: log, close: func() error { return nil }}
+	s := &store{close: func() error { return nil }}
+	var sink checkpoint.Sink
 	type key struct {
 		name string
 		set  bool
@@ -82,7 +62,7 @@ func openStore(ctx context.Context, c *config, log *slog.Logger) (*store, error)
 		if err != nil {
 			return nil, c.errAt(append(at, "path"), "%v", err)
 		}
-		s.Store, s.chains, s.close = st, st, st.Close
+		s.Store, sink, s.close = st, st, st.Close
 	case "postgres":
 		if err := only("postgres", key{"path", sc.Path != ""}); err != nil {
 			return nil, err
@@ -101,11 +81,15 @@ func openStore(ctx context.Context, c *config, log *slog.Logger) (*store, error)
 		if err != nil {
 			return nil, c.errAt(append(at, "dsn_env"), "%v", err)
 		}
-		s.Store, s.chains, s.close = st, st, func() error { st.Close(); return nil }
+		s.Store, sink, s.close = st, st, func() error { st.Close(); return nil }
 	default:
 		return nil, c.errAt(append(at, "kind"), "unknown store %q (mem, embedded, postgres)", sc.Kind)
 	}
 	if sc.CheckpointKey != "" {
+		if sc.CheckpointEvery < 0 {
+			_ = s.close()
+			return nil, c.errAt(append(at, "checkpoint_every"), "checkpoint_every is a number of receipts, at least 1")
+		}
 		priv, err := readPrivateKey(c.file(sc.CheckpointKey))
 		if err != nil {
 			_ = s.close()
@@ -115,99 +99,37 @@ func openStore(ctx context.Context, c *config, log *slog.Logger) (*store, error)
 		if id == "" {
 			id = "intentplane-mcp"
 		}
-		s.signer = receipt.NewEd25519Signer(id, priv)
-		s.every = sc.CheckpointEvery.Duration
-		if s.every == 0 {
-			s.every = time.Hour
-		}
-	} else if sc.CheckpointKeyID != "" || sc.CheckpointEvery.Duration != 0 {
+		s.cp = checkpoint.Wrap(s.Store, sink, receipt.NewEd25519Signer(id, priv), checkpoint.Config{
+			Every: sc.CheckpointEvery, Interval: sc.CheckpointInterval.Duration, Logger: log,
+		})
+		s.Store = s.cp
+	} else if sc.CheckpointKeyID != "" || sc.CheckpointEvery != 0 || sc.CheckpointInterval.Duration != 0 {
 		_ = s.close()
-		return nil, c.errAt(at, "checkpoint_key_id and checkpoint_every need checkpoint_key")
+		return nil, c.errAt(at, "checkpoint_key_id, checkpoint_every and checkpoint_interval need checkpoint_key")
 	}
 	return s, nil
 }
 
-// start signs checkpoints every s.every until Close, when there is a
-// signer.
+// start signs checkpoints every interval until Close, when there is a
+// checkpoint key.
 func (s *store) start(ctx context.Context) {
-	if s.signer == nil || s.chains == nil {
+	if s.cp == nil {
 		return
 	}
 	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
-	s.done.Add(1)
+	s.done = make(chan struct{})
 	go func() {
-		defer s.done.Done()
-		t := time.NewTicker(s.every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if err := s.checkpoint(ctx); err != nil {
-					s.log.Error("checkpoints not signed", "err", err)
-				}
-			}
-		}
+		defer close(s.done)
+		_ = s.cp.Run(ctx)
 	}()
 }
 
-// checkpoint signs and saves a checkpoint of every chain whose head moved
-// since its last checkpoint by this key.
-func (s *store) checkpoint(ctx context.Context) error {
-	owners, err := s.chains.Owners(ctx)
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, o := range owners {
-		cs, err := s.chains.Checkpoints(ctx, o)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		from := uint64(1)
-		for _, c := range cs {
-			if c.KeyID == s.signer.KeyID() && c.Seq >= from {
-				from = c.Seq + 1
-			}
-		}
-		var head receipt.Receipt
-		for {
-			rs, err := s.chains.Receipts(ctx, o, from, 1000)
-			if err != nil {
-				errs = append(errs, err)
-				break
-			}
-			if len(rs) == 0 {
-				break
-			}
-			head = rs[len(rs)-1]
-			from = head.Seq + 1
-		}
-		if head.Seq == 0 {
-			continue
-		}
-		c, err := receipt.SignCheckpoint(s.signer, head, time.Now())
-		if err == nil {
-			err = s.chains.SaveCheckpoint(ctx, c)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("owner %q: %w", o, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// Close signs a last round of checkpoints, then closes the store.
+// Close signs a last checkpoint of the heads not yet covered, then closes
+// the store.
 func (s *store) Close() error {
-	var errs []error
 	if s.stop != nil {
 		s.stop()
-		s.done.Wait()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		errs = append(errs, s.checkpoint(ctx))
-		cancel()
+		<-s.done // Run flushes once more as it ends
 	}
-	return errors.Join(append(errs, s.close())...)
+	return s.close()
 }
