@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if a.page != nil {
 		errc, err := a.page.serve(ctx)
 		if err != nil {
-			return err
+			return cfg.errAt([]string{"approvals", "listen"}, "%v", err)
 		}
 		fmt.Fprintf(stderr, "intentplane-mcp: approval page at %s\n", a.page.srv.URL())
 		go func() {

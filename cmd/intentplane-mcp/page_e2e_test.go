@@ -547,3 +547,24 @@ func TestPostgresStore(t *testing.T) {
 		t.Fatalf("chain of %d receipts: %+v", n, rs)
 	}
 }
+
+// TestPageAddressInUse: a page address already taken stops the proxy at
+// start, naming the listen key.
+func TestPageAddressInUse(t *testing.T) {
+	t.Parallel()
+	e := newPageEnv(t, 0, "")
+	ln, err := net.Listen("tcp", strings.TrimPrefix(e.base, "http://"))
+	if err != nil {
+		t.Skipf("the port was taken meanwhile: %v", err)
+	}
+	defer ln.Close()
+	out, err := exec.Command(bins.proxy, "--config", e.config).CombinedOutput()
+	if err == nil {
+		t.Fatalf("started: %s", out)
+	}
+	cfg := readFile(t, e.config)
+	want := fmt.Sprintf("intentplane.toml:%d: approval page: listen", 1+strings.Count(cfg[:strings.Index(cfg, "listen = ")], "\n"))
+	if !strings.Contains(string(out), want) {
+		t.Errorf("got %q, want %q", out, want)
+	}
+}
