@@ -1,0 +1,453 @@
+package odootest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// hidden fields are the fake's own bookkeeping: never read, written or
+// searched by clients.
+var hidden = map[string]bool{"password": true, "bill_ids": true, "line_bill_ids": true}
+
+var allowedKwargs = map[string][]string{
+	"search_read":         {"domain", "fields", "limit", "offset", "order", "context"},
+	"read":                {"fields", "context", "load"},
+	"search":              {"limit", "offset", "order", "context", "count"},
+	"search_count":        {"context", "limit"},
+	"create":              {"context"},
+	"write":               {"context"},
+	"unlink":              {"context"},
+	"check_access_rights": {"raise_exception", "context"},
+	"message_post":        {"body", "message_type", "subtype_xmlid", "context", "author_id", "email_from"},
+}
+
+func (d *db) call(modelName, method string, args []any, kw map[string]any) (any, *fault) {
+	m := d.models[modelName]
+	if m == nil {
+		return nil, userError(fmt.Sprintf("Object %s doesn't exist", modelName))
+	}
+	if strings.HasPrefix(method, "_") {
+		return nil, &fault{4, fmt.Sprintf("Private methods (such as %s) cannot be called remotely.", method)}
+	}
+	if ok, known := allowedKwargs[method]; known {
+		for k := range kw {
+			if !slices.Contains(ok, k) {
+				return nil, traceback(fmt.Sprintf("TypeError: %s() got an unexpected keyword argument '%s'", method, k))
+			}
+		}
+	}
+	ctx, _ := kw["context"].(map[string]any)
+	if ctx == nil {
+		ctx = map[string]any{}
+	}
+	companies, f := d.companies(ctx)
+	if f != nil {
+		return nil, f
+	}
+	arg := func(i int) any {
+		if i < len(args) {
+			return args[i]
+		}
+		return nil
+	}
+	switch method {
+	case "search_read", "search", "search_count":
+		if f := d.checkAccess(m, 'r'); f != nil {
+			return nil, f
+		}
+		domain := arg(0)
+		if domain == nil {
+			domain = kw["domain"]
+		}
+		if domain == nil {
+			domain = []any{}
+		}
+		dl, ok := domain.([]any)
+		if !ok {
+			return nil, traceback("AssertionError: Domains to normalize must have a 'domain' form: a list or tuple of domain components")
+		}
+		recs, f := d.search(m, dl, ctx, companies)
+		if f != nil {
+			return nil, f
+		}
+		if strings.HasSuffix(str(kw["order"]), "desc") {
+			slices.Reverse(recs)
+		}
+		if off, ok := kw["offset"].(int64); ok && off > 0 {
+			recs = recs[min(int(off), len(recs)):]
+		}
+		if lim, ok := kw["limit"].(int64); ok && lim > 0 {
+			recs = recs[:min(int(lim), len(recs))]
+		}
+		switch method {
+		case "search_count":
+			return int64(len(recs)), nil
+		case "search":
+			ids := make([]any, len(recs))
+			for i, r := range recs {
+				ids[i] = r.id()
+			}
+			return ids, nil
+		}
+		return d.render(m, recs, kw["fields"])
+	case "read":
+		if f := d.checkAccess(m, 'r'); f != nil {
+			return nil, f
+		}
+		ids, f := idList(arg(0))
+		if f != nil {
+			return nil, f
+		}
+		fields := arg(1)
+		if fields == nil {
+			fields = kw["fields"]
+		}
+		var recs []rec
+		for _, id := range ids {
+			if r, ok := d.tables[m.name][id]; ok {
+				if !d.visible(m, r, companies) {
+					return nil, &fault{4, fmt.Sprintf("Due to security restrictions, you are not allowed to access '%s' (%s) records.", m.desc, m.name)}
+				}
+				recs = append(recs, r)
+			}
+		}
+		return d.render(m, recs, fields)
+	case "create":
+		if f := d.checkAccess(m, 'c'); f != nil {
+			return nil, f
+		}
+		switch v := arg(0).(type) {
+		case map[string]any:
+			return d.create(m, v, ctx)
+		case []any:
+			out := []any{}
+			for _, x := range v {
+				vals, ok := x.(map[string]any)
+				if !ok {
+					return nil, traceback("ValueError: dictionary update sequence element #0 has length 1; 2 is required")
+				}
+				id, f := d.create(m, vals, ctx)
+				if f != nil {
+					return nil, f
+				}
+				out = append(out, id)
+			}
+			return out, nil
+		}
+		return nil, traceback("TypeError: create() missing 1 required positional argument: 'vals_list'")
+	case "write":
+		ids, f := idList(arg(0))
+		if f != nil {
+			return nil, f
+		}
+		vals, ok := arg(1).(map[string]any)
+		if !ok {
+			return nil, traceback("TypeError: write() missing 1 required positional argument: 'vals'")
+		}
+		if m.name == "res.partner.bank" {
+			if f := d.bankWriteChecks(ids, vals); f != nil {
+				return nil, f
+			}
+		}
+		if f := d.checkAccess(m, 'w'); f != nil {
+			return nil, f
+		}
+		for _, id := range ids {
+			r, ok := d.tables[m.name][id]
+			if !ok || !d.visible(m, r, companies) {
+				return nil, missing(m.name, ids, d.uid)
+			}
+		}
+		for _, id := range ids {
+			if f := d.write(m, d.tables[m.name][id], vals); f != nil {
+				return nil, f
+			}
+		}
+		return true, nil
+	case "unlink":
+		if f := d.checkAccess(m, 'u'); f != nil {
+			return nil, f
+		}
+		ids, f := idList(arg(0))
+		if f != nil {
+			return nil, f
+		}
+		for _, id := range ids {
+			if _, ok := d.tables[m.name][id]; !ok {
+				return nil, missing(m.name, ids, d.uid)
+			}
+		}
+		for _, id := range ids {
+			delete(d.tables[m.name], id)
+		}
+		return true, nil
+	case "check_access_rights":
+		op := map[string]byte{"read": 'r', "write": 'w', "create": 'c', "unlink": 'u'}[str(arg(0))]
+		f := d.checkAccess(m, op)
+		if raise, ok := kw["raise_exception"].(bool); ok && !raise {
+			return f == nil, nil
+		}
+		if f != nil {
+			return nil, f
+		}
+		return true, nil
+	}
+	return d.special(m, method, args, kw, ctx, companies)
+}
+
+func idList(v any) ([]int64, *fault) {
+	switch x := v.(type) {
+	case int64:
+		return []int64{x}, nil
+	case []any:
+		out := make([]int64, 0, len(x))
+		for _, e := range x {
+			id, ok := e.(int64)
+			if !ok {
+				return nil, traceback(fmt.Sprintf("TypeError: unhashable or bad id %v", e))
+			}
+			out = append(out, id)
+		}
+		return out, nil
+	}
+	return nil, traceback("TypeError: missing ids")
+}
+
+// search returns the records matching domain that the call may see,
+// archived ones only with active_test False or a leaf on active.
+func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int64) ([]rec, *fault) {
+	activeTest := true
+	if v, ok := ctx["active_test"].(bool); ok && !v {
+		activeTest = false
+	}
+	_, hasActive := m.fields["active"]
+	for _, t := range domain {
+		if l, ok := t.([]any); ok && len(l) == 3 && l[0] == "active" {
+			activeTest = false
+		}
+	}
+	var out []rec
+	for _, r := range d.sorted(m.name) {
+		if hasActive && activeTest && !r.boolean("active") {
+			continue
+		}
+		if !d.visible(m, r, companies) {
+			continue
+		}
+		ok, f := d.match(m, r, domain)
+		if f != nil {
+			return nil, f
+		}
+		if ok {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (d *db) render(m *model, recs []rec, fields any) (any, *fault) {
+	var names []string
+	switch x := fields.(type) {
+	case []any:
+		for _, n := range x {
+			s, _ := n.(string)
+			if _, ok := m.fields[s]; (!ok || hidden[s]) && s != "id" {
+				return nil, traceback(fmt.Sprintf("ValueError: Invalid field '%s' on model '%s'", s, m.name))
+			}
+			names = append(names, s)
+		}
+	default:
+		for n := range m.fields {
+			if !hidden[n] {
+				names = append(names, n)
+			}
+		}
+	}
+	out := []any{}
+	for _, r := range recs {
+		row := map[string]any{"id": r.id()}
+		for _, n := range names {
+			row[n] = d.value(m, n, r)
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// set converts and stores vals on r, checking fields and foreign keys.
+func (d *db) set(m *model, r rec, vals map[string]any) *fault {
+	for k, v := range vals {
+		fl := m.fields[k]
+		if fl == nil || hidden[k] && m.name != "res.users" {
+			return traceback(fmt.Sprintf("ValueError: Invalid field '%s' on model '%s'", k, m.name))
+		}
+		if fl.computed != nil {
+			continue // Odoo ignores a value for a computed field without inverse
+		}
+		switch fl.typ {
+		case tChar, tDate, tDatetime:
+			switch x := v.(type) {
+			case string:
+				r[k] = x
+			case bool, nil:
+				r[k] = ""
+			default:
+				r[k] = fmt.Sprint(x)
+			}
+		case tInt:
+			switch x := v.(type) {
+			case int64:
+				r[k] = x
+			case float64:
+				r[k] = int64(x)
+			default:
+				r[k] = int64(0)
+			}
+		case tFloat:
+			switch x := v.(type) {
+			case int64:
+				r[k] = float64(x)
+			case float64:
+				r[k] = x
+			default:
+				r[k] = 0.0
+			}
+		case tBool:
+			b, _ := v.(bool)
+			if n, ok := v.(int64); ok {
+				b = n != 0
+			}
+			r[k] = b
+		case tM2O:
+			id, _ := v.(int64)
+			if id != 0 {
+				if _, ok := d.tables[fl.comodel][id]; !ok {
+					return userError(fmt.Sprintf("The operation cannot be completed: another model requires the record being deleted. If possible, archive it instead.\n\nModel: %s (%s)\nConstraint: %s_%s_fkey\n",
+						m.desc, m.name, strings.ReplaceAll(m.name, ".", "_"), k))
+				}
+			}
+			r[k] = id
+		case tX2M:
+			ids := r.ids(k)
+			cmds, _ := v.([]any)
+			for _, c := range cmds {
+				cmd, _ := c.([]any)
+				if len(cmd) == 0 {
+					return traceback("ValueError: bad x2many command")
+				}
+				op, _ := cmd[0].(int64)
+				switch op {
+				case 6:
+					ids = nil
+					if len(cmd) == 3 {
+						l, _ := idList(cmd[2])
+						ids = l
+					}
+				case 4:
+					if id, ok := cmd[1].(int64); ok && !slices.Contains(ids, id) {
+						ids = append(ids, id)
+					}
+				case 3:
+					if id, ok := cmd[1].(int64); ok {
+						ids = slices.DeleteFunc(ids, func(x int64) bool { return x == id })
+					}
+				case 5:
+					ids = nil
+				case 0:
+					if k != "invoice_line_ids" || len(cmd) != 3 {
+						return traceback("ValueError: create command on " + k)
+					}
+					line, _ := cmd[2].(map[string]any)
+					q, p := asNum(line["quantity"]), asNum(line["price_unit"])
+					if _, ok := line["quantity"]; !ok {
+						q = 1
+					}
+					r["_lines_total"] = r.num("_lines_total") + q*p
+				}
+			}
+			if ids == nil {
+				ids = []int64{}
+			}
+			r[k] = ids
+		}
+	}
+	return nil
+}
+
+func asNum(v any) float64 {
+	x, _ := asFloat(v)
+	return x
+}
+
+func (d *db) create(m *model, vals map[string]any, ctx map[string]any) (any, *fault) {
+	r := rec{}
+	for n, fl := range m.fields {
+		if fl.computed != nil || n == "create_date" || n == "write_date" || n == "create_uid" || n == "write_uid" {
+			continue
+		}
+		switch fl.typ {
+		case tChar, tDate, tDatetime:
+			r[n] = ""
+		case tInt, tM2O:
+			r[n] = int64(0)
+		case tFloat:
+			r[n] = 0.0
+		case tBool:
+			r[n] = false
+		case tX2M:
+			r[n] = []int64{}
+		}
+	}
+	if _, ok := m.fields["active"]; ok {
+		r["active"] = true
+	}
+	if f := d.beforeCreate(m, r, vals, ctx); f != nil {
+		return nil, f
+	}
+	if f := d.set(m, r, vals); f != nil {
+		return nil, f
+	}
+	for n, fl := range m.fields {
+		if fl.required && r[n] == "" || fl.required && r[n] == int64(0) {
+			label := fl.label
+			if label == "" {
+				label = n
+			}
+			return nil, userError(fmt.Sprintf("The operation cannot be completed:\n- Create/update: a mandatory field is not set.\n- Delete: another model requires the record being deleted. If possible, archive it instead.\n\nModel: %s (%s)\nField: %s (%s)\n", m.desc, m.name, label, n))
+		}
+	}
+	if f := d.afterCreate(m, r, ctx); f != nil {
+		return nil, f
+	}
+	id := d.insert(m.name, r)
+	if f := d.created(m, r, ctx); f != nil {
+		return nil, f
+	}
+	return id, nil
+}
+
+func (d *db) write(m *model, r rec, vals map[string]any) *fault {
+	if f := d.set(m, r, vals); f != nil {
+		return f
+	}
+	if m.name == "res.partner.bank" {
+		r["sanitized_acc_number"] = sanitize(r.str("acc_number"))
+		if f := d.uniqueAccount(r); f != nil {
+			return f
+		}
+		d.note(r.m2o("partner_id"), fmt.Sprintf("Bank Account #%d updated", r.id()))
+	}
+	r["write_date"] = d.now.Format("2006-01-02 15:04:05")
+	r["write_uid"] = d.uid
+	return nil
+}
+
+// note logs a message on a partner, as Odoo's _message_log does.
+func (d *db) note(partner int64, body string) int64 {
+	return d.insert("mail.message", rec{"model": "res.partner", "res_id": partner, "body": escapeBody(body), "message_type": "notification",
+		"author_id": d.tables["res.users"][max(d.uid, 1)].m2o("partner_id")})
+}
+
+func roundAmount(x float64) float64 { return math.Round(x*100) / 100 }

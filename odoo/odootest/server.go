@@ -1,0 +1,329 @@
+// Package odootest is a fake Odoo 17 server speaking XML-RPC
+// (/xmlrpc/2/common, /object and /db) over httptest, for the connector's
+// tests. It behaves like the real one on what package odoo uses, as
+// measured in ../shared/odoo17-api.md: int fault codes with Odoo's
+// strings (1 with a traceback, 2 user errors, 3 Access Denied, 4 access
+// errors), False for empty values, many2one pairs, UTC datetimes as
+// 'YYYY-MM-DD HH:MM:SS', HTTP 200 and Connection: close on every answer,
+// access rights per group, the payment wizard (which pays whatever account
+// it is given, trusted or not), the "cannot marshal None" fault after a
+// commit, and domains on fields that are not stored, which match every
+// record.
+//
+// It only ever holds fictional data. It imports the standard library
+// only.
+package odootest
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Server is a fake Odoo 17. Calls are serialized: each runs as one
+// transaction, and a fault rolls back everything the call did (except
+// the None fault, which comes after the commit). Safe for concurrent use.
+type Server struct {
+	// URL is the server's base URL, e.g. "http://127.0.0.1:34567".
+	URL string
+
+	srv    *httptest.Server
+	master string
+	calls  atomic.Int64
+
+	mu      sync.Mutex
+	dbs     map[string]*db
+	now     func() time.Time
+	lose    map[string]int // "model.method" → calls whose answer is lost after the commit
+	answers map[string]string
+}
+
+// NewServer starts a fake Odoo with no database, whose master password is
+// master. Close it when done.
+func NewServer(master string) *Server {
+	s := &Server{master: master, dbs: map[string]*db{}, now: time.Now, lose: map[string]int{}, answers: map[string]string{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL
+	return s
+}
+
+// Close shuts the server down.
+func (s *Server) Close() { s.srv.Close() }
+
+// Calls returns the number of XML-RPC calls served so far.
+func (s *Server) Calls() int64 { return s.calls.Load() }
+
+// SetNow sets the server's clock (create_date, write_date, today); nil
+// means time.Now.
+func (s *Server) SetNow(now func() time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now == nil {
+		now = time.Now
+	}
+	s.now = now
+}
+
+// LoseAnswer makes the next n calls of model.method run and commit, and
+// then close the connection without an answer, as when the network fails
+// after the server did its work.
+func (s *Server) LoseAnswer(model, method string, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lose[model+"."+method] = n
+}
+
+// Answer makes every later call of model.method answer body (a whole
+// methodResponse document) instead of running, to test how the client
+// takes bad answers. An empty body removes the override.
+func (s *Server) Answer(model, method, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if body == "" {
+		delete(s.answers, model+"."+method)
+		return
+	}
+	s.answers[model+"."+method] = body
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	if r.Method != http.MethodPost {
+		http.Error(w, "405 Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	s.calls.Add(1)
+	service, ok := strings.CutPrefix(r.URL.Path, "/xmlrpc/2/")
+	method, params, err := decodeCall(http.MaxBytesReader(w, r.Body, 8<<20))
+	var out []byte
+	lost := false
+	switch {
+	case !ok:
+		http.NotFound(w, r)
+		return
+	case err != nil:
+		out = encodeFault(1, traceback("xml.parsers.expat.ExpatError: "+err.Error()).msg)
+	default:
+		out, lost = s.run(service, method, params)
+	}
+	if lost {
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+}
+
+// run serves one call under the server's lock; a panic becomes fault 1,
+// as an unexpected Python exception would.
+func (s *Server) run(service, method string, params []any) (out []byte, lost bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			out, lost = encodeFault(1, traceback(fmt.Sprintf("RuntimeError: %v", r)).msg), false
+		}
+	}()
+	key := ""
+	if service == "object" && method == "execute_kw" && len(params) >= 5 {
+		m, _ := params[3].(string)
+		f, _ := params[4].(string)
+		key = m + "." + f
+	}
+	if body, ok := s.answers[key]; ok {
+		return []byte(body), false
+	}
+	v, f := s.dispatch(service, method, params)
+	var err error
+	switch {
+	case f != nil:
+		out = encodeFault(f.code, f.msg)
+	case v == (none{}):
+		out = encodeFault(1, traceback("TypeError: cannot marshal None unless allow_none is enabled").msg)
+	default:
+		if out, err = encodeResponse(v); err != nil {
+			out = encodeFault(1, traceback("TypeError: "+err.Error()).msg)
+		}
+	}
+	if n := s.lose[key]; n > 0 {
+		s.lose[key] = n - 1
+		lost = true
+	}
+	return out, lost
+}
+
+func (s *Server) dispatch(service, method string, p []any) (any, *fault) {
+	switch service {
+	case "common":
+		return s.common(method, p)
+	case "db":
+		return s.dbService(method, p)
+	case "object":
+		if method != "execute_kw" && method != "execute" {
+			return nil, traceback("KeyError: 'Method not found: " + method + "'")
+		}
+		return s.object(method, p)
+	}
+	return nil, traceback(fmt.Sprintf("KeyError: '%s'", service))
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func (s *Server) common(method string, p []any) (any, *fault) {
+	switch method {
+	case "version":
+		return map[string]any{"server_version": "17.0-20240709", "server_version_info": []any{17, 0, 0, "final", 0, ""},
+			"server_serie": "17.0", "protocol_version": 1}, nil
+	case "authenticate", "login":
+		if len(p) < 3 {
+			return nil, traceback("TypeError: authenticate() missing required positional arguments")
+		}
+		d := s.dbs[str(p[0])]
+		if d == nil {
+			return nil, traceback(fmt.Sprintf("psycopg2.OperationalError: connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  database \"%s\" does not exist", str(p[0])))
+		}
+		for _, u := range d.tables["res.users"] {
+			if u.str("login") == str(p[1]) && u.boolean("active") && u.str("password") == str(p[2]) && str(p[2]) != "" {
+				return u.id(), nil
+			}
+		}
+		return false, nil
+	}
+	return nil, traceback("Exception: Method not found: " + method)
+}
+
+func (s *Server) dbService(method string, p []any) (any, *fault) {
+	arg := func(i int) string {
+		if i < len(p) {
+			return str(p[i])
+		}
+		return ""
+	}
+	checkMaster := func() *fault {
+		if arg(0) != s.master || s.master == "" {
+			return &fault{3, "Access Denied"}
+		}
+		return nil
+	}
+	switch method {
+	case "list":
+		names := []any{}
+		for n := range s.dbs {
+			names = append(names, n)
+		}
+		slices.SortFunc(names, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
+		return names, nil
+	case "server_version":
+		return "17.0-20240709", nil
+	case "db_exist":
+		return s.dbs[arg(0)] != nil, nil
+	case "create_database":
+		if f := checkMaster(); f != nil {
+			return nil, f
+		}
+		name := arg(1)
+		if s.dbs[name] != nil {
+			return nil, traceback(fmt.Sprintf("odoo.service.db.DatabaseExists: database '%s' already exists!", name))
+		}
+		login := arg(5)
+		if login == "" {
+			login = "admin"
+		}
+		s.dbs[name] = newDB(s, name, login, arg(4))
+		return true, nil
+	case "duplicate_database":
+		if f := checkMaster(); f != nil {
+			return nil, f
+		}
+		src := s.dbs[arg(1)]
+		if src == nil {
+			return nil, traceback(fmt.Sprintf("psycopg2.errors.InvalidCatalogName: database \"%s\" does not exist", arg(1)))
+		}
+		if s.dbs[arg(2)] != nil {
+			return nil, traceback(fmt.Sprintf("odoo.service.db.DatabaseExists: database '%s' already exists!", arg(2)))
+		}
+		s.dbs[arg(2)] = src.clone(arg(2))
+		return true, nil
+	case "drop":
+		if f := checkMaster(); f != nil {
+			return nil, f
+		}
+		if s.dbs[arg(1)] == nil {
+			return false, nil
+		}
+		delete(s.dbs, arg(1))
+		return true, nil
+	}
+	return nil, traceback("KeyError: 'Method not found: " + method + "'")
+}
+
+// object serves execute_kw(db, uid, password, model, method, args, kw).
+func (s *Server) object(method string, p []any) (any, *fault) {
+	if len(p) < 5 {
+		return nil, traceback("TypeError: execute_kw() missing required positional arguments")
+	}
+	d := s.dbs[str(p[0])]
+	if d == nil {
+		return nil, traceback(fmt.Sprintf("psycopg2.OperationalError: FATAL:  database \"%s\" does not exist", str(p[0])))
+	}
+	var uid int64
+	switch u := p[1].(type) {
+	case int64:
+		uid = u
+	case string:
+		fmt.Sscan(u, &uid)
+	}
+	user, ok := d.tables["res.users"][uid]
+	if !ok {
+		return nil, missing("res.users", []int64{uid}, uid)
+	}
+	if !user.boolean("active") || user.str("password") != str(p[2]) {
+		return nil, &fault{3, "Access Denied"}
+	}
+	modelName, meth := str(p[3]), str(p[4])
+	var args []any
+	if len(p) > 5 {
+		if l, ok := p[5].([]any); ok {
+			args = l
+		}
+	}
+	kw := map[string]any{}
+	if len(p) > 6 {
+		if m, ok := p[6].(map[string]any); ok {
+			kw = m
+		}
+	}
+	// Every call is a transaction: work on a copy, keep it unless a fault.
+	tx := d.clone(d.name)
+	tx.uid = uid
+	tx.now = s.now().UTC()
+	v, f := tx.call(modelName, meth, args, kw)
+	if f == nil {
+		tx.uid = 0
+		s.dbs[d.name] = tx
+	}
+	return v, f
+}
+
+// dump is for debugging tests: the stored records of a model.
+func (d *db) dump(model string) string {
+	var b bytes.Buffer
+	for _, r := range d.sorted(model) {
+		fmt.Fprintf(&b, "%v\n", r)
+	}
+	return b.String()
+}
