@@ -193,7 +193,12 @@ type PaymentRequest struct {
 // BankChange asks to make a number a vendor's current bank account: the
 // account is created (or an existing one of the vendor with the same
 // sanitized number reused), trusted, activated and ordered first, its
-// SetAt set to now, and the vendor's other accounts archived.
+// SetAt set to now, and the vendor's other accounts archived. SetAt is set
+// to now for every account that was not already the vendor's current one,
+// including an account that was trusted and active but not current: the
+// cooling-off period of a changed account runs from SetAt. Only when the
+// number already is the vendor's current account does SetAt stay as it
+// was.
 type BankChange struct {
 	// Vendor is the ID of the vendor.
 	Vendor string

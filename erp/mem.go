@@ -223,6 +223,14 @@ func (m *Mem) AddPayment(ctx context.Context, company string, p Payment) (Paymen
 	return p, nil
 }
 
+func derefAccounts(as []*BankAccount) []BankAccount {
+	out := make([]BankAccount, len(as))
+	for i, a := range as {
+		out[i] = *a
+	}
+	return out
+}
+
 func paymentState(residual intent.Amount) PaymentState {
 	if residual <= 0 {
 		return Paid
@@ -390,18 +398,26 @@ func (m *Mem) ChangeBankAccount(ctx context.Context, company string, c BankChang
 	}
 	var target *BankAccount
 	first := 10
+	currentID := ""
 	for _, a := range mine {
 		first = min(first, a.Sequence)
 		if a.Sanitized == number {
 			target = a
 		}
 	}
+	if cur, ok := current(derefAccounts(mine)); ok {
+		currentID = cur.ID
+	}
 	now := m.now().UTC()
 	if target == nil {
 		target = &BankAccount{ID: m.id(), Vendor: c.Vendor, Number: c.Number, Sanitized: number}
 		m.accounts[target.ID] = target
 	}
-	if !target.Trusted || !target.Active || target.SetAt.IsZero() {
+	// The cooling-off period runs from SetAt: it restarts for every account
+	// that becomes the current one, even one that was already trusted and
+	// active (a second account of the vendor), and only confirming the
+	// current account leaves it as it was.
+	if target.ID != currentID || target.SetAt.IsZero() {
 		target.SetAt = now
 	}
 	target.Trusted, target.Active = true, true

@@ -1,7 +1,9 @@
 package erp_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/erp/erptest"
@@ -49,6 +51,45 @@ func TestCompareIDs(t *testing.T) {
 	for _, tt := range tests {
 		if got := erp.CompareIDs(tt.a, tt.b); got != tt.want {
 			t.Errorf("CompareIDs(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+// TestMemChangeRestartsSetAt: a bank change sets SetAt to now for every
+// account that becomes the vendor's current one, including a trusted,
+// active account that was not current (later in sequence, or equal in
+// sequence with a higher ID), so that its cooling-off period starts; only
+// confirming the current account keeps SetAt (found by ap's TestProperty).
+func TestMemChangeRestartsSetAt(t *testing.T) {
+	t.Parallel()
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	for _, seq := range []int{20, 10} {
+		ctx := context.Background()
+		m := erp.NewMem(func() time.Time { return now })
+		v, err := m.AddVendor(ctx, "northwind", erp.Vendor{Name: "ACME", Active: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, err := m.AddBankAccount(ctx, "northwind", erp.BankAccount{Vendor: v.ID, Number: "DE89370400440532013000", Trusted: true, Active: true, Sequence: 10, SetAt: old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, err := m.AddBankAccount(ctx, "northwind", erp.BankAccount{Vendor: v.ID, Number: "BE68539007547034", Trusted: true, Active: true, Sequence: seq, SetAt: old})
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, err := m.ChangeBankAccount(ctx, "northwind", erp.BankChange{Vendor: v.ID, Number: cur.Number, Key: "k0"})
+		if err != nil || same.ID != cur.ID || !same.SetAt.Equal(old) {
+			t.Errorf("sequence %d: confirming the current account = %+v, %v; want SetAt kept", seq, same, err)
+		}
+		got, err := m.ChangeBankAccount(ctx, "northwind", erp.BankChange{Vendor: v.ID, Number: second.Number, Key: "k1"})
+		if err != nil || got.ID != second.ID || !got.SetAt.Equal(now) {
+			t.Errorf("sequence %d: promoting the second account = %+v, %v; want SetAt %s", seq, got, err, now)
+		}
+		all, _ := m.BankAccounts(ctx, "northwind", erp.BankAccountQuery{Vendor: v.ID})
+		if c, ok := erp.Current(all, v.ID); !ok || c.ID != second.ID || !c.SetAt.Equal(now) {
+			t.Errorf("sequence %d: current account after the change = %+v", seq, c)
 		}
 	}
 }

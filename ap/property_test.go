@@ -1,0 +1,2547 @@
+package ap_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/store/mem"
+)
+
+// TestProperty throws generated proposals at a gateway with the ap pack
+// over an in-memory ERP holding several companies, most of them from an
+// attacker who controls everything the AP assistant sends (the action,
+// every key, every spelling of vendors, bills, IBANs, amounts and
+// currencies, the approvals it relays, which mandate token reaches the
+// gateway), the rest legitimate work with humans approving what they are
+// shown. After every decision an oracle checks every payment and bank
+// change the ERP recorded against the world's ground truth only: the data
+// the test seeded (vendors, bank accounts with trust, state and age, bills,
+// credit notes, payments in flight), the changes it validated, and the
+// test's own record of the mandates the issuer signed, the approvals the
+// humans gave and the call-backs they made. The oracle never calls pack,
+// policy or gateway code, and never reads the ERP to decide what is right.
+//
+// INTENTPLANE_PROPERTY_N sets the number of proposals (default 6,000);
+// INTENTPLANE_PROPERTY_SEED replays a run (the seed is logged, and printed
+// with every failure).
+func TestProperty(t *testing.T) {
+	n := 6000
+	if s := os.Getenv("INTENTPLANE_PROPERTY_N"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("INTENTPLANE_PROPERTY_N=%q is not a positive number", s)
+		}
+		n = v
+	}
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("INTENTPLANE_PROPERTY_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("INTENTPLANE_PROPERTY_SEED=%q is not a number", s)
+		}
+		seed = v
+	}
+	t.Logf("seed %d (INTENTPLANE_PROPERTY_SEED=%d to replay), %d proposals", seed, seed, n)
+	start := time.Now()
+	st := &pwStats{counts: map[string]int{}}
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	for epoch := 0; st.decides < n && !t.Failed(); epoch++ {
+		w := newPWorld(t, seed, epoch, rng, st)
+		w.run(min(pwEpochSize, n-st.decides))
+		w.finish()
+	}
+	if t.Failed() {
+		return
+	}
+	if st.paid*12 <= st.decides || st.legitPaid*2 < st.legitPay {
+		t.Errorf("seed %d: %d payments for %d proposals, %d of %d legitimate payments executed; the oracle had too little to check",
+			seed, st.paid, st.decides, st.legitPaid, st.legitPay)
+	}
+	if n >= 3000 && (st.paidConfirm == 0 || st.paidFourEyes == 0 || st.changes == 0) {
+		t.Errorf("seed %d: no approved operation of some kind executed (confirm %d, four eyes %d, bank changes %d)", seed, st.paidConfirm, st.paidFourEyes, st.changes)
+	}
+	t.Logf("%d proposals, %d executed: %d payments (%d confirmed, %d four eyes in cooling-off), %d bank changes, %d reads; "+
+		"%d of %d legitimate payments executed; %d concurrent batches; %d receipts verified, %d oracle checks, in %s",
+		st.decides, st.executed, st.paid, st.paidConfirm, st.paidFourEyes, st.changes, st.reads, st.legitPaid, st.legitPay,
+		st.batches, st.receipts, st.checks, time.Since(start).Round(time.Millisecond))
+	keys := make([]string, 0, len(st.counts))
+	for k := range st.counts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\n  %-44s %d", k, st.counts[k])
+	}
+	t.Logf("generated:%s", b.String())
+}
+
+// The world's rules, as the companies configured them. The oracle reads
+// these, never the pack's defaults.
+const (
+	pwAudience         = "intentplane-ap-prop"
+	pwIssuer           = "cfo-console"
+	pwConfirm          = intent.Amount(100000)  // above: a person confirms
+	pwMax              = intent.Amount(1000000) // above: never through the assistant
+	pwCoolingOff       = 5 * 24 * time.Hour
+	pwCallbackValidity = 72 * time.Hour
+	pwSkew             = 30 * time.Second
+	pwEpochSize        = 1500
+)
+
+var pwAll = []intent.Action{ap.ActionPayBill, ap.ActionChangeVendorBank, ap.ActionListOpenBills, ap.ActionGetVendor}
+
+// Ground truth.
+type (
+	pwVendor struct {
+		id, company, name, phone string
+		active                   bool
+		current                  string // ID of the current account; "" if none
+	}
+	pwAccount struct {
+		id, company, vendor, number string // number: electronic format
+		trusted, active             bool
+		setAt                       time.Time // start of its cooling-off
+	}
+	pwBill struct {
+		id, company, vendor, name, ref, currency string
+		kind                                     erp.Kind
+		state                                    erp.State
+		total, residual                          intent.Amount
+		inFlight                                 bool   // a draft payment exists
+		group                                    string // duplicate group ("" none): the same invoice entered twice
+		paid                                     bool   // a payment or credit note reduced it
+	}
+	pwMandate struct {
+		id, company, audience string
+		scope                 []intent.Action
+		budget                intent.Money
+		nbf, exp, revoked     time.Time
+		token                 string
+	}
+	pwCallback struct {
+		company, vendor, number string
+		onFile                  bool // the phone dialled is this vendor's phone on file
+		at                      time.Time
+	}
+	pwExec struct {
+		op   intent.Operation
+		hash string
+		at   time.Time
+		err  error
+	}
+	pwRequest struct {
+		label     string
+		token     string
+		body      []byte
+		approvals []approval.Approval
+	}
+	pwIntent struct {
+		m        *pwMandate
+		action   intent.Action
+		vendor   *pwVendor
+		bill     *pwBill
+		number   string
+		amount   intent.Amount
+		currency string
+		level    intent.Level
+	}
+	pwMember struct{ key, val string }
+)
+
+func (m *pwMandate) validAt(t time.Time) bool {
+	return m.audience == pwAudience && !t.Before(m.nbf) && t.Before(m.exp) && (m.revoked.IsZero() || t.Before(m.revoked))
+}
+
+func (m *pwMandate) acceptableAt(t time.Time) bool {
+	return m.audience == pwAudience && !t.Before(m.nbf.Add(-pwSkew)) && t.Before(m.exp.Add(pwSkew)) && (m.revoked.IsZero() || t.Before(m.revoked))
+}
+
+type pwStats struct {
+	counts                                         map[string]int
+	decides, executed, paid, changes, reads        int
+	paidConfirm, paidFourEyes, legitPay, legitPaid int
+	batches, receipts, checks                      int
+}
+
+type pworld struct {
+	t     *testing.T
+	seed  uint64
+	epoch int
+	rng   *rand.Rand
+	st    *pwStats
+	now   time.Time
+
+	erp   *erp.Mem
+	cbs   *ap.CallbackMem
+	store *mem.Store
+	gw    *gateway.Gateway
+
+	issuerKey, attackerKey ed25519.PrivateKey
+	approverKeys           map[string]ed25519.PrivateKey
+	staff                  map[string][]string
+	companies              []string
+
+	vendors    map[string]*pwVendor
+	vendorList map[string][]*pwVendor
+	accounts   map[string]*pwAccount
+	bills      map[string]*pwBill
+	billList   map[string][]*pwBill
+	emailIBANs []string
+	mandates   map[string]*pwMandate
+	issued     []*pwMandate
+	genuine    map[string][]approval.Approval // operation identity → approvals the humans gave
+	pool       []approval.Approval
+	callbacks  []pwCallback
+	refN, cbN  int
+	billN      map[string]int
+
+	mu      sync.Mutex
+	execs   map[string]pwExec // operation hash → the executor's call
+	pending []pwExec
+
+	seenPay  map[string]bool
+	spent    map[string]intent.Amount
+	once     map[string]bool
+	decides  int
+	failures int
+	recent   []pwRequest
+	delayed  []pwRequest
+}
+
+func pwKey(b byte) ed25519.PrivateKey {
+	return ed25519.NewKeyFromSeed(bytes.Repeat([]byte{b}, ed25519.SeedSize))
+}
+
+func (w *pworld) clock() time.Time { return w.now }
+
+func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats) *pworld {
+	t.Helper()
+	w := &pworld{
+		t: t, seed: seed, epoch: epoch, rng: rng, st: st,
+		now:         time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC).Add(time.Duration(epoch) * 24 * time.Hour),
+		cbs:         &ap.CallbackMem{},
+		issuerKey:   pwKey(41),
+		attackerKey: pwKey(66),
+		staff:       map[string][]string{"northwind": {"alice", "bob"}, "southwind": {"carol", "dave"}, "eastwind": {"erin", "frank"}},
+		companies:   []string{"northwind", "southwind", "eastwind"},
+		vendors:     map[string]*pwVendor{},
+		vendorList:  map[string][]*pwVendor{},
+		accounts:    map[string]*pwAccount{},
+		bills:       map[string]*pwBill{},
+		billList:    map[string][]*pwBill{},
+		mandates:    map[string]*pwMandate{},
+		genuine:     map[string][]approval.Approval{},
+		billN:       map[string]int{},
+		execs:       map[string]pwExec{},
+		seenPay:     map[string]bool{},
+		spent:       map[string]intent.Amount{},
+		once:        map[string]bool{},
+		refN:        10000,
+	}
+	w.erp = erp.NewMem(w.clock)
+	w.store = mem.New(w.clock)
+	w.approverKeys = map[string]ed25519.PrivateKey{}
+	keys := approval.StaticKeys{}
+	for i, name := range []string{"alice", "bob", "carol", "dave", "erin", "frank"} {
+		k := pwKey(byte(50 + i))
+		w.approverKeys[name] = k
+		keys[name] = k.Public().(ed25519.PublicKey)
+	}
+	for range 8 {
+		w.emailIBANs = append(w.emailIBANs, pwMakeIBAN(rng, pwCountries[rng.IntN(len(pwCountries))]))
+	}
+	for i, c := range w.companies {
+		w.seedCompany(c, i)
+	}
+	pack, err := ap.NewPack(w.erp, ap.Config{
+		ConfirmAbove: pwConfirm, MaxAmount: pwMax, CoolingOff: pwCoolingOff, CallbackValidity: pwCallbackValidity,
+		Callbacks: w.cbs, Now: w.clock,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner := pack.Executor
+	pack.Executor = gateway.ExecutorFunc(func(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
+		res, err := inner.Execute(ctx, op, h)
+		op.Args = op.Args.Clone()
+		x := pwExec{op: op, hash: h.String(), at: w.now, err: err}
+		w.mu.Lock()
+		if err == nil {
+			w.execs[x.hash] = x
+		}
+		w.pending = append(w.pending, x)
+		w.mu.Unlock()
+		return res, err
+	})
+	w.gw, err = gateway.New(gateway.Config{
+		Audience:  pwAudience,
+		Issuers:   mandate.StaticKeys{pwIssuer: w.issuerKey.Public().(ed25519.PublicKey)},
+		Revoker:   mandate.RevokerFunc(w.revokedFn),
+		Approvers: keys,
+		ApproverScope: func(a string, o intent.Owner) bool {
+			return slices.Contains(w.staff[string(o)], a)
+		},
+		Now: w.clock,
+	}, w.store, pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range w.companies {
+		w.issue(c, false)
+	}
+	return w
+}
+
+func (w *pworld) revokedFn(ctx context.Context, id string) (bool, error) {
+	m := w.mandates[id]
+	return m != nil && !m.revoked.IsZero() && !w.now.Before(m.revoked), nil
+}
+
+func (w *pworld) must(err error) {
+	if err != nil {
+		w.t.Fatalf("seed %d: seeding the world: %v", w.seed, err)
+	}
+}
+
+func (w *pworld) addVendor(c, name, phone string, active bool) *pwVendor {
+	v, err := w.erp.AddVendor(context.Background(), c, erp.Vendor{Name: name, Phone: phone, Active: active})
+	w.must(err)
+	gv := &pwVendor{id: v.ID, company: c, name: name, phone: phone, active: active}
+	w.vendors[v.ID] = gv
+	w.vendorList[c] = append(w.vendorList[c], gv)
+	return gv
+}
+
+// addAccount enters an account as typed (grouped) and records it; current
+// makes it the vendor's current account in the ground truth, which the
+// seeding keeps consistent with the ERP's rule (active, trusted, lowest
+// sequence, then lowest ID).
+func (w *pworld) addAccount(v *pwVendor, number string, trusted, active bool, seq int, setAt time.Time, current bool) *pwAccount {
+	a, err := w.erp.AddBankAccount(context.Background(), v.company, erp.BankAccount{
+		Vendor: v.id, Number: pwGroups(number), Trusted: trusted, Active: active, Sequence: seq, SetAt: setAt,
+	})
+	w.must(err)
+	ga := &pwAccount{id: a.ID, company: v.company, vendor: v.id, number: number, trusted: trusted, active: active, setAt: setAt}
+	w.accounts[a.ID] = ga
+	if current {
+		v.current = a.ID
+	}
+	return ga
+}
+
+func (w *pworld) addBill(v *pwVendor, ref, currency string, total intent.Amount, state erp.State, group string) *pwBill {
+	w.billN[v.company]++
+	name := fmt.Sprintf("BILL/2026/%04d", w.billN[v.company])
+	b, err := w.erp.AddBill(context.Background(), v.company, erp.Bill{
+		Name: name, Ref: ref, Vendor: v.id, Currency: currency, Total: total, State: state,
+		Due: w.now.AddDate(0, 1, 0).Truncate(24 * time.Hour), BankAccount: v.current,
+	})
+	w.must(err)
+	gb := &pwBill{id: b.ID, company: v.company, vendor: v.id, name: name, ref: ref, currency: currency, kind: erp.KindBill,
+		state: state, total: total, residual: total, group: group}
+	w.bills[b.ID] = gb
+	w.billList[v.company] = append(w.billList[v.company], gb)
+	return gb
+}
+
+// addCredit enters a posted credit note reducing b.
+func (w *pworld) addCredit(b *pwBill, total intent.Amount) {
+	w.billN[b.company]++
+	name := fmt.Sprintf("RBILL/2026/%04d", w.billN[b.company])
+	cn, err := w.erp.AddBill(context.Background(), b.company, erp.Bill{
+		Name: name, Ref: "CN-" + b.ref, Vendor: b.vendor, Kind: erp.KindCreditNote, Currency: b.currency, Total: total, Reverses: b.id,
+	})
+	w.must(err)
+	applied := min(total, b.residual)
+	b.residual -= applied
+	b.paid = b.paid || applied > 0
+	gc := &pwBill{id: cn.ID, company: b.company, vendor: b.vendor, name: name, ref: "CN-" + b.ref, currency: b.currency,
+		kind: erp.KindCreditNote, state: erp.StatePosted, total: total, residual: total - applied}
+	w.bills[cn.ID] = gc
+	w.billList[b.company] = append(w.billList[b.company], gc)
+}
+
+// addPayment records a payment made by hand in the ERP: posted (it reduces
+// the bill) or a draft (in flight).
+func (w *pworld) addPayment(b *pwBill, amount intent.Amount, draft bool) {
+	state := erp.PaymentPosted
+	if draft {
+		state = erp.PaymentDraft
+	}
+	p, err := w.erp.AddPayment(context.Background(), b.company, erp.Payment{
+		Bill: b.id, BankAccount: w.vendors[b.vendor].current, Amount: intent.Money{Currency: b.currency, Amount: amount}, State: state,
+	})
+	w.must(err)
+	w.seenPay[p.ID] = true
+	if draft {
+		b.inFlight = true
+		return
+	}
+	b.residual -= amount
+	b.paid = true
+}
+
+var pwCountries = []string{"DE", "NL", "BE", "AT", "ES", "GB", "LT", "FR"}
+
+// seedCompany enters one company's vendors, accounts and bills. Every
+// company has vendors of the same names (with other IDs, IBANs and bills),
+// so that another company's records are always close at hand.
+func (w *pworld) seedCompany(c string, i int) {
+	r := w.rng
+	old := w.now.AddDate(-1, 0, 0)
+	iban := func() string { return pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))]) }
+	phone := func(cc int) string { return fmt.Sprintf("+%d 30 %07d", cc, r.IntN(10000000)) }
+	eur := func() intent.Amount { return pwTotal(r) }
+
+	acme := w.addVendor(c, "ACME Supplies", phone(49), true)
+	w.addAccount(acme, iban(), true, false, 10, old.AddDate(-1, 0, 0), false) // archived
+	w.addAccount(acme, iban(), false, true, 5, old, false)                    // untrusted, first by sequence
+	w.addAccount(acme, iban(), true, true, 10, old, true)                     // current
+	w.addAccount(acme, iban(), true, true, 20, old, false)                    // trusted, active, not current
+	w.addBill(acme, "INV-2290", "EUR", 85000, erp.StatePosted, c+"/acme/2290")
+	w.addBill(acme, "INV 02290", "EUR", 85000, erp.StatePosted, c+"/acme/2290")
+	w.addBill(acme, "INV-2291", "EUR", 240000, erp.StatePosted, "")
+	w.addBill(acme, "INV-2295", "EUR", 1250000, erp.StatePosted, "") // above the maximum
+	w.addBill(acme, "INV-2296", "EUR", eur(), erp.StateDraft, "")
+	w.addBill(acme, "INV-2297", "EUR", eur(), erp.StateCancelled, "")
+	paid := w.addBill(acme, "INV-2280", "EUR", eur(), erp.StatePosted, "")
+	w.addPayment(paid, paid.total, false)
+	part := w.addBill(acme, "INV-2281", "EUR", eur()+1000, erp.StatePosted, "")
+	w.addPayment(part, part.total/2, false)
+	cred := w.addBill(acme, "INV-2282", "EUR", eur()+1000, erp.StatePosted, "")
+	w.addCredit(cred, cred.total/3)
+	fly := w.addBill(acme, "INV-2283", "EUR", eur(), erp.StatePosted, "")
+	w.addPayment(fly, fly.total, true)
+	w.addBill(acme, "INV-2284", "USD", eur(), erp.StatePosted, "")
+
+	globex := w.addVendor(c, "Globex Parts", phone(33), true)
+	w.addAccount(globex, iban(), true, false, 10, old, false)
+	w.addAccount(globex, iban(), true, true, 10, w.now.Add(-2*24*time.Hour), true) // changed two days ago: cooling-off
+	w.addBill(globex, "INV-2290", "EUR", 99000, erp.StatePosted, "")               // the same reference as ACME's
+	w.addBill(globex, "G-100", "EUR", eur(), erp.StatePosted, "")
+
+	initech := w.addVendor(c, "Initech GmbH", phone(49), true)
+	holding := w.addVendor(c, "Initech Holding", phone(49), true)
+	shared := iban()
+	w.addAccount(initech, shared, true, true, 10, old, true)
+	w.addAccount(holding, shared, true, false, 10, old, false) // the same number, archived, at another vendor
+	w.addAccount(holding, iban(), true, true, 10, old, true)
+	w.addBill(initech, "IT-1", "EUR", eur(), erp.StatePosted, "")
+	w.addBill(holding, "IH-1", "EUR", eur(), erp.StatePosted, "")
+
+	hooli := w.addVendor(c, "Hooli Ltd", phone(44), false) // archived vendor
+	w.addAccount(hooli, iban(), true, true, 10, old, true)
+	w.addBill(hooli, "H-1", "EUR", eur(), erp.StatePosted, "")
+
+	for range 2 { // two vendors of the same name
+		s := w.addVendor(c, "Stark Industries", phone(1), true)
+		w.addAccount(s, iban(), true, true, 10, old, true)
+		w.addAccount(s, iban(), true, true, 10, old.Add(time.Hour), false) // same sequence, higher ID: not current
+		w.addBill(s, "S-1", "EUR", eur(), erp.StatePosted, "")
+	}
+
+	wayne := w.addVendor(c, "Wayne Enterprises", phone(1), true)
+	w.addAccount(wayne, iban(), false, true, 10, old, false) // only an untrusted account
+	w.addBill(wayne, "W-1", "EUR", eur(), erp.StatePosted, "")
+
+	soylent := w.addVendor(c, "Soylent Corp", "", true) // no phone on file
+	w.addAccount(soylent, iban(), true, true, 10, old, true)
+	w.addBill(soylent, "SOY-1", "USD", eur(), erp.StatePosted, "")
+	w.addBill(soylent, "SOY-2", "EUR", eur(), erp.StatePosted, "")
+
+	if i == 1 {
+		cy := w.addVendor(c, "Cyberdyne Systems", phone(49), true) // only in this company
+		w.addAccount(cy, iban(), true, true, 10, old, true)
+		w.addBill(cy, "CY-1", "EUR", eur(), erp.StatePosted, "")
+	}
+	for range 6 {
+		w.clerkBill(c)
+	}
+}
+
+func pwTotal(r *rand.Rand) intent.Amount {
+	switch x := r.IntN(10); {
+	case x < 6:
+		return 1000 + intent.Amount(r.Int64N(99000))
+	case x < 9:
+		return 100000 + intent.Amount(r.Int64N(900000))
+	}
+	return 1000000 + intent.Amount(r.Int64N(2000000))
+}
+
+// clerkBill has the accounting team enter a new bill for one of the
+// company's vendors, sometimes the same invoice a second time under
+// another spelling of its reference.
+func (w *pworld) clerkBill(c string) {
+	r := w.rng
+	vs := w.vendorList[c]
+	v := vs[r.IntN(len(vs))]
+	cur := "EUR"
+	if v.name == "Soylent Corp" && r.IntN(2) == 0 {
+		cur = "USD"
+	}
+	w.refN++
+	if r.IntN(6) == 0 {
+		n := w.refN
+		g := fmt.Sprintf("%s/%s/%d", c, v.id, n)
+		total := pwTotal(r)
+		w.addBill(v, fmt.Sprintf("INV-%d", n), cur, total, erp.StatePosted, g)
+		w.addBill(v, fmt.Sprintf([]string{"INV %d", "INV-0%d", "inv%d", "INV/%d", "INV.00%d"}[r.IntN(5)], n), cur, total, erp.StatePosted, g)
+		return
+	}
+	w.addBill(v, fmt.Sprintf("INV-%d", w.refN), cur, pwTotal(r), erp.StatePosted, "")
+}
+
+// clerk is the accounting team's own work while the assistant runs: new
+// bills, credit notes, payments registered by hand (in flight).
+func (w *pworld) clerk() {
+	r := w.rng
+	c := w.companies[r.IntN(len(w.companies))]
+	switch x := r.IntN(10); {
+	case x < 6:
+		w.clerkBill(c)
+		w.count("clerk/new-bill")
+	case x < 7:
+		// A second account, validated in the ERP by the accounting team:
+		// trusted and active, later in sequence than the current one.
+		v := w.pick(c)
+		w.addAccount(v, pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))]), true, true, 20,
+			w.now.Add(-time.Duration(r.IntN(30*24))*time.Hour), v.current == "")
+		w.count("clerk/trusted-second-account")
+	default:
+		var open []*pwBill
+		for _, b := range w.billList[c] {
+			if b.kind == erp.KindBill && b.state == erp.StatePosted && b.residual > 0 && !b.inFlight {
+				open = append(open, b)
+			}
+		}
+		if len(open) == 0 {
+			return
+		}
+		b := open[r.IntN(len(open))]
+		if x < 9 {
+			w.addCredit(b, 1+intent.Amount(r.Int64N(int64(b.total))))
+			w.count("clerk/credit-note")
+		} else {
+			w.addPayment(b, 1+intent.Amount(r.Int64N(int64(b.residual))), true)
+			w.count("clerk/payment-in-flight")
+		}
+	}
+}
+
+// issue has the real issuer sign a mandate for company c and records it.
+func (w *pworld) issue(c string, odd bool) *pwMandate {
+	r := w.rng
+	var scope []intent.Action
+	for _, a := range pwAll {
+		if r.IntN(100) < map[intent.Action]int{ap.ActionPayBill: 92, ap.ActionChangeVendorBank: 45, ap.ActionListOpenBills: 50, ap.ActionGetVendor: 50}[a] {
+			scope = append(scope, a)
+		}
+	}
+	if len(scope) == 0 {
+		scope = []intent.Action{ap.ActionPayBill}
+	}
+	budgets := []intent.Amount{50000, 300000, 1500000, 5000000, 20000000}
+	budget := budgets[r.IntN(len(budgets))]
+	if r.IntN(4) == 0 {
+		budget = 1 + intent.Amount(r.Int64N(5000000))
+	}
+	cur := "EUR"
+	if r.IntN(8) == 0 {
+		cur = "USD"
+	}
+	m := &pwMandate{
+		id: fmt.Sprintf("m-%d-%s-%d", w.epoch, c, len(w.issued)), company: c, audience: pwAudience, scope: scope,
+		budget: intent.Money{Currency: cur, Amount: budget},
+		nbf:    w.now.Add(-time.Duration(r.IntN(600)) * time.Second).Truncate(time.Second),
+	}
+	m.exp = m.nbf.Add(time.Duration(7+r.IntN(24)) * 24 * time.Hour)
+	if odd {
+		switch r.IntN(3) {
+		case 0:
+			m.audience = "another-gateway"
+		case 1:
+			m.nbf = w.now.Add(time.Duration(60+r.IntN(600)) * time.Second).Truncate(time.Second)
+			m.exp = m.nbf.Add(time.Hour)
+		default:
+			m.nbf = w.now.Add(-3 * time.Hour).Truncate(time.Second)
+			m.exp = w.now.Add(-time.Duration(1+r.IntN(3600)) * time.Second).Truncate(time.Second)
+		}
+	}
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: m.id, Audience: m.audience, Owner: intent.Owner(c), Scope: scope, Budget: m.budget,
+		Mode: mandate.ModeKnownCounterparties, NotBefore: m.nbf, Expiry: m.exp,
+	}, pwIssuer, w.issuerKey)
+	if err != nil {
+		w.t.Fatalf("issue: %v", err)
+	}
+	m.token = tok
+	w.mandates[m.id] = m
+	w.issued = append(w.issued, m)
+	return m
+}
+
+// valid returns the company's mandates valid now and in ten minutes ("" for
+// every company).
+func (w *pworld) valid(c string) []*pwMandate {
+	var out []*pwMandate
+	for _, m := range w.issued {
+		if (c == "" || m.company == c) && m.validAt(w.now) && m.validAt(w.now.Add(10*time.Minute)) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (w *pworld) count(k string) { w.st.counts[k]++ }
+
+func (w *pworld) run(n int) {
+	for w.decides < n && w.failures == 0 {
+		w.tick()
+		switch x := w.rng.IntN(100); {
+		case x < 30:
+			w.legitPay()
+		case x < 36:
+			w.legitChange()
+		case x < 40:
+			w.legitRead()
+		case x < 72:
+			w.attack()
+		case x < 78:
+			w.callbackAttack()
+		case x < 86:
+			w.stepUpAttack()
+		case x < 90:
+			w.concurrent()
+		case x < 96:
+			w.replay()
+		default:
+			w.late()
+		}
+	}
+}
+
+// tick moves the clock (seconds, sometimes hours or days: call-backs go
+// stale, cooling-off periods end), issues and revokes mandates, and lets
+// the clerks work.
+func (w *pworld) tick() {
+	r := w.rng
+	switch x := r.IntN(400); {
+	case x < 2:
+		w.now = w.now.Add(time.Duration(1+r.IntN(6))*24*time.Hour + time.Duration(r.IntN(3600))*time.Second)
+		w.count("clock/days")
+	case x < 10:
+		w.now = w.now.Add(time.Duration(1+r.IntN(6)) * time.Hour)
+		w.count("clock/hours")
+	default:
+		w.now = w.now.Add(time.Duration(r.IntN(4000)) * time.Millisecond)
+	}
+	for _, c := range w.companies {
+		if len(w.valid(c)) < 2 || r.IntN(300) == 0 {
+			w.issue(c, false)
+		}
+	}
+	if r.IntN(250) == 0 {
+		w.issue(w.companies[r.IntN(len(w.companies))], true)
+		w.count("mandate/odd-issued")
+	}
+	if r.IntN(600) == 0 {
+		if vs := w.valid(""); len(vs) > 0 {
+			vs[r.IntN(len(vs))].revoked = w.now
+			w.count("mandate/revoked")
+		}
+	}
+	if r.IntN(10) == 0 {
+		w.clerk()
+	}
+}
+
+// ---- Deciding and the oracle ----
+
+func (w *pworld) takePending() []pwExec {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p := w.pending
+	w.pending = nil
+	return p
+}
+
+// decide sends one request and checks everything the oracle can.
+func (w *pworld) decide(req pwRequest) gateway.Decision {
+	d := w.call(req)
+	calls := w.takePending()
+	if len(calls) > 1 {
+		w.fail(req, fmt.Sprintf("the executor was called %d times for one decision", len(calls)))
+	}
+	ran := len(calls) == 1 && calls[0].err == nil
+	if d.Executed != ran || (d.Verdict == gateway.Allow) != ran {
+		w.fail(req, fmt.Sprintf("decision says verdict %s executed %v, the executor says %v", d.Verdict, d.Executed, ran))
+	}
+	w.audit(req, calls)
+	if ran {
+		w.executed(req, calls[0], d)
+	}
+	return d
+}
+
+// call runs Decide and checks what holds for every decision.
+func (w *pworld) call(req pwRequest) gateway.Decision {
+	w.decides++
+	w.st.decides++
+	d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: req.token, Proposal: req.body, Approvals: req.approvals})
+	if err != nil {
+		w.fail(req, fmt.Sprintf("Decide returned an error: %v", err))
+	}
+	w.count("verdict/" + d.Verdict.String())
+	if d.Refusal != nil {
+		w.count("code/" + string(d.Refusal.Code))
+	}
+	if d.Receipt.Seq == 0 || d.Receipt.Hash.IsZero() {
+		w.fail(req, "no receipt was appended")
+	}
+	return d
+}
+
+func (w *pworld) executed(req pwRequest, x pwExec, d gateway.Decision) {
+	w.st.executed++
+	switch x.op.Action {
+	case ap.ActionListOpenBills, ap.ActionGetVendor:
+		w.st.reads++
+		w.checkRead(req, x, d.Output)
+	default:
+		w.recent = append(w.recent, req)
+		if len(w.recent) > 64 {
+			w.recent = w.recent[1:]
+		}
+	}
+}
+
+// audit checks the calls the executor made and every payment and bank
+// account the ERP holds against the ground truth, then brings the ground
+// truth up to date with what the oracle accepted.
+func (w *pworld) audit(req pwRequest, calls []pwExec) {
+	ctx := context.Background()
+	for _, x := range calls {
+		if x.err == nil && x.op.Action == ap.ActionChangeVendorBank {
+			if msg := w.checkChange(x); msg != "" {
+				w.fail(req, msg)
+			}
+		}
+	}
+	for _, c := range w.companies {
+		ps, err := w.erp.Payments(ctx, c, erp.PaymentQuery{})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, p := range ps { // by ID: in the order they were made
+			if w.seenPay[p.ID] {
+				continue
+			}
+			w.seenPay[p.ID] = true
+			if msg := w.checkPayment(c, p); msg != "" {
+				w.fail(req, msg)
+			}
+		}
+		as, err := w.erp.BankAccounts(ctx, c, erp.BankAccountQuery{})
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		for _, a := range as {
+			g := w.accounts[a.ID]
+			switch {
+			case g == nil:
+				w.fail(req, fmt.Sprintf("bank account %s (%s) of vendor %s of %s appeared without a bank change the oracle accepted", a.ID, a.Sanitized, a.Vendor, c))
+				w.accounts[a.ID] = &pwAccount{id: a.ID, company: c, vendor: a.Vendor, number: a.Sanitized}
+			case g.company != c || g.vendor != a.Vendor || g.number != a.Sanitized || g.trusted != a.Trusted || g.active != a.Active:
+				w.fail(req, fmt.Sprintf("bank account %s of %s is %+v in the ERP, %+v in the ground truth", a.ID, c, a, *g))
+				g.trusted, g.active = a.Trusted, a.Active
+			}
+		}
+	}
+}
+
+// identity names an operation in the oracle's own form.
+func pwPayIdentity(mandateID, bill, vendor, number string, amount intent.Money) string {
+	return fmt.Sprintf("pay|%s|bill=%s|vendor=%s|iban=%s|%d %s", mandateID, bill, vendor, number, amount.Amount, amount.Currency)
+}
+
+func pwChangeIdentity(mandateID, vendor, number string) string {
+	return fmt.Sprintf("change|%s|vendor=%s|iban=%s", mandateID, vendor, number)
+}
+
+// approvers returns the distinct people who genuinely approved id with an
+// approval valid at t.
+func (w *pworld) approvers(id string, t time.Time) int {
+	who := map[string]bool{}
+	for _, a := range w.genuine[id] {
+		if !t.Before(a.IssuedAt) && t.Before(a.ExpiresAt) {
+			who[a.Approver] = true
+		}
+	}
+	return len(who)
+}
+
+func (w *pworld) checkMandate(x pwExec, company string, action intent.Action) (*pwMandate, string) {
+	m := w.mandates[x.op.MandateID]
+	switch {
+	case m == nil:
+		return nil, fmt.Sprintf("executed under mandate %q, which the issuer never signed", x.op.MandateID)
+	case m.audience != pwAudience:
+		return nil, fmt.Sprintf("executed under mandate %s, issued for audience %q", m.id, m.audience)
+	case !m.acceptableAt(x.at):
+		return nil, fmt.Sprintf("executed at %s under mandate %s, valid %s to %s (revoked %s)", x.at.Format(time.RFC3339), m.id, m.nbf.Format(time.RFC3339), m.exp.Format(time.RFC3339), m.revoked)
+	case !slices.Contains(m.scope, action):
+		return nil, fmt.Sprintf("executed %s, not in the scope %v of mandate %s", action, m.scope, m.id)
+	case m.company != company:
+		return nil, fmt.Sprintf("wrote in the records of %s under mandate %s of %s", company, m.id, m.company)
+	}
+	return m, ""
+}
+
+// checkPayment checks one payment the ERP recorded in company c.
+func (w *pworld) checkPayment(c string, p erp.Payment) string {
+	w.st.checks++
+	w.mu.Lock()
+	x, ok := w.execs[p.Key]
+	w.mu.Unlock()
+	if !ok || x.op.Action != ap.ActionPayBill {
+		return fmt.Sprintf("payment %s of bill %s (%d %s) was not made by an executed ap.pay_bill", p.ID, p.Bill, p.Amount.Amount, p.Amount.Currency)
+	}
+	m, msg := w.checkMandate(x, c, ap.ActionPayBill)
+	if msg != "" {
+		return "payment " + p.ID + ": " + msg
+	}
+	b := w.bills[p.Bill]
+	if b == nil || b.company != c {
+		return fmt.Sprintf("payment %s of %s pays bill %s, not one of its bills", p.ID, c, p.Bill)
+	}
+	v := w.vendors[b.vendor]
+	amt := p.Amount.Amount
+	switch {
+	case b.kind != erp.KindBill:
+		return fmt.Sprintf("payment %s pays credit note %s", p.ID, b.name)
+	case b.state != erp.StatePosted:
+		return fmt.Sprintf("payment %s pays bill %s in state %s", p.ID, b.name, b.state)
+	case !v.active:
+		return fmt.Sprintf("payment %s pays archived vendor %s", p.ID, v.name)
+	case b.inFlight:
+		return fmt.Sprintf("payment %s pays bill %s while a payment of it was in flight", p.ID, b.name)
+	case p.State != erp.PaymentPosted:
+		return fmt.Sprintf("payment %s is in state %s", p.ID, p.State)
+	case p.Vendor != b.vendor:
+		return fmt.Sprintf("payment %s of bill %s names vendor %s, the bill's is %s", p.ID, b.name, p.Vendor, b.vendor)
+	case p.Amount.Currency != b.currency:
+		return fmt.Sprintf("payment %s in %s of bill %s in %s", p.ID, p.Amount.Currency, b.name, b.currency)
+	case amt <= 0 || amt > b.residual:
+		return fmt.Sprintf("payment %s of %d on bill %s, which owed %d (total %d)", p.ID, amt, b.name, b.residual, b.total)
+	case amt > pwMax:
+		return fmt.Sprintf("payment %s of %d, above the maximum %d", p.ID, amt, pwMax)
+	}
+	a := w.accounts[p.BankAccount]
+	switch {
+	case a == nil || a.company != c || a.vendor != b.vendor:
+		return fmt.Sprintf("payment %s of bill %s of vendor %s to account %s, not one of the vendor's", p.ID, b.name, v.name, p.BankAccount)
+	case !a.trusted || !a.active:
+		return fmt.Sprintf("payment %s to account %s (trusted %v, active %v)", p.ID, a.number, a.trusted, a.active)
+	case v.current != a.id:
+		return fmt.Sprintf("payment %s to account %s of %s, which is not its current account (%s)", p.ID, a.number, v.name, v.current)
+	}
+	id := pwPayIdentity(m.id, b.id, b.vendor, a.number, p.Amount)
+	if w.once[id] {
+		return "the same operation paid twice: " + id
+	}
+	w.once[id] = true
+	need, why := 0, ""
+	if amt > pwConfirm {
+		need, why = 1, "above the confirmation threshold"
+	}
+	for _, o := range w.billList[c] {
+		if o != b && b.group != "" && o.group == b.group {
+			if o.paid {
+				return fmt.Sprintf("payment %s of bill %s (%s), the same invoice as %s (%s), already paid", p.ID, b.name, b.ref, o.name, o.ref)
+			}
+			need, why = max(need, 1), "a possible duplicate"
+		}
+	}
+	cooling := x.at.Sub(a.setAt) < pwCoolingOff
+	if cooling {
+		need, why = 2, "in the cooling-off period of the account (set "+a.setAt.Format(time.RFC3339)+")"
+	}
+	if got := w.approvers(id, x.at); got < need {
+		return fmt.Sprintf("payment %s executed %s, %s, with %d genuine approver(s), %d needed", p.ID, id, why, got, need)
+	}
+	if p.Amount.Currency != m.budget.Currency {
+		return fmt.Sprintf("payment %s in %s under mandate %s with a budget in %s", p.ID, p.Amount.Currency, m.id, m.budget.Currency)
+	}
+	w.spent[m.id] += amt
+	if w.spent[m.id] > m.budget.Amount {
+		return fmt.Sprintf("mandate %s spent %d, over its budget %d", m.id, w.spent[m.id], m.budget.Amount)
+	}
+	b.residual -= amt
+	b.paid = true
+	w.st.paid++
+	switch {
+	case cooling:
+		w.st.paidFourEyes++
+	case need == 1:
+		w.st.paidConfirm++
+	}
+	return ""
+}
+
+// checkChange checks an executed bank-detail change, then records its
+// effect in the ground truth.
+func (w *pworld) checkChange(x pwExec) string {
+	w.st.checks++
+	c := string(x.op.Owner)
+	m, msg := w.checkMandate(x, c, ap.ActionChangeVendorBank)
+	if msg != "" {
+		return "bank change: " + msg
+	}
+	vendor, number := x.op.Args["vendor"].Str, x.op.Args["iban"].Str
+	v := w.vendors[vendor]
+	if v == nil || v.company != c {
+		return fmt.Sprintf("bank change of %s's vendor %q, not one of its vendors", c, vendor)
+	}
+	if !v.active {
+		return fmt.Sprintf("bank change of archived vendor %s", v.name)
+	}
+	good := slices.ContainsFunc(w.callbacks, func(cb pwCallback) bool {
+		return cb.company == c && cb.vendor == v.id && cb.number == number && cb.onFile && !cb.at.After(x.at) && x.at.Sub(cb.at) <= pwCallbackValidity
+	})
+	if !good {
+		return fmt.Sprintf("bank change of %s to %s without a fresh call-back to its phone on file", v.name, number)
+	}
+	for _, a := range w.accounts {
+		if a.company == c && a.vendor != v.id && a.number == number {
+			return fmt.Sprintf("bank change of %s to %s, a number on file for vendor %s", v.name, number, a.vendor)
+		}
+	}
+	id := pwChangeIdentity(m.id, v.id, number)
+	if got := w.approvers(id, x.at); got < 2 {
+		return fmt.Sprintf("bank change %s with %d genuine approver(s), 2 needed", id, got)
+	}
+	if w.once[id] {
+		return "the same bank change executed twice: " + id
+	}
+	w.once[id] = true
+	// The ground truth after the change: the number is the vendor's current
+	// account, trusted and active, its cooling-off starting now unless it
+	// already was the current account; the vendor's other accounts are
+	// archived. Only the new account's ID is read from the ERP.
+	as, err := w.erp.BankAccounts(context.Background(), c, erp.BankAccountQuery{Vendor: v.id})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	target := ""
+	for _, a := range as {
+		if a.Sanitized == number {
+			target = a.ID
+		}
+	}
+	if target == "" {
+		return fmt.Sprintf("bank change of %s to %s executed, and the ERP has no such account", v.name, number)
+	}
+	g := w.accounts[target]
+	if g == nil {
+		g = &pwAccount{id: target, company: c, vendor: v.id, number: number, setAt: x.at}
+		w.accounts[target] = g
+	} else if v.current != target {
+		g.setAt = x.at
+	}
+	g.trusted, g.active = true, true
+	for _, a := range w.accounts {
+		if a.vendor == v.id && a.id != target {
+			a.active = false
+		}
+	}
+	v.current = target
+	w.st.changes++
+	return ""
+}
+
+// checkRead checks that a read shows only the company's records, and the
+// vendor's current account as the ground truth has it.
+func (w *pworld) checkRead(req pwRequest, x pwExec, out string) {
+	w.st.checks++
+	c := string(x.op.Owner)
+	if _, msg := w.checkMandate(x, c, x.op.Action); msg != "" {
+		w.fail(req, "read: "+msg)
+		return
+	}
+	if x.op.Action == ap.ActionListOpenBills {
+		var l struct {
+			Bills []struct{ Bill, Vendor string } `json:"bills"`
+		}
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			w.fail(req, "list_open_bills output: "+err.Error())
+			return
+		}
+		for _, lb := range l.Bills {
+			if b := w.bills[lb.Bill]; b == nil || b.company != c || b.vendor != lb.Vendor || b.kind != erp.KindBill {
+				w.fail(req, fmt.Sprintf("list_open_bills for %s shows bill %s of vendor %s", c, lb.Bill, lb.Vendor))
+			}
+		}
+		return
+	}
+	var gv struct {
+		Vendor  string `json:"vendor"`
+		Account *struct {
+			IBAN        string `json:"iban"`
+			BankAccount string `json:"bank_account"`
+		} `json:"current_account"`
+	}
+	if err := json.Unmarshal([]byte(out), &gv); err != nil {
+		w.fail(req, "get_vendor output: "+err.Error())
+		return
+	}
+	v := w.vendors[gv.Vendor]
+	switch {
+	case v == nil || v.company != c:
+		w.fail(req, fmt.Sprintf("get_vendor for %s shows vendor %s", c, gv.Vendor))
+	case gv.Account == nil && v.current != "":
+		w.fail(req, fmt.Sprintf("get_vendor shows no current account for %s, which has %s", v.name, v.current))
+	case gv.Account != nil && (gv.Account.BankAccount != v.current || strings.ReplaceAll(gv.Account.IBAN, " ", "") != w.accounts[v.current].number):
+		w.fail(req, fmt.Sprintf("get_vendor shows account %s (%s) for %s, whose current account is %q", gv.Account.BankAccount, gv.Account.IBAN, v.name, v.current))
+	}
+}
+
+func (w *pworld) fail(req pwRequest, msg string) {
+	w.failures++
+	body := string(req.body)
+	if len(body) > 500 {
+		body = body[:500] + "…"
+	}
+	var as []string
+	for _, a := range req.approvals {
+		as = append(as, fmt.Sprintf("{id %s by %s for %.12s… mandate %s %s–%s}", a.ID, a.Approver, a.Operation.String(), a.MandateID, a.IssuedAt.Format(time.TimeOnly), a.ExpiresAt.Format(time.TimeOnly)))
+	}
+	w.t.Errorf("ORACLE VIOLATION (seed %d, epoch %d, decision %d, clock %s): %s\n  request %s\n  token %.60s…\n  body %q\n  approvals %v",
+		w.seed, w.epoch, w.decides, w.now.Format(time.RFC3339), msg, req.label, req.token, body, as)
+}
+
+// finish verifies the receipt chains of the epoch.
+func (w *pworld) finish() {
+	ctx := context.Background()
+	var buf bytes.Buffer
+	total := 0
+	for _, o := range w.store.Owners() {
+		rs, err := w.store.Receipts(ctx, o, 1, 0)
+		if err != nil {
+			w.t.Fatalf("seed %d: receipts of %q: %v", w.seed, o, err)
+		}
+		total += len(rs)
+		if err := receipt.WriteJSONL(&buf, rs); err != nil {
+			w.t.Fatalf("seed %d: WriteJSONL: %v", w.seed, err)
+		}
+	}
+	rep, err := receipt.Verify(&buf, nil)
+	if err != nil {
+		w.t.Errorf("seed %d, epoch %d: receipt chains do not verify: %v", w.seed, w.epoch, err)
+	}
+	if total != w.decides || rep.Receipts != total {
+		w.t.Errorf("seed %d, epoch %d: %d decisions, %d receipts stored, %d verified", w.seed, w.epoch, w.decides, total, rep.Receipts)
+	}
+	w.st.receipts += rep.Receipts
+}
+
+// ---- The legitimate users ----
+
+func (w *pworld) withScope(c string, a intent.Action) *pwMandate {
+	var ms []*pwMandate
+	for _, m := range w.valid(c) {
+		if slices.Contains(m.scope, a) {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	return ms[w.rng.IntN(len(ms))]
+}
+
+// payable reports whether the ground truth lets b be paid at all through
+// the assistant, whatever the amount.
+func (w *pworld) payable(b *pwBill) bool {
+	v := w.vendors[b.vendor]
+	if b.kind != erp.KindBill || b.state != erp.StatePosted || b.residual <= 0 || b.inFlight || !v.active || v.current == "" {
+		return false
+	}
+	a := w.accounts[v.current]
+	if !a.trusted || !a.active {
+		return false
+	}
+	for _, o := range w.accounts {
+		if o.company == b.company && o.vendor != v.id && o.number == a.number {
+			return false // on file for two vendors: the pack refuses it
+		}
+	}
+	for _, o := range w.billList[b.company] {
+		if o != b && b.group != "" && o.group == b.group && o.paid {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *pworld) remaining(m *pwMandate) intent.Amount { return m.budget.Amount - w.spent[m.id] }
+
+// payIntent makes up a payment the user wants under m; nil if none.
+func (w *pworld) payIntent(m *pwMandate) *pwIntent {
+	r := w.rng
+	var cands []*pwBill
+	for _, b := range w.billList[m.company] {
+		if b.currency == m.budget.Currency && w.payable(b) {
+			cands = append(cands, b)
+		}
+	}
+	if len(cands) == 0 {
+		return nil
+	}
+	b := cands[r.IntN(len(cands))]
+	v := w.vendors[b.vendor]
+	a := w.accounts[v.current]
+	limit := min(b.residual, pwMax, w.remaining(m))
+	if limit <= 0 {
+		return nil
+	}
+	in := &pwIntent{m: m, action: ap.ActionPayBill, vendor: v, bill: b, number: a.number, currency: b.currency, level: intent.LevelAuto}
+	switch x := r.IntN(100); {
+	case x < 15 && limit > pwConfirm:
+		in.amount = pwConfirm + 1 + intent.Amount(r.Int64N(int64(limit-pwConfirm)))
+	case x < 35:
+		in.amount = limit
+	default:
+		in.amount = 1 + intent.Amount(r.Int64N(int64(min(limit, pwConfirm))))
+	}
+	if in.amount > pwConfirm {
+		in.level = intent.LevelConfirm
+	}
+	for _, o := range w.billList[m.company] {
+		if o != b && b.group != "" && o.group == b.group {
+			in.level = intent.LevelConfirm
+		}
+	}
+	if w.now.Sub(a.setAt) < pwCoolingOff {
+		in.level = intent.LevelFourEyes
+	}
+	if w.once[w.identity(in)] {
+		return nil
+	}
+	return in
+}
+
+func (w *pworld) identity(in *pwIntent) string {
+	if in.action == ap.ActionChangeVendorBank {
+		return pwChangeIdentity(in.m.id, in.vendor.id, in.number)
+	}
+	return pwPayIdentity(in.m.id, in.bill.id, in.vendor.id, in.number, intent.Money{Currency: in.currency, Amount: in.amount})
+}
+
+// uniqueName reports whether v's name names no other vendor of its company.
+func (w *pworld) uniqueName(v *pwVendor) bool {
+	for _, o := range w.vendorList[v.company] {
+		if o != v && strings.EqualFold(o.name, v.name) {
+			return false
+		}
+	}
+	return true
+}
+
+// refUnique reports whether b's vendor reference, under the test's own
+// loose comparison, names no other bill of the company.
+func (w *pworld) refUnique(b *pwBill) bool {
+	if b.group != "" {
+		return false
+	}
+	k := pwLooseRef(b.ref)
+	for _, o := range w.billList[b.company] {
+		if o != b && o.kind == erp.KindBill && pwLooseRef(o.ref) == k {
+			return false
+		}
+	}
+	return true
+}
+
+// pwLooseRef keeps ASCII letters and digits, upper-cased, and drops leading
+// zeros: looser than any spelling rule the pack may use.
+func pwLooseRef(s string) string {
+	var b strings.Builder
+	for _, c := range strings.ToUpper(s) {
+		if 'A' <= c && c <= 'Z' || '1' <= c && c <= '9' || c == '0' && b.Len() > 0 && !strings.HasSuffix(b.String(), "0") {
+			b.WriteRune(c)
+		}
+	}
+	return strings.TrimLeft(b.String(), "0")
+}
+
+func (w *pworld) spellVendor(v *pwVendor) string {
+	r := w.rng
+	if !w.uniqueName(v) || r.IntN(5) == 0 {
+		return v.id
+	}
+	switch r.IntN(5) {
+	case 0:
+		return strings.ToLower(v.name)
+	case 1:
+		return strings.ToUpper(v.name)
+	case 2:
+		return "  " + strings.ReplaceAll(v.name, " ", "   ") + " "
+	}
+	return v.name
+}
+
+func (w *pworld) spellBill(b *pwBill) string {
+	r := w.rng
+	switch x := r.IntN(6); {
+	case x < 2 && w.refUnique(b):
+		if r.IntN(2) == 0 {
+			return strings.ToLower(b.ref)
+		}
+		return b.ref
+	case x < 4:
+		if r.IntN(3) == 0 {
+			return strings.ToLower(b.name)
+		}
+		return b.name
+	}
+	return b.id
+}
+
+func (w *pworld) payBody(in *pwIntent) []byte {
+	r := w.rng
+	cur := in.currency
+	if r.IntN(3) == 0 {
+		cur = strings.ToLower(cur)
+	}
+	args := []pwMember{
+		{pwKeyJSON(r, "vendor"), pwJSON(w.spellVendor(in.vendor))},
+		{pwKeyJSON(r, "bill"), pwJSON(w.spellBill(in.bill))},
+		{pwKeyJSON(r, "iban"), pwJSON(pwSpellIBAN(r, in.number))},
+		{pwKeyJSON(r, "amount"), pwAmountSpelling(r, in.amount)},
+		{pwKeyJSON(r, "currency"), pwJSON(cur)},
+	}
+	return w.envelope(string(in.action), args)
+}
+
+func (w *pworld) changeBody(in *pwIntent) []byte {
+	r := w.rng
+	return w.envelope(string(in.action), []pwMember{
+		{pwKeyJSON(r, "vendor"), pwJSON(w.spellVendor(in.vendor))},
+		{pwKeyJSON(r, "iban"), pwJSON(pwSpellIBAN(r, in.number))},
+	})
+}
+
+func (w *pworld) envelope(action string, args []pwMember) []byte {
+	r := w.rng
+	r.Shuffle(len(args), func(i, j int) { args[i], args[j] = args[j], args[i] })
+	top := []pwMember{{`"action"`, pwJSON(action)}, {`"args"`, pwObject(args)}}
+	if r.IntN(2) == 0 {
+		top[0], top[1] = top[1], top[0]
+	}
+	return []byte(pwObject(top))
+}
+
+// human shows d's operation to the company's approvers; they approve only
+// if it is exactly what the user wanted.
+func (w *pworld) human(d gateway.Decision, in *pwIntent) []approval.Approval {
+	op := d.Operation
+	ok := op != nil && op.MandateID == in.m.id && string(op.Owner) == in.m.company && op.Action == in.action &&
+		op.Args["vendor"] == intent.Str(in.vendor.id) && op.Args["iban"] == intent.Str(in.number)
+	if ok && in.action == ap.ActionPayBill {
+		ok = len(op.Args) == 5 && op.Args["bill"] == intent.Str(in.bill.id) && op.Args["currency"] == intent.Str(in.currency) &&
+			op.Args["amount"] == intent.AmountValue(in.amount, 2)
+	} else if ok {
+		ok = len(op.Args) == 2
+	}
+	if !ok {
+		w.fail(pwRequest{label: "human"}, fmt.Sprintf("the approval page shows %+v, not what the user wanted (%s)", op, w.identity(in)))
+		return nil
+	}
+	id := w.identity(in)
+	staff := w.staff[in.m.company]
+	who := []string{staff[w.rng.IntN(2)]}
+	if in.level == intent.LevelFourEyes {
+		who = staff
+	}
+	var out []approval.Approval
+	for _, name := range who {
+		a := w.sign(name, d.OperationHash, in.m.id)
+		w.genuine[id] = append(w.genuine[id], a)
+		w.pool = append(w.pool, a)
+		out = append(out, a)
+	}
+	if w.rng.IntN(6) == 0 { // the same person approves twice (two step-ups)
+		a := w.sign(who[0], d.OperationHash, in.m.id)
+		w.genuine[id] = append(w.genuine[id], a)
+		w.pool = append(w.pool, a)
+	}
+	if len(w.pool) > 256 {
+		w.pool = w.pool[len(w.pool)-256:]
+	}
+	return out
+}
+
+func (w *pworld) sign(name string, h intent.OperationHash, mandateID string) approval.Approval {
+	a, err := approval.Sign(approval.Approval{
+		ID: fmt.Sprintf("ap-%d-%d", w.epoch, w.rng.Uint64()), Operation: h, MandateID: mandateID, Approver: name,
+		IssuedAt: w.now, ExpiresAt: w.now.Add(time.Duration(60+w.rng.IntN(540)) * time.Second),
+	}, w.approverKeys[name])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a
+}
+
+// stepUp takes an intent through its step-up: the humans approve and the
+// request is sent again (or held back for later). It reports whether it
+// executed.
+func (w *pworld) stepUp(in *pwIntent, req pwRequest, d gateway.Decision, live bool) bool {
+	if d.Verdict != gateway.StepUp || d.Level != in.level {
+		if live {
+			w.fail(req, fmt.Sprintf("liveness: legitimate %s work got %s %s %+v", in.level, d.Verdict, d.Level, d.Refusal))
+		}
+		return false
+	}
+	as := w.human(d, in)
+	if len(as) == 0 {
+		return false
+	}
+	w.now = w.now.Add(time.Duration(1+w.rng.IntN(20)) * time.Second)
+	again := pwRequest{label: req.label + " approved", token: req.token, body: req.body, approvals: as}
+	if w.rng.IntN(8) == 0 {
+		w.delayed = append(w.delayed, again)
+		w.count("legit/delayed")
+		return false
+	}
+	d = w.decide(again)
+	if live && in.m.validAt(w.now) && !d.Executed {
+		w.fail(again, fmt.Sprintf("liveness: approved legitimate work refused: %s %+v", d.Verdict, d.Refusal))
+	}
+	return d.Executed
+}
+
+func (w *pworld) legitPay() {
+	m := w.withScope(w.companies[w.rng.IntN(len(w.companies))], ap.ActionPayBill)
+	if m == nil {
+		return
+	}
+	in := w.payIntent(m)
+	if in == nil {
+		return
+	}
+	w.count("legit/pay/" + string(in.level))
+	w.st.legitPay++
+	req := pwRequest{label: "legit pay " + string(in.level), token: m.token, body: w.payBody(in)}
+	d := w.decide(req)
+	if in.level == intent.LevelAuto {
+		if !d.Executed {
+			w.fail(req, fmt.Sprintf("liveness: legitimate payment refused: %s %+v", d.Verdict, d.Refusal))
+			return
+		}
+		w.st.legitPaid++
+		return
+	}
+	if w.stepUp(in, req, d, true) {
+		w.st.legitPaid++
+	}
+}
+
+// record stores a call-back on the approval channel and in the ground
+// truth.
+func (w *pworld) record(c string, v *pwVendor, number, phone string, onFile bool, at time.Time) {
+	w.cbN++
+	if err := w.cbs.Record(context.Background(), ap.Callback{
+		ID: fmt.Sprintf("cb-%d", w.cbN), Company: c, Vendor: v.id, Number: pwGroups(number), Phone: phone, CalledBy: "dana", At: at,
+	}); err != nil {
+		w.t.Fatal(err)
+	}
+	w.callbacks = append(w.callbacks, pwCallback{company: c, vendor: v.id, number: number, onFile: onFile, at: at.UTC()})
+}
+
+// latestCallback reports whether no call-back of c for number is more
+// recent than at.
+func (w *pworld) latestCallback(c, number string, at time.Time) bool {
+	return !slices.ContainsFunc(w.callbacks, func(cb pwCallback) bool { return cb.company == c && cb.number == number && cb.at.After(at) })
+}
+
+// respellPhone writes the phone on file as a person might dial it.
+func respellPhone(r *rand.Rand, p string) string {
+	switch r.IntN(3) {
+	case 0:
+		return "00" + strings.TrimPrefix(p, "+")
+	case 1:
+		return strings.ReplaceAll(p, " ", "")
+	}
+	return p
+}
+
+// legitChange: the vendor really changed banks; a person calls it back at
+// the number on file, and two people approve.
+func (w *pworld) legitChange() {
+	r := w.rng
+	m := w.withScope(w.companies[r.IntN(len(w.companies))], ap.ActionChangeVendorBank)
+	if m == nil {
+		return
+	}
+	var vs []*pwVendor
+	for _, v := range w.vendorList[m.company] {
+		if v.active && v.phone != "" && w.uniqueName(v) {
+			vs = append(vs, v)
+		}
+	}
+	v := vs[r.IntN(len(vs))]
+	// The new number: a new account, or one the vendor already has on file
+	// (archived, untrusted, or trusted and active but not current).
+	kinds := map[string][]string{"new": {pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))])}}
+	for _, a := range w.accountsOf(v) {
+		switch {
+		case a.id == v.current:
+		case !a.trusted:
+			kinds["untrusted"] = append(kinds["untrusted"], a.number)
+		case !a.active:
+			kinds["archived"] = append(kinds["archived"], a.number)
+		default:
+			kinds["not-current"] = append(kinds["not-current"], a.number)
+		}
+	}
+	names := slices.Sorted(maps.Keys(kinds))
+	kind := names[r.IntN(len(names))]
+	number := kinds[kind][r.IntN(len(kinds[kind]))]
+	for _, a := range w.accounts {
+		if a.company == m.company && a.vendor != v.id && a.number == number {
+			return
+		}
+	}
+	at := w.now.Add(-time.Duration(r.IntN(3*3600)) * time.Second)
+	w.record(m.company, v, number, respellPhone(r, v.phone), true, at)
+	live := w.latestCallback(m.company, number, at)
+	in := &pwIntent{m: m, action: ap.ActionChangeVendorBank, vendor: v, number: number, level: intent.LevelFourEyes}
+	if w.once[w.identity(in)] {
+		return
+	}
+	w.count("legit/change/" + kind)
+	req := pwRequest{label: "legit change " + kind, token: m.token, body: w.changeBody(in)}
+	d := w.decide(req)
+	w.stepUp(in, req, d, live)
+}
+
+func (w *pworld) legitRead() {
+	r := w.rng
+	c := w.companies[r.IntN(len(w.companies))]
+	a := []intent.Action{ap.ActionListOpenBills, ap.ActionGetVendor}[r.IntN(2)]
+	m := w.withScope(c, a)
+	if m == nil {
+		return
+	}
+	vs := w.vendorList[c]
+	v := vs[r.IntN(len(vs))]
+	var args []pwMember
+	if a == ap.ActionGetVendor || r.IntN(2) == 0 {
+		args = append(args, pwMember{`"vendor"`, pwJSON(w.spellVendor(v))})
+	}
+	w.count("legit/" + string(a))
+	req := pwRequest{label: "legit " + string(a), token: m.token, body: w.envelope(string(a), args)}
+	if d := w.decide(req); !d.Executed {
+		w.fail(req, fmt.Sprintf("liveness: legitimate read refused: %s %+v", d.Verdict, d.Refusal))
+	}
+}
+
+// late submits an approved request that was held back.
+func (w *pworld) late() {
+	if len(w.delayed) == 0 {
+		w.attack()
+		return
+	}
+	i := w.rng.IntN(len(w.delayed))
+	req := w.delayed[i]
+	w.delayed = slices.Delete(w.delayed, i, i+1)
+	req.label = "late " + req.label
+	w.count("approvals/late-submission")
+	w.decide(req)
+}
+
+// replay sends again a request that executed, or the same under another
+// mandate token.
+func (w *pworld) replay() {
+	if len(w.recent) == 0 {
+		w.attack()
+		return
+	}
+	req := w.recent[len(w.recent)-1-w.rng.IntN(min(len(w.recent), 16))]
+	req.label = "replay of " + req.label
+	w.count("replay/executed-request")
+	if w.rng.IntN(3) == 0 {
+		o := w.issued[w.rng.IntN(len(w.issued))]
+		req.token = o.token
+		req.label += " under another mandate"
+		w.count("replay/executed-request-other-mandate")
+	}
+	w.decide(req)
+}
+
+// concurrent sends copies of a legitimate payment at once: the same
+// operation, the same bill with other amounts, or under other mandates.
+func (w *pworld) concurrent() {
+	r := w.rng
+	m := w.withScope(w.companies[r.IntN(len(w.companies))], ap.ActionPayBill)
+	if m == nil {
+		return
+	}
+	in := w.payIntent(m)
+	if in == nil || in.level != intent.LevelAuto {
+		return
+	}
+	k := 2 + r.IntN(7)
+	kind := []string{"same-operation", "different-amounts", "different-mandates"}[r.IntN(3)]
+	w.count("concurrent/" + kind)
+	w.st.batches++
+	reqs := make([]pwRequest, k)
+	others := w.valid(m.company)
+	for i := range reqs {
+		in2 := *in
+		tok := m.token
+		switch kind {
+		case "different-amounts":
+			in2.amount = max(1, in.amount-intent.Amount(i))
+		case "different-mandates":
+			if i > 0 {
+				tok = others[r.IntN(len(others))].token
+			}
+		}
+		reqs[i] = pwRequest{label: "concurrent " + kind, token: tok, body: w.payBody(&in2)}
+	}
+	ds := make([]gateway.Decision, k)
+	var wg sync.WaitGroup
+	for i := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: reqs[i].token, Proposal: reqs[i].body})
+			if err != nil {
+				w.t.Errorf("Decide: %v", err)
+			}
+			ds[i] = d
+		}()
+	}
+	wg.Wait()
+	calls := w.takePending()
+	ran, executed := 0, 0
+	for _, x := range calls {
+		if x.err == nil {
+			ran++
+		}
+	}
+	for i, d := range ds {
+		w.decides++
+		w.st.decides++
+		w.count("verdict/" + d.Verdict.String())
+		if d.Refusal != nil {
+			w.count("code/" + string(d.Refusal.Code))
+		}
+		if d.Receipt.Seq == 0 || d.Receipt.Hash.IsZero() {
+			w.fail(reqs[i], "no receipt was appended")
+		}
+		if d.Executed {
+			executed++
+			w.st.executed++
+		}
+	}
+	if ran != executed || len(calls) > k {
+		w.fail(reqs[0], fmt.Sprintf("%d decisions executed, the executor says %d of %d calls", executed, ran, len(calls)))
+	}
+	w.audit(reqs[0], calls)
+	// Under other mandates, one that cannot pay (another budget currency,
+	// no budget left) may hold the bill while it is refused, so that the
+	// others are refused as in flight: only the same mandate must get one
+	// through.
+	if executed == 0 && kind != "different-mandates" || kind == "same-operation" && executed != 1 {
+		w.fail(reqs[0], fmt.Sprintf("%d of %d concurrent legitimate payments (%s) executed", executed, k, kind))
+	}
+}
+
+// ---- The attacker ----
+
+func pwObject(ms []pwMember) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(m.key + ":" + m.val)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func pwJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// pwKeyJSON spells a key, sometimes with JSON escapes (the same key).
+func pwKeyJSON(r *rand.Rand, k string) string {
+	if r.IntN(10) != 0 {
+		return pwJSON(k)
+	}
+	return pwEscape(k)
+}
+
+func pwEscape(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range []byte(s) {
+		fmt.Fprintf(&b, `\u%04x`, c)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func (w *pworld) pick(c string) *pwVendor {
+	vs := w.vendorList[c]
+	return vs[w.rng.IntN(len(vs))]
+}
+
+func (w *pworld) otherCompany(c string) string {
+	for {
+		if o := w.companies[w.rng.IntN(len(w.companies))]; o != c {
+			return o
+		}
+	}
+}
+
+// accountsOf returns the ground truth's accounts of vendor v, by ID.
+func (w *pworld) accountsOf(v *pwVendor) []*pwAccount {
+	var out []*pwAccount
+	for _, a := range w.accounts {
+		if a.vendor == v.id {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b *pwAccount) int { return erp.CompareIDs(a.id, b.id) })
+	return out
+}
+
+func (w *pworld) billsOf(c string, keep func(*pwBill) bool) []*pwBill {
+	var out []*pwBill
+	for _, b := range w.billList[c] {
+		if keep(b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// attackToken picks which mandate token reaches the gateway.
+func (w *pworld) attackToken() (string, string, *pwMandate) {
+	r := w.rng
+	vs := w.valid("")
+	var m *pwMandate
+	if len(vs) > 0 {
+		m = vs[r.IntN(len(vs))]
+	} else {
+		m = w.issued[r.IntN(len(w.issued))]
+	}
+	switch x := r.IntN(100); {
+	case x < 76:
+		return m.token, "mandate/genuine", m
+	case x < 81:
+		o := w.issued[r.IntN(len(w.issued))]
+		return o.token, "mandate/any-genuine(expired,revoked,audience)", o
+	case x < 85:
+		return pwFlip(r, m.token), "mandate/byte-flipped", m
+	case x < 88:
+		return w.reencode(m.token), "mandate/payload-edited", m
+	case x < 90:
+		o := w.issued[r.IntN(len(w.issued))]
+		p, _, _ := strings.Cut(strings.TrimPrefix(m.token, mandate.Prefix), ".")
+		_, s, _ := strings.Cut(strings.TrimPrefix(o.token, mandate.Prefix), ".")
+		return mandate.Prefix + p + "." + s, "mandate/signature-swapped", m
+	case x < 95:
+		return w.forged(m), "mandate/attacker-signed", m
+	case x < 97:
+		variants := []string{m.token + "=", strings.Replace(m.token, "ipm1.", "IPM1.", 1), m.token + ".", " " + m.token, m.token[:len(m.token)-1]}
+		return variants[r.IntN(len(variants))], "mandate/respelled", m
+	default:
+		junk := []string{"", "ipm1.", "ipm1..", "null", string([]byte{0xff, 0xfe}), "ipm1.e30.AAAA"}
+		return junk[r.IntN(len(junk))], "mandate/garbage", m
+	}
+}
+
+func pwFlip(r *rand.Rand, tok string) string {
+	b := []byte(tok)
+	i := len(mandate.Prefix) + r.IntN(len(b)-len(mandate.Prefix))
+	const alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	for {
+		if c := alpha[r.IntN(len(alpha))]; c != b[i] {
+			b[i] = c
+			return string(b)
+		}
+	}
+}
+
+// reencode edits the signed payload (owner, budget, scope, expiry) and
+// keeps the issuer's signature.
+func (w *pworld) reencode(tok string) string {
+	p, s, _ := strings.Cut(strings.TrimPrefix(tok, mandate.Prefix), ".")
+	raw, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return tok
+	}
+	var f map[string]any
+	if json.Unmarshal(raw, &f) != nil {
+		return tok
+	}
+	switch w.rng.IntN(4) {
+	case 0:
+		f["owner"] = w.companies[w.rng.IntN(len(w.companies))]
+	case 1:
+		f["budget"] = map[string]any{"amount": int64(1) << 60, "currency": "EUR"}
+	case 2:
+		f["scope"] = pwAll
+	default:
+		f["expiry"] = "2099-01-01T00:00:00.000000000Z"
+	}
+	nb, _ := json.Marshal(f)
+	return mandate.Prefix + base64.RawURLEncoding.EncodeToString(nb) + "." + s
+}
+
+// forged signs a mandate with the attacker's key, under the real issuer's
+// key id or its own, reusing a genuine mandate id or not.
+func (w *pworld) forged(m *pwMandate) string {
+	r := w.rng
+	id := m.id
+	if r.IntN(2) == 0 {
+		id = "m-evil"
+	}
+	kid := pwIssuer
+	if r.IntN(3) == 0 {
+		kid = "attacker"
+	}
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: id, Audience: pwAudience, Owner: intent.Owner(w.companies[r.IntN(len(w.companies))]), Scope: pwAll,
+		Budget: intent.Money{Currency: "EUR", Amount: 1 << 50}, Mode: mandate.ModeKnownCounterparties,
+		NotBefore: w.now.Add(-time.Hour), Expiry: w.now.Add(time.Hour),
+	}, kid, w.attackerKey)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return tok
+}
+
+var pwOddActions = []string{
+	"ap.pay_bil", "ap.pay_bill ", "AP.PAY_BILL", "ap.pay\u200b_bill", "ap.рay_bill", "ap.pay.bill", "ap.change_vendor_bank_now",
+	"ap.delete_vendor", "ap.update_vendor", "ap.approve", "pay.send", "", "ap.",
+}
+
+func (w *pworld) attackAction(m *pwMandate) (string, string) {
+	r := w.rng
+	switch x := r.IntN(100); {
+	case x < 80 && m != nil:
+		a := m.scope[r.IntN(len(m.scope))]
+		if slices.Contains(m.scope, ap.ActionPayBill) && r.IntN(2) == 0 {
+			a = ap.ActionPayBill
+		}
+		return string(a), "action/in-scope"
+	case x < 93:
+		return string(pwAll[r.IntN(len(pwAll))]), "action/any-ap"
+	}
+	return pwOddActions[r.IntN(len(pwOddActions))], "action/unknown-or-look-alike"
+}
+
+// attack builds a proposal from everything the attacker controls: usually
+// a coherent payment of one of the company's bills with one or more values
+// changed to the attacker's.
+func (w *pworld) attack() {
+	r := w.rng
+	tok, tlabel, m := w.attackToken()
+	labels := []string{tlabel}
+	action, alabel := w.attackAction(m)
+	labels = append(labels, alabel)
+	c := m.company
+	var args []pwMember
+	switch intent.Action(action) {
+	case ap.ActionPayBill:
+		args = w.attackPay(c, m, &labels)
+	case ap.ActionChangeVendorBank:
+		args = w.attackChange(c, &labels)
+	case ap.ActionListOpenBills, ap.ActionGetVendor:
+		if action == string(ap.ActionGetVendor) || r.IntN(2) == 0 {
+			v, l := w.attackVendor(c, w.pick(c))
+			labels = append(labels, l)
+			args = append(args, pwMember{`"vendor"`, v})
+		}
+	default:
+		args = w.attackPay(c, m, &labels)
+	}
+	if r.IntN(6) == 0 {
+		k, v, l := w.smuggle(c)
+		labels = append(labels, l)
+		args = append(args, pwMember{k, v})
+	}
+	if len(args) > 0 && r.IntN(20) == 0 {
+		i := r.IntN(len(args))
+		args = append(args, pwMember{args[i].key, pwJSON(w.emailIBANs[0])})
+		labels = append(labels, "keys/duplicate-arg")
+	}
+	body := w.envelope(action, args)
+	if r.IntN(12) == 0 {
+		body, labels = w.breakEnvelope(body, labels)
+	}
+	req := pwRequest{token: tok, body: body}
+	if r.IntN(6) == 0 {
+		req.approvals = w.attackApprovals(intent.OperationHash{}, m, &labels)
+	}
+	for _, l := range labels {
+		w.count(l)
+	}
+	req.label = strings.Join(labels, " ")
+	w.decide(req)
+}
+
+func (w *pworld) attackPay(c string, m *pwMandate, labels *[]string) []pwMember {
+	r := w.rng
+	bs := w.billList[c]
+	b := bs[r.IntN(len(bs))]
+	if r.IntN(2) == 0 { // more often a bill that can be paid, so the attack gets far
+		if open := w.billsOf(c, w.payable); len(open) > 0 {
+			b = open[r.IntN(len(open))]
+		}
+	}
+	v := w.vendors[b.vendor]
+	number := ""
+	if v.current != "" {
+		number = w.accounts[v.current].number
+	} else {
+		number = w.accountsOf(v)[0].number
+	}
+	vendor, bill, iban := pwJSON(w.spellVendor(v)), pwJSON(w.spellBill(b)), pwJSON(pwSpellIBAN(r, number))
+	amount, currency := pwAmountSpelling(r, max(1, min(b.residual, w.remaining(m)))), pwJSON(b.currency)
+	changed := 0
+	for changed == 0 || r.IntN(3) == 0 {
+		changed++
+		var l string
+		switch r.IntN(5) {
+		case 0:
+			vendor, l = w.attackVendor(c, v)
+		case 1:
+			bill, l = w.attackBill(c, b)
+		case 2:
+			iban, l = w.attackIBAN(c, v)
+		case 3:
+			amount, l = w.attackAmount(b, m)
+		default:
+			currency, l = w.attackCurrency(b)
+		}
+		*labels = append(*labels, l)
+		if changed > 3 {
+			break
+		}
+	}
+	return []pwMember{
+		{pwKeyJSON(r, "vendor"), vendor}, {pwKeyJSON(r, "bill"), bill}, {pwKeyJSON(r, "iban"), iban},
+		{pwKeyJSON(r, "amount"), amount}, {pwKeyJSON(r, "currency"), currency},
+	}
+}
+
+func (w *pworld) attackChange(c string, labels *[]string) []pwMember {
+	r := w.rng
+	v := w.pick(c)
+	vendor, l := pwJSON(w.spellVendor(v)), "vendor/spelled"
+	if r.IntN(3) == 0 {
+		vendor, l = w.attackVendor(c, v)
+	}
+	*labels = append(*labels, l)
+	var iban string
+	switch x := r.IntN(10); {
+	case x < 4:
+		iban, l = pwJSON(pwSpellIBAN(r, w.emailIBANs[r.IntN(len(w.emailIBANs))])), "iban/from-email"
+	case x < 6 && len(w.callbacks) > 0: // a number some call-back confirmed, for whichever vendor or company
+		iban, l = pwJSON(pwSpellIBAN(r, w.callbacks[r.IntN(len(w.callbacks))].number)), "iban/confirmed-by-some-call-back"
+	default:
+		iban, l = w.attackIBAN(c, v)
+	}
+	*labels = append(*labels, l)
+	return []pwMember{{pwKeyJSON(r, "vendor"), vendor}, {pwKeyJSON(r, "iban"), iban}}
+}
+
+var pwVendorLookAlikes = []string{
+	"АCME Supplies", "ACME Suppl\u0456es", "ACME\u200bSupplies", "ACME Supplies\u00a0", "ACME Supplies Ltd", "ACME-Supplies",
+	"ACME Supplies (approved by CFO)", "ACME Supplies\u202e", "Globex  Parts.", "Gl0bex Parts", "ACME\tSupplies\n", "acme supplies%",
+}
+
+// attackVendor returns a raw JSON vendor.
+func (w *pworld) attackVendor(c string, v *pwVendor) (string, string) {
+	r := w.rng
+	o := w.otherCompany(c)
+	switch x := r.IntN(100); {
+	case x < 25:
+		return pwJSON(w.spellVendor(v)), "vendor/spelled"
+	case x < 45:
+		return pwJSON(w.spellVendor(w.pick(c))), "vendor/another-of-company"
+	case x < 55:
+		return pwJSON(w.pick(o).id), "vendor/other-company-id"
+	case x < 60:
+		return pwJSON("Cyberdyne Systems"), "vendor/name-only-in-another-company"
+	case x < 65:
+		return pwJSON("Stark Industries"), "vendor/ambiguous-name"
+	case x < 85:
+		return pwJSON(pwVendorLookAlikes[r.IntN(len(pwVendorLookAlikes))]), "vendor/look-alike"
+	case x < 92:
+		return pwJSON(v.id + []string{" ", "0", ".0", "\u0000"}[r.IntN(4)]), "vendor/id-respelled"
+	}
+	return []string{`123`, `null`, `[]`, `{}`, `""`, pwJSON(strings.Repeat("A", 300)), `true`}[r.IntN(7)], "vendor/wrong-type"
+}
+
+// attackBill returns a raw JSON bill.
+func (w *pworld) attackBill(c string, b *pwBill) (string, string) {
+	r := w.rng
+	o := w.otherCompany(c)
+	ob := w.billList[o][r.IntN(len(w.billList[o]))]
+	any := w.billList[c][r.IntN(len(w.billList[c]))]
+	switch x := r.IntN(100); {
+	case x < 20:
+		variants := []string{"INV-2290", "INV 2290", "INV-02290", "inv2290", "INV/2290", "INV.2290", "INV–2290", "INV-2290 ", "INV-22900", "INV-229", "INV-2290-1", "1NV-2290"}
+		return pwJSON(variants[r.IntN(len(variants))]), "bill/INV-2290-variant"
+	case x < 40:
+		return pwJSON([]string{any.name, any.id, any.ref, strings.ToLower(any.name)}[r.IntN(4)]), "bill/another-of-company(" + string(any.kind) + "," + string(any.state) + ")"
+	case x < 50:
+		return pwJSON(ob.id), "bill/other-company-id"
+	case x < 55:
+		return pwJSON(ob.name), "bill/other-company-number"
+	case x < 60:
+		return pwJSON(ob.ref), "bill/other-company-ref"
+	case x < 75:
+		if b.group != "" || b.ref != "" {
+			return pwJSON(pwRespellRef(r, b.ref)), "bill/ref-respelled"
+		}
+		return pwJSON(b.name), "bill/own"
+	case x < 85:
+		return pwJSON(b.name + []string{" ", "/", "0", "\u200b", "\u00a0"}[r.IntN(5)]), "bill/number-look-alike"
+	}
+	return []string{`null`, `42`, `[]`, `""`, pwJSON(strings.Repeat("9", 200)), pwJSON("INV-2290\u0000"), `{"id":1}`}[r.IntN(7)], "bill/wrong-type"
+}
+
+func pwRespellRef(r *rand.Rand, ref string) string {
+	switch r.IntN(4) {
+	case 0:
+		return strings.ReplaceAll(ref, "-", " ")
+	case 1:
+		return strings.ReplaceAll(ref, "-", "-0")
+	case 2:
+		return strings.ToLower(strings.ReplaceAll(ref, "-", ""))
+	}
+	return strings.ReplaceAll(ref, "-", "/")
+}
+
+// attackIBAN returns a raw JSON IBAN for vendor v of company c.
+func (w *pworld) attackIBAN(c string, v *pwVendor) (string, string) {
+	r := w.rng
+	mine := w.accountsOf(v)
+	o := w.otherCompany(c)
+	ov := w.pick(o)
+	cur := mine[0].number
+	if v.current != "" {
+		cur = w.accounts[v.current].number
+	}
+	switch x := r.IntN(100); {
+	case x < 20:
+		return pwJSON(pwSpellIBAN(r, cur)), "iban/current"
+	case x < 40:
+		a := mine[r.IntN(len(mine))]
+		state := "archived"
+		switch {
+		case a.id == v.current:
+			state = "current"
+		case !a.trusted:
+			state = "untrusted"
+		case a.active:
+			state = "not-current"
+		}
+		return pwJSON(pwSpellIBAN(r, a.number)), "iban/vendor-account-" + state
+	case x < 50:
+		ow := w.pick(c)
+		as := w.accountsOf(ow)
+		return pwJSON(pwSpellIBAN(r, as[r.IntN(len(as))].number)), "iban/other-vendor"
+	case x < 60:
+		as := w.accountsOf(ov)
+		return pwJSON(pwSpellIBAN(r, as[r.IntN(len(as))].number)), "iban/other-company"
+	case x < 75:
+		return pwJSON(pwSpellIBAN(r, w.emailIBANs[r.IntN(len(w.emailIBANs))])), "iban/from-email"
+	case x < 88:
+		return pwJSON(pwMangle(r, cur)), "iban/look-alike"
+	case x < 92:
+		return pwJSON(pwLookAlikeValid(cur)), "iban/look-alike-valid-checksum"
+	}
+	return []string{`123`, `null`, `[]`, pwJSON(""), pwJSON(cur[:4] + "\u0000" + cur[4:]), pwJSON(strings.Repeat(cur, 20)), pwJSON(mine[0].id)}[r.IntN(7)], "iban/wrong-type-or-id"
+}
+
+// attackAmount returns a raw JSON amount for bill b.
+func (w *pworld) attackAmount(b *pwBill, m *pwMandate) (string, string) {
+	r := w.rng
+	res := b.residual
+	edge := func(a intent.Amount) string { return pwJSON(intent.FormatAmount(a, 2)) }
+	switch x := r.IntN(100); {
+	case x < 30:
+		edges := []intent.Amount{res, res + 1, res - 1, b.total, b.total + 1, 1, pwConfirm, pwConfirm + 1, pwMax, pwMax + 1,
+			w.remaining(m), w.remaining(m) + 1, res * 2}
+		return edge(edges[r.IntN(len(edges))]), "amount/edge"
+	case x < 45:
+		return pwAmountSpelling(r, 1+intent.Amount(r.Int64N(int64(max(res, 100))))), "amount/random"
+	case x < 70:
+		s := intent.FormatAmount(max(res, 1), 2)
+		whole, frac, _ := strings.Cut(s, ".")
+		bad := []string{whole + "," + frac, pwThousands(whole, ".") + "," + frac, pwThousands(whole, ",") + "." + frac,
+			pwThousands(whole, " ") + "," + frac, pwThousands(whole, "'") + "." + frac, s + "1", s + "01", s + "9",
+			"0" + s, "+" + s, s + " EUR", "€" + s, whole + "." + frac[:1] + "5" + "0", s[:len(s)-1] + "\u0661"}
+		return pwJSON(bad[r.IntN(len(bad))]), "amount/locale-or-extra-decimals"
+	case x < 80:
+		return []string{`0`, `"0.00"`, `"-0.01"`, `-5`, pwJSON("-" + intent.FormatAmount(res, 2)), `"0.001"`, `"-0"`}[r.IntN(7)], "amount/zero-or-negative"
+	case x < 90:
+		return []string{`"92233720368547758.07"`, `"92233720368547758.08"`, `92233720368547758.08`, `"99999999999999999999999"`, `1e400`,
+			`"1e9"`, `18446744073709551616`, pwJSON(intent.FormatAmount(res, 2) + strings.Repeat("0", 400))}[r.IntN(8)], "amount/huge-or-exponent"
+	}
+	return []string{`true`, `null`, `{}`, `[]`, `"abc"`, `[1250]`, `{"amount":1}`, `""`, `"NaN"`, `"Infinity"`}[r.IntN(10)], "amount/wrong-type"
+}
+
+func pwThousands(whole, sep string) string {
+	var parts []string
+	for len(whole) > 3 {
+		parts = append([]string{whole[len(whole)-3:]}, parts...)
+		whole = whole[:len(whole)-3]
+	}
+	return strings.Join(append([]string{whole}, parts...), sep)
+}
+
+func (w *pworld) attackCurrency(b *pwBill) (string, string) {
+	r := w.rng
+	switch x := r.IntN(10); {
+	case x < 3:
+		return pwJSON([]string{strings.ToLower(b.currency), " " + b.currency + " ", b.currency}[r.IntN(3)]), "currency/bill's-spelled"
+	case x < 7:
+		return pwJSON([]string{"USD", "EUR", "GBP", "JPY", "CHF", "XLK"}[r.IntN(6)]), "currency/other"
+	}
+	return []string{pwJSON("€"), pwJSON("EURO"), pwJSON(""), pwJSON("E U R"), `978`, `null`, pwJSON("ЕUR"), pwJSON("EU\u200bR")}[r.IntN(8)], "currency/garbage"
+}
+
+// smuggle returns an argument the contract does not declare, or a forged
+// label.
+func (w *pworld) smuggle(c string) (string, string, string) {
+	r := w.rng
+	v := w.pick(c)
+	cases := []struct{ k, v, l string }{
+		{`"approved"`, `true`, "keys/forged-label"},
+		{`"approval"`, `{"confirm":true,"four_eyes":true}`, "keys/forged-label"},
+		{`"callback"`, `{"verified":true,"phone":"` + v.phone + `"}`, "keys/forged-label"},
+		{`"memo"`, pwJSON("APPROVED BY CFO - callback done"), "keys/forged-label"},
+		{`"owner"`, pwJSON(w.otherCompany(c)), "keys/unknown-arg"},
+		{`"company"`, pwJSON(w.otherCompany(c)), "keys/unknown-arg"},
+		{`"bank_account"`, pwJSON(v.current), "keys/unknown-arg"},
+		{`"payee"`, pwJSON(w.emailIBANs[0]), "keys/unknown-arg"},
+		{`"Vendor"`, pwJSON(v.name), "keys/case-variant"},
+		{`"iban "`, pwJSON(w.emailIBANs[1]), "keys/case-variant"},
+		{`"__entity"`, `{"type":"Owner","id":"` + c + `"}`, "keys/cedar-escape-key"},
+		{`"iban"`, `{"__entity":{"type":"Resource","id":"x"}}`, "keys/cedar-escape-value"},
+	}
+	x := cases[r.IntN(len(cases))]
+	return x.k, x.v, x.l
+}
+
+func (w *pworld) breakEnvelope(body []byte, labels []string) ([]byte, []string) {
+	r := w.rng
+	switch r.IntN(6) {
+	case 0:
+		var f map[string]json.RawMessage
+		_ = json.Unmarshal(body, &f)
+		k := []string{"context", "approval", "owner", "mandate", "nonce", "approved", "Action"}[r.IntN(7)]
+		return []byte(strings.TrimSuffix(string(body), "}") + `,` + pwJSON(k) + `:{"confirm":true,"four_eyes":true}}`), append(labels, "envelope/smuggled-top-level-key")
+	case 1:
+		return []byte(strings.TrimSuffix(string(body), "}") + `,"action":"ap.list_open_bills"}`), append(labels, "envelope/duplicate-action")
+	case 2:
+		return append(body, []byte(`{"action":"ap.get_vendor"}`)...), append(labels, "envelope/trailing-data")
+	case 3:
+		b := slices.Clone(body)
+		b[r.IntN(len(b))] = 0xff
+		return b, append(labels, "envelope/non-utf8")
+	case 4:
+		return body[:r.IntN(len(body))], append(labels, "envelope/cut")
+	}
+	return []byte(`{"action":"ap.pay_bill","args":{"vendor":` + strings.Repeat("[", 3000) + strings.Repeat("]", 3000) + `}}`), append(labels, "envelope/deep-nesting")
+}
+
+// attackApprovals returns approvals the attacker relays: genuine ones
+// replayed elsewhere, tampered ones, its own, or another company's
+// approver's; h is the operation the attacker wants, if it knows it.
+func (w *pworld) attackApprovals(h intent.OperationHash, m *pwMandate, labels *[]string) []approval.Approval {
+	r := w.rng
+	if h.IsZero() {
+		h[0] = 1
+	}
+	pick := func() approval.Approval {
+		if len(w.pool) == 0 {
+			return w.forgeApproval("alice", h, m)
+		}
+		return w.pool[r.IntN(len(w.pool))]
+	}
+	switch r.IntN(11) {
+	case 0:
+		*labels = append(*labels, "approvals/replayed-genuine")
+		return []approval.Approval{pick()}
+	case 1:
+		*labels = append(*labels, "approvals/two-replayed-genuine")
+		return []approval.Approval{pick(), pick()}
+	case 2, 3:
+		a := pick()
+		if !h.IsZero() {
+			a.Operation = h
+		}
+		switch r.IntN(6) {
+		case 0:
+			a.ID += "x"
+		case 1:
+			a.Operation[r.IntN(32)] ^= 1
+		case 2:
+			a.MandateID = m.id
+		case 3:
+			a.ExpiresAt = a.ExpiresAt.Add(24 * time.Hour)
+		case 4:
+			a.IssuedAt = a.IssuedAt.Add(-time.Hour)
+		default:
+			a.Sig = slices.Clone(a.Sig)
+			if len(a.Sig) > 0 {
+				a.Sig[r.IntN(len(a.Sig))] ^= 0x80
+			}
+		}
+		*labels = append(*labels, "approvals/tampered")
+		return []approval.Approval{a}
+	case 4:
+		name := []string{"alice", "bob", "carol", "mallory", "Alice"}[r.IntN(5)]
+		*labels = append(*labels, "approvals/attacker-signed")
+		return []approval.Approval{w.forgeApproval(name, h, m), pick()}
+	case 5, 6:
+		// Another company's approver (a real key) signs this very operation.
+		var others []string
+		for c, s := range w.staff {
+			if c != m.company {
+				others = append(others, s...)
+			}
+		}
+		slices.Sort(others)
+		out := []approval.Approval{w.sign(others[r.IntN(len(others))], h, m.id)}
+		if r.IntN(2) == 0 {
+			out = append(out, w.sign(others[r.IntN(len(others))], h, m.id))
+		}
+		*labels = append(*labels, "approvals/other-company-approver")
+		return out
+	case 7:
+		a := pick()
+		*labels = append(*labels, "approvals/same-approval-twice")
+		return []approval.Approval{a, a}
+	case 8:
+		a := pick()
+		b := a
+		b.ID += "-2"
+		*labels = append(*labels, "approvals/same-approver-respelled")
+		return []approval.Approval{a, b}
+	case 9:
+		*labels = append(*labels, "approvals/empty-fields")
+		return []approval.Approval{{}, {ID: "x", Approver: "alice"}}
+	}
+	// Two genuine approvals by the same person.
+	for id, as := range w.genuine {
+		for i := range as {
+			for j := i + 1; j < len(as); j++ {
+				if as[i].Approver == as[j].Approver {
+					*labels = append(*labels, "approvals/same-approver-twice-genuine")
+					_ = id
+					return []approval.Approval{as[i], as[j]}
+				}
+			}
+		}
+	}
+	*labels = append(*labels, "approvals/replayed-genuine")
+	return []approval.Approval{pick()}
+}
+
+func (w *pworld) forgeApproval(name string, h intent.OperationHash, m *pwMandate) approval.Approval {
+	if h.IsZero() {
+		h[0] = 1
+	}
+	a, err := approval.Sign(approval.Approval{
+		ID: fmt.Sprintf("forged-%d", w.rng.Uint64()), Operation: h, MandateID: m.id, Approver: name,
+		IssuedAt: w.now, ExpiresAt: w.now.Add(time.Hour),
+	}, w.attackerKey)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return a
+}
+
+// callbackAttack: the vendor's "new" number comes from the attacker's
+// email, and the call-back evidence is off (missing, to the email's phone,
+// to another vendor's phone, for another vendor, stale, dated in the
+// future, of another company). The approvers are fooled: they approve the
+// change shown if asked. The call-back check alone must stop it.
+func (w *pworld) callbackAttack() {
+	r := w.rng
+	m := w.withScope(w.companies[r.IntN(len(w.companies))], ap.ActionChangeVendorBank)
+	if m == nil {
+		return
+	}
+	c := m.company
+	var vs []*pwVendor
+	for _, v := range w.vendorList[c] {
+		if w.uniqueName(v) {
+			vs = append(vs, v)
+		}
+	}
+	v := vs[r.IntN(len(vs))]
+	number := w.emailIBANs[r.IntN(len(w.emailIBANs))]
+	if r.IntN(4) == 0 { // a number already on file for another vendor
+		ow := w.pick(c)
+		as := w.accountsOf(ow)
+		number = as[r.IntN(len(as))].number
+	}
+	other := w.pick(c)
+	kind := []string{"missing", "phone-from-email", "phone-of-other-vendor", "phone-one-digit-off", "for-other-vendor", "stale", "future", "other-company"}[r.IntN(8)]
+	switch kind {
+	case "phone-from-email":
+		w.record(c, v, number, fmt.Sprintf("+44 20 7946 %04d", r.IntN(10000)), false, w.now.Add(-time.Minute))
+	case "phone-of-other-vendor":
+		if other.phone == "" || other == v || pwDigits(other.phone) == pwDigits(v.phone) {
+			return
+		}
+		w.record(c, v, number, other.phone, false, w.now.Add(-time.Minute))
+	case "phone-one-digit-off":
+		if v.phone == "" {
+			return
+		}
+		p := []byte(v.phone)
+		p[len(p)-1] = '0' + (p[len(p)-1]-'0'+1)%10
+		w.record(c, v, number, string(p), false, w.now.Add(-time.Minute))
+	case "for-other-vendor":
+		if other == v || other.phone == "" {
+			return
+		}
+		w.record(c, other, number, other.phone, true, w.now.Add(-time.Minute))
+	case "stale":
+		if v.phone == "" {
+			return
+		}
+		w.record(c, v, number, v.phone, true, w.now.Add(-pwCallbackValidity-time.Duration(1+r.IntN(7*24*3600))*time.Second))
+	case "future":
+		if v.phone == "" {
+			return
+		}
+		w.record(c, v, number, v.phone, true, w.now.Add(time.Duration(1+r.IntN(3600))*time.Second))
+	case "other-company":
+		o := w.otherCompany(c)
+		ov := w.pick(o)
+		if ov.phone == "" {
+			return
+		}
+		w.record(o, ov, number, ov.phone, true, w.now.Add(-time.Minute))
+	}
+	w.count("callback/" + kind)
+	in := &pwIntent{m: m, action: ap.ActionChangeVendorBank, vendor: v, number: number, level: intent.LevelFourEyes}
+	req := pwRequest{label: "call-back attack " + kind, token: m.token, body: w.changeBody(in)}
+	d := w.decide(req)
+	if d.Verdict == gateway.StepUp && d.Operation != nil {
+		w.count("callback/fooled-approvers-asked")
+		w.stepUp(in, req, d, false)
+	}
+}
+
+func pwDigits(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if '0' <= c && c <= '9' {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}
+
+// stepUpAttack: an operation that needs approval is stepped up; either the
+// humans approve it and the attacker uses their approvals for something
+// else, or the attacker relays approvals the humans never gave for it.
+func (w *pworld) stepUpAttack() {
+	r := w.rng
+	var in *pwIntent
+	var m *pwMandate
+	if r.IntN(4) == 0 {
+		if m = w.withScope(w.companies[r.IntN(len(w.companies))], ap.ActionChangeVendorBank); m != nil {
+			var vs []*pwVendor
+			for _, v := range w.vendorList[m.company] {
+				if v.active && v.phone != "" && w.uniqueName(v) {
+					vs = append(vs, v)
+				}
+			}
+			v := vs[r.IntN(len(vs))]
+			number := pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))])
+			w.record(m.company, v, number, v.phone, true, w.now.Add(-time.Minute))
+			in = &pwIntent{m: m, action: ap.ActionChangeVendorBank, vendor: v, number: number, level: intent.LevelFourEyes}
+		}
+	} else if m = w.withScope(w.companies[r.IntN(len(w.companies))], ap.ActionPayBill); m != nil {
+		for range 6 {
+			if in = w.payIntent(m); in != nil && in.level != intent.LevelAuto {
+				break
+			}
+		}
+	}
+	if in == nil || in.level == intent.LevelAuto {
+		w.attack()
+		return
+	}
+	body := func(in *pwIntent) []byte {
+		if in.action == ap.ActionChangeVendorBank {
+			return w.changeBody(in)
+		}
+		return w.payBody(in)
+	}
+	labels := []string{"stepup-attack/" + string(in.action) + "/" + string(in.level)}
+	req := pwRequest{token: m.token, body: body(in)}
+	d := w.decide(pwRequest{label: "step-up for the attack", token: m.token, body: req.body})
+	if d.Verdict != gateway.StepUp {
+		return
+	}
+	if r.IntN(2) == 0 {
+		legit := w.human(d, in)
+		if len(legit) == 0 {
+			return
+		}
+		in2 := *in
+		switch x := r.IntN(6); {
+		case x == 0:
+			if o := w.withScope(m.company, in.action); o != nil {
+				req.token = o.token
+			}
+			labels = append(labels, "stepup-attack/approval-under-other-mandate")
+		case x == 1:
+			req.token = w.issued[r.IntN(len(w.issued))].token
+			labels = append(labels, "stepup-attack/approval-under-any-mandate")
+		case x == 2 && in.action == ap.ActionPayBill:
+			in2.amount += intent.Amount([]int{1, -1, 100}[r.IntN(3)])
+			req.body = body(&in2)
+			labels = append(labels, "stepup-attack/approval-other-amount")
+		case x == 3:
+			if in.action == ap.ActionPayBill {
+				if o := w.payIntent(m); o != nil && o.bill != in.bill {
+					in2.bill, in2.vendor, in2.number = o.bill, o.vendor, o.number
+					req.body = body(&in2)
+				}
+				labels = append(labels, "stepup-attack/approval-other-bill")
+			} else {
+				in2.number = w.emailIBANs[r.IntN(len(w.emailIBANs))]
+				req.body = body(&in2)
+				labels = append(labels, "stepup-attack/approval-other-iban")
+			}
+		case x == 4 && in.action == ap.ActionChangeVendorBank:
+			var vs []*pwVendor
+			for _, v := range w.vendorList[m.company] {
+				if v != in.vendor && w.uniqueName(v) {
+					vs = append(vs, v)
+				}
+			}
+			in2.vendor = vs[r.IntN(len(vs))]
+			req.body = body(&in2)
+			labels = append(labels, "stepup-attack/approval-other-vendor")
+		default:
+			if len(legit) == 2 {
+				legit = legit[:1]
+				if r.IntN(2) == 0 {
+					legit = append(legit, legit[0])
+				}
+			}
+			labels = append(labels, "stepup-attack/partial-approvals")
+		}
+		req.approvals = legit
+	} else {
+		req.approvals = w.attackApprovals(d.OperationHash, m, &labels)
+	}
+	for _, l := range labels {
+		w.count(l)
+	}
+	req.label = strings.Join(labels, " ")
+	w.decide(req)
+}
+
+// ---- Spellings and IBANs ----
+
+func pwMakeIBAN(r *rand.Rand, cc string) string {
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		return string(b)
+	}
+	letters := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('A' + r.IntN(26))
+		}
+		return string(b)
+	}
+	var bban string
+	switch cc {
+	case "DE":
+		bban = digits(18)
+	case "NL":
+		bban = letters(4) + digits(10)
+	case "BE":
+		bban = digits(12)
+	case "AT":
+		bban = digits(16)
+	case "ES":
+		bban = digits(20)
+	case "GB":
+		bban = letters(4) + digits(14)
+	case "LT":
+		bban = digits(16)
+	default:
+		bban = digits(23)
+	}
+	return pwWithCheck(cc, bban)
+}
+
+// pwWithCheck computes the IBAN check digits itself (ISO 7064 MOD 97-10).
+func pwWithCheck(cc, bban string) string {
+	rem := 0
+	for _, c := range bban + cc + "00" {
+		if c >= 'A' && c <= 'Z' {
+			rem = (rem*100 + int(c-'A') + 10) % 97
+			continue
+		}
+		rem = (rem*10 + int(c-'0')) % 97
+	}
+	return fmt.Sprintf("%s%02d%s", cc, 98-rem, bban)
+}
+
+// pwLookAlikeValid changes two digits of iban's account number and fixes
+// the check digits: a valid IBAN that reads almost like the original.
+func pwLookAlikeValid(iban string) string {
+	b := []byte(iban[4:])
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] >= '0' && b[i] <= '9' {
+			b[i] = '0' + (b[i]-'0'+1)%10
+			break
+		}
+	}
+	for i := range b {
+		if b[i] >= '0' && b[i] <= '9' {
+			b[i] = '0' + (b[i]-'0'+9)%10
+			break
+		}
+	}
+	return pwWithCheck(iban[:2], string(b))
+}
+
+func pwGroups(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i += 4 {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s[i:min(i+4, len(s))])
+	}
+	return b.String()
+}
+
+// pwSpellIBAN returns an honest spelling of an IBAN.
+func pwSpellIBAN(r *rand.Rand, iban string) string {
+	switch r.IntN(7) {
+	case 0:
+		return iban
+	case 1:
+		return strings.ToLower(iban)
+	case 2:
+		return " " + iban + " "
+	case 3:
+		return "IBAN " + pwGroups(iban)
+	case 4:
+		b := []byte(iban)
+		for i := range b {
+			if r.IntN(2) == 0 && b[i] >= 'A' && b[i] <= 'Z' {
+				b[i] += 'a' - 'A'
+			}
+		}
+		return string(b)
+	}
+	return pwGroups(iban)
+}
+
+// pwMangle makes a look-alike of iban: homoglyphs, full-width digits,
+// zero-width characters, one character changed, cut or extended.
+func pwMangle(r *rand.Rand, iban string) string {
+	i := 2 + r.IntN(len(iban)-2)
+	c := iban[i]
+	swap := map[byte]string{'0': "O", '1': "l", '5': "S", '8': "B", '2': "Z", '6': "G", 'O': "0", 'I': "1", 'B': "8", 'S': "5"}
+	switch r.IntN(9) {
+	case 0:
+		if s, ok := swap[c]; ok {
+			return iban[:i] + s + iban[i+1:]
+		}
+		return iban[:i] + "0" + iban[i+1:]
+	case 1:
+		if c >= '0' && c <= '9' {
+			return iban[:i] + string(rune(0xff10+int(c-'0'))) + iban[i+1:]
+		}
+		return iban[:i] + "\uff21" + iban[i+1:]
+	case 2:
+		return iban[:i] + "\u200b" + iban[i:]
+	case 3:
+		return strings.Replace(iban, "E", "\u0415", 1)
+	case 4:
+		return iban[:len(iban)-1]
+	case 5:
+		return iban + "0"
+	case 6:
+		d := byte('0' + (int(c-'0')+1)%10)
+		if c < '0' || c > '9' {
+			d = 'X'
+		}
+		return iban[:i] + string(d) + iban[i+1:]
+	case 7:
+		return iban[:i] + "\u0301" + iban[i:]
+	}
+	return "IBAN: " + iban[:i] + "\ufeff" + iban[i:]
+}
+
+// pwAmountSpelling spells an amount honestly: a plain decimal string with
+// 0, 1 or 2 decimals or trailing zeros.
+func pwAmountSpelling(r *rand.Rand, a intent.Amount) string {
+	s := intent.FormatAmount(a, 2)
+	switch r.IntN(5) {
+	case 0:
+		s += "000"
+	case 1:
+		if strings.HasSuffix(s, "0") {
+			s = strings.TrimSuffix(strings.TrimSuffix(s, "0"), ".")
+		}
+	}
+	return pwJSON(s)
+}
