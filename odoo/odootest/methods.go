@@ -2,7 +2,6 @@ package odootest
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 )
@@ -449,5 +448,3 @@ func (d *db) note(partner int64, body string) int64 {
 	return d.insert("mail.message", rec{"model": "res.partner", "res_id": partner, "body": escapeBody(body), "message_type": "notification",
 		"author_id": d.tables["res.users"][max(d.uid, 1)].m2o("partner_id")})
 }
-
-func roundAmount(x float64) float64 { return math.Round(x*100) / 100 }

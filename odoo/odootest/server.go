@@ -15,7 +15,6 @@
 package odootest
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -317,13 +316,4 @@ func (s *Server) object(method string, p []any) (any, *fault) {
 		s.dbs[d.name] = tx
 	}
 	return v, f
-}
-
-// dump is for debugging tests: the stored records of a model.
-func (d *db) dump(model string) string {
-	var b bytes.Buffer
-	for _, r := range d.sorted(model) {
-		fmt.Fprintf(&b, "%v\n", r)
-	}
-	return b.String()
 }
