@@ -243,10 +243,11 @@ func (a *Admin) Currency(ctx context.Context, code string) (int64, error) {
 }
 
 // SetupCompany names an existing res.company (1 is the database's first)
-// and gives it a currency, and maps the company name company to it. The
-// currency can only change before the company has journal entries: call
-// it before installing account. A currency that cannot change any more is
-// left as it is and reported in the error.
+// and gives it a currency, and maps the company name company to it (even
+// when it returns an error). The currency can only change before the
+// company has journal entries: call it before installing account. A
+// currency that cannot change any more is left as it is and reported in
+// the error.
 func (a *Admin) SetupCompany(ctx context.Context, company string, id int64, name, currencyCode string) error {
 	cur, err := a.Currency(ctx, currencyCode)
 	if err != nil {
@@ -259,21 +260,19 @@ func (a *Admin) SetupCompany(ctx context.Context, company string, id int64, name
 	if len(rs) != 1 {
 		return fmt.Errorf("odoo: no res.company %d", id)
 	}
-	vals := map[string]any{}
-	if n, _ := rs[0].str("name"); n != name {
-		vals["name"] = name
-	}
-	if c, _, _ := rs[0].many2one("currency_id"); c != cur {
-		vals["currency_id"] = cur
-	}
-	if len(vals) > 0 {
-		if err := a.write(ctx, "res.company", []int64{id}, vals, nil); err != nil {
-			return fmt.Errorf("odoo: setting up company %d: %w", id, err)
-		}
-	}
 	a.mu.Lock()
 	a.companies[company] = id
 	a.mu.Unlock()
+	if n, _ := rs[0].str("name"); n != name {
+		if err := a.write(ctx, "res.company", []int64{id}, map[string]any{"name": name}, nil); err != nil {
+			return fmt.Errorf("odoo: naming company %d: %w", id, err)
+		}
+	}
+	if c, _, _ := rs[0].many2one("currency_id"); c != cur {
+		if err := a.write(ctx, "res.company", []int64{id}, map[string]any{"currency_id": cur}, nil); err != nil {
+			return fmt.Errorf("odoo: setting the currency of company %d to %s: %w", id, currencyCode, err)
+		}
+	}
 	return nil
 }
 

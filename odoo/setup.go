@@ -92,7 +92,7 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 	if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil && !installed {
 		return Config{}, err
 	} else if err != nil {
-		say(fmt.Sprintf("keeping the company's currency: %v", err))
+		say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
 	}
 	if !installed {
 		say("installing account (about 30 s)")
@@ -101,12 +101,21 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 			return Config{}, fmt.Errorf("odoo: installing account: %w", err)
 		}
 		say(fmt.Sprintf("account installed in %s", time.Since(start).Round(time.Second)))
+		// The generic chart of accounts sets the company's currency to USD
+		// as it loads; no journal entry exists yet, so it can change back.
+		if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil {
+			say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
+		}
 	}
 	companies := []string{sc.Company}
 	for name, display := range sc.Others {
 		say("company " + display)
-		if _, err := a.EnsureCompany(ctx, name, display, sc.Currency); err != nil {
+		id, err := a.EnsureCompany(ctx, name, display, sc.Currency)
+		if err != nil {
 			return Config{}, err
+		}
+		if err := a.SetupCompany(ctx, name, id, display, sc.Currency); err != nil {
+			say(fmt.Sprintf("company %s: %v", display, err))
 		}
 		companies = append(companies, name)
 	}

@@ -168,13 +168,19 @@ func (d *db) installAccount() {
 }
 
 // installChart gives a company its chart of accounts: here, a bank
-// journal.
+// journal and the template's currency.
 func (d *db) installChart(company int64) {
 	c := d.tables["res.company"][company]
 	if c.str("chart_template") != "" {
 		return
 	}
 	c["chart_template"] = "generic_coa"
+	// Loading the generic chart sets the company's currency to USD.
+	for _, cur := range d.tables["res.currency"] {
+		if cur.str("name") == "USD" {
+			c["currency_id"] = cur.id()
+		}
+	}
 	d.insert("account.journal", rec{"name": "Bank", "type": "bank", "company_id": company})
 }
 

@@ -428,6 +428,13 @@ func (d *db) create(m *model, vals map[string]any, ctx map[string]any) (any, *fa
 }
 
 func (d *db) write(m *model, r rec, vals map[string]any) *fault {
+	if cur, ok := vals["currency_id"]; ok && m.name == "res.company" && cur != r["currency_id"] {
+		for _, mv := range d.tables["account.move"] {
+			if mv.m2o("company_id") == r.id() {
+				return userError("You cannot change the currency of the company since some journal items already exist")
+			}
+		}
+	}
 	if f := d.set(m, r, vals); f != nil {
 		return f
 	}
