@@ -12,9 +12,12 @@ import (
 var _ gateway.ContextProvider = payFacts{}
 
 // payFacts is the context provider of ap.pay_bill. The gateway calls it
-// while it holds the bill (the contract's Exclusive), so what it reads
-// about the bill cannot change under a concurrent payment of the same bill
-// decided through a gateway sharing the store. It gives:
+// while it holds the vendor named (the contract's Exclusive), so what it
+// reads about the vendor's bills cannot change under a concurrent payment
+// to the same vendor decided through a gateway sharing the store: neither
+// of the bill itself, nor of another copy of the same invoice. (A bill of
+// another vendor than the one named is refused by the policy; a posted
+// bill's vendor never changes.) It gives:
 //
 //   - bill_residual (Long, minor units) and bill_already_paid (Bool: the
 //     payment state is paid, in_payment or reversed, or nothing is owed);
@@ -46,7 +49,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		return nil, err
 	}
 	if len(bs) != 1 {
-		return nil, fmt.Errorf("ap: bill %s vanished while it was held", q.Args["bill"].Str)
+		return nil, fmt.Errorf("ap: bill %s vanished while its vendor was held", q.Args["bill"].Str)
 	}
 	bill := bs[0]
 

@@ -209,9 +209,12 @@ func contracts() ([]*contract.Contract, error) {
 				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: `The amount to pay, a plain decimal such as "1250.00"; at most what the bill still owes.`},
 				{Name: "currency", Type: contract.String(3), Required: true, Normalizer: Currency, Doc: `The ISO 4217 currency of the amount ("EUR"); it must be the bill's.`},
 			},
-			Budget:    "amount",
-			Resource:  "bill",
-			Exclusive: []string{"bill"},
+			Budget:   "amount",
+			Resource: "bill",
+			// Payments are exclusive per vendor, not per bill: the
+			// duplicate check reads the vendor's other bills, so two
+			// copies of one invoice must never be decided at once.
+			Exclusive: []string{"vendor"},
 			Doc:       "Pays a vendor bill, fully or in part, to the vendor's current trusted bank account on file.",
 		},
 		{

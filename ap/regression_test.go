@@ -1,12 +1,15 @@
 package ap_test
 
 import (
+	"context"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/erp"
 )
 
 // TestRegressionCoolingOffAfterPromotingAnAccount (found by TestProperty):
@@ -50,5 +53,58 @@ func TestRegressionCoolingOffAfterPromotingAnAccount(t *testing.T) {
 				t.Fatal("a payment was registered")
 			}
 		})
+	}
+}
+
+// TestRegressionConcurrentDuplicatesOfOneInvoice (security review): two
+// copies of one invoice (the same vendor, the same reference under two
+// spellings), each stepped up and approved while neither was paid, could
+// both be paid when submitted at once: the lock held one bill, so each
+// payment read the other copy as unpaid. Payments are exclusive per vendor:
+// the second copy's facts are read after the first copy's payment (and it
+// is refused as a duplicate of a paid bill), or it is refused as in flight.
+func TestRegressionConcurrentDuplicatesOfOneInvoice(t *testing.T) {
+	t.Parallel()
+	const trials = 50
+	for i := range trials {
+		e := newEnv(t)
+		acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+		copy2, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "INV 02290", Vendor: acme.ID, Currency: "EUR", Total: 85000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+		var reqs []gateway.Request
+		for _, bill := range []string{e.bill(ap.DemoCompany, ap.DemoBill).Name, copy2.Name} {
+			args := pay(ap.DemoVendor, bill, ap.DemoIBAN, "850.00")
+			d := e.decide(tok, ap.ActionPayBill, args)
+			if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm {
+				t.Fatalf("copy %s: %s %s, want a confirm step-up", bill, d.Verdict, message(d))
+			}
+			reqs = append(reqs, gateway.Request{Mandate: tok, Proposal: mustJSON(t, ap.ActionPayBill, args), Approvals: []approvalT{e.approve("alice", d)}})
+		}
+		var wg sync.WaitGroup
+		ds := make([]gateway.Decision, len(reqs))
+		for j, req := range reqs {
+			wg.Go(func() {
+				d, err := e.gw.Decide(context.Background(), req)
+				if err != nil {
+					t.Error(err)
+				}
+				ds[j] = d
+			})
+		}
+		wg.Wait()
+		executed := 0
+		for _, d := range ds {
+			if d.Executed {
+				executed++
+			} else if c := code(d); c != intent.CodeInFlight && c != intent.CodePolicyDenied {
+				t.Errorf("trial %d: refused with %s: %s", i, c, message(d))
+			}
+		}
+		if ps := e.payments(ap.DemoCompany); executed != 1 || len(ps) != 1 {
+			t.Fatalf("trial %d: %d copies of one invoice executed, %d payments registered; want exactly one", i, executed, len(ps))
+		}
 	}
 }

@@ -66,7 +66,7 @@ func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp
 // Attributes: vendor (ID), currency, state, number, ref and due
 // (YYYY-MM-DD, "" if none). What can change while a payment is decided
 // (residual, payment state) is not an attribute: the context provider
-// reads it once the bill is held.
+// reads it once the bill's vendor is held.
 type bills struct{ src erp.Source }
 
 func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
