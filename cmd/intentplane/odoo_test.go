@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/odootest"
+)
+
+func randomPassword(t *testing.T) string {
+	b := make([]byte, 12)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// odooSetupAndDemo runs `odoo setup` twice (idempotent) and `odoo demo`
+// once against url, then checks that a second demo refuses to run on paid
+// bills.
+func odooSetupAndDemo(t *testing.T, url, master, db string) {
+	for _, k := range []string{"ODOO_ADMIN_PASSWORD", "ODOO_READER_PASSWORD", "ODOO_PAYER_PASSWORD", "ODOO_BANKADMIN_PASSWORD"} {
+		t.Setenv(k, randomPassword(t))
+	}
+	t.Setenv("ODOO_MASTER_PASSWORD", master)
+	ctx := context.Background()
+	for i := range 2 {
+		var out, errb bytes.Buffer
+		if err := run(ctx, []string{"odoo", "setup", "--url", url, "--db", db, "--install-timeout", "10m"}, &out, &errb); err != nil {
+			t.Fatalf("setup #%d: %v\n%s%s", i+1, err, out.String(), errb.String())
+		}
+		t.Logf("setup #%d:\n%s", i+1, out.String())
+		if strings.Contains(out.String(), os.Getenv("ODOO_READER_PASSWORD")) {
+			t.Fatal("setup printed a password")
+		}
+	}
+	var out, errb bytes.Buffer
+	err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb)
+	t.Logf("demo:\n%s", out.String())
+	if err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	for _, want := range []string{"payment state paid", "DENY", "refused, every time"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the demo's output lacks %q", want)
+		}
+	}
+	if strings.Contains(out.String(), "UNEXPECTED") {
+		t.Error("the demo reports an unexpected outcome")
+	}
+	out.Reset()
+	if err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not open") {
+		t.Errorf("a second demo on paid bills: %v; want a refusal to run", err)
+	}
+}
+
+func TestOdooSetupAndDemoOnFake(t *testing.T) {
+	srv := odootest.NewServer("fake-master")
+	defer srv.Close()
+	odooSetupAndDemo(t, srv.URL, "fake-master", "ap_demo")
+}
+
+// TestOdooSetupAndDemoOnRealOdoo runs setup and the demo against a real
+// Odoo 17 in a database of its own, dropped afterwards.
+func TestOdooSetupAndDemoOnRealOdoo(t *testing.T) {
+	url, master := os.Getenv("ODOO_URL"), os.Getenv("ODOO_MASTER_PASSWORD")
+	if url == "" || master == "" {
+		t.Skip("no real Odoo 17: set ODOO_URL and ODOO_MASTER_PASSWORD to run setup and the demo against one (examples/odoo/docker-compose.yml starts one)")
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	db := "intentplane_test_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master})
+		if err == nil {
+			_, _ = a.DropDatabase(context.Background())
+		}
+	})
+	odooSetupAndDemo(t, url, master, db)
+}
