@@ -30,10 +30,11 @@ type (
 		Vendor       string `json:"vendor"`
 		VendorName   string `json:"vendor_name"`
 		Currency     string `json:"currency"`
-		Total        string `json:"total"`
-		Residual     string `json:"residual"`
+		Total        string `json:"total,omitempty"`    // absent when the currency is not supported
+		Residual     string `json:"residual,omitempty"` // absent when the currency is not supported
 		Due          string `json:"due,omitempty"`
 		PaymentState string `json:"payment_state"`
+		Note         string `json:"note,omitempty"` // why the amounts are absent
 	}
 	listJSON struct {
 		Bills []billJSON `json:"bills"`
@@ -125,6 +126,9 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 // number; the ERP refuses it if anything changed since the decision.
 func (x executor) pay(ctx context.Context, company string, op intent.Operation, hash intent.OperationHash) (gateway.Result, error) {
 	billID, vendor, number := op.Args["bill"].Str, op.Args["vendor"].Str, op.Args["iban"].Str
+	if c := op.Args["currency"].Str; !supportedCurrency(c) { // the normalizer refused it already
+		return gateway.Result{}, notExecuted(unsupportedText(c), nil)
+	}
 	as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor, Number: number})
 	if err != nil {
 		return gateway.Result{}, err
@@ -193,11 +197,16 @@ func billOut(b erp.Bill, vendorName string) billJSON {
 	if !b.Due.IsZero() {
 		due = b.Due.UTC().Format(time.DateOnly)
 	}
-	return billJSON{
+	out := billJSON{
 		Bill: b.ID, Number: b.Name, Ref: b.Ref, Vendor: b.Vendor, VendorName: vendorName, Currency: b.Currency,
-		Total: intent.FormatAmount(b.Total, 2), Residual: intent.FormatAmount(b.Residual, 2), Due: due,
-		PaymentState: string(b.PaymentState),
+		Due: due, PaymentState: string(b.PaymentState),
 	}
+	if !supportedCurrency(b.Currency) { // its minor unit is not hundredths: never shown at the wrong scale
+		out.Note = unsupportedText(b.Currency) + "."
+		return out
+	}
+	out.Total, out.Residual = intent.FormatAmount(b.Total, 2), intent.FormatAmount(b.Residual, 2)
+	return out
 }
 
 // timeOut formats a time for outputs: RFC 3339 in UTC, "" for zero.

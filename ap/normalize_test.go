@@ -52,6 +52,11 @@ func TestNormalizers(t *testing.T) {
 		{"currency", ap.Currency, " eur ", "EUR"},
 		{"currency symbol", ap.Currency, "€", ""},
 		{"currency too long", ap.Currency, "EURO", ""},
+		{"currency with 2 decimals", ap.Currency, "chf", "CHF"},
+		{"currency without decimals", ap.Currency, "jpy", ""},
+		{"currency with 3 decimals", ap.Currency, "KWD", ""},
+		{"currency not in ISO 4217", ap.Currency, "XYZ", ""},
+		{"precious metal", ap.Currency, "XAU", ""},
 	}
 	for _, tt := range tests {
 		got, err := tt.fn(tt.in)

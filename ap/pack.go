@@ -316,11 +316,17 @@ func BillReference(s string) (string, error) {
 }
 
 // Currency normalizes an ISO 4217 code: trimmed and upper-cased; it must
-// then be three ASCII letters.
+// then be three ASCII letters naming a currency whose minor unit is two
+// decimal places (EUR, USD, GBP...). A currency with another minor unit
+// (JPY, KWD) is refused with a message saying so: the pack reads and shows
+// amounts with two decimals and supports no other scale.
 func Currency(s string) (string, error) {
 	c := strings.ToUpper(strings.TrimSpace(s))
 	if len(c) != 3 || strings.IndexFunc(c, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {
 		return "", fmt.Errorf("%w: the currency must be an ISO 4217 code such as EUR", errBadText)
+	}
+	if !supportedCurrency(c) {
+		return "", fmt.Errorf("%w: %s", errBadText, unsupportedText(c))
 	}
 	return c, nil
 }

@@ -2,6 +2,8 @@ package ap_test
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,5 +108,78 @@ func TestRegressionConcurrentDuplicatesOfOneInvoice(t *testing.T) {
 		if ps := e.payments(ap.DemoCompany); executed != 1 || len(ps) != 1 {
 			t.Fatalf("trial %d: %d copies of one invoice executed, %d payments registered; want exactly one", i, executed, len(ps))
 		}
+	}
+}
+
+// TestRegressionCurrencyNotTwoDecimals (security review): the pack reads
+// amounts with two decimals and the ERP counts in each currency's minor
+// unit, so a bill of ¥1,000,000 was paid as "10000.00 JPY", 20 times the
+// budget. Only currencies with two decimal places are paid or shown: a
+// currency with another minor unit is refused when the agent names it, a
+// bill in one is refused whatever currency the agent names, and lists show
+// such bills without amounts.
+func TestRegressionCurrencyNotTwoDecimals(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		currency string
+		total    intent.Amount // minor units of the currency
+		amount   string        // what the agent sends
+		why      string
+	}{
+		{"JPY", 1000000, "10000.00", "JPY has no decimal places"},
+		{"KWD", 1000000, "10000.00", "KWD has 3 decimal places"},
+		{"CLF", 10000, "1.00", "CLF has 4 decimal places"},
+	} {
+		t.Run(tc.currency, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+			b, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "INV-9000", Vendor: acme.ID, Currency: tc.currency, Total: tc.total})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, budget := range []string{"EUR", tc.currency} {
+				tok := e.mandate("m-"+budget, ap.DemoCompany, budget)
+				args := pay(ap.DemoVendor, "INV-9000", ap.DemoIBAN, tc.amount)
+				args["currency"] = tc.currency
+				d := e.decide(tok, ap.ActionPayBill, args)
+				if d.Executed || code(d) != intent.CodeBadArgument || !strings.Contains(message(d), tc.why) || !strings.Contains(message(d), "only currencies with 2 decimal places") {
+					t.Errorf("budget %s, pay in %s: %s %s %s", budget, tc.currency, d.Verdict, code(d), message(d))
+				}
+				args["currency"] = "EUR"
+				d = e.decide(tok, ap.ActionPayBill, args, e.approve("alice", e.decide(tok, ap.ActionPayBill, args)))
+				if d.Executed || code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "does not have 2 decimal places") {
+					t.Errorf("budget %s, bill in %s paid in EUR: %s %s %s", budget, tc.currency, d.Verdict, code(d), message(d))
+				}
+			}
+			if ps := e.payments(ap.DemoCompany); len(ps) != 0 {
+				t.Fatalf("payments registered: %+v", ps)
+			}
+			tok := e.mandate("m-list", ap.DemoCompany, "EUR")
+			l := e.decide(tok, ap.ActionListOpenBills, map[string]any{})
+			var out struct {
+				Bills []map[string]string `json:"bills"`
+			}
+			if err := json.Unmarshal([]byte(l.Output), &out); err != nil {
+				t.Fatalf("list: %v (%s)", err, l.Output)
+			}
+			seen := false
+			for _, ob := range out.Bills {
+				switch ob["bill"] {
+				case b.ID:
+					seen = true
+					if ob["total"] != "" || ob["residual"] != "" || !strings.Contains(ob["note"], tc.why) {
+						t.Errorf("list shows the %s bill as %v", tc.currency, ob)
+					}
+				default:
+					if ob["total"] == "" || ob["note"] != "" {
+						t.Errorf("list shows the EUR bill as %v", ob)
+					}
+				}
+			}
+			if !seen {
+				t.Errorf("the %s bill is not listed: %s", tc.currency, l.Output)
+			}
+		})
 	}
 }

@@ -63,8 +63,9 @@ func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp
 // normalizes it), and its vendor reference under RefKey; within the first
 // rule that matches, the oldest bill wins, and the duplicate check of the
 // context provider then looks at the others. Record value: the bill's ID.
-// Attributes: vendor (ID), currency, state, number, ref and due
-// (YYYY-MM-DD, "" if none). What can change while a payment is decided
+// Attributes: vendor (ID), currency, currency_supported (the currency has
+// two decimal places: the only ones the pack pays), state, number, ref and
+// due (YYYY-MM-DD, "" if none). What can change while a payment is decided
 // (residual, payment state) is not an attribute: the context provider
 // reads it once the bill's vendor is held.
 type bills struct{ src erp.Source }
@@ -98,12 +99,13 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 		due = b.Due.UTC().Format(time.DateOnly)
 	}
 	return map[string]intent.Value{
-		"vendor":   intent.Str(b.Vendor),
-		"currency": intent.Str(b.Currency),
-		"state":    intent.Str(string(b.State)),
-		"number":   intent.Str(b.Name),
-		"ref":      intent.Str(b.Ref),
-		"due":      intent.Str(due),
+		"vendor":             intent.Str(b.Vendor),
+		"currency":           intent.Str(b.Currency),
+		"currency_supported": intent.Bool(supportedCurrency(b.Currency)),
+		"state":              intent.Str(string(b.State)),
+		"number":             intent.Str(b.Name),
+		"ref":                intent.Str(b.Ref),
+		"due":                intent.Str(due),
 	}
 }
 
