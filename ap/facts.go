@@ -25,6 +25,13 @@ var _ gateway.ContextProvider = payFacts{}
 //   - bill_duplicates (Long): the vendor's other bills, not cancelled,
 //     whose reference has the same RefKey; bill_duplicate_settled (Bool):
 //     one of them is paid in part or in full;
+//   - bill_ref_unclear (Bool): the bill's reference has an empty RefKey
+//     (missing, only separators, or a character that is not ASCII), so
+//     duplicates of it can neither be found nor ruled out; it is then
+//     never counted as a duplicate of another bill, nor another of it;
+//     paid_refs_unclear (Long): the vendor's other bills, not cancelled and
+//     paid in part or in full, whose reference has an empty RefKey: one of
+//     them may be this invoice;
 //   - iban_current (Bool): the resolved account is the bill vendor's
 //     current account (erp.Current); iban_cooling_off (Bool): its number
 //     was set less than Config.CoolingOff ago;
@@ -68,14 +75,21 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	if err != nil {
 		return nil, err
 	}
-	dups, settled := 0, false
-	if key := RefKey(bill.Ref); key != "" {
-		for _, s := range siblings {
-			if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled || RefKey(s.Ref) != key {
-				continue
+	key := RefKey(bill.Ref)
+	dups, settled, unclearPaid := 0, false, 0
+	for _, s := range siblings {
+		if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled {
+			continue
+		}
+		paid := s.PaymentState != erp.NotPaid || s.Residual < s.Total
+		switch k := RefKey(s.Ref); {
+		case k == "":
+			if paid {
+				unclearPaid++
 			}
+		case k == key:
 			dups++
-			settled = settled || s.PaymentState != erp.NotPaid || s.Residual < s.Total
+			settled = settled || paid
 		}
 	}
 
@@ -99,6 +113,8 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"payments_in_flight":     intent.Int(int64(inFlight)),
 		"bill_duplicates":        intent.Int(int64(dups)),
 		"bill_duplicate_settled": intent.Bool(settled),
+		"bill_ref_unclear":       intent.Bool(key == ""),
+		"paid_refs_unclear":      intent.Int(int64(unclearPaid)),
 		"iban_current":           intent.Bool(isCurrent),
 		"iban_cooling_off":       intent.Bool(coolingOff),
 		"budget_currency":        intent.Str(q.Budget.Currency),

@@ -22,7 +22,13 @@ func TestRefKey(t *testing.T) {
 		{"0", "0"},
 		{"", ""},
 		{"--", ""},
-		{"\u0406NV-2290", "NV2290"}, // a Cyrillic І is dropped, not folded
+		// Any character that is not ASCII makes the key empty: not
+		// comparable, never dropped (INV-2290Б is not INV-2290) nor folded.
+		{"\u0406NV-2290", ""}, // a Cyrillic І
+		{"\uff29\uff2e\uff36\uff0d\uff12\uff12\uff19\uff10", ""}, // full-width
+		{"INV-\u0662\u0662\u0669\u0660", ""},                     // Arabic-Indic digits
+		{"INV-2290\u0411", ""},                                   // a distinct invoice
+		{"INV\u00a02290", ""},                                    // a no-break space
 	}
 	for _, tt := range tests {
 		if got := ap.RefKey(tt.in); got != tt.want {

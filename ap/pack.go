@@ -336,9 +336,22 @@ func Currency(s string) (string, error) {
 // dropped, and every other character dropped, except that two runs of
 // digits separated by other characters stay apart ("2290-1" is "2290.1",
 // not "22901"). "INV-2290", "INV 2290", "inv2290" and "INV-02290" all have
-// the key "INV2290". Look-alike letters of other scripts are dropped, not
-// folded. An empty key matches nothing.
+// the key "INV2290".
+//
+// A reference with any character that is not ASCII has the empty key:
+// look-alike letters and digits of other scripts (a Cyrillic І, full-width
+// or Arabic-Indic digits) are neither folded nor dropped, since folding
+// cannot be complete and dropping makes distinct references collide
+// ("INV-2290Б" and "INV-2290"). So does a reference with no ASCII letter
+// or digit. An empty key matches nothing: such a reference cannot be
+// compared, and the pack asks a person to confirm payments that depend on
+// it (see payFacts).
 func RefKey(ref string) string {
+	for i := 0; i < len(ref); i++ {
+		if ref[i] >= utf8.RuneSelf {
+			return ""
+		}
+	}
 	var b strings.Builder
 	var digits []byte // the current run of digits
 	afterDigits := false

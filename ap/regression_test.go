@@ -3,6 +3,7 @@ package ap_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -181,5 +182,66 @@ func TestRegressionCurrencyNotTwoDecimals(t *testing.T) {
 				t.Errorf("the %s bill is not listed: %s", tc.currency, l.Output)
 			}
 		})
+	}
+}
+
+// TestRegressionLookAlikeReferences (security review): RefKey dropped
+// characters other than ASCII, so a copy of INV-2290 typed with a Cyrillic
+// І, full-width or Arabic-Indic digits was not a duplicate of it and was
+// paid without a person, and distinct invoices collided (INV-2290Б was a
+// duplicate of INV-2290). A reference with any character other than ASCII,
+// or with no letter or digit at all, cannot be compared: paying its bill
+// needs a person's confirmation, so does paying another bill of the vendor
+// once such a bill is paid, and it is never refused as a certain
+// duplicate.
+func TestRegressionLookAlikeReferences(t *testing.T) {
+	t.Parallel()
+	refs := map[string]string{
+		"Cyrillic I":          "\u0406NV-2290",
+		"full-width":          "\uff29\uff2e\uff36\uff0d\uff12\uff12\uff19\uff10",
+		"Arabic-Indic digits": "INV-\u0662\u0662\u0669\u0660",
+		"distinct invoice":    "INV-2290\u0411",
+		"no reference":        "",
+		"only separators":     "--",
+	}
+	for name, ref := range refs {
+		for _, lookAlikeFirst := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s, look-alike paid first %v", name, lookAlikeFirst), func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t)
+				acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+				x, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Name: "BILL/2026/11/0009", Ref: ref, Vendor: acme.ID, Currency: "EUR", Total: 85000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+				lookAlike := pay(ap.DemoVendor, x.Name, ap.DemoIBAN, "850.00")
+				clean := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00")
+				first, second := lookAlike, clean
+				if !lookAlikeFirst {
+					first, second = clean, lookAlike
+				}
+				d := e.decide(tok, ap.ActionPayBill, first)
+				if lookAlikeFirst {
+					if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "cannot be compared") {
+						t.Fatalf("bill with reference %q: %s %s %s; want a confirm step-up", ref, d.Verdict, d.Level, message(d))
+					}
+					if d.Facts["bill_ref_unclear"] != intent.Bool(true) || d.Facts["bill_duplicates"] != intent.Int(0) {
+						t.Errorf("facts: bill_ref_unclear %v, bill_duplicates %v", d.Facts["bill_ref_unclear"], d.Facts["bill_duplicates"])
+					}
+					d = e.decide(tok, ap.ActionPayBill, first, e.approve("alice", d))
+				}
+				if !d.Executed {
+					t.Fatalf("first payment: %s %s", d.Verdict, message(d))
+				}
+				d = e.decide(tok, ap.ActionPayBill, second)
+				if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "cannot be compared") {
+					t.Fatalf("second payment: %s %s %s; want a confirm step-up, never a silent payment nor a certain duplicate", d.Verdict, d.Level, message(d))
+				}
+				if d = e.decide(tok, ap.ActionPayBill, second, e.approve("bob", d)); !d.Executed {
+					t.Fatalf("second payment, confirmed: %s %s", d.Verdict, message(d))
+				}
+			})
+		}
 	}
 }
