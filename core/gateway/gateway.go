@@ -775,18 +775,20 @@ func (g *Gateway) lock(ctx context.Context, owner intent.Owner, c *contract.Cont
 
 // budgetFits checks, without holding anything, that amount still fits the
 // mandate's budget, so no one is asked to approve what cannot execute.
-func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, hash intent.OperationHash, amount intent.Amount) error {
+func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, _ intent.OperationHash, amount intent.Amount) error {
 	if amount == 0 {
 		return nil
 	}
-	id := "probe:" + hash.String()
-	if err := g.store.Reserve(ctx, m.ID, m.Budget, id, intent.Money{Currency: m.Budget.Currency, Amount: amount}); err != nil {
-		if errors.Is(err, budget.ErrDuplicate) {
-			return nil // a concurrent probe of the same operation
-		}
+	// A read, not a probe reservation: concurrent step-ups must not see
+	// each other's probes as spending.
+	u, err := g.store.Usage(ctx, m.ID)
+	if err != nil {
 		return err
 	}
-	return g.store.Release(context.WithoutCancel(ctx), id)
+	if m.Budget.Amount-u.Committed-u.Reserved < amount {
+		return budget.ErrExceeded
+	}
+	return nil
 }
 
 func (g *Gateway) facts(ctx context.Context, rt *route, owner intent.Owner, budget intent.Money, action intent.Action, res resolve.Output) (map[string]intent.Value, error) {

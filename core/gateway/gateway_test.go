@@ -674,3 +674,29 @@ func TestReceiptOfExecutedOperationIsRetried(t *testing.T) {
 		t.Fatalf("Decide = %v, executed %v, receipt %+v", err, d.Executed, d.Receipt)
 	}
 }
+
+// TestConcurrentStepUpsDoNotExhaustBudget: checking that a step-up fits
+// the budget holds nothing, so concurrent step-ups are not refused as over
+// budget (found in review: 102 of 120 were).
+func TestConcurrentStepUpsDoNotExhaustBudget(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 1200000)
+	var wg sync.WaitGroup
+	verdicts := make(chan gateway.Verdict, 40)
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := w.decide(tok, fmt.Sprintf(`{"action":"pay.send","args":{"recipient":"CH930076","amount":"1500.00","memo":"ref %d"}}`, i))
+			verdicts <- d.Verdict
+		}()
+	}
+	wg.Wait()
+	close(verdicts)
+	for v := range verdicts {
+		if v != gateway.StepUp {
+			t.Fatalf("a concurrent step-up got %s", v)
+		}
+	}
+}
