@@ -4,26 +4,42 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/erp/erptest"
 	"github.com/intentplane/intentplane/odoo"
 )
 
 // realOdoo returns the URL and master password of a real Odoo 17 to test
-// against, or skips the test.
+// against: the server ODOO_URL names (with ODOO_MASTER_PASSWORD), else
+// containers started with dockertest where Docker runs; otherwise it
+// skips the test.
 func realOdoo(t *testing.T) (url, master string) {
 	t.Helper()
 	url, master = os.Getenv("ODOO_URL"), os.Getenv("ODOO_MASTER_PASSWORD")
-	if url == "" || master == "" {
-		t.Skip("no real Odoo 17: set ODOO_URL (e.g. http://127.0.0.1:8069) and ODOO_MASTER_PASSWORD to run the integration tests " +
+	if url != "" && master != "" {
+		return url, master
+	}
+	url, reason := dockerOdoo(t)
+	if url == "" {
+		t.Skip("no real Odoo 17: " + reason + "; set ODOO_URL (e.g. http://127.0.0.1:8069) and ODOO_MASTER_PASSWORD to run the integration tests " +
 			"against a running server (examples/odoo/docker-compose.yml starts one); they create and drop databases named intentplane_test_*")
 	}
-	return url, master
+	return url, dockerMaster
+}
+
+// TestMain removes the Odoo containers dockerOdoo started, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	purgeDocker()
+	os.Exit(code)
 }
 
 func randomHex(t testing.TB, n int) string {
@@ -88,4 +104,90 @@ func TestRealOdooConformance(t *testing.T) {
 		return erptest.Env{Source: client, Seeder: a, Company: "northwind", Other: "southwind"}
 	})
 	t.Logf("XML-RPC calls of the connector in the suite: %d", calls.Load())
+}
+
+// TestRealOdooPayment measures one allowed payment on a real Odoo 17 and
+// replays the traps of the fake there: a lost answer, look-alike account
+// numbers, the rights probes, a default-template user.
+func TestRealOdooPayment(t *testing.T) {
+	url, master := realOdoo(t)
+	ctx := context.Background()
+	db := "intentplane_test_" + randomHex(t, 4)
+	r, p, b := identities(t)
+	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: randomHex(t, 12)}, Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = a.DropDatabase(context.Background()) })
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := odoo.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vendor, acct, bill, bill2 := demoRecords(t, c)
+	if err := c.Login(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, start := c.Calls(), time.Now()
+	pay, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "real-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, took := c.Calls()-before, time.Since(start)
+	t.Logf("one allowed payment on Odoo 17: %d XML-RPC calls, %s; payment %+v", n, took.Round(time.Millisecond), pay)
+	if n > 6 {
+		t.Errorf("%d calls, want at most 6", n)
+	}
+	before, start = c.Calls(), time.Now()
+	if again, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "real-1"}); err != nil || again.ID != pay.ID {
+		t.Errorf("the same key again: %+v, %v", again, err)
+	}
+	t.Logf("the same key again: %d call, %s", c.Calls()-before, time.Since(start).Round(time.Millisecond))
+
+	t.Run("LostAnswer", func(t *testing.T) {
+		cut := &cutAfter{marker: "action_create_payments"}
+		lc := cfg
+		lc.HTTPClient = &http.Client{Transport: cut}
+		lossy, _ := odoo.New(lc)
+		_, err := lossy.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill2.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "real-lost"})
+		if !errors.Is(err, odoo.ErrNetwork) {
+			t.Errorf("lost answer and lost read-back: %v, want ErrNetwork", err)
+		}
+		// Asked again once the network is back: found by its key, not paid twice.
+		p2, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill2.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "real-lost"})
+		ps, _ := c.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID})
+		if err != nil || len(ps) != 1 || ps[0].ID != p2.ID {
+			t.Errorf("after the lost answer: %+v, %v; payments %+v", p2, err, ps)
+		}
+	})
+	t.Run("LookAlikeNumber", func(t *testing.T) {
+		odd, err := a.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: vendor.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Trusted: true, Active: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("Odoo stored %q as sanitized %q", odd.Number, odd.Sanitized)
+		as, err := c.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{Number: "CH9300762011623852957"})
+		if err != nil || len(as) != 0 {
+			t.Errorf("look-alike matched: %+v, %v", as, err)
+		}
+	})
+	t.Run("DefaultTemplateUserCaught", func(t *testing.T) {
+		if _, err := a.EnsureUser(ctx, odoo.User{Name: "too much", Identity: p, Groups: []string{"account.group_account_invoice", "base.group_partner_manager"},
+			Companies: []string{odoo.DemoCompany}}); err != nil {
+			t.Fatal(err)
+		}
+		var re *odoo.RightsError
+		if err := c.CheckRights(ctx, odoo.DemoCompany); !errors.As(err, &re) {
+			t.Errorf("CheckRights = %v; want the payer caught", err)
+		}
+		if _, err := a.EnsureUser(ctx, odoo.User{Name: "payer", Identity: p, Groups: odoo.PayerGroups, Companies: []string{odoo.DemoCompany}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CheckRights(ctx, odoo.DemoCompany); err != nil {
+			t.Errorf("CheckRights after the fix: %v", err)
+		}
+	})
 }
