@@ -677,26 +677,29 @@ func TestReceiptOfExecutedOperationIsRetried(t *testing.T) {
 
 // TestConcurrentStepUpsDoNotExhaustBudget: checking that a step-up fits
 // the budget holds nothing, so concurrent step-ups are not refused as over
-// budget (found in review: 102 of 120 were).
+// budget (found in review: 102 of 120 were). Two step-ups of 1,500.00 run
+// at once against a budget of 2,999.99: each alone fits, so both must be
+// asked for approval.
 func TestConcurrentStepUpsDoNotExhaustBudget(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t)
-	tok := w.mandate("emma", 1200000)
-	var wg sync.WaitGroup
-	verdicts := make(chan gateway.Verdict, 40)
-	for i := range 40 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			d := w.decide(tok, fmt.Sprintf(`{"action":"pay.send","args":{"recipient":"CH930076","amount":"1500.00","memo":"ref %d"}}`, i))
-			verdicts <- d.Verdict
-		}()
-	}
-	wg.Wait()
-	close(verdicts)
-	for v := range verdicts {
-		if v != gateway.StepUp {
-			t.Fatalf("a concurrent step-up got %s", v)
+	for round := range 30 {
+		w := newWorld(t)
+		tok := w.mandate("emma", 299999)
+		var wg sync.WaitGroup
+		codes := make(chan intent.Code, 2)
+		for _, to := range []string{"GB29", "CH930076"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				codes <- w.decide(tok, send(to, "1500.00")).Refusal.Code
+			}()
+		}
+		wg.Wait()
+		close(codes)
+		for c := range codes {
+			if c != intent.CodeApprovalRequired {
+				t.Fatalf("round %d: a concurrent step-up got %s", round, c)
+			}
 		}
 	}
 }
