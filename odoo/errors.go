@@ -55,6 +55,7 @@ type Fault struct {
 	Message string
 }
 
+// Error returns the call, the code and the message.
 func (f *Fault) Error() string {
 	return fmt.Sprintf("odoo: %s: fault %d: %s", f.Call, f.Code, f.Message)
 }

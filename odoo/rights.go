@@ -15,6 +15,7 @@ type RightsError struct {
 	Probe string
 }
 
+// Error names the identity and what it could do.
 func (e *RightsError) Error() string {
 	return fmt.Sprintf("odoo: the %s can %s; it must not: fix its groups", e.Role, e.Probe)
 }

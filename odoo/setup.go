@@ -14,10 +14,10 @@ import (
 // IBANs of their countries. They match the in-memory demo of the
 // accounts-payable pack.
 const (
-	DemoCompany     = "northwind"     // the company as erp.Source names it
-	DemoCompanyName = "Northwind"     // its res.company name
-	DemoVendor      = "ACME Supplies" // its vendor
-	DemoVendorPhone = "+49 30 1234567"
+	DemoCompany     = "northwind"                   // the company as erp.Source names it
+	DemoCompanyName = "Northwind"                   // its res.company name
+	DemoVendor      = "ACME Supplies"               // its vendor
+	DemoVendorPhone = "+49 30 1234567"              // its phone on file
 	DemoIBAN        = "DE89 3704 0044 0532 0130 00" // the vendor's trusted account
 	DemoOldIBAN     = "NL91 ABNA 0417 1643 00"      // its archived previous account
 	DemoBill        = "INV-2290"                    // 850.00 EUR, naming DemoIBAN
