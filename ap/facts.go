@@ -3,6 +3,7 @@ package ap
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
@@ -32,6 +33,11 @@ var _ gateway.ContextProvider = payFacts{}
 //     paid_refs_unclear (Long): the vendor's other bills, not cancelled and
 //     paid in part or in full, whose reference has an empty RefKey: one of
 //     them may be this invoice;
+//   - open_credit (Long, minor units of the bill's currency): what the
+//     vendor's posted credit notes in the bill's currency still hold that
+//     is not applied to a bill (their residual, unless a refund of it is
+//     in payment): the vendor owes it back, and it may have to reduce this
+//     payment first;
 //   - iban_current (Bool): the resolved account is the bill vendor's
 //     current account (erp.Current); iban_cooling_off (Bool): its number
 //     was set less than Config.CoolingOff ago;
@@ -77,7 +83,16 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	}
 	key := RefKey(bill.Ref)
 	dups, settled, unclearPaid := 0, false, 0
+	var openCredit intent.Amount
 	for _, s := range siblings {
+		if s.Kind == erp.KindCreditNote && s.State == erp.StatePosted && s.Currency == bill.Currency && s.Residual > 0 && !s.PaymentState.Settled() {
+			if openCredit > math.MaxInt64-s.Residual { // saturate: both are positive
+				openCredit = math.MaxInt64
+			} else {
+				openCredit += s.Residual
+			}
+			continue
+		}
 		if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled {
 			continue
 		}
@@ -115,6 +130,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"bill_duplicate_settled": intent.Bool(settled),
 		"bill_ref_unclear":       intent.Bool(key == ""),
 		"paid_refs_unclear":      intent.Int(int64(unclearPaid)),
+		"open_credit":            intent.Int(int64(openCredit)),
 		"iban_current":           intent.Bool(isCurrent),
 		"iban_cooling_off":       intent.Bool(coolingOff),
 		"budget_currency":        intent.Str(q.Budget.Currency),

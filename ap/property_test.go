@@ -885,6 +885,9 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 			need, why = max(need, 1), "a possible duplicate"
 		}
 	}
+	if w.openCredit(b) {
+		need, why = max(need, 1), "to a vendor with open credit"
+	}
 	cooling := x.at.Sub(a.setAt) < pwCoolingOff
 	if cooling {
 		need, why = 2, "in the cooling-off period of the account (set "+a.setAt.Format(time.RFC3339)+")"
@@ -1106,6 +1109,15 @@ func (w *pworld) payable(b *pwBill) bool {
 	return true
 }
 
+// openCredit reports whether b's vendor has open credit in b's currency: a
+// posted credit note not entirely applied to a bill. Paying it needs a
+// person's confirmation.
+func (w *pworld) openCredit(b *pwBill) bool {
+	return slices.ContainsFunc(w.billList[b.company], func(o *pwBill) bool {
+		return o.kind == erp.KindCreditNote && o.state == erp.StatePosted && o.vendor == b.vendor && o.currency == b.currency && o.residual > 0
+	})
+}
+
 func (w *pworld) remaining(m *pwMandate) intent.Amount { return m.budget.Amount - w.spent[m.id] }
 
 // payIntent makes up a payment the user wants under m; nil if none.
@@ -1143,6 +1155,9 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 		if o != b && b.group != "" && o.group == b.group {
 			in.level = intent.LevelConfirm
 		}
+	}
+	if w.openCredit(b) {
+		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {
 		in.level = intent.LevelFourEyes

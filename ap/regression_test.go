@@ -245,3 +245,74 @@ func TestRegressionLookAlikeReferences(t *testing.T) {
 		}
 	}
 }
+
+// TestRegressionOpenCredit (security review): posted credit notes of the
+// vendor that were not applied to a bill (or only in part) were ignored,
+// so the vendor was paid in full while it owed the company money back.
+// The vendor's open credit in the bill's currency is a fact (open_credit,
+// minor units), and a payment to a vendor with open credit needs a
+// person's confirmation: the credit may have to reduce this payment first.
+// Credit in another currency, a draft credit note and a credit note fully
+// applied to its bill are not open credit.
+func TestRegressionOpenCredit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		credit func(e *env, acme erp.Vendor) error
+		open   intent.Amount // 0: paid without a person
+	}{
+		{"unapplied credit note", func(e *env, acme erp.Vendor) error {
+			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-77", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000})
+			return err
+		}, 10000},
+		{"credit note larger than its bill", func(e *env, acme erp.Vendor) error {
+			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-2291", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 250000,
+				Reverses: e.bill(ap.DemoCompany, ap.DemoBill2).ID})
+			return err
+		}, 10000},
+		{"credit note in another currency", func(e *env, acme erp.Vendor) error {
+			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-78", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "USD", Total: 10000})
+			return err
+		}, 0},
+		{"draft credit note", func(e *env, acme erp.Vendor) error {
+			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-79", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000, State: erp.StateDraft})
+			return err
+		}, 0},
+		{"credit note applied to its bill", func(e *env, acme erp.Vendor) error {
+			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-2291", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000,
+				Reverses: e.bill(ap.DemoCompany, ap.DemoBill2).ID})
+			return err
+		}, 0},
+		{"another vendor's credit note", func(e *env, _ erp.Vendor) error {
+			e.addVendor(ap.DemoCompany, "Initech GmbH")
+			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-80", Vendor: e.vendor(ap.DemoCompany, "Initech GmbH").ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000})
+			return err
+		}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			if err := tc.credit(e, e.vendor(ap.DemoCompany, ap.DemoVendor)); err != nil {
+				t.Fatal(err)
+			}
+			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+			args := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00")
+			d := e.decide(tok, ap.ActionPayBill, args)
+			if d.Facts["open_credit"] != intent.Int(int64(tc.open)) {
+				t.Errorf("open_credit = %v, want %d", d.Facts["open_credit"], tc.open)
+			}
+			if tc.open == 0 {
+				if !d.Executed {
+					t.Fatalf("no open credit: %s %s", d.Verdict, message(d))
+				}
+				return
+			}
+			if d.Executed || d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "open credit") {
+				t.Fatalf("vendor with open credit: %s %s executed=%v %s; want a confirm step-up", d.Verdict, d.Level, d.Executed, message(d))
+			}
+			if d = e.decide(tok, ap.ActionPayBill, args, e.approve("alice", d)); !d.Executed {
+				t.Fatalf("confirmed: %s %s", d.Verdict, message(d))
+			}
+		})
+	}
+}
