@@ -15,8 +15,12 @@ var (
 	ErrCurrency = errors.New("budget: currency does not match the budget")
 	// ErrNotFound: no open reservation has this id.
 	ErrNotFound = errors.New("budget: reservation not found")
-	// ErrDuplicate: a reservation with this id already exists.
+	// ErrDuplicate: a reservation with this id exists or has existed
+	// (reservation ids are single use).
 	ErrDuplicate = errors.New("budget: reservation already exists")
+	// ErrLimitMismatch: the limit differs from the one the account was
+	// opened with.
+	ErrLimitMismatch = errors.New("budget: limit differs from the account's limit")
 )
 
 // Usage is what an account has spent and holds, in minor units of the
@@ -31,11 +35,24 @@ type Usage struct {
 // they are shared: Reserve is atomic with respect to every other Reserve of
 // the same account, so the sum of committed and reserved amounts never
 // exceeds the limit.
+//
+// An account is opened by its first Reserve, which fixes its currency and
+// its limit for the ledger's lifetime: a later Reserve with another
+// currency fails with ErrCurrency, with another limit amount with
+// ErrLimitMismatch, so no caller can widen an account opened by another.
+//
+// A reservation id is single use for the ledger's lifetime, across all
+// accounts: once a Reserve with id has succeeded, every later Reserve with
+// id fails with ErrDuplicate, whether the reservation is open, committed or
+// released. (A Reserve that fails does not use its id.) Stores keep the ids
+// they have seen, so ids should be short: the gateway uses operation hashes
+// and random lock-holder ids.
 type Ledger interface {
 	// Reserve holds amount on account under id if committed + reserved +
 	// amount <= limit.Amount. It returns ErrExceeded, ErrCurrency (amount
 	// and limit differ in currency, or the account was opened in another
-	// currency) or ErrDuplicate.
+	// currency), ErrLimitMismatch (the account was opened with another
+	// limit amount) or ErrDuplicate (id was ever reserved before).
 	Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error
 	// Commit turns the reservation id into spending. ErrNotFound if there
 	// is no open reservation id.
