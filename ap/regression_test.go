@@ -316,3 +316,43 @@ func TestRegressionOpenCredit(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionReferenceOfSeveralVendors (security review): when two
+// vendors of the company use the same bill reference, the bills registry
+// took the oldest bill, so paying the other vendor's bill by its
+// reference was refused as "not from the vendor named". A reference (under
+// any spelling) that names bills of several vendors names none of them:
+// the refusal says the reference is ambiguous and to use the bill number,
+// which works.
+func TestRegressionReferenceOfSeveralVendors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.addVendor(ap.DemoCompany, "Globex Parts")
+	const globexIBAN = "BE68 5390 0754 7034"
+	e.addAccount(ap.DemoCompany, "Globex Parts", globexIBAN, true, true, 10)
+	globexBill, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Name: "BILL/2026/11/0007", Ref: "INV 2290", Vendor: e.vendor(ap.DemoCompany, "Globex Parts").ID, Currency: "EUR", Total: 50000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	for _, tc := range []struct{ vendor, ref, iban string }{
+		{"Globex Parts", "INV 2290", globexIBAN},
+		{"Globex Parts", "INV-2290", globexIBAN},
+		{ap.DemoVendor, "INV-2290", ap.DemoIBAN},
+		{ap.DemoVendor, "inv-02290", ap.DemoIBAN},
+	} {
+		d := e.decide(tok, ap.ActionPayBill, pay(tc.vendor, tc.ref, tc.iban, "500.00"))
+		if d.Executed || code(d) != intent.CodeNotTrusted || !strings.Contains(message(d), "bills of several vendors") || !strings.Contains(message(d), "number") {
+			t.Errorf("%s pays %q: %s %s %s; want the reference refused as ambiguous", tc.vendor, tc.ref, d.Verdict, code(d), message(d))
+		}
+	}
+	if d := e.decide(tok, ap.ActionPayBill, pay("Globex Parts", globexBill.Name, globexIBAN, "500.00")); !d.Executed {
+		t.Errorf("Globex's bill by its number: %s %s", d.Verdict, message(d))
+	}
+	if d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, e.bill(ap.DemoCompany, ap.DemoBill).Name, ap.DemoIBAN, "850.00")); !d.Executed {
+		t.Errorf("ACME's bill by its number: %s %s", d.Verdict, message(d))
+	}
+	if d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill2, ap.DemoIBAN, "100.00")); !d.Executed {
+		t.Errorf("ACME's bill by a reference only it uses: %s %s", d.Verdict, message(d))
+	}
+}

@@ -59,10 +59,14 @@ func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp
 
 // bills resolves a bill to one of the company's vendor bills (credit notes
 // are never paid and never match). It tries, in order, the bill's ID, its
-// number, its vendor reference spelled the same (as BillReference
-// normalizes it), and its vendor reference under RefKey; within the first
-// rule that matches, the oldest bill wins, and the duplicate check of the
-// context provider then looks at the others. Record value: the bill's ID.
+// number, and its vendor reference: spelled the same (as BillReference
+// normalizes it) or under RefKey. A number or reference that matches bills
+// of several vendors matches none of them (the registry cannot see which
+// vendor the agent named, and taking one would refuse the other vendor's
+// bill with a misleading reason): the agent must then use the bill's
+// number. Among bills of one vendor, a reference spelled the same wins,
+// then the oldest, and the duplicate check of the context provider looks
+// at the others. Record value: the bill's ID.
 // Attributes: vendor (ID), currency, currency_supported (the currency has
 // two decimal places: the only ones the pack pays), state, number, ref and
 // due (YYYY-MM-DD, "" if none). What can change while a payment is decided
@@ -76,21 +80,53 @@ func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (re
 		return resolve.Record{}, err
 	}
 	all = slices.DeleteFunc(all, func(b erp.Bill) bool { return b.Kind != erp.KindBill })
-	key := RefKey(value)
-	rules := []func(b erp.Bill) bool{
-		func(b erp.Bill) bool { return b.ID == value },
-		func(b erp.Bill) bool { return strings.EqualFold(b.Name, value) },
-		func(b erp.Bill) bool { n, err := BillReference(b.Ref); return err == nil && n == value },
-		func(b erp.Bill) bool { return key != "" && RefKey(b.Ref) == key },
-	}
-	for _, match := range rules {
-		for _, b := range all { // sorted by ID: the oldest first
-			if match(b) {
-				return resolve.Record{ID: b.ID, Value: b.ID, Attrs: billAttrs(b)}, nil
-			}
+	for _, b := range all {
+		if b.ID == value {
+			return billRecord(b), nil
 		}
 	}
-	return resolve.Record{}, resolve.ErrNoMatch
+	var byNumber []erp.Bill
+	for _, b := range all { // sorted by ID: the oldest first
+		if strings.EqualFold(b.Name, value) {
+			byNumber = append(byNumber, b)
+		}
+	}
+	if len(byNumber) > 0 {
+		return oneVendor(byNumber, 0)
+	}
+	key := RefKey(value)
+	var byRef []erp.Bill
+	exact := -1
+	for _, b := range all {
+		n, err := BillReference(b.Ref)
+		same := err == nil && n == value
+		if !same && (key == "" || RefKey(b.Ref) != key) {
+			continue
+		}
+		if same && exact < 0 {
+			exact = len(byRef)
+		}
+		byRef = append(byRef, b)
+	}
+	if len(byRef) == 0 {
+		return resolve.Record{}, resolve.ErrNoMatch
+	}
+	return oneVendor(byRef, max(exact, 0))
+}
+
+// oneVendor returns the record of bs[i], or ErrNoMatch if bs are bills of
+// several vendors.
+func oneVendor(bs []erp.Bill, i int) (resolve.Record, error) {
+	for _, b := range bs {
+		if b.Vendor != bs[0].Vendor {
+			return resolve.Record{}, resolve.ErrNoMatch
+		}
+	}
+	return billRecord(bs[i]), nil
+}
+
+func billRecord(b erp.Bill) resolve.Record {
+	return resolve.Record{ID: b.ID, Value: b.ID, Attrs: billAttrs(b)}
 }
 
 func billAttrs(b erp.Bill) map[string]intent.Value {
