@@ -17,7 +17,10 @@ import (
 // only, for the company that owns the mandate. The ERP checks a payment
 // again (bill, account, amount, currency) whatever the policy decided.
 // Outputs are JSON text.
-type executor struct{ src erp.Source }
+type executor struct {
+	src erp.Source
+	cfg Config // CoolingOff and Now, for get_vendor's in_cooling_off
+}
 
 var _ gateway.Executor = executor{}
 
@@ -42,7 +45,7 @@ type (
 	accountJSON struct {
 		IBAN        string `json:"iban"`
 		Since       string `json:"since"`
-		CoolingOff  bool   `json:"in_cooling_off,omitempty"`
+		CoolingOff  bool   `json:"in_cooling_off,omitempty"` // payments to it need four eyes
 		BankAccount string `json:"bank_account"`
 	}
 	vendorJSON struct {
@@ -100,7 +103,8 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 		}
 		vj := vendorJSON{Vendor: v.ID, Name: v.Name, Active: v.Active}
 		if cur, ok := erp.Current(as, v.ID); ok {
-			vj.Account = &accountJSON{IBAN: normalize.FormatIBAN(cur.Sanitized), Since: timeOut(cur.SetAt), BankAccount: cur.ID}
+			vj.Account = &accountJSON{IBAN: normalize.FormatIBAN(cur.Sanitized), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
+				CoolingOff: x.cfg.coolingOff(cur)}
 		}
 		out, summary = vj, "vendor "+v.ID
 	case ActionPayBill:

@@ -120,7 +120,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	}
 	cur, ok := erp.Current(accounts, bill.Vendor)
 	isCurrent := ok && cur.ID == accountID && cur.Sanitized == q.Args["iban"].Str
-	coolingOff := isCurrent && p.cfg.Now().Sub(cur.SetAt) < p.cfg.CoolingOff
+	coolingOff := isCurrent && p.cfg.coolingOff(cur)
 
 	return map[string]intent.Value{
 		"bill_residual":          intent.Int(int64(bill.Residual)),

@@ -125,6 +125,10 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// coolingOff reports whether a is in its cooling-off period: its number
+// was set (or trusted again) less than CoolingOff ago. c has its defaults.
+func (c Config) coolingOff(a erp.BankAccount) bool { return c.Now().Sub(a.SetAt) < c.CoolingOff }
+
 // The texts the agent reads when a critical value matches no record. They
 // are the same for a value of another company and one that does not exist.
 const (
@@ -176,7 +180,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 			CallbacksRegistry:    callbacks{src, cfg},
 		},
 		Context:  []gateway.ContextProvider{payFacts{src, cfg}},
-		Executor: executor{src},
+		Executor: executor{src, cfg},
 	}, nil
 }
 
@@ -252,7 +256,8 @@ func contracts() ([]*contract.Contract, error) {
 			Params:   []contract.Parameter{vendor},
 			ReadOnly: true,
 			Resource: "vendor",
-			Doc:      "Shows a vendor of the company and its current bank account on file.",
+			Doc: "Shows a vendor of the company and its current bank account on file, with in_cooling_off set " +
+				"while the account was changed too recently to be paid without the approval of two people.",
 		},
 	}
 	out := make([]*contract.Contract, len(specs))

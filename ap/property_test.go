@@ -1014,6 +1014,7 @@ func (w *pworld) checkRead(req pwRequest, x pwExec, out string) {
 		Account *struct {
 			IBAN        string `json:"iban"`
 			BankAccount string `json:"bank_account"`
+			CoolingOff  bool   `json:"in_cooling_off"`
 		} `json:"current_account"`
 	}
 	if err := json.Unmarshal([]byte(out), &gv); err != nil {
@@ -1028,6 +1029,8 @@ func (w *pworld) checkRead(req pwRequest, x pwExec, out string) {
 		w.fail(req, fmt.Sprintf("get_vendor shows no current account for %s, which has %s", v.name, v.current))
 	case gv.Account != nil && (gv.Account.BankAccount != v.current || strings.ReplaceAll(gv.Account.IBAN, " ", "") != w.accounts[v.current].number):
 		w.fail(req, fmt.Sprintf("get_vendor shows account %s (%s) for %s, whose current account is %q", gv.Account.BankAccount, gv.Account.IBAN, v.name, v.current))
+	case gv.Account != nil && gv.Account.CoolingOff != (x.at.Sub(w.accounts[v.current].setAt) < pwCoolingOff):
+		w.fail(req, fmt.Sprintf("get_vendor shows in_cooling_off %v for account %s of %s, set %s", gv.Account.CoolingOff, v.current, v.name, w.accounts[v.current].setAt.Format(time.RFC3339)))
 	}
 }
 

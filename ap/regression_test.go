@@ -356,3 +356,40 @@ func TestRegressionReferenceOfSeveralVendors(t *testing.T) {
 		t.Errorf("ACME's bill by a reference only it uses: %s %s", d.Verdict, message(d))
 	}
 }
+
+// TestRegressionGetVendorCoolingOff (security review): ap.get_vendor
+// declared in_cooling_off but never set it, so the agent was never told
+// that payments to a recently changed account need four eyes. It is true
+// while the current account is younger than Config.CoolingOff.
+func TestRegressionGetVendorCoolingOff(t *testing.T) {
+	t.Parallel()
+	e := newEnvConfig(t, ap.Config{CoolingOff: 48 * time.Hour})
+	e.addVendor(ap.DemoCompany, "Globex Parts")
+	globex := e.vendor(ap.DemoCompany, "Globex Parts")
+	if _, err := e.erp.AddBankAccount(t.Context(), ap.DemoCompany, erp.BankAccount{Vendor: globex.ID, Number: "BE68 5390 0754 7034", Trusted: true, Active: true, SetAt: t0.Add(-47 * time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	cooling := func(vendor string) (bool, bool) {
+		t.Helper()
+		d := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": vendor})
+		var out struct {
+			Account map[string]any `json:"current_account"`
+		}
+		if err := json.Unmarshal([]byte(d.Output), &out); err != nil || out.Account == nil {
+			t.Fatalf("get_vendor %s: %v %s %s", vendor, err, d.Output, message(d))
+		}
+		v, present := out.Account["in_cooling_off"]
+		return v == true, present
+	}
+	if c, _ := cooling("Globex Parts"); !c {
+		t.Error("an account set 47 hours ago, cooling-off 48 hours: in_cooling_off is not set")
+	}
+	if c, present := cooling(ap.DemoVendor); c || present {
+		t.Errorf("an account set in 2025: in_cooling_off = %v (present %v)", c, present)
+	}
+	e.clock.Advance(time.Hour)
+	if c, _ := cooling("Globex Parts"); c {
+		t.Error("an account set 48 hours ago, cooling-off 48 hours: still in_cooling_off")
+	}
+}
