@@ -393,3 +393,29 @@ func TestRegressionGetVendorCoolingOff(t *testing.T) {
 		t.Error("an account set 48 hours ago, cooling-off 48 hours: still in_cooling_off")
 	}
 }
+
+// TestRegressionEqualPartialPaymentsAreOneOperation pins what
+// docs/registry-authority.md tells the user: two equal partial payments of
+// one bill under one mandate are the same operation (the same operation
+// hash), so the second is refused as a replay and nothing is paid twice;
+// the second instalment goes through under a new mandate.
+func TestRegressionEqualPartialPaymentsAreOneOperation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	half := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "425.00")
+	first := e.decide(tok, ap.ActionPayBill, half)
+	if !first.Executed {
+		t.Fatalf("first instalment: %s %s", first.Verdict, message(first))
+	}
+	again := e.decide(tok, ap.ActionPayBill, half)
+	if again.Executed || code(again) != intent.CodeReplay || again.OperationHash != first.OperationHash {
+		t.Fatalf("second equal instalment under the same mandate: %s %s %s; want a replay of the same operation", again.Verdict, code(again), message(again))
+	}
+	if d := e.decide(e.mandate("m-2", ap.DemoCompany, "EUR"), ap.ActionPayBill, half); !d.Executed {
+		t.Fatalf("second instalment under a new mandate: %s %s", d.Verdict, message(d))
+	}
+	if b := e.bill(ap.DemoCompany, ap.DemoBill); b.Residual != 0 || len(e.payments(ap.DemoCompany)) != 2 {
+		t.Errorf("bill residual %d, %d payments; want 0 and 2", b.Residual, len(e.payments(ap.DemoCompany)))
+	}
+}
