@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/erp/erptest"
 )
@@ -90,6 +91,44 @@ func TestMemChangeRestartsSetAt(t *testing.T) {
 		all, _ := m.BankAccounts(ctx, "northwind", erp.BankAccountQuery{Vendor: v.ID})
 		if c, ok := erp.Current(all, v.ID); !ok || c.ID != second.ID || !c.SetAt.Equal(now) {
 			t.Errorf("sequence %d: current account after the change = %+v", seq, c)
+		}
+	}
+}
+
+// TestMemOpenCredit: a posted credit note keeps as its residual what is not
+// applied to a bill (all of it when it reverses none, the excess over its
+// bill's residual otherwise), which the ap pack reads as the vendor's open
+// credit; a draft one applies nothing (security review, open credit).
+func TestMemOpenCredit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m := erp.NewMem(nil)
+	v, err := m.AddVendor(ctx, "northwind", erp.Vendor{Name: "ACME", Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bill, err := m.AddBill(ctx, "northwind", erp.Bill{Ref: "INV-1", Vendor: v.ID, Currency: "EUR", Total: 85000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name             string
+		cn               erp.Bill
+		residual, billed intent.Amount // the credit note's residual, the bill's after it
+	}{
+		{"unapplied", erp.Bill{Ref: "CN-1", Total: 10000}, 10000, 85000},
+		{"draft, reversing the bill", erp.Bill{Ref: "CN-2", Total: 10000, State: erp.StateDraft, Reverses: bill.ID}, 10000, 85000},
+		{"larger than its bill", erp.Bill{Ref: "CN-3", Total: 90000, Reverses: bill.ID}, 5000, 0},
+	} {
+		tc.cn.Vendor, tc.cn.Kind, tc.cn.Currency = v.ID, erp.KindCreditNote, "EUR"
+		cn, err := m.AddBill(ctx, "northwind", tc.cn)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, _ := m.Bills(ctx, "northwind", erp.BillQuery{ID: cn.ID})
+		b, _ := m.Bills(ctx, "northwind", erp.BillQuery{ID: bill.ID})
+		if len(got) != 1 || got[0].Residual != tc.residual || b[0].Residual != tc.billed {
+			t.Errorf("%s: credit note %+v, bill residual %d; want residuals %d and %d", tc.name, got, b[0].Residual, tc.residual, tc.billed)
 		}
 	}
 }
