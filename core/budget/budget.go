@@ -15,8 +15,7 @@ var (
 	ErrCurrency = errors.New("budget: currency does not match the budget")
 	// ErrNotFound: no open reservation has this id.
 	ErrNotFound = errors.New("budget: reservation not found")
-	// ErrDuplicate: a reservation with this id exists or has existed
-	// (reservation ids are single use).
+	// ErrDuplicate: a reservation with this id already exists.
 	ErrDuplicate = errors.New("budget: reservation already exists")
 	// ErrLimitMismatch: the limit differs from the one the account was
 	// opened with.
@@ -36,23 +35,22 @@ type Usage struct {
 // the same account, so the sum of committed and reserved amounts never
 // exceeds the limit.
 //
-// An account is opened by its first Reserve, which fixes its currency and
-// its limit for the ledger's lifetime: a later Reserve with another
-// currency fails with ErrCurrency, with another limit amount with
-// ErrLimitMismatch, so no caller can widen an account opened by another.
+// An account's currency and limit are those of its first reservation, for
+// the ledger's lifetime: a later Reserve with another currency fails with
+// ErrCurrency, with another limit amount with ErrLimitMismatch, so no
+// caller can widen an account opened by another.
 //
-// A reservation id is single use for the ledger's lifetime, across all
-// accounts: once a Reserve with id has succeeded, every later Reserve with
-// id fails with ErrDuplicate, whether the reservation is open, committed or
-// released. (A Reserve that fails does not use its id.) Stores keep the ids
-// they have seen, so ids should be short: the gateway uses operation hashes
-// and random lock-holder ids.
+// A reservation id is unique among open reservations only: once committed
+// or released, the id may be reserved again. The gateway reserves under the
+// operation hash and relies on this: an operation whose reservation was
+// released (a store failure, a spent approval) may be retried, and one that
+// executed is refused by its single-use approval and op:<hash> keys.
 type Ledger interface {
 	// Reserve holds amount on account under id if committed + reserved +
 	// amount <= limit.Amount. It returns ErrExceeded, ErrCurrency (amount
 	// and limit differ in currency, or the account was opened in another
 	// currency), ErrLimitMismatch (the account was opened with another
-	// limit amount) or ErrDuplicate (id was ever reserved before).
+	// limit amount) or ErrDuplicate (a reservation id is open).
 	Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error
 	// Commit turns the reservation id into spending. ErrNotFound if there
 	// is no open reservation id.
