@@ -195,6 +195,7 @@ var errSolo = errors.New("embedded: run alone")
 func clean(err error) bool {
 	return errors.Is(err, budget.ErrExceeded) || errors.Is(err, budget.ErrCurrency) ||
 		errors.Is(err, budget.ErrNotFound) || errors.Is(err, budget.ErrDuplicate) ||
+		errors.Is(err, budget.ErrLimitMismatch) ||
 		errors.Is(err, gateway.ErrReplayed) || errors.Is(err, receipt.ErrInvalid) ||
 		errors.Is(err, errBadInput)
 }
@@ -291,7 +292,9 @@ func seqKey(owner []byte, seq uint64) []byte {
 
 // Reserve implements budget.Ledger. Besides the Ledger's errors it returns
 // an error for a negative amount and for an account or id longer than 16
-// KiB.
+// KiB. An account's limit is kept under its own key (tag 'l') in the
+// accounts bucket; an account written before limits were kept takes the
+// limit of its next reservation.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
 	if amount.Amount < 0 {
 		return fmt.Errorf("embedded: negative reservation %d", amount.Amount)
@@ -300,6 +303,7 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	if err != nil {
 		return err
 	}
+	lk, _ := key('l', acct) // as long as ak
 	rk, err := key('r', id)
 	if err != nil {
 		return err
@@ -325,12 +329,28 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 		if a.currency != limit.Currency {
 			return budget.ErrCurrency
 		}
+		// An account without a limit is new, or was opened before limits
+		// were kept: this reservation's limit becomes its limit.
+		lv := accounts.Get(lk)
+		if lv != nil {
+			if len(lv) != 8 {
+				return fmt.Errorf("embedded: corrupt limit of account %q", acct)
+			}
+			if have := intent.Amount(binary.BigEndian.Uint64(lv)); have != limit.Amount {
+				return fmt.Errorf("%w: account %q has limit %d, not %d", budget.ErrLimitMismatch, acct, have, limit.Amount)
+			}
+		}
 		if limit.Amount-a.committed-a.reserved < amount.Amount {
 			return budget.ErrExceeded
 		}
 		a.reserved += amount.Amount
 		if err := accounts.Put(ak, a.encode()); err != nil {
 			return err
+		}
+		if lv == nil {
+			if err := accounts.Put(lk, binary.BigEndian.AppendUint64(nil, uint64(limit.Amount))); err != nil {
+				return err
+			}
 		}
 		return reservations.Put(rk, reservation{account: acct, amount: amount.Amount}.encode())
 	})

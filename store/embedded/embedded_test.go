@@ -2,11 +2,15 @@ package embedded_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"path/filepath"
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/intentplane/intentplane/core/budget"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -74,6 +78,9 @@ func TestReopen(t *testing.T) {
 	if err := s.Release(ctx, "b"); err != nil {
 		t.Fatalf("Release of a reservation made before reopening: %v", err)
 	}
+	if err := s.Reserve(ctx, "m", eur(2000), "c", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
+		t.Fatalf("Reserve with another limit after reopening = %v, want ErrLimitMismatch", err)
+	}
 	r, err := s.Append(ctx, receipt.Receipt{Owner: "", Time: time.Unix(9, 0), Decision: receipt.Allow})
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +91,57 @@ func TestReopen(t *testing.T) {
 	owners, err := s.Owners(ctx)
 	if err != nil || len(owners) != 1 || owners[0] != "" {
 		t.Fatalf("Owners = %q, %v; want the empty owner", owners, err)
+	}
+}
+
+// TestAccountWithoutLimit: an account written before limits were kept
+// (no 'l' key) takes the limit of its next reservation.
+func TestAccountWithoutLimit(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u64 := func(v uint64) []byte { return binary.BigEndian.AppendUint64(nil, v) }
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range []string{"meta", "accounts", "reservations", "consumed", "heads", "receipts", "checkpoints"} {
+			if _, err := tx.CreateBucket([]byte(b)); err != nil {
+				return err
+			}
+		}
+		if err := tx.Bucket([]byte("meta")).Put([]byte("version"), u64(1)); err != nil {
+			return err
+		}
+		// Account m: committed 6.00, reserved 3.00 under reservation b.
+		if err := tx.Bucket([]byte("accounts")).Put([]byte("am"), append(append(u64(600), u64(300)...), "EUR"...)); err != nil {
+			return err
+		}
+		return tx.Bucket([]byte("reservations")).Put([]byte("rb"), append(u64(300), 'm'))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := open(t, path)
+	eur := func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+	if err := s.Reserve(ctx, "m", eur(2000), "c", eur(1100)); err != nil {
+		t.Fatalf("first Reserve on an account without a limit: %v", err)
+	}
+	if err := s.Reserve(ctx, "m", eur(1000), "d", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
+		t.Fatalf("Reserve with another limit than the one adopted = %v, want ErrLimitMismatch", err)
+	}
+	if err := s.Reserve(ctx, "m", eur(2000), "d", eur(1)); !errors.Is(err, budget.ErrExceeded) {
+		t.Fatalf("Reserve past the adopted limit = %v, want ErrExceeded", err)
+	}
+	if err := s.Release(ctx, "b"); err != nil {
+		t.Fatalf("Release of an older reservation: %v", err)
+	}
+	if u, err := s.Usage(ctx, "m"); err != nil || u.Committed != 600 || u.Reserved != 1100 {
+		t.Fatalf("Usage = %+v, %v; want committed 600 reserved 1100", u, err)
 	}
 }
 

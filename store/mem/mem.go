@@ -29,6 +29,7 @@ type Store struct {
 
 type account struct {
 	currency  string
+	limit     intent.Amount // fixed by the account's first reservation
 	committed intent.Amount
 	reserved  intent.Amount
 }
@@ -71,17 +72,21 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	}
 	a := s.accounts[acct]
 	if a == nil {
-		a = &account{currency: limit.Currency}
-		s.accounts[acct] = a
+		// Opened, with this currency and limit, once the reservation holds.
+		a = &account{currency: limit.Currency, limit: limit.Amount}
 	}
 	if a.currency != limit.Currency {
 		return budget.ErrCurrency
+	}
+	if a.limit != limit.Amount {
+		return fmt.Errorf("%w: account %q has limit %d, not %d", budget.ErrLimitMismatch, acct, a.limit, limit.Amount)
 	}
 	// limit - committed - reserved >= amount, without overflow.
 	if limit.Amount-a.committed-a.reserved < amount.Amount {
 		return budget.ErrExceeded
 	}
 	a.reserved += amount.Amount
+	s.accounts[acct] = a
 	s.reserved[id] = reservation{account: acct, amount: amount.Amount}
 	return nil
 }

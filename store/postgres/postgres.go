@@ -123,6 +123,7 @@ func (s *Store) Close() { s.pool.Close() }
 func answer(err error) bool {
 	return errors.Is(err, budget.ErrExceeded) || errors.Is(err, budget.ErrCurrency) ||
 		errors.Is(err, budget.ErrNotFound) || errors.Is(err, budget.ErrDuplicate) ||
+		errors.Is(err, budget.ErrLimitMismatch) ||
 		errors.Is(err, gateway.ErrReplayed) || errors.Is(err, receipt.ErrNotFound) ||
 		errors.Is(err, receipt.ErrInvalid) || errors.Is(err, errBadInput) || errors.Is(err, ErrSchemaVersion)
 }
@@ -231,7 +232,7 @@ func (s *Store) ledger(ctx context.Context, acct string, op ledgerOp) error {
 	return err
 }
 
-var ledgerErrs = []error{nil, budget.ErrExceeded, budget.ErrCurrency, budget.ErrDuplicate, budget.ErrNotFound}
+var ledgerErrs = []error{nil, budget.ErrExceeded, budget.ErrCurrency, budget.ErrDuplicate, budget.ErrNotFound, budget.ErrLimitMismatch}
 
 func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledgerOp, struct{}]) {
 	n := len(batch)

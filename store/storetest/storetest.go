@@ -29,6 +29,8 @@ func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
 		{"ReserveConcurrentNeverExceeds", testReserveConcurrent},
 		{"CommitAndRelease", testCommitRelease},
 		{"ReservationErrors", testReservationErrors},
+		{"AccountLimitFixed", testAccountLimitFixed},
+		{"AccountLimitFixedConcurrent", testAccountLimitFixedConcurrent},
 		{"ConsumeOnce", testConsumeOnce},
 		{"ConsumeConcurrentExactlyOnce", testConsumeConcurrent},
 		{"ReceiptChainPerOwner", testReceiptChain},
@@ -158,6 +160,91 @@ func testReservationErrors(t *testing.T, s gateway.Store) {
 	}
 	if err := s.Reserve(ctx, "m", intent.Money{Currency: "USD", Amount: 1000}, "z", usd); !errors.Is(err, budget.ErrCurrency) {
 		t.Errorf("Reserve on an EUR account with a USD limit = %v, want ErrCurrency", err)
+	}
+}
+
+// testAccountLimitFixed: the first reservation fixes the account's limit;
+// a Reserve with another limit, larger or smaller, is refused and holds
+// nothing.
+func testAccountLimitFixed(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(s.Reserve(ctx, "m", eur(1000), "a", eur(500)))
+	if err := s.Reserve(ctx, "m", eur(1_000_000), "b", eur(600)); !errors.Is(err, budget.ErrLimitMismatch) {
+		t.Errorf("Reserve with a larger limit = %v, want ErrLimitMismatch", err)
+	}
+	if err := s.Reserve(ctx, "m", eur(999), "b", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
+		t.Errorf("Reserve with a smaller limit = %v, want ErrLimitMismatch", err)
+	}
+	// The refused Reserve neither held anything nor used its id.
+	must(s.Reserve(ctx, "m", eur(1000), "b", eur(500)))
+	if err := s.Reserve(ctx, "m", eur(1000), "c", eur(1)); !errors.Is(err, budget.ErrExceeded) {
+		t.Errorf("Reserve past the first limit = %v, want ErrExceeded", err)
+	}
+	must(s.Commit(ctx, "a"))
+	must(s.Release(ctx, "b"))
+	// The limit stays fixed once nothing is held.
+	if err := s.Reserve(ctx, "m", eur(2000), "d", eur(600)); !errors.Is(err, budget.ErrLimitMismatch) {
+		t.Errorf("Reserve with another limit after closing everything = %v, want ErrLimitMismatch", err)
+	}
+	u, err := s.Usage(ctx, "m")
+	must(err)
+	if u.Committed != 500 || u.Reserved != 0 {
+		t.Errorf("Usage = %+v, want committed 500 reserved 0", u)
+	}
+	// Another account has its own limit.
+	must(s.Reserve(ctx, "n", eur(2000), "e", eur(2000)))
+}
+
+// testAccountLimitFixedConcurrent: workers race to open one account with
+// two different limits; only one limit is ever accepted, and the account
+// never holds more than it.
+func testAccountLimitFixedConcurrent(t *testing.T, s gateway.Store) {
+	ctx := context.Background()
+	const workers, each = 16, 8
+	limits := [2]intent.Money{eur(1000), eur(1_000_000)}
+	var ok, mismatch [2]atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				err := s.Reserve(ctx, "m", limits[w%2], fmt.Sprintf("w%d-%d", w, i), eur(100))
+				switch {
+				case err == nil:
+					ok[w%2].Add(1)
+				case errors.Is(err, budget.ErrLimitMismatch):
+					mismatch[w%2].Add(1)
+				case errors.Is(err, budget.ErrExceeded):
+				default:
+					t.Errorf("Reserve: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ok[0].Load() > 0 && ok[1].Load() > 0 {
+		t.Fatalf("reservations succeeded with both limits (%d with 10.00, %d with 10000.00)", ok[0].Load(), ok[1].Load())
+	}
+	won := 0
+	if ok[1].Load() > 0 {
+		won = 1
+	}
+	if lost := mismatch[1-won].Load(); lost != workers/2*each {
+		t.Errorf("%d of %d Reserve calls with the other limit were refused with ErrLimitMismatch", lost, workers/2*each)
+	}
+	u, err := s.Usage(ctx, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, lim := u.Reserved, limits[won].Amount; got > lim || got != intent.Amount(ok[won].Load())*100 {
+		t.Errorf("reserved %d after %d reservations of 1.00 under a limit of %d", got, ok[won].Load(), lim)
 	}
 }
 
