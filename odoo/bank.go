@@ -17,7 +17,10 @@ const bankMarker = "intentplane bank change "
 // It reads the vendor (one of the company's active vendors), looks for a
 // note on it recording c.Key (and returns that change's account), then
 // creates the account (trusted, ordered first) or trusts, activates and
-// reorders the vendor's account holding the number, archives the vendor's
+// reorders the vendor's account holding the number (writing to it whenever
+// it is not the vendor's current account, so that Odoo moves its
+// write_date, which is SetAt, even when it was trusted and active
+// already), archives the vendor's
 // other accounts, posts a note recording the key on the vendor, and reads
 // the account back. A number with characters other than ASCII letters,
 // digits, spaces and - . / is refused, so that Odoo's clean-up, which
@@ -104,7 +107,15 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 		}
 	} else {
 		id, _ = parseID(target.ID)
+		// SetAt is write_date, and the cooling-off period runs from it: an
+		// account that becomes the vendor's current one is always written
+		// (which moves write_date, even when no value changes), including
+		// one that was trusted and active already; only re-confirming the
+		// current account writes nothing unless a value must change.
 		vals := map[string]any{}
+		if cur, ok := erp.Current(mine, ch.Vendor); !ok || cur.ID != target.ID {
+			vals["allow_out_payment"], vals["active"] = true, true
+		}
 		if !target.Trusted {
 			vals["allow_out_payment"] = true
 		}
