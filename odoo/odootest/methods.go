@@ -427,6 +427,9 @@ func (d *db) create(m *model, vals map[string]any, ctx map[string]any) (any, *fa
 	return id, nil
 }
 
+// bankTracked are the fields of res.partner.bank that account tracks.
+var bankTracked = []string{"bank_id", "active", "acc_number", "acc_holder_name", "partner_id", "allow_out_payment", "currency_id"}
+
 func (d *db) write(m *model, r rec, vals map[string]any) *fault {
 	if cur, ok := vals["currency_id"]; ok && m.name == "res.company" && cur != r["currency_id"] {
 		for _, mv := range d.tables["account.move"] {
@@ -434,6 +437,10 @@ func (d *db) write(m *model, r rec, vals map[string]any) *fault {
 				return userError("You cannot change the currency of the company since some journal items already exist")
 			}
 		}
+	}
+	var was rec
+	if m.name == "res.partner.bank" {
+		was = r.clone()
 	}
 	if f := d.set(m, r, vals); f != nil {
 		return f
@@ -443,8 +450,19 @@ func (d *db) write(m *model, r rec, vals map[string]any) *fault {
 		if f := d.uniqueAccount(r); f != nil {
 			return f
 		}
-		d.note(r.m2o("partner_id"), fmt.Sprintf("Bank Account #%d updated", r.id()))
+		// account logs a note only when a tracked field changed.
+		for _, n := range bankTracked {
+			if _, ok := vals[n]; ok && r[n] != was[n] {
+				d.note(r.m2o("partner_id"), fmt.Sprintf("Bank Account #%d updated", r.id()))
+				if p := was.m2o("partner_id"); p != r.m2o("partner_id") {
+					d.note(p, fmt.Sprintf("Bank Account #%d updated", r.id()))
+				}
+				break
+			}
+		}
 	}
+	// As Odoo's write does, every write stamps write_date with the
+	// transaction's time, whether or not a value changed.
 	r["write_date"] = d.now.Format("2006-01-02 15:04:05")
 	r["write_uid"] = d.uid
 	return nil
