@@ -53,6 +53,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"PaymentFullPartialIdempotent", testPayments},
 		{"PaymentRefusals", testPaymentRefusals},
 		{"ChangeBankAccount", testChangeBankAccount},
+		{"PromotedAccountRestartsCoolingOff", testPromotedAccount},
 		{"ConcurrentPaymentsOfOneBill", testConcurrentPayments},
 	}
 	for _, tt := range tests {
@@ -382,6 +383,69 @@ func testChangeBankAccount(t *testing.T, e Env) {
 		if _, err := e.Source.ChangeBankAccount(ctx, e.Company, bad); !errors.Is(err, erp.ErrRefused) {
 			t.Errorf("change %+v: %v, want ErrRefused", bad, err)
 		}
+	}
+}
+
+// nextSecond waits until the next whole second of the clock has begun, so
+// that a time stamped after it differs from any stamped before it even
+// where the ERP keeps whole seconds only (Odoo's write_date).
+func nextSecond() {
+	now := time.Now()
+	time.Sleep(now.Truncate(time.Second).Add(time.Second + 10*time.Millisecond).Sub(now))
+}
+
+// testPromotedAccount: a change to a number the vendor already has as a
+// trusted, active account that is not its current one (equal in sequence
+// with a higher ID, or later in sequence) makes it the current account
+// with SetAt the time of the change, so that its cooling-off period
+// starts; a change that re-confirms the current account leaves SetAt as
+// it was. The ERP may keep whole seconds only, so SetAt is compared with
+// the second the change began in.
+func testPromotedAccount(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	change := func(number, key string) erp.BankAccount {
+		t.Helper()
+		a, err := e.Source.ChangeBankAccount(ctx, e.Company, erp.BankChange{Vendor: w.acme.ID, Number: number, Key: key})
+		if err != nil {
+			t.Fatalf("change to %s: %v", number, err)
+		}
+		all, err := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Vendor: w.acme.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur, ok := erp.Current(all, w.acme.ID)
+		if !ok || cur.ID != a.ID || !cur.SetAt.Equal(a.SetAt) {
+			t.Errorf("change to %s returned %+v; the current account as listed is %+v, %v", number, a, cur, ok)
+		}
+		return a
+	}
+	var got erp.BankAccount
+	for i, tc := range []struct {
+		name, number string
+		seq          int
+	}{
+		{"equal in sequence, higher ID", "BE68 5390 0754 7034", 10},
+		{"later in sequence", "IT60 X054 2811 1010 0000 0123 456", 20},
+	} {
+		second, err := e.Seeder.AddBankAccount(ctx, e.Company, erp.BankAccount{Vendor: w.acme.ID, Number: tc.number, Trusted: true, Active: true, Sequence: tc.seq})
+		if err != nil {
+			t.Fatalf("%s: seeding: %v", tc.name, err)
+		}
+		all, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Vendor: w.acme.ID})
+		if cur, ok := erp.Current(all, w.acme.ID); !ok || cur.ID == second.ID {
+			t.Fatalf("%s: the seeded account %s is already current (%+v)", tc.name, second.ID, cur)
+		}
+		nextSecond()
+		before := time.Now().Truncate(time.Second)
+		got = change(tc.number, fmt.Sprintf("promote-%d", i))
+		if got.ID != second.ID || !got.Trusted || !got.Active || got.SetAt.Before(before) {
+			t.Errorf("%s: promoted account = %+v; want account %s with SetAt at or after %s", tc.name, got, second.ID, before)
+		}
+	}
+	nextSecond()
+	if again := change(got.Number, "confirm"); again.ID != got.ID || !again.SetAt.Equal(got.SetAt) {
+		t.Errorf("re-confirming the current account %s: SetAt %s, want %s kept (%+v)", got.ID, again.SetAt, got.SetAt, again)
 	}
 }
 
