@@ -48,8 +48,11 @@ func TestPasscode(t *testing.T) {
 			}
 		})
 	}
-	if _, err := approvals.HashPasscode("short", approvals.PasscodeParams{}, nil); !errors.Is(err, approvals.ErrWeakPasscode) {
-		t.Fatalf("short passcode: %v", err)
+	for _, weak := range []string{"short", "elevenchars", "Password1234", "aaaaaaaaaaaaaaaa", "abcabcabcabc",
+		"abcdefghijklmn", "987654321098", "1q2w3e4r5t6y", "aAaAbBbB1111"} {
+		if _, err := approvals.HashPasscode(weak, approvals.PasscodeParams{LogN: 4, R: 1}, nil); !errors.Is(err, approvals.ErrWeakPasscode) {
+			t.Errorf("weak passcode %q: %v", weak, err)
+		}
 	}
 	h2, _ := approvals.HashPasscode("correct horse", approvals.PasscodeParams{LogN: 4, R: 1}, nil)
 	if h2 == h {
@@ -361,8 +364,9 @@ func TestRateLimit(t *testing.T) {
 	if c := login(ip, "alice", passcodes["alice"]); c != http.StatusTooManyRequests {
 		t.Fatalf("after 3 failures, 3s later: %d, want still locked (4s)", c)
 	}
-	// Per approver: another address is locked out for alice too.
-	if c := login("192.0.2.2", "alice", passcodes["alice"]); c != http.StatusTooManyRequests {
+	// Per approver and address only: a process failing sign-ins for alice
+	// (the agent, on the same host) does not lock her out everywhere.
+	if c := login("192.0.2.2", "alice", passcodes["alice"]); c != http.StatusSeeOther {
 		t.Fatalf("alice from another address: %d", c)
 	}
 	// Per address: bob from the first address too, but not from elsewhere.
@@ -547,5 +551,86 @@ func TestReceiptFailureFailsClosed(t *testing.T) {
 	}
 	if _, err := f.srv.Request(context.Background(), pending(t, 1, "", intent.LevelConfirm)); err == nil {
 		t.Fatal("request accepted without a receipt")
+	}
+}
+
+// TestApproverOwners: an approver limited to some owners neither sees nor
+// decides another owner's request, on the page or by a forged form.
+func TestApproverOwners(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *approvals.Config) {
+		c.Approvers[2].Owners = []intent.Owner{"globex"} // carol
+	})
+	tk := f.request(pending(t, 150000, "", intent.LevelConfirm)) // emma's
+	carol := f.signedIn("carol")
+	if p := carol.do("GET", "/requests", nil, nil); p.code != http.StatusOK || strings.Contains(p.body, tk.ID) {
+		t.Fatalf("carol's list shows emma's request: %d", p.code)
+	}
+	if p := carol.do("GET", "/requests/"+tk.ID, nil, nil); p.code != http.StatusNotFound {
+		t.Fatalf("carol opened emma's request: %d", p.code)
+	}
+	csrf := csrfOf(t, carol.do("GET", "/requests", nil, nil))
+	hash := f.outcome(tk.ID).Hash.String()
+	if p := carol.do("POST", "/requests/"+tk.ID+"/approve", url.Values{"csrf": {csrf}, "operation": {hash}}, nil); p.code != http.StatusNotFound {
+		t.Fatalf("carol approved emma's request: %d", p.code)
+	}
+	if p := carol.do("POST", "/requests/"+tk.ID+"/reject", url.Values{"csrf": {csrf}, "operation": {hash}}, nil); p.code != http.StatusNotFound {
+		t.Fatalf("carol rejected emma's request: %d", p.code)
+	}
+	if out := f.outcome(tk.ID); out.Status != approvals.StatusPending || len(out.Decisions) != 0 {
+		t.Fatalf("outcome %+v", out)
+	}
+	alice := f.signedIn("alice")
+	if p := alice.do("GET", "/requests", nil, nil); !strings.Contains(p.body, tk.ID) {
+		t.Fatal("alice (every owner) does not see the request")
+	}
+	if r := alice.decide(tk.ID, true); r.code != http.StatusSeeOther {
+		t.Fatalf("alice: %d", r.code)
+	}
+}
+
+// TestLoopbackAliases: bound to loopback without a BaseURL, the page
+// answers at localhost, 127.0.0.1 and [::1] with its port, and nowhere
+// else; a sign-in posted from http://localhost:PORT is same-origin.
+func TestLoopbackAliases(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *approvals.Config) { c.BaseURL, c.Addr = "", "127.0.0.1:8477" })
+	get := func(host string) int {
+		r := httptest.NewRequest("GET", "/login", nil)
+		r.Host = host
+		rec := httptest.NewRecorder()
+		f.srv.Handler().ServeHTTP(rec, r)
+		return rec.Code
+	}
+	for host, want := range map[string]int{
+		"127.0.0.1:8477": http.StatusOK, "localhost:8477": http.StatusOK, "[::1]:8477": http.StatusOK,
+		"localhost:8478": http.StatusMisdirectedRequest, "evil.example:8477": http.StatusMisdirectedRequest,
+	} {
+		if got := get(host); got != want {
+			t.Errorf("Host %s: %d, want %d", host, got, want)
+		}
+	}
+	r := httptest.NewRequest("GET", "/login", nil)
+	r.Host = "localhost:8477"
+	rec := httptest.NewRecorder()
+	f.srv.Handler().ServeHTTP(rec, r)
+	var ck *http.Cookie
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == "ip_login" {
+			ck = c
+		}
+	}
+	for origin, want := range map[string]int{"http://localhost:8477": http.StatusSeeOther, "http://127.0.0.1:8477": http.StatusSeeOther, "http://evil.example": http.StatusForbidden} {
+		form := url.Values{"csrf": {ck.Value}, "approver": {"alice"}, "passcode": {passcodes["alice"]}}
+		post := httptest.NewRequest("POST", "/login", strings.NewReader(form.Encode()))
+		post.Host = "localhost:8477"
+		post.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		post.Header.Set("Origin", origin)
+		post.AddCookie(ck)
+		rec := httptest.NewRecorder()
+		f.srv.Handler().ServeHTTP(rec, post)
+		if rec.Code != want {
+			t.Errorf("Origin %s: %d, want %d", origin, rec.Code, want)
+		}
 	}
 }

@@ -154,6 +154,9 @@ var (
 	ErrOtherOperation = errors.New("approvals: decision is for another operation")
 	// ErrUnknownApprover: the approver is not configured.
 	ErrUnknownApprover = errors.New("approvals: unknown approver")
+	// ErrOtherOwner: the approver may not decide for the request's owner
+	// (Approver.Owners).
+	ErrOtherOwner = errors.New("approvals: approver may not decide for this owner")
 	// ErrTooMany: too many requests are pending (Config.MaxPending).
 	ErrTooMany = errors.New("approvals: too many pending requests")
 )

@@ -5,10 +5,12 @@ import (
 	"time"
 )
 
-// Backoff bounds failed logins: after the n-th consecutive failure for an
-// approver, or from a client IP address, further attempts are refused,
-// without checking the passcode, for Base × 2^(n-1), at most Max. A
-// successful login clears the approver's and the address's failures.
+// Backoff bounds failed logins: after the n-th consecutive failure from a
+// client IP address, or for an approver from that address, further
+// attempts from it are refused, without checking the passcode, for
+// Base × 2^(n-1), at most Max. Failures are never counted for an approver
+// alone, so that one process failing sign-ins cannot lock an approver out
+// from everywhere. A successful login clears the address's failures.
 type Backoff struct {
 	// Base is the lock-out after the first failure; zero means 1s.
 	Base time.Duration
@@ -16,7 +18,8 @@ type Backoff struct {
 	Max time.Duration
 }
 
-// limiter counts failed logins by key ("approver:alice", "ip:10.0.0.1").
+// limiter counts failed logins by key ("ip:10.0.0.1",
+// "approver:alice@10.0.0.1").
 // It is safe for concurrent use.
 type limiter struct {
 	base, max time.Duration

@@ -82,20 +82,30 @@ func (s *Server) harden(next echo.HandlerFunc) echo.HandlerFunc {
 			h.Set("Strict-Transport-Security", "max-age=31536000")
 		}
 		req := c.Request()
-		if req.Host != s.host {
+		if !s.hosts[req.Host] {
 			return s.page(c, http.StatusMisdirectedRequest, "message", msg("Wrong address", "This page is served only at "+s.base+"."))
 		}
 		if req.Method == http.MethodPost {
 			if site := req.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
 				return s.page(c, http.StatusForbidden, "message", msg("Refused", "A form from another site was refused. Use the approval page itself."))
 			}
-			if o := req.Header.Get("Origin"); o != "" && o != s.base {
+			if o := req.Header.Get("Origin"); o != "" && o != s.base && !s.sameOrigin(o, req.Host) {
 				return s.page(c, http.StatusForbidden, "message", msg("Refused", "A form from another site was refused. Use the approval page itself."))
 			}
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, maxBody)
 		}
 		return next(c)
 	}
+}
+
+// sameOrigin reports whether origin is the page itself as reached at host
+// (one of its accepted hosts).
+func (s *Server) sameOrigin(origin, host string) bool {
+	scheme := "http://"
+	if s.secure {
+		scheme = "https://"
+	}
+	return s.hosts[host] && origin == scheme+host
 }
 
 type message struct {
@@ -185,9 +195,13 @@ func (s *Server) login(c echo.Context) error {
 	pass := c.FormValue("passcode")
 	next := safeNext(c.FormValue("next"))
 	a := s.approvers[name]
-	keys := []string{"ip:" + c.RealIP(), "approver:?"}
+	// Failures count per client address, and per approver from that
+	// address: a process that fails sign-ins locks out its own address,
+	// not an approver everywhere.
+	ip := c.RealIP()
+	keys := []string{"ip:" + ip, "approver:?@" + ip}
 	if a != nil {
-		keys[1] = "approver:" + name
+		keys[1] = "approver:" + name + "@" + ip
 	}
 	if wait := s.lim.wait(now, keys...); wait > 0 {
 		secs := int(wait.Round(time.Second) / time.Second)
@@ -328,10 +342,14 @@ func (s *Server) list(c echo.Context) error {
 	ss := sessionOf(c)
 	now := s.now().UTC()
 	v := listView{Session: ss, CSRF: ss.csrf}
+	me := s.approvers[ss.approver]
 	s.mu.Lock()
 	s.prune(now)
 	for i := len(s.order) - 1; i >= 0; i-- {
 		r := s.requests[s.order[i]]
+		if !me.mayDecide(r.op.Owner) {
+			continue // another owner's: not this approver's to see
+		}
 		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: r.amountText(),
 			Level: string(r.level), Status: string(r.status), Expires: r.expires.Format("15:04:05 UTC"),
 			Hash: r.hash.String()[:16], Refusal: r.refusal, Have: len(r.approvals), Need: r.need()}
@@ -343,6 +361,9 @@ func (s *Server) list(c echo.Context) error {
 	}
 	for i := len(s.recent) - 1; i >= 0; i-- {
 		e := s.recent[i]
+		if !me.mayDecide(e.req.op.Owner) {
+			continue
+		}
 		verdict := "rejected"
 		if e.decision.Approve {
 			verdict = "approved"
@@ -384,6 +405,9 @@ func (s *Server) lookup(c echo.Context) (*request, error) {
 func (s *Server) show(c echo.Context) error {
 	ss := sessionOf(c)
 	r, err := s.lookup(c)
+	if err == nil && !s.approvers[ss.approver].mayDecide(r.op.Owner) {
+		err = ErrNotFound // another owner's request is not shown at all
+	}
 	if err != nil {
 		return s.decisionError(c, err)
 	}
@@ -546,7 +570,7 @@ func (s *Server) decideForm(c echo.Context, approve bool) error {
 func (s *Server) decisionError(c echo.Context, err error) error {
 	code, title, text := http.StatusInternalServerError, "Not recorded", "The decision could not be recorded, so nothing was approved. Try again."
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrOtherOwner):
 		code, title, text = http.StatusNotFound, "No such request", "There is no such request; it may have been forgotten some time after it ended."
 	case errors.Is(err, ErrTampered):
 		code, title, text = http.StatusConflict, "Refused", "This request was refused: what it shows does not hash to the operation the gateway named. Nothing can be approved for it."

@@ -46,7 +46,7 @@ const (
 	passcodeSaltLen = 16
 	passcodeKeyLen  = 32
 	// MinPasscodeLen is the minimum length of a passcode, in bytes.
-	MinPasscodeLen = 8
+	MinPasscodeLen = 12
 	// MaxPasscodeLen is the maximum length of a passcode, in bytes.
 	MaxPasscodeLen = 1024
 )
@@ -57,8 +57,53 @@ const (
 var ErrBadPasscodeHash = errors.New("approvals: malformed passcode hash")
 
 // ErrWeakPasscode is returned by HashPasscode for a passcode shorter than
-// MinPasscodeLen or longer than MaxPasscodeLen bytes.
-var ErrWeakPasscode = fmt.Errorf("approvals: a passcode must have %d to %d bytes", MinPasscodeLen, MaxPasscodeLen)
+// MinPasscodeLen or longer than MaxPasscodeLen bytes, and for a common or
+// patterned one (see weakPasscode).
+var ErrWeakPasscode = fmt.Errorf("approvals: a passcode must have %d to %d bytes and not be common or a simple pattern", MinPasscodeLen, MaxPasscodeLen)
+
+// commonPasscodes are frequent passwords of MinPasscodeLen bytes or more
+// (lowercase), refused before anything is hashed.
+var commonPasscodes = map[string]bool{
+	"password1234": true, "passwordpassword": true, "password12345": true, "password123456": true,
+	"123456789012": true, "1234567890123": true, "12345678901234": true, "123456789abc": true,
+	"qwertyuiopas": true, "qwerty123456": true, "qwertyqwerty": true, "1q2w3e4r5t6y": true,
+	"1qaz2wsx3edc": true, "iloveyou1234": true, "letmein12345": true, "changeme1234": true,
+	"welcome12345": true, "administrator": true, "admin1234567": true, "trustno1trustno1": true,
+	"football1234": true, "baseball1234": true, "superman1234": true, "monkey123456": true,
+	"sunshine1234": true, "princess1234": true, "starwars1234": true, "dragon123456": true,
+	"passw0rd1234": true, "p@ssw0rd1234": true, "abc123abc123": true, "intentplane1": true,
+	"intentplane123": true, "approvalpage": true,
+}
+
+// weakPasscode reports whether p is common or a simple pattern: fewer than
+// 5 distinct characters, a repeated unit of up to 6 characters, a run of
+// consecutive characters ("abcdefghijkl", "987654321098"), or a common
+// password. It is cheap and catches only the obvious.
+func weakPasscode(p string) bool {
+	l := strings.ToLower(p)
+	if commonPasscodes[l] {
+		return true
+	}
+	distinct := map[rune]bool{}
+	for _, r := range l {
+		distinct[r] = true
+	}
+	if len(distinct) < 5 {
+		return true
+	}
+	for unit := 1; unit <= 6 && unit < len(l); unit++ {
+		if len(l)%unit == 0 && strings.Repeat(l[:unit], len(l)/unit) == l {
+			return true
+		}
+	}
+	up, down := true, true
+	for i := 1; i < len(l); i++ {
+		d := int(l[i]) - int(l[i-1])
+		up = up && (d == 1 || (l[i] == '0' && l[i-1] == '9'))
+		down = down && (d == -1 || (l[i] == '9' && l[i-1] == '0'))
+	}
+	return up || down
+}
 
 var b64 = base64.RawStdEncoding
 
@@ -68,9 +113,10 @@ var b64 = base64.RawStdEncoding
 //	$scrypt$ln=15,r=8,p=1$<salt, base64>$<hash, base64>
 //
 // The salt is 16 bytes read from r (nil means crypto/rand); the hash is 32
-// bytes. It returns ErrWeakPasscode for a passcode of the wrong length.
+// bytes. It returns ErrWeakPasscode for a passcode of the wrong length, or
+// a common or patterned one.
 func HashPasscode(passcode string, p PasscodeParams, r io.Reader) (string, error) {
-	if len(passcode) < MinPasscodeLen || len(passcode) > MaxPasscodeLen {
+	if len(passcode) < MinPasscodeLen || len(passcode) > MaxPasscodeLen || weakPasscode(passcode) {
 		return "", ErrWeakPasscode
 	}
 	p = p.withDefaults()

@@ -35,6 +35,10 @@ type Approver struct {
 	// Key signs the approver's approvals. The gateway verifies them with
 	// its public key (see Server.Keys). The agent never holds it.
 	Key ed25519.PrivateKey
+	// Owners limits whose requests the approver sees and decides (the
+	// gateway's approver scope should say the same); empty means every
+	// owner's.
+	Owners []intent.Owner
 }
 
 // Config configures a Server. The zero value of each optional field means
@@ -46,7 +50,9 @@ type Config struct {
 	// BaseURL is the page's URL as approvers' browsers reach it, without a
 	// trailing slash ("https://approve.example.com"); empty means
 	// "http://" + Addr. Requests whose Host header is not BaseURL's host are
-	// refused (against DNS rebinding).
+	// refused (against DNS rebinding); when BaseURL is empty and Addr is a
+	// loopback address, localhost, 127.0.0.1 and [::1] with Addr's port are
+	// all accepted.
 	BaseURL string
 	// TLS, when set, makes ListenAndServe serve HTTPS. Cookies are Secure
 	// when the request came over TLS or BaseURL is https.
@@ -92,9 +98,10 @@ type Server struct {
 	lim       *limiter
 	e         *echo.Echo
 	tmpl      *template.Template
-	base      string // BaseURL, no trailing slash
-	host      string // BaseURL's host
-	secure    bool   // BaseURL is https
+	base      string          // BaseURL, no trailing slash
+	host      string          // BaseURL's host
+	hosts     map[string]bool // every Host accepted (host and its loopback aliases)
+	secure    bool            // BaseURL is https
 
 	decideMu sync.Mutex // serializes decisions, so that each sees the last
 
@@ -108,9 +115,15 @@ type Server struct {
 var _ Channel = (*Server)(nil)
 
 type approverEntry struct {
-	name string
-	hash passcodeHash
-	key  ed25519.PrivateKey
+	name   string
+	hash   passcodeHash
+	key    ed25519.PrivateKey
+	owners map[intent.Owner]bool // nil: every owner
+}
+
+// mayDecide reports whether a may see and decide requests of owner.
+func (a *approverEntry) mayDecide(owner intent.Owner) bool {
+	return a != nil && (a.owners == nil || a.owners[owner])
 }
 
 type request struct {
@@ -194,7 +207,14 @@ func New(cfg Config, log Log) (*Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("approvals: approver %q: %w", a.Name, err)
 		}
-		s.approvers[a.Name] = &approverEntry{name: a.Name, hash: h, key: a.Key}
+		e := &approverEntry{name: a.Name, hash: h, key: a.Key}
+		if len(a.Owners) > 0 {
+			e.owners = map[intent.Owner]bool{}
+			for _, o := range a.Owners {
+				e.owners[o] = true
+			}
+		}
+		s.approvers[a.Name] = e
 		s.names = append(s.names, a.Name)
 	}
 	// Unknown names are checked against a hash of the same cost, so that
@@ -214,12 +234,29 @@ func New(cfg Config, log Log) (*Server, error) {
 	}
 	s.base = u.Scheme + "://" + u.Host
 	s.host, s.secure = u.Host, u.Scheme == "https"
+	s.hosts = map[string]bool{s.host: true}
+	if s.cfg.BaseURL == "" {
+		if h, port, err := net.SplitHostPort(s.cfg.Addr); err == nil && isLoopback(h) {
+			for _, alias := range []string{"localhost", "127.0.0.1", "[::1]"} {
+				s.hosts[alias+":"+port] = true
+			}
+		}
+	}
 	s.tmpl, err = parseTemplates()
 	if err != nil {
 		return nil, err
 	}
 	s.e = s.routes()
 	return s, nil
+}
+
+// isLoopback reports whether host names only this machine.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // lockedReader makes a caller's io.Reader safe for concurrent use.
@@ -528,6 +565,9 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 	a := s.approvers[approver]
 	if err == nil && a == nil {
 		err = ErrUnknownApprover
+	}
+	if err == nil && !a.mayDecide(r.op.Owner) {
+		err = ErrOtherOwner
 	}
 	var have int
 	if err == nil {
