@@ -22,6 +22,12 @@
 // the approval page, reached through the [Approvals] interface. Without
 // either, a step-up is refused.
 //
+// Nothing of the client's call but the resolved operation reaches a
+// downstream server: the client's _meta is dropped (only the progress
+// token is relayed, remapped), unless [Config].ForwardMeta lists a key.
+// Over stdio, messages are bounded in size and the requests not yet
+// answered in bytes, so a flood of calls waits in the client's pipe.
+//
 // [Downstream] is a managed connection to a downstream MCP server (a
 // child process over stdio, with a controlled environment, or a
 // streamable-HTTP URL): it lists tools with their raw input schemas,

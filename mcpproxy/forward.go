@@ -120,8 +120,9 @@ type Route struct {
 // Forwarder is a gateway.Executor that carries out an operation by
 // calling a downstream tool with the operation's resolved arguments. Its
 // Routes must not change after the gateway is built. A call made through
-// a Proxy relays cancellation, progress and vendor _meta keys, and hands
-// the downstream's full result back to the Proxy.
+// a Proxy relays cancellation, progress and the client _meta keys that
+// Config.ForwardMeta allows (none by default), and hands the downstream's
+// full result back to the Proxy.
 type Forwarder struct {
 	Routes map[intent.Action]Route
 }

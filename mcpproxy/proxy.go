@@ -85,9 +85,15 @@ type Approvals interface {
 	Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error)
 }
 
-// ErrRejected is wrapped by Approvals.Await when a person rejected the
-// operation: the call is then refused, and the agent told not to retry.
+// ErrRejected is wrapped by Approvals.Await (and Request) when a person
+// rejected the operation: the call is then refused, and the agent told not
+// to retry.
 var ErrRejected = errors.New("mcpproxy: a person rejected this operation")
+
+// ErrTooManyRequests is wrapped by Approvals.Request when the channel holds
+// as many open requests as it accepts: the call is refused without a new
+// request.
+var ErrTooManyRequests = errors.New("mcpproxy: too many approval requests open")
 
 // Config configures a Proxy. The zero value of each optional field means
 // the default stated on it.
@@ -106,14 +112,17 @@ type Config struct {
 	// Approvals is the approval page; nil means none.
 	Approvals Approvals
 	// ApprovalWait is how long a call waits for the approval page before
-	// answering with the link; zero means it answers at once.
+	// answering with the link; zero means it answers at once. A waiting
+	// call counts in MaxPendingConfirmations; when none is free, the call
+	// answers with the link at once.
 	ApprovalWait time.Duration
 	// ConfirmTimeout bounds how long the user has to answer a
 	// confirmation in the client; zero means 5 minutes.
 	ConfirmTimeout time.Duration
-	// MaxPendingConfirmations caps confirmations open at the same time in
-	// the client; further step-ups are refused until one is answered. Zero
-	// means 16.
+	// MaxPendingConfirmations caps the calls blocked on a person at the
+	// same time: confirmations open in the client (further ones are
+	// refused until one is answered) and calls waiting ApprovalWait for the
+	// approval page (further ones get the link at once). Zero means 16.
 	MaxPendingConfirmations int
 	// ApprovalTTL is the validity of an approval signed for the client's
 	// user; zero means 2 minutes.
@@ -125,8 +134,19 @@ type Config struct {
 	StateTTL time.Duration
 	// MaxMessageBytes bounds one JSON-RPC message read from the client;
 	// longer lines are dropped and answered with a parse error. Zero means
-	// 4 MiB.
+	// 1 MiB.
 	MaxMessageBytes int
+	// MaxInFlightBytes bounds the bytes of the client's requests read but
+	// not yet answered: past it, the proxy reads nothing more until
+	// answers go out, so a flood of calls waits in the client's pipe.
+	// Zero means 16 MiB; it is never below MaxMessageBytes.
+	MaxInFlightBytes int
+	// ForwardMeta lists the keys of the client's _meta that are passed on
+	// to the downstream server with a forwarded call ("com.example/trace");
+	// empty means none. Only the progress token is ever relayed otherwise
+	// (remapped), so that nothing but the resolved operation reaches the
+	// server from the agent.
+	ForwardMeta []string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Rand is the source of approval ids and state nonces; nil means
@@ -239,18 +259,26 @@ func (p *Proxy) Server() *server.MCPServer { return p.srv }
 
 // ServeStdio serves the client on in and out until in ends or ctx is
 // done. Tool calls run on 100 workers so that open confirmations never
-// hold up other calls. mcp-go keeps one stdio session per process, so
-// ServeStdio must not run twice at the same time in one process.
+// hold up other calls, with 256 more queued; messages are bounded by
+// MaxMessageBytes and the requests not yet answered by MaxInFlightBytes.
+// mcp-go keeps one stdio session per process, so ServeStdio must not run
+// twice at the same time in one process.
 func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	max := p.cfg.MaxMessageBytes
-	if max <= 0 {
-		max = 4 << 20
+	limit := p.cfg.MaxMessageBytes
+	if limit <= 0 {
+		limit = defaultMaxMessage
 	}
+	budget := p.cfg.MaxInFlightBytes
+	if budget <= 0 {
+		budget = defaultMaxInFlight
+	}
+	fl := newInflight(max(budget, limit))
+	defer fl.close()
 	s := server.NewStdioServer(p.srv)
-	server.WithWorkerPoolSize(100)(s)
-	server.WithQueueSize(10000)(s)
+	server.WithWorkerPoolSize(stdioWorkers)(s)
+	server.WithQueueSize(stdioQueue)(s)
 	s.SetErrorLogger(log.New(slogWriter{p.log}, "", 0))
-	return s.Listen(ctx, &lineLimiter{r: in, max: max}, out)
+	return s.Listen(ctx, &lineLimiter{r: in, max: limit, fl: fl}, responseWatcher{w: out, fl: fl})
 }
 
 // handler turns a call of t into proposals.
@@ -262,7 +290,7 @@ func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 		}
 		cs := &call{live: ctx}
 		if m := req.Params.Meta; m != nil {
-			cs.opts.Meta = m.AdditionalFields
+			cs.opts.Meta = p.forwardMeta(m.AdditionalFields)
 			if m.ProgressToken != nil {
 				cs.opts.Progress = p.progressTo(ctx, m.ProgressToken)
 			}
@@ -376,6 +404,21 @@ func failed(d gateway.Decision) *mcp.CallToolResult {
 	return mcp.NewToolResultError("The gateway could not record this decision, so nothing was done. Try again later and tell the user.")
 }
 
+// forwardMeta returns the client's _meta keys the configuration lets
+// through (Config.ForwardMeta), or nil.
+func (p *Proxy) forwardMeta(m map[string]any) map[string]any {
+	var out map[string]any
+	for _, k := range p.cfg.ForwardMeta {
+		if v, ok := m[k]; ok {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // progressTo returns a function relaying progress to the client under its
 // own token.
 func (p *Proxy) progressTo(ctx context.Context, tok mcp.ProgressToken) func(map[string]any) {
@@ -388,60 +431,6 @@ func (p *Proxy) progressTo(ctx context.Context, tok mcp.ProgressToken) func(map[
 		params["progressToken"] = tok
 		if err := p.srv.SendNotificationToSpecificClient(id, string(mcp.MethodNotificationProgress), params); err != nil {
 			p.log.Debug("progress not relayed", "err", err)
-		}
-	}
-}
-
-// lineLimiter passes JSON-RPC lines through, cutting any line longer than
-// max at max bytes and ending it with a NUL marker, so that a huge message
-// costs bounded memory, cannot parse, and is answered with a parse error.
-type lineLimiter struct {
-	r       io.Reader
-	max     int
-	buf     []byte // pending output
-	line    int    // length of the current line so far
-	skip    bool   // dropping the rest of an oversized line
-	scratch []byte
-}
-
-func (l *lineLimiter) Read(p []byte) (int, error) {
-	for len(l.buf) == 0 {
-		if l.scratch == nil {
-			l.scratch = make([]byte, 64<<10)
-		}
-		n, err := l.r.Read(l.scratch)
-		l.filter(l.scratch[:n])
-		if err != nil && len(l.buf) == 0 {
-			return 0, err
-		}
-		if err != nil {
-			break
-		}
-	}
-	n := copy(p, l.buf)
-	l.buf = l.buf[n:]
-	return n, nil
-}
-
-func (l *lineLimiter) filter(b []byte) {
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		seg := b
-		if i >= 0 {
-			seg = b[:i+1]
-		}
-		b = b[len(seg):]
-		if !l.skip {
-			if l.line+len(seg) > l.max {
-				l.skip = true
-				l.buf = append(l.buf, "\x00oversized message\n"...)
-			} else {
-				l.buf = append(l.buf, seg...)
-			}
-		}
-		l.line += len(seg)
-		if seg[len(seg)-1] == '\n' {
-			l.line, l.skip = 0, false
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,8 @@ const (
 	msgCancelled = "The user closed the confirmation without deciding. Nothing was done. Ask the user whether they want this operation before calling the tool again."
 	msgTimeout   = "The user did not answer the confirmation in time. Nothing was done. Ask the user whether they want this operation before calling the tool again."
 	msgBusy      = "Too many confirmations are already waiting for the user, so this operation was not put to them. Nothing was done. Wait for the user to answer the open ones, then try again."
-	msgRejected  = "A person rejected this exact operation on the approval page. Nothing was done. Do not retry it or try to reach the same result another way; tell the user it was rejected."
+	msgRejected  = "A person rejected this exact operation on the approval page; it stays rejected. Nothing was done. Do not retry it or try to reach the same result another way; tell the user it was rejected."
+	msgPageBusy  = "Too many operations are already waiting on the approval page, so this one was not put there. Nothing was done. Ask the user to decide the open ones first, then try again."
 	msgNoChannel = " This client cannot ask the user to confirm, and no approval page is configured, so the operation was refused."
 	msgFourEyes  = " Four eyes cannot be granted from this client, and no approval page is configured, so the operation was refused."
 )
@@ -175,8 +177,9 @@ func (p *Proxy) sign(op intent.Operation, hash intent.OperationHash) (approval.A
 }
 
 // viaPage looks for approvals already given on the page; if there are
-// none, registers the step-up, waits ApprovalWait, and otherwise returns
-// the link with what to do.
+// none, registers the step-up, waits ApprovalWait when a waiting slot is
+// free (waits count in MaxPendingConfirmations, since each holds a
+// worker), and otherwise returns the link with what to do.
 func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []byte, d gateway.Decision) *mcp.CallToolResult {
 	as, err := p.cfg.Approvals.Await(ctx, d.OperationHash, 0)
 	if err == nil && len(as) == 0 {
@@ -191,7 +194,13 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		})
 		if err == nil {
 			if p.cfg.ApprovalWait > 0 {
-				as, err = p.cfg.Approvals.Await(ctx, d.OperationHash, p.cfg.ApprovalWait)
+				select {
+				case p.pending <- struct{}{}:
+					as, err = p.cfg.Approvals.Await(ctx, d.OperationHash, p.cfg.ApprovalWait)
+					<-p.pending
+				default:
+					// Enough calls already wait: answer with the link now.
+				}
 			}
 			if err == nil && len(as) == 0 {
 				who := "The user"
@@ -203,10 +212,12 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		}
 	}
 	if err != nil {
-		if errors.Is(err, ErrRejected) {
+		switch {
+		case errors.Is(err, ErrRejected):
 			return mcp.NewToolResultError(msgRejected)
-		}
-		if errors.Is(err, context.Canceled) {
+		case errors.Is(err, ErrTooManyRequests):
+			return mcp.NewToolResultError(msgPageBusy)
+		case errors.Is(err, context.Canceled):
 			return mcp.NewToolResultError("The call was cancelled while waiting for approval. Nothing was done.")
 		}
 		p.log.Error("approval page failed", "err", err)
@@ -225,8 +236,12 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 	return refused(cs, d2)
 }
 
-// describe writes the confirmation the user reads: the exact resolved
-// operation, with where each trusted value came from.
+// describe writes the confirmation the user reads. What the gateway
+// trusts comes first: the action, each critical value with where it came
+// from, the amounts and the operation hash. The agent's own arguments come
+// last, each quoted in ASCII (line breaks, control, invisible and bidi
+// characters escaped as \uXXXX) and cut at 80 characters, so that no
+// argument can add lines or forge the dialog.
 func describe(t Tool, d gateway.Decision) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Confirm this exact operation (tool %s)?\n\n", t.Name)
@@ -236,35 +251,106 @@ func describe(t Tool, d gateway.Decision) string {
 		for _, r := range d.Resolved {
 			prov[r.Param] = r
 		}
-		for _, name := range op.Args.Names() {
-			v := op.Args[name]
-			fmt.Fprintf(&b, "  %s: %s", name, v.String())
-			if r, ok := prov[name]; ok {
-				fmt.Fprintf(&b, "  (from %s", r.Provenance.Source)
-				if r.Provenance.RecordID != "" {
-					fmt.Fprintf(&b, ", record %s", r.Provenance.RecordID)
-				}
-				if r.Sent != r.Value {
-					fmt.Fprintf(&b, "; the assistant wrote %q", clip(r.Sent))
-				}
-				b.WriteString(")")
+		names := op.Args.Names()
+		for _, name := range names {
+			r, ok := prov[name]
+			if !ok {
+				continue
 			}
-			b.WriteString("\n")
+			fmt.Fprintf(&b, "  %s: %s  (trusted, from %s", name, shown(op.Args[name].String()), r.Provenance.Source)
+			if r.Provenance.RecordID != "" {
+				fmt.Fprintf(&b, ", record %s", shown(r.Provenance.RecordID))
+			}
+			if r.Sent != r.Value {
+				fmt.Fprintf(&b, "; the assistant wrote %s", quote(r.Sent))
+			}
+			b.WriteString(")\n")
 		}
-	}
-	if d.Refusal != nil {
-		if why, ok := strings.CutPrefix(d.Refusal.Message, "This operation needs a person's confirmation before it can execute: "); ok {
-			why, _, _ = strings.Cut(why, ". Nothing was done yet.")
-			fmt.Fprintf(&b, "\nWhy you are asked: %s.\n", why)
+		for _, name := range names {
+			if v := op.Args[name]; v.Kind == intent.KindAmount {
+				if _, ok := prov[name]; !ok {
+					fmt.Fprintf(&b, "  %s: %s\n", name, v.String())
+				}
+			}
 		}
+		fmt.Fprintf(&b, "Operation %s\n", d.OperationHash.String()[:16])
+		if d.Refusal != nil {
+			if why, ok := strings.CutPrefix(d.Refusal.Message, "This operation needs a person's confirmation before it can execute: "); ok {
+				why, _, _ = strings.Cut(why, ". Nothing was done yet.")
+				fmt.Fprintf(&b, "Why you are asked: %s.\n", oneLine(why))
+			}
+		}
+		other := false
+		for _, name := range names {
+			v := op.Args[name]
+			if _, ok := prov[name]; ok || v.Kind == intent.KindAmount {
+				continue
+			}
+			if !other {
+				b.WriteString("\nOther arguments, as the assistant wrote them:\n")
+				other = true
+			}
+			fmt.Fprintf(&b, "  %s: %s\n", name, quote(v.String()))
+		}
+	} else {
+		fmt.Fprintf(&b, "Operation %s\n", d.OperationHash.String()[:16])
 	}
-	fmt.Fprintf(&b, "Operation %s\n", d.OperationHash.String()[:16])
 	return b.String()
 }
 
+// maxShown bounds an argument shown in a confirmation, in characters.
+const maxShown = 80
+
+// quote returns s quoted in ASCII, cut at maxShown characters, flagged
+// when it holds anything but printable ASCII.
+func quote(s string) string {
+	cut := clip(s)
+	q := strconv.QuoteToASCII(cut)
+	if cut != s {
+		q += fmt.Sprintf(" (cut; %d bytes in all)", len(s))
+	}
+	if !plain(s) {
+		q += " (contains non-ASCII or invisible characters)"
+	}
+	return q
+}
+
+// shown returns a trusted value as is when it is plain printable ASCII,
+// else quoted.
+func shown(s string) string {
+	if plain(s) && len(s) <= maxShown {
+		return s
+	}
+	return quote(s)
+}
+
+// oneLine escapes what could break a line of trusted text.
+func oneLine(s string) string {
+	if plain(s) {
+		return s
+	}
+	q := strconv.QuoteToASCII(s)
+	return q[1 : len(q)-1]
+}
+
+// plain reports whether s is printable ASCII only.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// clip cuts s at maxShown characters.
 func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "…"
+	n := 0
+	for i := range s {
+		if n == maxShown {
+			return s[:i]
+		}
+		n++
 	}
 	return s
 }

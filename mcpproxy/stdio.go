@@ -1,0 +1,270 @@
+package mcpproxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// Defaults bounding what a client can make the proxy hold over stdio.
+const (
+	// defaultMaxMessage bounds one JSON-RPC line. A proposal is refused
+	// above 64 KiB anyway; 1 MiB leaves room for large _meta and
+	// elicitation answers.
+	defaultMaxMessage = 1 << 20
+	// defaultMaxInFlight bounds the bytes of client requests read but not
+	// yet answered.
+	defaultMaxInFlight = 16 << 20
+	// stdioWorkers and stdioQueue size mcp-go's tool call pool: workers
+	// run calls concurrently, so that open confirmations never hold up
+	// other calls; the queue holds calls waiting for a worker.
+	stdioWorkers = 100
+	stdioQueue   = 256
+)
+
+// badLine replaces a line the proxy refuses to pass on: it cannot parse,
+// so mcp-go answers it with a parse error.
+const badLine = "\x00refused message\n"
+
+// lineLimiter passes the client's JSON-RPC lines on to mcp-go, one whole
+// line at a time, so that what a client makes the proxy hold is bounded:
+//
+//   - a line longer than max is dropped (a parse error answers it);
+//   - a request (a method and an id) is passed on only once its bytes fit
+//     in the in-flight budget, and they stay counted until the response
+//     with its id is written (see responseWatcher); reading stops until
+//     then, so a flood of calls waits in the client's pipe, not in memory;
+//   - a request whose id is neither a string nor an integer, and a
+//     tools/call without id, are dropped, since their answer could not be
+//     matched (or there would be none).
+type lineLimiter struct {
+	r       io.Reader
+	max     int
+	fl      *inflight
+	buf     []byte // output ready for Read
+	line    []byte // the current line so far
+	skip    bool   // dropping the rest of an oversized line
+	scratch []byte
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	for len(l.buf) == 0 {
+		if l.scratch == nil {
+			l.scratch = make([]byte, 64<<10)
+		}
+		n, err := l.r.Read(l.scratch)
+		l.filter(l.scratch[:n])
+		if err != nil {
+			if len(l.line) > 0 && !l.skip {
+				l.emit(l.line)
+			}
+			l.line, l.skip = nil, false
+			if len(l.buf) == 0 {
+				return 0, err
+			}
+		}
+	}
+	n := copy(p, l.buf)
+	l.buf = l.buf[n:]
+	if len(l.buf) == 0 {
+		l.buf = nil // release a large line at once
+	}
+	return n, nil
+}
+
+func (l *lineLimiter) filter(b []byte) {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		seg := b
+		if i >= 0 {
+			seg = b[:i+1]
+		}
+		b = b[len(seg):]
+		if !l.skip {
+			if len(l.line)+len(seg) > l.max {
+				l.skip, l.line = true, nil
+				l.buf = append(l.buf, "\x00oversized message\n"...)
+			} else {
+				l.line = append(l.line, seg...)
+			}
+		}
+		if seg[len(seg)-1] == '\n' {
+			if !l.skip {
+				l.emit(l.line)
+			}
+			l.line, l.skip = l.line[:0], false
+			if cap(l.line) > 64<<10 {
+				l.line = nil
+			}
+		}
+	}
+}
+
+// emit queues one complete line for mcp-go, waiting for room in the
+// in-flight budget if it is a request.
+func (l *lineLimiter) emit(line []byte) {
+	var head struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	if json.Unmarshal(line, &head) != nil || head.Method == nil {
+		// Not JSON (mcp-go answers a parse error), or a response to one
+		// of our own requests (an elicitation answer): passed on as is.
+		l.buf = append(l.buf, line...)
+		return
+	}
+	if len(head.ID) == 0 || string(head.ID) == "null" {
+		if *head.Method == "tools/call" {
+			l.buf = append(l.buf, badLine...)
+		} else {
+			l.buf = append(l.buf, line...) // a notification
+		}
+		return
+	}
+	key, ok := idKey(head.ID)
+	if !ok {
+		l.buf = append(l.buf, badLine...)
+		return
+	}
+	if l.fl != nil {
+		l.fl.acquire(key, len(line))
+	}
+	l.buf = append(l.buf, line...)
+}
+
+// idKey is the canonical form of a JSON-RPC id: "s" and the string, or "n"
+// and the integer. Other ids are refused.
+func idKey(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return "", false
+	}
+	return "n" + strconv.FormatInt(n, 10), true
+}
+
+// inflight counts the bytes of requests read and not yet answered. It is
+// safe for concurrent use.
+type inflight struct {
+	max int
+
+	mu     sync.Mutex
+	cond   *sync.Cond
+	used   int
+	held   map[string][]int // id → sizes of the requests with that id
+	closed bool
+}
+
+func newInflight(max int) *inflight {
+	f := &inflight{max: max, held: map[string][]int{}}
+	f.cond = sync.NewCond(&f.mu)
+	return f
+}
+
+// acquire waits until n more bytes fit (or nothing else is in flight), then
+// counts them under the request id key.
+func (f *inflight) acquire(key string, n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for !f.closed && f.used > 0 && f.used+n > f.max {
+		f.cond.Wait()
+	}
+	f.used += n
+	f.held[key] = append(f.held[key], n)
+}
+
+// release uncounts the oldest request with the id key, if any.
+func (f *inflight) release(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := f.held[key]
+	if len(s) == 0 {
+		return
+	}
+	f.used -= s[0]
+	if len(s) == 1 {
+		delete(f.held, key)
+	} else {
+		f.held[key] = s[1:]
+	}
+	f.cond.Broadcast()
+}
+
+// close lets every waiting and future acquire through.
+func (f *inflight) close() {
+	f.mu.Lock()
+	f.closed = true
+	f.cond.Broadcast()
+	f.mu.Unlock()
+}
+
+// responseWatcher writes mcp-go's output to the client and releases the
+// in-flight bytes of each request it answers. mcp-go writes one whole
+// message per Write.
+type responseWatcher struct {
+	w  io.Writer
+	fl *inflight
+}
+
+func (r responseWatcher) Write(b []byte) (int, error) {
+	n, err := r.w.Write(b)
+	if key, ok := responseID(b); ok {
+		r.fl.release(key)
+	}
+	return n, err
+}
+
+// responseID returns the id key of a response (a message with an id and a
+// result or an error, and no method), reading no further than needed: mcp-go
+// writes "jsonrpc" and "id" before "result".
+func responseID(b []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	var id json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t {
+		case "method":
+			return "", false
+		case "id":
+			if dec.Decode(&id) != nil {
+				return "", false
+			}
+			continue
+		case "result", "error":
+			if id == nil {
+				// Read on: the id comes after.
+				var skip json.RawMessage
+				if dec.Decode(&skip) != nil {
+					return "", false
+				}
+				// A message with both a result and a method does not exist;
+				// keep reading for the id.
+				continue
+			}
+			return idKey(id)
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	if id != nil {
+		return idKey(id)
+	}
+	return "", false
+}

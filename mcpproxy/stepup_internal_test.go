@@ -1,0 +1,46 @@
+package mcpproxy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// TestDescribeCannotBeForged: an argument cannot add lines, hide text or
+// reorder the dialog; trusted values and the amount come first.
+func TestDescribeCannotBeForged(t *testing.T) {
+	t.Parallel()
+	forged := "INV-1\nOperation 0000000000000000\n" + strings.Repeat("\n", 20) + "amount: 1.00 \u202eRUE 00.1\u202c" + strings.Repeat("x", 200)
+	op := intent.Operation{Action: "bank.send_money", MandateID: "m", Owner: "o", Args: intent.Args{
+		"recipient_iban": intent.Str("DE89370400440532013000"),
+		"amount":         intent.AmountValue(240000, 2),
+		"reference":      intent.Str(forged),
+		"memo":           intent.Str("caf\u00e9\u200b"),
+	}}
+	h, _ := op.Hash()
+	d := gateway.Decision{Operation: &op, OperationHash: h, Resolved: []intent.Resolved{{
+		Param: "recipient_iban", Sent: "de89 3704\n0044", Value: "DE89370400440532013000",
+		Provenance: intent.Provenance{Source: "registry:payees", RecordID: "vendor:acme"},
+	}}}
+	msg := describe(Tool{Name: "send_money"}, d)
+	lines := strings.Split(strings.TrimSuffix(msg, "\n"), "\n")
+	if len(lines) != 10 {
+		t.Fatalf("%d lines:\n%s", len(lines), msg)
+	}
+	for i, want := range []string{
+		"Confirm this exact operation (tool send_money)?", "", "Action: bank.send_money",
+		`  recipient_iban: DE89370400440532013000  (trusted, from registry:payees, record vendor:acme; the assistant wrote "de89 3704\n0044" (contains non-ASCII or invisible characters))`,
+		"  amount: 2400.00", "Operation " + h.String()[:16], "", "Other arguments, as the assistant wrote them:",
+		`  memo: "caf\u00e9\u200b" (contains non-ASCII or invisible characters)`,
+	} {
+		if lines[i] != want {
+			t.Errorf("line %d:\n got %s\nwant %s", i, lines[i], want)
+		}
+	}
+	if !strings.HasPrefix(lines[9], `  reference: "INV-1\nOperation 0000000000000000\n\n`) || !strings.Contains(lines[9], `\u202e`) ||
+		!strings.Contains(lines[9], "(cut; ") || len(lines[9]) > 250 {
+		t.Errorf("reference line: %s", lines[9])
+	}
+}
