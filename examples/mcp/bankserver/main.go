@@ -42,14 +42,21 @@ type bank struct {
 	log      io.Writer
 }
 
-func (b *bank) record(tool string, raw json.RawMessage) {
+func (b *bank) record(tool string, raw json.RawMessage) { b.recordMeta(tool, raw, nil) }
+
+// recordMeta records a call with the vendor _meta keys it carried, if any.
+func (b *bank) recordMeta(tool string, raw json.RawMessage, meta *mcp.Meta) {
 	if b.log == nil {
 		return
 	}
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
-	line, _ := json.Marshal(map[string]any{"tool": tool, "args": raw})
+	l := map[string]any{"tool": tool, "args": raw}
+	if meta != nil && len(meta.AdditionalFields) > 0 {
+		l["meta"] = meta.AdditionalFields
+	}
+	line, _ := json.Marshal(l)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, _ = b.log.Write(append(line, '\n'))
@@ -112,7 +119,7 @@ func (b *bank) listPayments(_ context.Context, req mcp.CallToolRequest) (*mcp.Ca
 }
 
 func (b *bank) getBalance(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	b.record("get_balance", req.Params.RawArguments)
+	b.recordMeta("get_balance", req.Params.RawArguments, req.Params.Meta)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return mcp.NewToolResultText(fmt.Sprintf("EUR %d.%02d", b.balance/100, b.balance%100)), nil
