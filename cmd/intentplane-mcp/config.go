@@ -23,14 +23,18 @@ type config struct {
 	// for; empty means "intentplane-mcp".
 	Audience string `toml:"audience"`
 	// Instructions are sent to the client at initialization.
-	Instructions string                  `toml:"instructions"`
-	Mandate      mandateConfig           `toml:"mandate"`
-	Policy       policyConfig            `toml:"policy"`
-	Store        storeConfig             `toml:"store"`
-	Approvals    approvalsConfig         `toml:"approvals"`
-	Registries   map[string]registryConf `toml:"registries"`
-	Servers      map[string]serverConfig `toml:"servers"`
-	Tools        map[string]toolConfig   `toml:"tools"`
+	Instructions string `toml:"instructions"`
+	// ForwardMeta lists the keys of the client's _meta passed on to the
+	// downstream server with a call ("com.example/trace"); empty means
+	// none: only the resolved operation reaches the server.
+	ForwardMeta []string                `toml:"forward_meta"`
+	Mandate     mandateConfig           `toml:"mandate"`
+	Policy      policyConfig            `toml:"policy"`
+	Store       storeConfig             `toml:"store"`
+	Approvals   approvalsConfig         `toml:"approvals"`
+	Registries  map[string]registryConf `toml:"registries"`
+	Servers     map[string]serverConfig `toml:"servers"`
+	Tools       map[string]toolConfig   `toml:"tools"`
 
 	path string // the file, for messages
 	dir  string // its directory: relative paths are relative to it
@@ -102,15 +106,24 @@ type approvalsConfig struct {
 	ApproverKey string `toml:"approver_key"`
 	// ConfirmTimeout bounds the user's answer; empty means 5m.
 	ConfirmTimeout duration `toml:"confirm_timeout"`
-	// MaxPending caps open confirmations; zero means 16.
+	// MaxPending caps the calls blocked on a person at once: open
+	// confirmations in the client and calls waiting for the page; zero
+	// means 16.
 	MaxPending int `toml:"max_pending"`
 	// ApprovalTTL is an elicited approval's validity; empty means 2m.
 	ApprovalTTL duration `toml:"approval_ttl"`
 
 	// The approval page is served when Approvers is not empty.
 
-	// Listen is the page's address; empty means "127.0.0.1:8477".
+	// Listen is the page's address; empty means "127.0.0.1:8477". It
+	// must be a loopback address unless AllowRemote is set.
 	Listen string `toml:"listen"`
+	// AllowRemote lets Listen be a non-loopback address; it requires an
+	// https BaseURL (TLS terminated in front of the page).
+	AllowRemote bool `toml:"allow_remote"`
+	// MaxRequests caps the requests pending on the page at once (the
+	// agent cannot open more); zero means 32.
+	MaxRequests int `toml:"max_requests"`
 	// BaseURL is the page's URL as approvers reach it; empty means
 	// "http://" + Listen.
 	BaseURL string `toml:"base_url"`

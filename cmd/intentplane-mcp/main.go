@@ -99,8 +99,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		for _, t := range a.tools {
 			fmt.Fprintf(stdout, "%s\t%s\n", t.Name, t.Action)
 		}
+		what := "the mandate file is valid"
+		if a.issued {
+			what = "a mandate is issued for " + string(a.mandate.Owner) + " each time the proxy starts"
+		}
+		fmt.Fprintf(stdout, "configuration OK: %d tools; %s\n", len(a.tools), what)
 		return nil
 	}
+	fmt.Fprintf(stderr, "intentplane-mcp: %s\n", a.describeMandate())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.store.start(ctx)

@@ -44,7 +44,7 @@ func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Log
 		for _, k := range []struct {
 			key string
 			set bool
-		}{{"listen", ac.Listen != ""}, {"base_url", ac.BaseURL != ""}, {"wait", ac.Wait != 0}, {"request_ttl", ac.RequestTTL.Duration != 0}, {"webhook", ac.Webhook != nil}} {
+		}{{"listen", ac.Listen != ""}, {"base_url", ac.BaseURL != ""}, {"wait", ac.Wait != 0}, {"request_ttl", ac.RequestTTL.Duration != 0}, {"webhook", ac.Webhook != nil}, {"allow_remote", ac.AllowRemote}, {"max_requests", ac.MaxRequests != 0}} {
 			if k.set {
 				return nil, c.errAt(append(at, k.key), "%s applies to the approval page, which needs at least one [[approvals.approvers]]", k.key)
 			}
@@ -58,17 +58,35 @@ func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Log
 	if listen == "" {
 		listen = "127.0.0.1:8477"
 	}
-	if _, port, err := net.SplitHostPort(listen); err != nil || port == "" {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil || port == "" {
 		return nil, c.errAt(append(at, "listen"), "listen must be host:port, like \"127.0.0.1:8477\"")
 	}
+	var base *url.URL
 	if ac.BaseURL != "" {
 		u, err := url.Parse(ac.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 			return nil, c.errAt(append(at, "base_url"), "base_url must be http(s)://host[:port], without a path")
 		}
+		base = u
+	}
+	if !loopback(host) {
+		if !ac.AllowRemote {
+			return nil, c.errAt(append(at, "listen"), "listen %q is not a loopback address: the page would be reachable from the network. Keep it on 127.0.0.1, or set allow_remote = true with an https base_url (TLS in front of the page)", listen)
+		}
+		if base == nil || base.Scheme != "https" {
+			return nil, c.errAt(append(at, "allow_remote"), "allow_remote needs an https base_url: passcodes and session cookies must not cross the network in clear")
+		}
+	}
+	if ac.MaxRequests < 0 {
+		return nil, c.errAt(append(at, "max_requests"), "max_requests must not be negative")
+	}
+	maxRequests := ac.MaxRequests
+	if maxRequests == 0 {
+		maxRequests = 32
 	}
 	p := &page{listen: listen, owners: map[string]map[intent.Owner]bool{}}
-	cfg := approvals.Config{Addr: listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, Logger: log}
+	cfg := approvals.Config{Addr: listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: maxRequests, Logger: log}
 	for i, a := range ac.Approvers {
 		aat := append(at, "approvers", fmt.Sprint(i))
 		switch {
@@ -87,16 +105,18 @@ func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Log
 		if err != nil {
 			return nil, c.errAt(append(aat, "key"), "%v", err)
 		}
+		var owners []intent.Owner
 		if len(a.Owners) > 0 {
 			set := map[intent.Owner]bool{}
 			for _, o := range a.Owners {
 				set[intent.Owner(o)] = true
+				owners = append(owners, intent.Owner(o))
 			}
 			p.owners[a.Name] = set
 		} else {
 			p.owners[a.Name] = nil
 		}
-		cfg.Approvers = append(cfg.Approvers, approvals.Approver{Name: a.Name, Passcode: a.PasscodeHash, Key: priv})
+		cfg.Approvers = append(cfg.Approvers, approvals.Approver{Name: a.Name, Passcode: a.PasscodeHash, Key: priv, Owners: owners})
 	}
 	srv, err := approvals.New(cfg, st)
 	if err != nil {
@@ -145,6 +165,15 @@ func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Log
 		}
 	}
 	return p, nil
+}
+
+// loopback reports whether host (of host:port) names only this machine.
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func has(as []pageApproverConfig, name string) bool {
@@ -227,31 +256,46 @@ func approverScope(client string, session intent.Owner, p *page) func(string, in
 // safe for concurrent use.
 type pageApprovals struct {
 	ch       approvals.Channel
-	currency string // the mandate's budget currency, shown with amounts
+	currency string    // the mandate's budget currency, shown with amounts
+	until    time.Time // the mandate's expiry: rejections are kept until then
 	now      func() time.Time
 	log      *slog.Logger
 
 	mu   sync.Mutex
 	byOp map[intent.OperationHash]approvals.Ticket
+	// rejected holds the operations a person rejected, with who did: a
+	// rejection is final for the mandate's life, so that asking again does
+	// not wear approvers down.
+	rejected map[intent.OperationHash]string
 }
 
 var _ mcpproxy.Approvals = (*pageApprovals)(nil)
 
-func newPageApprovals(ch approvals.Channel, currency string, now func() time.Time, log *slog.Logger) *pageApprovals {
+// newPageApprovals adapts ch; until is the mandate's expiry, up to which
+// rejections are remembered (operations name their mandate, so none can
+// execute after it).
+func newPageApprovals(ch approvals.Channel, currency string, until time.Time, now func() time.Time, log *slog.Logger) *pageApprovals {
 	if now == nil {
 		now = time.Now
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &pageApprovals{ch: ch, currency: currency, now: now, log: log, byOp: map[intent.OperationHash]approvals.Ticket{}}
+	return &pageApprovals{ch: ch, currency: currency, until: until, now: now, log: log,
+		byOp: map[intent.OperationHash]approvals.Ticket{}, rejected: map[intent.OperationHash]string{}}
 }
 
 // Request submits s to the channel, or returns the link of the request
-// already open for the same operation.
+// already open for the same operation. It returns an error wrapping
+// mcpproxy.ErrRejected, without a new request, for an operation a person
+// rejected, and mcpproxy.ErrTooManyRequests when the page holds as many
+// pending requests as it accepts.
 func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if err := a.rejectedLocked(s.OperationHash); err != nil {
+		return "", err
+	}
 	now := a.now()
 	for op, t := range a.byOp {
 		if !now.Before(t.ExpiresAt) {
@@ -266,6 +310,9 @@ func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string,
 		Resolved: s.Resolved, Reason: s.Reason, Currency: a.currency,
 	})
 	if err != nil {
+		if errors.Is(err, approvals.ErrTooMany) {
+			return "", fmt.Errorf("%w: %w", mcpproxy.ErrTooManyRequests, err)
+		}
 		if !errors.Is(err, approvals.ErrNotDelivered) || t.ID == "" {
 			return "", err
 		}
@@ -283,6 +330,10 @@ func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string,
 // refused request is forgotten, so that a later call opens a new one.
 func (a *pageApprovals) Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error) {
 	a.mu.Lock()
+	if err := a.rejectedLocked(op); err != nil {
+		a.mu.Unlock()
+		return nil, err
+	}
 	t, ok := a.byOp[op]
 	a.mu.Unlock()
 	if !ok {
@@ -304,19 +355,37 @@ func (a *pageApprovals) Await(ctx context.Context, op intent.OperationHash, wait
 		}
 		return out.Approvals, nil
 	case approvals.StatusRejected:
-		a.forget(op, t.ID)
 		who := ""
 		for _, d := range out.Decisions {
 			if !d.Approve {
 				who = d.Approver
 			}
 		}
+		a.mu.Lock()
+		if a.now().Before(a.until) {
+			a.rejected[op] = fmt.Sprintf("request %s, by %s", t.ID, who)
+		}
+		a.mu.Unlock()
+		a.forget(op, t.ID)
 		return nil, fmt.Errorf("%w (request %s, by %s)", mcpproxy.ErrRejected, t.ID, who)
 	case approvals.StatusPending:
 		return nil, nil
 	}
 	a.forget(op, t.ID)
 	return nil, nil
+}
+
+// rejectedLocked returns an error wrapping mcpproxy.ErrRejected if a
+// person rejected op. a.mu is held.
+func (a *pageApprovals) rejectedLocked(op intent.OperationHash) error {
+	if !a.now().Before(a.until) {
+		clear(a.rejected) // the mandate expired: no operation of it can run
+		return nil
+	}
+	if why, ok := a.rejected[op]; ok {
+		return fmt.Errorf("%w (%s)", mcpproxy.ErrRejected, why)
+	}
+	return nil
 }
 
 func (a *pageApprovals) forget(op intent.OperationHash, id string) {

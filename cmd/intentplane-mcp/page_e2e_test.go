@@ -265,12 +265,32 @@ func TestApprovalPageWaitZero(t *testing.T) {
 	}
 	newPerson(t, b, "bob").decide(l3, false)
 	wantError(t, call(t, c, "send_money", more), "rejected", "Nothing was done")
+	// The rejection is final: asking again opens no new request, so an
+	// agent cannot wear the approvers down.
+	for range 3 {
+		r := call(t, c, "send_money", more)
+		wantError(t, r, "rejected", "stays rejected", "Do not retry")
+		if linkRE.MatchString(text(r)) {
+			t.Fatalf("a rejected operation got a new request: %s", text(r))
+		}
+	}
 
-	// carol approves only for globex: her approval does not count here.
+	// carol approves only for globex: the page neither lists nor shows
+	// northwind's request to her.
 	other := fmt.Sprintf(`{"recipient_iban":%q,"amount":"1200.00","reference":"INV-2292"}`, ibanOnFile)
 	l4 := link(t, call(t, c, "send_money", other))
-	newPerson(t, b, "carol").decide(l4, true)
-	wantError(t, call(t, c, "send_money", other), "may not approve for this user")
+	carol := newPerson(t, b, "carol")
+	carol.open(e.base + "/requests")
+	if got := carol.text("body"); strings.Contains(got, l4[len(l4)-32:]) {
+		t.Fatalf("carol's list shows northwind's request: %q", got)
+	}
+	carol.do(chromedp.Navigate(l4), chromedp.WaitReady(chromedp.CSS("body")))
+	if got := carol.text("body"); !strings.Contains(got, "No such request") || strings.Contains(got, "Approve") {
+		t.Fatalf("carol sees northwind's request: %q", got)
+	}
+	if l5 := link(t, call(t, c, "send_money", other)); l5 != l4 {
+		t.Fatalf("the request changed: %s, %s", l4, l5)
+	}
 	if got := e.bankCalls("send_money"); len(got) != 1 {
 		t.Fatalf("bank received %d transfers", len(got))
 	}
@@ -400,6 +420,9 @@ func TestPageConfigErrors(t *testing.T) {
 		{"embedded without path", "kind = \"mem\"", "kind = \"embedded\"", "[store]", "needs path"},
 		{"unknown store", "kind = \"mem\"", "kind = \"redis\"", "redis", `unknown store "redis"`},
 		{"unknown store key", "kind = \"mem\"", "kind = \"mem\"\ndsn = \"x\"", "dsn =", `unknown key "store.dsn"`},
+		{"remote listen", `listen = "127.0.0.1:`, `listen = "0.0.0.0:`, `listen = "0.0.0.0:`, "is not a loopback address"},
+		{"remote without https", `listen = "127.0.0.1:`, "allow_remote = true\nlisten = \"0.0.0.0:", "allow_remote", "allow_remote needs an https base_url"},
+		{"negative max_requests", "wait = 0", "wait = 0\nmax_requests = -1", "max_requests", "must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

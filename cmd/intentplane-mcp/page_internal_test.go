@@ -71,7 +71,7 @@ func TestPageApprovals(t *testing.T) {
 	ctx := context.Background()
 	now := t0
 	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
-	a := newPageApprovals(ch, "EUR", func() time.Time { return now }, nil)
+	a := newPageApprovals(ch, "EUR", t0.Add(8*time.Hour), func() time.Time { return now }, nil)
 	s := stepUp(1)
 
 	// No request yet: nothing to await.
@@ -108,16 +108,34 @@ func TestPageApprovals(t *testing.T) {
 	}
 	now = t0
 
-	// Rejected: ErrRejected once, then a new request.
+	// Rejected: final until the mandate expires. Asking again opens no
+	// new request (an agent cannot wear approvers down).
 	s2 := stepUp(2)
 	l4, _ := a.Request(ctx, s2)
 	ch.set(l4[len(l4)-32:], approvals.StatusRejected)
 	if _, err := a.Await(ctx, s2.OperationHash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
 		t.Fatalf("await rejected: %v", err)
 	}
-	if l5, _ := a.Request(ctx, s2); l5 == l4 {
-		t.Fatal("a rejected request's link was given again")
+	n := ch.n
+	now = t0.Add(7 * time.Hour)
+	if _, err := a.Await(ctx, s2.OperationHash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
+		t.Fatalf("await after a rejection: %v", err)
 	}
+	if l5, err := a.Request(ctx, s2); !errors.Is(err, mcpproxy.ErrRejected) || l5 != "" || ch.n != n {
+		t.Fatalf("a rejected operation was asked again: %q %v (%d requests)", l5, err, ch.n)
+	}
+	now = t0.Add(9 * time.Hour) // the mandate expired: nothing of it can run anyway
+	if _, err := a.Request(ctx, s2); err != nil || ch.n != n+1 {
+		t.Fatalf("after the mandate: %v", err)
+	}
+	now = t0
+
+	// A full page refuses the request with mcpproxy.ErrTooManyRequests.
+	ch.err = approvals.ErrTooMany
+	if _, err := a.Request(ctx, stepUp(5)); !errors.Is(err, mcpproxy.ErrTooManyRequests) {
+		t.Fatalf("full page: %v", err)
+	}
+	ch.err = nil
 
 	// A webhook that missed the request still gives the page's link; any
 	// other error is the channel's.

@@ -32,6 +32,19 @@ type app struct {
 	page        *page // nil without page approvers
 	downstreams []*mcpproxy.Downstream
 	tools       []mcpproxy.Tool
+	mandate     *mandate.Mandate // the session's mandate, verified
+	issued      bool             // the mandate was issued at start
+}
+
+// describeMandate says which mandate the session runs under, in one line.
+func (a *app) describeMandate() string {
+	m := a.mandate
+	how := "from the mandate file"
+	if a.issued {
+		how = "issued at start"
+	}
+	return fmt.Sprintf("mandate %s (%s) for %s: budget %s %s, valid until %s", m.ID, how, m.Owner,
+		m.Budget.Currency, intent.FormatAmount(m.Budget.Amount, 2), m.Expiry.UTC().Format(time.RFC3339))
 }
 
 // Close stops the downstream servers, then closes the store.
@@ -245,10 +258,11 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 			actions = append(actions, ct.Action)
 		}
 	}
-	token, issuers, m, err := buildMandate(ctx, c, actions, now, stderr)
+	token, issuers, m, err := buildMandate(ctx, c, actions, now)
 	if err != nil {
 		return nil, err
 	}
+	a.mandate, a.issued = m, c.Mandate.File == ""
 	signer, err := buildApprover(c)
 	if err != nil {
 		return nil, err
@@ -287,7 +301,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 	}
 	a.gateway = gw
 	pcfg := mcpproxy.Config{
-		Name: c.Name, Instructions: c.Instructions, Mandate: token,
+		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
 		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
 		MaxPendingConfirmations: c.Approvals.MaxPending,
 		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,
@@ -297,7 +311,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		pcfg.ClientApprover = signer
 	}
 	if pg != nil {
-		pcfg.Approvals = newPageApprovals(pg.ch, m.Budget.Currency, now, log)
+		pcfg.Approvals = newPageApprovals(pg.ch, m.Budget.Currency, m.Expiry, now, log)
 		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
 	p, err := mcpproxy.New(pcfg, gw, a.tools...)
@@ -427,8 +441,8 @@ func mountPack(sc serverConfig, now func() time.Time) (gateway.Pack, error) {
 
 // buildMandate reads the signed mandate, or issues one at start, and
 // returns it verified.
-func buildMandate(ctx context.Context, c *config, actions []intent.Action, now func() time.Time, stderr io.Writer) (string, mandate.Keys, *mandate.Mandate, error) {
-	tok, keys, err := mandateToken(c, actions, now, stderr)
+func buildMandate(ctx context.Context, c *config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, *mandate.Mandate, error) {
+	tok, keys, err := mandateToken(c, actions, now)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -448,7 +462,7 @@ func buildMandate(ctx context.Context, c *config, actions []intent.Action, now f
 }
 
 // mandateToken reads the signed mandate, or issues one at start.
-func mandateToken(c *config, actions []intent.Action, now func() time.Time, stderr io.Writer) (string, mandate.Keys, error) {
+func mandateToken(c *config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, error) {
 	m := c.Mandate
 	at := []string{"mandate"}
 	if m.File != "" {
@@ -520,7 +534,6 @@ func mandateToken(c *config, actions []intent.Action, now func() time.Time, stde
 	if err != nil {
 		return "", nil, c.errAt(at, "%v", err)
 	}
-	fmt.Fprintf(stderr, "intentplane-mcp: mandate %s issued at start for %s (budget %s %s, valid %s)\n", id, m.Owner, budget.Currency, intent.FormatAmount(budget.Amount, 2), valid)
 	return tok, mandate.StaticKeys{"intentplane-mcp-start": pub}, nil
 }
 
