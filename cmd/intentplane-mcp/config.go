@@ -188,13 +188,48 @@ type serverConfig struct {
 	URL     string            `toml:"url"`
 	Headers map[string]string `toml:"headers"`
 	// Pack mounts a pack instead ("ap"), over ERP ("demo": in-memory
-	// demo data).
-	Pack string `toml:"pack"`
-	ERP  string `toml:"erp"`
+	// demo data; "odoo": the Odoo 17 database described by Odoo).
+	Pack string      `toml:"pack"`
+	ERP  string      `toml:"erp"`
+	Odoo *odooConfig `toml:"odoo"`
 	// Prefix is put before the pack's tool names; empty means none.
 	Prefix string `toml:"prefix"`
 	// CallTimeout bounds one call; empty means 60s.
 	CallTimeout duration `toml:"call_timeout"`
+}
+
+// odooConfig reaches the Odoo 17 database a pack mounted with
+// erp = "odoo" reads and pays through. Passwords are never written in the
+// file: each identity names the environment variable holding its
+// password (or API key).
+type odooConfig struct {
+	// URL is Odoo's base URL ("http://127.0.0.1:8069"), without
+	// credentials.
+	URL string `toml:"url"`
+	// DB is the database.
+	DB string `toml:"db"`
+	// Reader reads vendors, bank accounts, bills and payments; Payer
+	// registers payments; both are required. BankAdmin changes bank
+	// accounts; omitted, every bank-detail change fails in Odoo.
+	Reader    odooIdentityConfig  `toml:"reader"`
+	Payer     odooIdentityConfig  `toml:"payer"`
+	BankAdmin *odooIdentityConfig `toml:"bank_admin"`
+	// Companies maps a mandate's owner ("northwind") to its res.company
+	// id; at least one.
+	Companies map[string]int64 `toml:"companies"`
+	// Timeout limits each XML-RPC call; empty means 30s.
+	Timeout duration `toml:"timeout"`
+}
+
+// odooIdentityConfig is one Odoo user of the connector.
+type odooIdentityConfig struct {
+	// Login is the user's login.
+	Login string `toml:"login"`
+	// PasswordEnv names the environment variable holding its password
+	// or API key.
+	PasswordEnv string `toml:"password_env"`
+	// Password is refused: a password is never written in the file.
+	Password string `toml:"password"`
 }
 
 type toolConfig struct {

@@ -96,6 +96,7 @@ type env struct {
 	dir     string
 	bankLog string
 	config  string
+	vars    []string // the proxy's environment, added to the test's
 }
 
 // newEnv writes the example configuration, pointed at the built bank
@@ -180,7 +181,7 @@ func answer(action mcp.ElicitationResponseAction, approve bool) func(mcp.Elicita
 // newest protocol (2026-07-28, multi round-trip), else it is pinned.
 func (e *env) start(version string, el *elicitor) *client.Client {
 	e.t.Helper()
-	tr := transport.NewStdioWithOptions(bins.proxy, nil, []string{"--config", e.config},
+	tr := transport.NewStdioWithOptions(bins.proxy, e.vars, []string{"--config", e.config},
 		transport.WithCommandStderrWriter(testWriter{e.t}))
 	var opts []client.ClientOption
 	if el != nil {

@@ -117,6 +117,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		tool   mcpproxy.Tool
 	}
 	var all []named
+	var mounts []odooMount
 	for _, name := range inFileOrder(c, []string{"servers"}, c.Servers) {
 		sc := c.Servers[name]
 		at := []string{"servers", name}
@@ -129,10 +130,16 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		if kinds != 1 {
 			return nil, c.errAt(at, "server %q needs exactly one of command, url and pack", name)
 		}
+		if sc.Odoo != nil && sc.ERP != "odoo" {
+			return nil, c.errAt(append(at, "odoo"), "an [%s.odoo] table needs pack = \"ap\" and erp = \"odoo\"", strings.Join(at, "."))
+		}
 		if sc.Pack != "" {
-			p, err := mountPack(sc, now)
+			p, err := mountPack(ctx, c, at, sc, now, log)
 			if err != nil {
-				return nil, c.errAt(append(at, "pack"), "%v", err)
+				return nil, err
+			}
+			if sc.ERP == "odoo" {
+				mounts = append(mounts, odooMount{at: append(append([]string{}, at...), "odoo"), companies: sc.Odoo.Companies})
 			}
 			packs = append(packs, p)
 			for _, t := range mcpproxy.PackTools(p, sc.Prefix) {
@@ -263,6 +270,11 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		return nil, err
 	}
 	a.mandate, a.issued = m, c.Mandate.File == ""
+	for _, om := range mounts {
+		if err := om.checkOwner(c, string(m.Owner)); err != nil {
+			return nil, err
+		}
+	}
 	signer, err := buildApprover(c)
 	if err != nil {
 		return nil, err
@@ -426,17 +438,32 @@ func toolContract(c *config, at []string, tc toolConfig, raw *mcpproxy.RawTool, 
 	return ct, amounts, nil
 }
 
-// mountPack builds a pack mounted as a server.
-func mountPack(sc serverConfig, now func() time.Time) (gateway.Pack, error) {
+// mountPack builds a pack mounted as a server. On Odoo, it logs in and
+// checks the identities' rights first. Errors name the file and line.
+func mountPack(ctx context.Context, c *config, at []string, sc serverConfig, now func() time.Time, log *slog.Logger) (gateway.Pack, error) {
 	switch sc.Pack {
 	case ap.Name:
 		switch sc.ERP {
 		case "", "demo":
-			return ap.NewPack(ap.DemoERP(now), ap.Config{Callbacks: &ap.CallbackMem{}})
+			p, err := ap.NewPack(ap.DemoERP(now), ap.Config{Callbacks: &ap.CallbackMem{}})
+			if err != nil {
+				return gateway.Pack{}, c.errAt(append(at, "pack"), "%v", err)
+			}
+			return p, nil
+		case "odoo":
+			books, err := openOdoo(ctx, c, at, sc.Odoo, log)
+			if err != nil {
+				return gateway.Pack{}, err
+			}
+			p, err := ap.NewPack(books, ap.Config{Callbacks: &ap.CallbackMem{}})
+			if err != nil {
+				return gateway.Pack{}, c.errAt(append(at, "pack"), "%v", err)
+			}
+			return p, nil
 		}
-		return gateway.Pack{}, fmt.Errorf("unknown erp %q for pack ap (demo; odoo is not wired yet)", sc.ERP)
+		return gateway.Pack{}, c.errAt(append(at, "erp"), "unknown erp %q for pack ap (demo, odoo)", sc.ERP)
 	}
-	return gateway.Pack{}, fmt.Errorf("unknown pack %q (ap)", sc.Pack)
+	return gateway.Pack{}, c.errAt(append(at, "pack"), "unknown pack %q (ap)", sc.Pack)
 }
 
 // buildMandate reads the signed mandate, or issues one at start, and
