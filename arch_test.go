@@ -1,4 +1,4 @@
-// Architecture rules of DESIGN.md and STYLE.md, checked on every test run:
+// Architecture rules of the design (README: Layout), checked on every test run:
 // the core never imports a pack, a connector, a store driver or a front
 // door; packs stay independent; only core/policy imports cedar-go; every
 // package has a package doc.
@@ -72,7 +72,7 @@ func hasPrefixAny(path string, prefixes []string) bool {
 	return false
 }
 
-// TestCoreImports: core depends on nothing outside core (DESIGN.md).
+// TestCoreImports: core depends on nothing outside core.
 func TestCoreImports(t *testing.T) {
 	t.Parallel()
 	for _, p := range listPackages(t) {

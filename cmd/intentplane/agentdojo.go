@@ -14,14 +14,13 @@ type agentdojoReplayCmd struct {
 	Suite     string `default:"banking" enum:"banking" help:"Suite to replay (banking)."`
 	JSON      bool   `help:"Print a JSON object instead of a table."`
 	NoGateway bool   `name:"no-gateway" help:"Call the bank directly, without intentplane: AgentDojo's no-defence baseline."`
-	Order     string `default:"attacker-first" enum:"attacker-first,exposure,attacker-last" help:"Where the attacker's calls go: before the user's task, right after the call that surfaces the injection, or after the user's task."`
+	Order     string `default:"attacker_first" enum:"attacker_first,after_exposure,attacker_last" help:"Where the attacker's calls go: attacker_first (before the user's task), after_exposure (right after the call that surfaces the injection) or attacker_last (after the user's task)."`
 }
 
 func (c *agentdojoReplayCmd) Run(e *env) error {
-	orders := map[string]agentdojo.Order{
-		"attacker-first": agentdojo.AttackerFirst,
-		"exposure":       agentdojo.AfterExposure,
-		"attacker-last":  agentdojo.AttackerLast,
+	orders := map[string]agentdojo.Order{}
+	for _, o := range []agentdojo.Order{agentdojo.AttackerFirst, agentdojo.AfterExposure, agentdojo.AttackerLast} {
+		orders[o.String()] = o
 	}
 	rep, err := agentdojo.Replay(e.ctx, agentdojo.Options{Gateway: !c.NoGateway, Order: orders[c.Order]})
 	if err != nil {

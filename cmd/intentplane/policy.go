@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/policy"
@@ -17,8 +18,17 @@ type policyTestCmd struct {
 	Pack string `required:"" help:"Pack name (directory under policies/)."`
 }
 
+// packFS returns the embedded policy of pack, or an error listing the packs.
+func packFS(pack string) (fs.FS, error) {
+	fsys, err := policies.Pack(pack)
+	if err != nil {
+		return nil, fmt.Errorf("no policy pack %q; the packs are: %s", pack, strings.Join(policies.Packs(), ", "))
+	}
+	return fsys, nil
+}
+
 func (c *policyTestCmd) Run(e *env) error {
-	fsys, err := policies.Pack(c.Pack)
+	fsys, err := packFS(c.Pack)
 	if err != nil {
 		return err
 	}
@@ -46,7 +56,7 @@ type policyMutateCmd struct {
 }
 
 func (c *policyMutateCmd) Run(e *env) error {
-	fsys, err := policies.Pack(c.Pack)
+	fsys, err := packFS(c.Pack)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,5 @@
 // Package gateway is intentplane's decision pipeline: it takes an agent's
-// proposal under a user's mandate and decides, in DESIGN.md's order and
+// proposal under a user's mandate and decides, in the design's order and
 // failing closed at every step: decode, mandate, contract, resolve, context,
 // policy, budget, approval, execute, receipt. What executes is built from
 // the mandate and the trusted sources, never from the agent's spelling.
