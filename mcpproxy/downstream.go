@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -47,6 +48,18 @@ type ServerSpec struct {
 	StartTimeout time.Duration
 	// Logger receives restarts and failures; nil means discard.
 	Logger *slog.Logger
+	// ProtocolVersion is the MCP version asked for at initialization;
+	// empty means 2025-11-25, where the server announces changes to its
+	// tools unsolicited. On 2026-07-28 ("2026-07-28" or later) the
+	// Downstream subscribes to them with subscriptions/listen.
+	ProtocolVersion string
+}
+
+func (s ServerSpec) protocolVersion() string {
+	if s.ProtocolVersion == "" {
+		return mcp.ProtocolVersion20251125
+	}
+	return s.ProtocolVersion
 }
 
 func (s ServerSpec) callTimeout() time.Duration {
@@ -106,9 +119,14 @@ type Downstream struct {
 	nextID atomic.Int64
 	routes progressRoutes
 
+	relist chan struct{} // a tools/list is due (buffered: changes coalesce)
+	done   chan struct{} // closed by Close
+
 	mu       sync.Mutex
 	conn     *client.Client // nil when not connected
+	stop     func()         // ends conn's subscriptions/listen; nil if none
 	tools    []RawTool
+	onTools  func([]RawTool)
 	failures int       // consecutive failed starts
 	retryAt  time.Time // no restart before
 	closed   bool
@@ -117,13 +135,15 @@ type Downstream struct {
 }
 
 // Dial starts the server (or connects to its URL), initializes the MCP
-// session on protocol version 2025-11-25 and lists its tools. The
-// returned Downstream owns the child process until Close.
+// session (on ServerSpec.ProtocolVersion) and lists its tools. The
+// returned Downstream owns the child process until Close. It follows the
+// server's notifications/tools/list_changed (and lists the tools again
+// after a restart): see OnToolsChanged.
 func Dial(ctx context.Context, spec ServerSpec) (*Downstream, error) {
 	if (spec.Command == "") == (spec.URL == "") {
 		return nil, fmt.Errorf("mcpproxy: server %q needs exactly one of a command and a URL", spec.Name)
 	}
-	d := &Downstream{spec: spec, log: spec.Logger}
+	d := &Downstream{spec: spec, log: spec.Logger, relist: make(chan struct{}, 1), done: make(chan struct{})}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
@@ -133,13 +153,73 @@ func Dial(ctx context.Context, spec ServerSpec) (*Downstream, error) {
 	if err := d.connectLocked(ctx); err != nil {
 		return nil, err
 	}
+	go d.watch()
 	return d, nil
+}
+
+// OnToolsChanged sets f to receive the server's tools each time they are
+// listed again: after the server announced a change with
+// notifications/tools/list_changed, or after a restart. f is called from
+// one goroutine at a time, with the complete list (which may equal the
+// previous one); nil stops the calls. A later call replaces f.
+func (d *Downstream) OnToolsChanged(f func([]RawTool)) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.onTools = f
+}
+
+// kick asks the watcher for a new tools/list; never blocks.
+func (d *Downstream) kick() {
+	select {
+	case d.relist <- struct{}{}:
+	default:
+	}
+}
+
+// watch lists the tools again when kicked, until Close. Listing runs here
+// rather than in the notification handler, which runs on the
+// transport's reading goroutine and would wait for ever on its own
+// answer.
+func (d *Downstream) watch() {
+	for {
+		select {
+		case <-d.done:
+			return
+		case <-d.relist:
+		}
+		d.mu.Lock()
+		c := d.conn
+		d.mu.Unlock()
+		if c == nil {
+			continue // listed again when it restarts
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), d.spec.startTimeout())
+		tools, err := listRaw(ctx, c, &d.nextID)
+		cancel()
+		if err != nil {
+			d.log.Warn("downstream tools not listed again", "server", d.spec.Name, "err", err)
+			continue
+		}
+		d.mu.Lock()
+		if d.conn != c || d.closed {
+			d.mu.Unlock()
+			continue
+		}
+		d.tools = tools
+		f := d.onTools
+		d.mu.Unlock()
+		d.log.Info("downstream tools listed again", "server", d.spec.Name, "tools", len(tools))
+		if f != nil {
+			f(append([]RawTool(nil), tools...))
+		}
+	}
 }
 
 // Name returns the server's name.
 func (d *Downstream) Name() string { return d.spec.Name }
 
-// Tools returns the tools the server listed when it was last started.
+// Tools returns the tools the server listed last: at start, after a
+// restart, or after it announced a change.
 func (d *Downstream) Tools() []RawTool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -159,13 +239,26 @@ func (d *Downstream) Restarts() int {
 func (d *Downstream) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if !d.closed {
+		close(d.done)
+	}
 	d.closed = true
 	if d.conn == nil {
 		return nil
 	}
+	d.stopListening()
 	err := d.conn.Close()
 	d.conn = nil
 	return err
+}
+
+// stopListening ends the current connection's subscriptions/listen
+// stream, if any; d.mu is held.
+func (d *Downstream) stopListening() {
+	if d.stop != nil {
+		go d.stop() // it waits for the stream's goroutine
+		d.stop = nil
+	}
 }
 
 // connectLocked starts a new connection; d.mu is held.
@@ -177,9 +270,15 @@ func (d *Downstream) connectLocked(ctx context.Context) error {
 		tr := transport.NewStdioWithOptions(d.spec.Command, d.spec.Env, d.spec.Args,
 			transport.WithCommandFunc(d.command),
 			transport.WithCommandLogger(d.log))
-		c = client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+		c = client.NewClient(tr, client.WithProtocolVersion(d.spec.protocolVersion()))
 	} else {
-		opts := []transport.StreamableHTTPCOption{}
+		opts := []transport.StreamableHTTPCOption{transport.WithHTTPLogger(d.log)}
+		if !mcp.IsModernProtocol(d.spec.protocolVersion()) {
+			// The GET stream carries notifications on legacy sessions
+			// (and would rule the modern protocol out).
+			//lint:ignore SA1019 legacy sessions get list_changed on the GET stream; modern ones use ListenAsync below.
+			opts = append(opts, transport.WithContinuousListening())
+		}
 		if len(d.spec.Headers) > 0 {
 			opts = append(opts, transport.WithHTTPHeaders(d.spec.Headers))
 		}
@@ -187,7 +286,7 @@ func (d *Downstream) connectLocked(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrUnavailable, d.spec.Name, err)
 		}
-		c = client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+		c = client.NewClient(tr, client.WithProtocolVersion(d.spec.protocolVersion()))
 	}
 	// The transport keeps the context it starts with for the child's
 	// lifetime; Close ends the child, not a context.
@@ -199,18 +298,28 @@ func (d *Downstream) connectLocked(ctx context.Context) error {
 		return fmt.Errorf("%w: %s: %s: %v%s", ErrUnavailable, d.spec.Name, what, err, d.stderrTail(c))
 	}
 	_, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.ProtocolVersion20251125,
+		ProtocolVersion: d.spec.protocolVersion(),
 		ClientInfo:      mcp.Implementation{Name: "intentplane-mcp", Version: "1"},
 	}})
 	if err != nil {
 		return fail("initialize", err)
 	}
-	tools, err := listRaw(ctx, c.GetTransport(), &d.nextID)
+	tools, err := listRaw(ctx, c, &d.nextID)
 	if err != nil {
 		return fail("tools/list", err)
 	}
 	c.OnNotification(d.onNotification)
-	d.conn, d.tools = c, tools
+	var stop func()
+	if mcp.IsModernProtocol(c.ProtocolVersion()) {
+		// On 2026-07-28 a server sends list_changed only to a listener.
+		stop, err = c.ListenAsync(context.Background(), mcp.SubscriptionFilter{ToolsListChanged: true}, func(err error) {
+			d.log.Warn("downstream subscriptions/listen ended", "server", d.spec.Name, "err", err)
+		})
+		if err != nil {
+			return fail("subscriptions/listen", err)
+		}
+	}
+	d.conn, d.tools, d.stop = c, tools, stop
 	d.lastOK.Store(time.Now().UnixNano())
 	return nil
 }
@@ -244,10 +353,22 @@ func (d *Downstream) stderrTail(c *client.Client) string {
 	return " (stderr: " + s + ")"
 }
 
-// listRaw fetches tools/list through the transport, following pages, and
+// listRaw fetches tools/list through c's transport, following pages, and
 // keeps each input schema as raw bytes. Request ids are strings, so they
-// never collide with the client's integer ids.
-func listRaw(ctx context.Context, tr transport.Interface, seq *atomic.Int64) ([]RawTool, error) {
+// never collide with the client's integer ids. On 2026-07-28 the request
+// carries the _meta the client would add itself.
+func listRaw(ctx context.Context, c *client.Client, seq *atomic.Int64) ([]RawTool, error) {
+	tr := c.GetTransport()
+	var meta map[string]any
+	var header http.Header
+	if v := c.ProtocolVersion(); mcp.IsModernProtocol(v) {
+		header = http.Header{mcp.HeaderMethod: {string(mcp.MethodToolsList)}}
+		meta = map[string]any{
+			mcp.MetaKeyProtocolVersion:    v,
+			mcp.MetaKeyClientCapabilities: mcp.ClientCapabilities{},
+			mcp.MetaKeyClientInfo:         mcp.Implementation{Name: "intentplane-mcp", Version: "1"},
+		}
+	}
 	var out []RawTool
 	cursor := ""
 	seen := map[string]bool{}
@@ -256,11 +377,15 @@ func listRaw(ctx context.Context, tr transport.Interface, seq *atomic.Int64) ([]
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
+		if meta != nil {
+			params["_meta"] = meta
+		}
 		resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION,
 			ID:      mcp.NewRequestId("intentplane-list-" + strconv.FormatInt(seq.Add(1), 10)),
 			Method:  string(mcp.MethodToolsList),
 			Params:  params,
+			Header:  header,
 		})
 		if err != nil {
 			return nil, err
@@ -321,6 +446,7 @@ func (d *Downstream) live(ctx context.Context) (*client.Client, error) {
 	d.failures = 0
 	d.restarts++
 	d.log.Warn("downstream restarted", "server", d.spec.Name, "restarts", d.restarts)
+	d.kick() // its tools may differ now
 	return d.conn, nil
 }
 
@@ -332,6 +458,7 @@ func (d *Downstream) dead(c *client.Client, why error) {
 		return
 	}
 	d.log.Warn("downstream stopped", "server", d.spec.Name, "err", why)
+	d.stopListening()
 	d.conn = nil
 	go func() { _ = c.Close() }() // reap the child off the caller's path
 }
@@ -369,7 +496,7 @@ func (d *Downstream) Call(ctx context.Context, tool string, args json.RawMessage
 	}
 	// A server silent for a while may have died: find out before sending,
 	// while a failure still means "not sent".
-	if time.Since(time.Unix(0, d.lastOK.Load())) > idleProbe {
+	if time.Since(time.Unix(0, d.lastOK.Load())) > idleProbe && !mcp.IsModernProtocol(c.ProtocolVersion()) {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		//lint:ignore SA1019 downstreams are pinned to 2025-11-25, where ping is the liveness check.
 		perr := c.Ping(pctx)
@@ -440,8 +567,17 @@ func (e *RPCError) Error() string {
 // Unwrap returns the client's error.
 func (e *RPCError) Unwrap() error { return e.Err }
 
-// onNotification routes progress notifications to their upstream call.
+// onNotification routes progress notifications to their upstream call,
+// and has the tools listed again when the server says they changed.
 func (d *Downstream) onNotification(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationToolsListChanged),
+		// The subscription is in place: list again what may have changed
+		// between the first tools/list and it.
+		mcp.MethodNotificationSubscriptionsAcknowledged:
+		d.kick()
+		return
+	}
 	if n.Method != string(mcp.MethodNotificationProgress) {
 		return
 	}

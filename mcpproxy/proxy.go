@@ -12,6 +12,7 @@ import (
 	"log"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -44,6 +45,10 @@ type Tool struct {
 	// ReadOnly marks the tool readOnlyHint for the client; the gateway's
 	// contract is what decides.
 	ReadOnly bool
+	// Mirror ties the tool to the downstream tool it mirrors, so that the
+	// proxy follows that server's changes to its tools; nil means the tool
+	// never changes (a mounted pack's).
+	Mirror *Mirror
 }
 
 // Signer signs approvals for "the user at the MCP client": when that user
@@ -168,7 +173,13 @@ type Proxy struct {
 	log     *slog.Logger
 	now     func() time.Time
 	rand    io.Reader
-	tools   map[string]Tool
+	tools   map[string]Tool // as configured
+
+	mirrorMu sync.Mutex // serializes re-mirroring
+	mu       sync.RWMutex
+	current  map[string]*mirrored // name → what is served now
+	order    []string             // tool names, as given to New
+	visible  []byte               // the tools/list the client sees, encoded
 }
 
 // confirmID keys the confirmation in input requests and responses.
@@ -218,12 +229,15 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 	}
 	p.pending = make(chan struct{}, n)
 
-	opts := []server.ServerOption{server.WithToolCapabilities(false), server.WithRecovery()}
+	hooks := &server.Hooks{}
+	hooks.AddAfterListTools(p.hideUnavailable)
+	opts := []server.ServerOption{server.WithToolCapabilities(true), server.WithRecovery(), server.WithHooks(hooks)}
 	if cfg.Instructions != "" {
 		opts = append(opts, server.WithInstructions(cfg.Instructions))
 	}
 	p.srv = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
-	st := make([]server.ServerTool, 0, len(tools))
+	p.current = map[string]*mirrored{}
+	servers := map[*Downstream]bool{}
 	for _, t := range tools {
 		if t.Name == "" || t.Action == "" {
 			return nil, fmt.Errorf("mcpproxy: tool %q needs a name and an action", t.Name)
@@ -231,27 +245,46 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 		if _, dup := p.tools[t.Name]; dup {
 			return nil, fmt.Errorf("mcpproxy: tool %q declared twice", t.Name)
 		}
-		schema := t.InputSchema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		if !json.Valid(schema) {
-			return nil, fmt.Errorf("mcpproxy: tool %q: input schema is not valid JSON", t.Name)
-		}
-		mt := mcp.NewToolWithRawSchema(t.Name, t.Description, schema)
-		mt.Title = t.Title
-		if t.ReadOnly {
-			ro := true
-			mt.Annotations.ReadOnlyHint = &ro
-		}
-		if err := mcp.ValidateParamHeaderAnnotations(&mt); err != nil {
-			return nil, fmt.Errorf("mcpproxy: tool %q: %v", t.Name, err)
+		mt, err := mcpTool(t)
+		if err != nil {
+			return nil, err
 		}
 		p.tools[t.Name] = t
-		st = append(st, server.ServerTool{Tool: mt, Handler: p.handler(t)})
+		p.current[t.Name] = &mirrored{tool: mt}
+		p.order = append(p.order, t.Name)
+		if t.Mirror != nil && t.Mirror.Server != nil {
+			servers[t.Mirror.Server] = true
+		}
 	}
-	p.srv.SetTools(st...)
+	p.mu.Lock()
+	st, _ := p.publishLocked()
+	p.mu.Unlock()
+	p.setTools(st)
+	for d := range servers {
+		d.OnToolsChanged(func(raw []RawTool) { p.remirror(d, raw) })
+	}
 	return p, nil
+}
+
+// mcpTool describes t for the client.
+func mcpTool(t Tool) (mcp.Tool, error) {
+	schema := t.InputSchema
+	if len(schema) == 0 {
+		schema = json.RawMessage(`{"type":"object"}`)
+	}
+	if !json.Valid(schema) {
+		return mcp.Tool{}, fmt.Errorf("mcpproxy: tool %q: input schema is not valid JSON", t.Name)
+	}
+	mt := mcp.NewToolWithRawSchema(t.Name, t.Description, schema)
+	mt.Title = t.Title
+	if t.ReadOnly {
+		ro := true
+		mt.Annotations.ReadOnlyHint = &ro
+	}
+	if err := mcp.ValidateParamHeaderAnnotations(&mt); err != nil {
+		return mcp.Tool{}, fmt.Errorf("mcpproxy: tool %q: %v", t.Name, err)
+	}
+	return mt, nil
 }
 
 // Server returns the underlying mcp-go server (to serve it over HTTP).
@@ -284,6 +317,9 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 // handler turns a call of t into proposals.
 func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if why := p.unavailable(t.Name); why != "" {
+			return mcp.NewToolResultError(why), nil
+		}
 		proposal, bad := buildProposal(t.Action, req)
 		if bad != "" {
 			return mcp.NewToolResultError(bad), nil

@@ -226,7 +226,14 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		if tc.Name != "" {
 			name = tc.Name
 		}
-		all = append(all, named{tc.Server, mcpproxy.Tool{Name: name, Title: raw.Title, Action: ct.Action, Description: desc, InputSchema: raw.InputSchema, ReadOnly: tc.ReadOnly}})
+		mirror := &mcpproxy.Mirror{Server: d, Tool: toolName, Description: tc.Description}
+		for _, p := range ct.Params {
+			mirror.Params = append(mirror.Params, p.Name)
+			if p.Critical {
+				mirror.Critical = append(mirror.Critical, p.Name)
+			}
+		}
+		all = append(all, named{tc.Server, mcpproxy.Tool{Name: name, Title: raw.Title, Action: ct.Action, Description: desc, InputSchema: raw.InputSchema, ReadOnly: tc.ReadOnly, Mirror: mirror}})
 	}
 	if len(contracts) > 0 {
 		for _, p := range packs {
