@@ -32,7 +32,10 @@
 // child process over stdio, with a controlled environment, or a
 // streamable-HTTP URL): it lists tools with their raw input schemas,
 // restarts a crashed child with backoff, bounds every call with a
-// timeout, relays cancellation and progress.
+// timeout, relays cancellation and progress, and lists the tools again
+// when the server announces a change (notifications/tools/list_changed;
+// on 2026-07-28 after subscribing with subscriptions/listen). A [Tool]
+// with a [Mirror] follows those changes: see [Mirror].
 //
 // mcpproxy imports core/gateway, core/contract, core/intent, core/approval
 // and mcp-go. It must never import a pack, a connector, store/* or cmd/*:
