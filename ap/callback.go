@@ -97,6 +97,16 @@ func (m *CallbackMem) Callback(ctx context.Context, company, number string) (Cal
 	return *best, nil
 }
 
+// SamePhone reports whether dialled is the phone number onFile: the same
+// digits, an international "00" prefix read as "+", and at least 6 digits.
+// It is the check the pack makes of a call-back (phone_on_file), for a
+// channel that records call-backs to refuse one made to another number
+// before it is recorded.
+func SamePhone(dialled, onFile string) bool {
+	d := phoneDigits(onFile)
+	return d != "" && d == phoneDigits(dialled)
+}
+
 // phoneDigits reduces a phone number to its digits, with an international
 // "00" prefix read as "+": "+49 30 1234567" and "0049 30 1234567" are
 // the same. It returns "" when there are fewer than 6 digits.

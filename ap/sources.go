@@ -33,6 +33,16 @@ func (r vendors) Lookup(ctx context.Context, owner intent.Owner, value string) (
 	return resolve.Record{ID: v.ID, Value: v.ID, Attrs: map[string]intent.Value{"active": intent.Bool(v.Active)}}, nil
 }
 
+// FindVendor returns the company's vendor whose ID is value or, failing
+// that, the only one whose name, as VendorName normalizes it, is value (the
+// caller normalizes value with VendorName first). It returns
+// resolve.ErrNoMatch when no vendor, or several, match; any other error
+// means the ERP could not be read. It is how the pack resolves a vendor,
+// for a channel that records call-backs to name the vendor the same way.
+func FindVendor(ctx context.Context, src erp.Reader, company, value string) (erp.Vendor, error) {
+	return findVendor(ctx, src, company, value)
+}
+
 func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp.Vendor, error) {
 	byID, err := src.Vendors(ctx, company, erp.VendorQuery{ID: value})
 	if err != nil {
@@ -222,8 +232,7 @@ func (r callbacks) Lookup(ctx context.Context, owner intent.Owner, value string)
 		return resolve.Record{}, err
 	}
 	if len(vs) == 1 {
-		d := phoneDigits(vs[0].Phone)
-		onFile = d != "" && d == phoneDigits(cb.Phone)
+		onFile = SamePhone(cb.Phone, vs[0].Phone)
 	}
 	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value})
 	if err != nil {
