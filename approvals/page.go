@@ -63,6 +63,10 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/requests/:id", s.show, s.auth)
 	e.POST("/requests/:id/approve", func(c echo.Context) error { return s.decideForm(c, true) }, s.auth)
 	e.POST("/requests/:id/reject", func(c echo.Context) error { return s.decideForm(c, false) }, s.auth)
+	if s.cfg.Callbacks != nil {
+		e.GET("/callbacks", s.callbackForm, s.auth)
+		e.POST("/callbacks", s.recordCallbackForm, s.auth)
+	}
 	return e
 }
 
@@ -308,11 +312,12 @@ type recentView struct {
 }
 
 type listView struct {
-	Session *session
-	CSRF    string
-	Pending []summaryView
-	Ended   []summaryView
-	Recent  []recentView
+	Session   *session
+	CSRF      string
+	Callbacks bool // the page records call-backs
+	Pending   []summaryView
+	Ended     []summaryView
+	Recent    []recentView
 }
 
 type trustedView struct {
@@ -341,7 +346,7 @@ type requestView struct {
 func (s *Server) list(c echo.Context) error {
 	ss := sessionOf(c)
 	now := s.now().UTC()
-	v := listView{Session: ss, CSRF: ss.csrf}
+	v := listView{Session: ss, CSRF: ss.csrf, Callbacks: s.cfg.Callbacks != nil}
 	me := s.approvers[ss.approver]
 	s.mu.Lock()
 	s.prune(now)

@@ -74,6 +74,11 @@ type Config struct {
 	// Retain is how long an ended request stays visible after it expires;
 	// zero means one hour.
 	Retain time.Duration
+	// Callbacks, when set, takes the call-backs approvers record on the
+	// page ("Record a call-back": they called a vendor back at the phone
+	// number on file before a bank-detail change); nil means the page has
+	// no call-back form. The page lists the last Recent call-backs.
+	Callbacks CallbackSink
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Rand is the source of ids, tokens and approval ids; nil means
@@ -105,11 +110,12 @@ type Server struct {
 
 	decideMu sync.Mutex // serializes decisions, so that each sees the last
 
-	mu       sync.Mutex
-	requests map[string]*request
-	order    []string // request ids, oldest first
-	recent   []recentEntry
-	sessions map[string]*session
+	mu        sync.Mutex
+	requests  map[string]*request
+	order     []string // request ids, oldest first
+	recent    []recentEntry
+	callbacks []callbackRecord // recorded on the page, oldest first
+	sessions  map[string]*session
 }
 
 var _ Channel = (*Server)(nil)
