@@ -36,8 +36,9 @@ type page struct {
 
 // buildPage builds the approval page from [approvals], or returns nil when
 // no page approver is configured. clientApprover is the name the MCP
-// client's user signs under; no page approver may take it.
-func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Logger) (*page, error) {
+// client's user signs under; no page approver may take it. callbacks, when
+// not nil, takes the call-backs recorded on the page.
+func buildPage(c *config, st approvals.Log, clientApprover string, callbacks approvals.CallbackSink, log *slog.Logger) (*page, error) {
 	ac := c.Approvals
 	at := []string{"approvals"}
 	if len(ac.Approvers) == 0 {
@@ -86,7 +87,8 @@ func buildPage(c *config, st approvals.Log, clientApprover string, log *slog.Log
 		maxRequests = 32
 	}
 	p := &page{listen: listen, owners: map[string]map[intent.Owner]bool{}}
-	cfg := approvals.Config{Addr: listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: maxRequests, Logger: log}
+	cfg := approvals.Config{Addr: listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: maxRequests,
+		Callbacks: callbacks, Logger: log}
 	for i, a := range ac.Approvers {
 		aat := append(at, "approvers", fmt.Sprint(i))
 		switch {

@@ -118,6 +118,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 	}
 	var all []named
 	var mounts []odooMount
+	cbs := &callbackBook{} // call-backs recorded on the page, read by the ap pack
 	for _, name := range inFileOrder(c, []string{"servers"}, c.Servers) {
 		sc := c.Servers[name]
 		at := []string{"servers", name}
@@ -134,7 +135,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 			return nil, c.errAt(append(at, "odoo"), "an [%s.odoo] table needs pack = \"ap\" and erp = \"odoo\"", strings.Join(at, "."))
 		}
 		if sc.Pack != "" {
-			p, err := mountPack(ctx, c, at, sc, now, log)
+			p, err := mountPack(ctx, c, at, sc, cbs, now, log)
 			if err != nil {
 				return nil, err
 			}
@@ -296,7 +297,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 	// gateway's store, and the gateway trusts its approvers' keys next to
 	// the client's user's. The client's user approves only for the
 	// session's owner; page approvers for the owners configured.
-	pg, err := buildPage(c, st, signer.Name, log)
+	pg, err := buildPage(c, st, signer.Name, cbs.sink(), log)
 	if err != nil {
 		return nil, err
 	}
@@ -446,13 +447,15 @@ func toolContract(c *config, at []string, tc toolConfig, raw *mcpproxy.RawTool, 
 }
 
 // mountPack builds a pack mounted as a server. On Odoo, it logs in and
-// checks the identities' rights first. Errors name the file and line.
-func mountPack(ctx context.Context, c *config, at []string, sc serverConfig, now func() time.Time, log *slog.Logger) (gateway.Pack, error) {
+// checks the identities' rights first. The ap pack reads its call-backs
+// from cbs. Errors name the file and line.
+func mountPack(ctx context.Context, c *config, at []string, sc serverConfig, cbs *callbackBook, now func() time.Time, log *slog.Logger) (gateway.Pack, error) {
 	switch sc.Pack {
 	case ap.Name:
 		switch sc.ERP {
 		case "", "demo":
-			p, err := ap.NewPack(ap.DemoERP(now), ap.Config{Callbacks: &ap.CallbackMem{}})
+			books := ap.DemoERP(now)
+			p, err := ap.NewPack(books, ap.Config{Callbacks: cbs.forPack(books)})
 			if err != nil {
 				return gateway.Pack{}, c.errAt(append(at, "pack"), "%v", err)
 			}
@@ -462,7 +465,7 @@ func mountPack(ctx context.Context, c *config, at []string, sc serverConfig, now
 			if err != nil {
 				return gateway.Pack{}, err
 			}
-			p, err := ap.NewPack(books, ap.Config{Callbacks: &ap.CallbackMem{}})
+			p, err := ap.NewPack(books, ap.Config{Callbacks: cbs.forPack(books)})
 			if err != nil {
 				return gateway.Pack{}, c.errAt(append(at, "pack"), "%v", err)
 			}
