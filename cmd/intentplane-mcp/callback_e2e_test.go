@@ -1,0 +1,100 @@
+package main_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/intentplane/intentplane/ap"
+)
+
+// newIBAN is ACME Supplies' new account in the test: on file nowhere.
+const newIBAN = "GB29 NWBK 6016 1331 9268 19"
+
+// recordCallback has p record a call-back for ACME Supplies on the page,
+// to phone, confirming newIBAN; it returns the page's error text, or "" when
+// it was recorded (and then checks the IBAN shown back).
+func (p *person) recordCallback(base, phone string) string {
+	p.t.Helper()
+	p.open(base + "/requests")
+	p.do(chromedp.Click(chromedp.ID("callbacks-link")), chromedp.WaitVisible(chromedp.ID("callback-form")),
+		chromedp.SetValue(chromedp.ID("vendor"), "ACME Supplies"),
+		chromedp.SetValue(chromedp.ID("iban"), strings.ToLower(newIBAN)),
+		chromedp.SetValue(chromedp.ID("phone"), phone),
+		chromedp.SetValue(chromedp.ID("note"), "Called back; Jane in accounts read the new IBAN twice."),
+		chromedp.Click(chromedp.ID("record")),
+		chromedp.WaitVisible(chromedp.CSS("#recorded, #error")),
+	)
+	if e, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(document.querySelector('#error') || {textContent: ''}).textContent`)); err != nil {
+		p.t.Fatal(err)
+	} else if e != "" {
+		return e
+	}
+	if got := p.text("#recorded-iban"); got != newIBAN {
+		p.t.Fatalf("IBAN shown back %q, want %q", got, newIBAN)
+	}
+	return ""
+}
+
+// TestCallbackOnPage: the agent's bank-detail change is refused until a
+// person records a call-back to the vendor's phone on file on the approval
+// page; it then needs two approvers on the page, executes, and payments to
+// the new account need four eyes during its cooling-off period.
+func TestCallbackOnPage(t *testing.T) {
+	t.Parallel()
+	b := browser(t)
+	e := newPageEnv(t, 0, "")
+	c := e.start(mcp.ProtocolVersion20251125, nil)
+	change := fmt.Sprintf(`{"vendor":"ACME Supplies","iban":%q}`, newIBAN)
+
+	// No call-back: refused, and no request on the page.
+	r := call(t, c, "ap_change_vendor_bank", change)
+	wantError(t, r, "called the vendor back", "No call-back confirms this number")
+	if linkRE.MatchString(text(r)) {
+		t.Fatalf("a change without call-back reached the page: %s", text(r))
+	}
+
+	// alice records the call-back: first to the number in the email
+	// (refused), then to the phone on file.
+	alice := newPerson(t, b, "alice")
+	if msg := alice.recordCallback(e.base, "+44 20 7946 0000"); !strings.Contains(msg, "not this vendor's phone number on file") {
+		t.Fatalf("call-back to another number: %q", msg)
+	}
+	if msg := alice.recordCallback(e.base, ap.DemoVendorPhone); msg != "" {
+		t.Fatalf("call-back to the phone on file refused: %q", msg)
+	}
+
+	// Now the change steps up to four eyes on the page.
+	l := link(t, call(t, c, "ap_change_vendor_bank", change))
+	alice.open(l)
+	if got := alice.text("#status"); !strings.Contains(got, "Four eyes") {
+		t.Fatalf("status %q", got)
+	}
+	if got := alice.text("#trusted"); !strings.Contains(got, "GB29NWBK60161331926819") || !strings.Contains(got, "registry:callbacks") {
+		t.Fatalf("trusted values %q", got)
+	}
+	alice.decide(l, true)
+	wantError(t, call(t, c, "ap_change_vendor_bank", change)) // one approver is not enough
+	newPerson(t, b, "bob").decide(l, true)
+	wantOK(t, call(t, c, "ap_change_vendor_bank", change))
+
+	// The ERP shows the new current account, in its cooling-off period.
+	wantOK(t, call(t, c, "ap_get_vendor", `{"vendor":"ACME Supplies"}`), newIBAN, `"in_cooling_off":true`)
+
+	// A payment to it needs four eyes.
+	pay := fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2291","iban":%q,"amount":"2400.00","currency":"EUR"}`, newIBAN)
+	lp := link(t, call(t, c, "ap_pay_bill", pay))
+	if lp == l {
+		t.Fatal("the payment reused the change's request")
+	}
+	alice.open(lp)
+	if got := alice.text("#status"); !strings.Contains(got, "Four eyes") {
+		t.Fatalf("payment's status %q", got)
+	}
+	if got := alice.text(".reason"); !strings.Contains(got, "cooling-off") {
+		t.Fatalf("payment's reason %q", got)
+	}
+}
