@@ -12,6 +12,12 @@
 // Ed25519, to a URL (a chat tool's bot, for example) and takes decisions back
 // through a signed callback or through the page.
 //
+// With Config.Callbacks set, the page also has a "Record a call-back" form:
+// an approver records that they called a vendor back at the phone number on
+// file before a bank-detail change. The page looks nothing up itself: it
+// passes the entry to the CallbackSink, receipts it through Log, and lists
+// the recent call-backs.
+//
 // Requests are created only in-process, by the front door calling
 // Channel.Request; no HTTP endpoint creates one, so an agent can neither
 // create nor approve a request. A request whose shown content does not hash
