@@ -169,6 +169,9 @@ func TestCallbackFormRefusals(t *testing.T) {
 			if n := len(sk.entries()); n != 0 {
 				t.Fatalf("%d call-backs recorded", n)
 			}
+			if tt.code == http.StatusUnprocessableEntity && !strings.Contains(p.body, `aria-invalid="true"`) {
+				t.Errorf("the field at fault is not marked")
+			}
 			rs := f.log.all(intent.Owner(form.Get("company")))
 			if tt.code == http.StatusUnprocessableEntity {
 				// A refusal of the sink is receipted, as refused.
