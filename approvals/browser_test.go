@@ -17,51 +17,10 @@ import (
 
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/internal/browsertest"
 )
 
 var screenshot = flag.Bool("screenshot", false, "write docs/approval-page.png from the browser test")
-
-const chromiumPath = "/usr/bin/chromium"
-
-// browser starts headless Chromium for t, with the flags this machine's
-// closed network needs and a fresh profile. Without Chromium the test is
-// skipped, unless CI=true, where it fails.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is not installed at %s, and CI=true: .ci/run installs it", chromiumPath)
-		}
-		t.Skipf("chromium is not installed at %s: skipping the browser tests (apt-get install -y chromium chromium-driver)", chromiumPath)
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 1300),
-	)
-	t.Cleanup(cancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return bctx
-}
-
-// tab opens a tab with its own cookies (a fresh browser context).
-func tab(t *testing.T, b context.Context) context.Context {
-	t.Helper()
-	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	ctx, cancel2 := context.WithTimeout(ctx, 30*time.Second)
-	t.Cleanup(cancel2)
-	return ctx
-}
 
 func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
@@ -103,12 +62,12 @@ func openAs(t *testing.T, ctx context.Context, url, name string) {
 }
 
 func TestBrowser(t *testing.T) {
-	b := browser(t)
+	b := browsertest.Start(t)
 	f := newFixture(t, nil)
 
 	t.Run("log in and approve", func(t *testing.T) {
 		tk := f.request(pending(t, 150000, "March rent", intent.LevelConfirm))
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		do(t, ctx, chromedp.Navigate(f.ts.URL+"/requests"), chromedp.WaitVisible(chromedp.ID("passcode")))
 		// A wrong passcode first.
 		do(t, ctx,
@@ -143,7 +102,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("reject", func(t *testing.T) {
 		tk := f.request(pending(t, 250000, "", intent.LevelConfirm))
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "bob")
 		do(t, ctx, chromedp.Click(chromedp.ID("reject")), chromedp.WaitVisible(chromedp.ID("decided")))
 		if out := f.outcome(tk.ID); out.Status != approvals.StatusRejected || len(out.Approvals) != 0 {
@@ -159,7 +118,7 @@ func TestBrowser(t *testing.T) {
 		if err == nil {
 			t.Fatal("tampered request accepted")
 		}
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "alice")
 		do(t, ctx, chromedp.WaitVisible(chromedp.ID("refused")))
 		if eval[bool](t, ctx, `document.querySelector('#approve') !== null`) {
@@ -185,7 +144,7 @@ func TestBrowser(t *testing.T) {
 		p := pending(t, 160000, "", intent.LevelConfirm)
 		p.ExpiresAt = f.clock.Now().Add(time.Minute)
 		tk := f.request(p)
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "alice")
 		f.clock.Advance(2 * time.Minute) // the approver was slow
 		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.CSS("body#page-message")))
@@ -199,7 +158,7 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("replayed approval", func(t *testing.T) {
 		tk := f.request(pending(t, 170000, "", intent.LevelConfirm))
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "alice")
 		form := eval[string](t, ctx, `document.querySelector('#approve').form.outerHTML`)
 		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
@@ -219,7 +178,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("cross-site form post", func(t *testing.T) {
 		tk := f.request(pending(t, 180000, "", intent.LevelConfirm))
 		hash := f.outcome(tk.ID).Hash
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "alice") // signed in: the cookie exists
 		csrf := eval[string](t, ctx, `document.querySelector('input[name=csrf]').value`)
 		// Another site, even one that somehow knows the token, posts the
@@ -245,7 +204,7 @@ func TestBrowser(t *testing.T) {
 		payload := `<script>document.title='pwned'</script><img src=x onerror="document.title='pwned'"><b>bold</b>`
 		p := pending(t, 190000, payload, intent.LevelConfirm)
 		tk := f.request(p)
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "alice")
 		time.Sleep(200 * time.Millisecond) // give any injected handler a chance
 		if got := eval[string](t, ctx, `document.title`); got == "pwned" {
@@ -262,10 +221,10 @@ func TestBrowser(t *testing.T) {
 	t.Run("screenshot", func(t *testing.T) {
 		p := apPending(t)
 		tk := f.request(p)
-		ctx := tab(t, b)
+		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "bob")
 		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
-		ctx2 := tab(t, b)
+		ctx2 := browsertest.Tab(t, b)
 		openAs(t, ctx2, tk.URL, "alice")
 		png, err := chromedp.Run(ctx2, chromedp.FullScreenshot(100))
 		if err != nil {

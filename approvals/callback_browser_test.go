@@ -5,15 +5,17 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/intentplane/intentplane/internal/browsertest"
 )
 
 // TestBrowserCallback: a person signs in, follows the link to the
 // call-back form, records a call-back, and reads the IBAN back normalized;
 // a call-back to another number is refused in the page's words.
 func TestBrowserCallback(t *testing.T) {
-	b := browser(t)
+	b := browsertest.Start(t)
 	f, sk := callbackFixture(t)
-	ctx := tab(t, b)
+	ctx := browsertest.Tab(t, b)
 	openAs(t, ctx, f.ts.URL+"/requests", "alice")
 	do(t, ctx, chromedp.Click(chromedp.ID("callbacks-link")), chromedp.WaitVisible(chromedp.ID("callback-form")))
 	if got := eval[string](t, ctx, `document.querySelector('#company').tagName + ':' + document.querySelector('#company').value`); got != "SELECT:emma" {

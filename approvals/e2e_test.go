@@ -20,6 +20,7 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/internal/browsertest"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -65,7 +66,7 @@ func pendingFrom(d gateway.Decision, currency string) approvals.Pending {
 // another approval. The approval page's receipts land in the gateway's
 // store, in the owner's chain.
 func TestEndToEnd(t *testing.T) {
-	b := browser(t)
+	b := browsertest.Start(t)
 	clk := &clock{t: t0}
 	st := mem.New(clk.Now)
 
@@ -157,7 +158,7 @@ func TestEndToEnd(t *testing.T) {
 		awaited <- out
 	}()
 	// 3. A person signs in and approves in the browser.
-	tctx := tab(t, b)
+	tctx := browsertest.Tab(t, b)
 	openAs(t, tctx, tk.URL, "alice")
 	if got := text(t, tctx, "#amount-amount"); got != "1,500.00 EUR" {
 		t.Fatalf("amount shown %q", got)

@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/internal/browsertest"
 )
 
 // newIBAN is ACME Supplies' new account in the test: on file nowhere.
@@ -45,7 +46,7 @@ func (p *person) recordCallback(base, phone string) string {
 // the new account need four eyes during its cooling-off period.
 func TestCallbackOnPage(t *testing.T) {
 	t.Parallel()
-	b := browser(t)
+	b := browsertest.Start(t)
 	e := newPageEnv(t, 0, "")
 	c := e.start(mcp.ProtocolVersion20251125, nil)
 	change := fmt.Sprintf(`{"vendor":"ACME Supplies","iban":%q}`, newIBAN)

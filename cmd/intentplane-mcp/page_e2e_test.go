@@ -29,11 +29,10 @@ import (
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/internal/browsertest"
 	"github.com/intentplane/intentplane/store/embedded"
 	"github.com/intentplane/intentplane/store/postgres"
 )
-
-const chromiumPath = "/usr/bin/chromium"
 
 // passcodes of the page approvers. carol may approve only for another
 // owner than the session's.
@@ -93,35 +92,6 @@ func newPageEnv(t *testing.T, wait int, extra string) *pageEnv {
 	return &pageEnv{env: e, base: "http://" + addr}
 }
 
-// browser starts headless Chromium, with the flags of approvals' browser
-// tests. Without Chromium the test is skipped, unless CI=true.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	if _, err := os.Stat(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("chromium is not installed at %s, and CI=true: .ci/run installs it", chromiumPath)
-		}
-		t.Skipf("chromium is not installed at %s: skipping the approval page tests (apt-get install -y chromium chromium-driver)", chromiumPath)
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(chromiumPath),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 1300),
-	)
-	t.Cleanup(cancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("starting chromium: %v", err)
-	}
-	return bctx
-}
-
 // person is one approver in their own browser context (their own cookies).
 type person struct {
 	t    *testing.T
@@ -131,11 +101,7 @@ type person struct {
 
 func newPerson(t *testing.T, b context.Context, name string) *person {
 	t.Helper()
-	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
-	t.Cleanup(cancel)
-	ctx, cancel2 := context.WithTimeout(ctx, 30*time.Second)
-	t.Cleanup(cancel2)
-	return &person{t: t, ctx: ctx, name: name}
+	return &person{t: t, ctx: browsertest.Tab(t, b), name: name}
 }
 
 func (p *person) do(steps ...chromedp.Action[chromedp.Void]) {
@@ -216,7 +182,7 @@ func link(t *testing.T, r *mcp.CallToolResult) string {
 // its request; an approver for another owner cannot approve.
 func TestApprovalPageWaitZero(t *testing.T) {
 	t.Parallel()
-	b := browser(t)
+	b := browsertest.Start(t)
 	e := newPageEnv(t, 0, "")
 	c := e.start(mcp.ProtocolVersion20251125, nil)
 	args := fmt.Sprintf(`{"recipient_iban":%q,"amount":"2400.00","reference":"INV-2291"}`, ibanSpaced)
@@ -302,7 +268,7 @@ func TestApprovalPageWaitZero(t *testing.T) {
 // page land in the embedded store's chain, with a signed checkpoint.
 func TestApprovalPageWait(t *testing.T) {
 	t.Parallel()
-	b := browser(t)
+	b := browsertest.Start(t)
 	e := newPageEnv(t, 30, "")
 	_, ck, err := ed25519.GenerateKey(nil)
 	if err != nil {
