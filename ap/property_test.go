@@ -9,10 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,8 +20,8 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
-	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/internal/proptest"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -46,55 +43,27 @@ import (
 // INTENTPLANE_PROPERTY_SEED replays a run (the seed is logged, and printed
 // with every failure).
 func TestProperty(t *testing.T) {
-	n := 6000
-	if s := os.Getenv("INTENTPLANE_PROPERTY_N"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v <= 0 {
-			t.Fatalf("INTENTPLANE_PROPERTY_N=%q is not a positive number", s)
-		}
-		n = v
-	}
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("INTENTPLANE_PROPERTY_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("INTENTPLANE_PROPERTY_SEED=%q is not a number", s)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (INTENTPLANE_PROPERTY_SEED=%d to replay), %d proposals", seed, seed, n)
-	start := time.Now()
-	st := &pwStats{counts: map[string]int{}}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	for epoch := 0; st.decides < n && !t.Failed(); epoch++ {
-		w := newPWorld(t, seed, epoch, rng, st)
-		w.run(min(pwEpochSize, n-st.decides))
+	st := &pwStats{Run: proptest.Start(t)}
+	st.Epochs(t, pwEpochSize, func(epoch, n int) {
+		w := newPWorld(t, st.Seed, epoch, st.Rand, st)
+		w.run(n)
 		w.finish()
-	}
+	})
 	if t.Failed() {
 		return
 	}
-	if st.paid*12 <= st.decides || st.legitPaid*2 < st.legitPay {
+	if st.paid*12 <= st.Decides || st.legitPaid*2 < st.legitPay {
 		t.Errorf("seed %d: %d payments for %d proposals, %d of %d legitimate payments executed; the oracle had too little to check",
-			seed, st.paid, st.decides, st.legitPaid, st.legitPay)
+			st.Seed, st.paid, st.Decides, st.legitPaid, st.legitPay)
 	}
-	if n >= 3000 && (st.paidConfirm == 0 || st.paidFourEyes == 0 || st.changes == 0) {
-		t.Errorf("seed %d: no approved operation of some kind executed (confirm %d, four eyes %d, bank changes %d)", seed, st.paidConfirm, st.paidFourEyes, st.changes)
+	if st.N >= 3000 && (st.paidConfirm == 0 || st.paidFourEyes == 0 || st.changes == 0) {
+		t.Errorf("seed %d: no approved operation of some kind executed (confirm %d, four eyes %d, bank changes %d)", st.Seed, st.paidConfirm, st.paidFourEyes, st.changes)
 	}
 	t.Logf("%d proposals, %d executed: %d payments (%d confirmed, %d four eyes in cooling-off), %d bank changes, %d reads; "+
 		"%d of %d legitimate payments executed; %d concurrent batches; %d receipts verified, %d oracle checks, in %s",
-		st.decides, st.executed, st.paid, st.paidConfirm, st.paidFourEyes, st.changes, st.reads, st.legitPaid, st.legitPay,
-		st.batches, st.receipts, st.checks, time.Since(start).Round(time.Millisecond))
-	keys := make([]string, 0, len(st.counts))
-	for k := range st.counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "\n  %-44s %d", k, st.counts[k])
-	}
-	t.Logf("generated:%s", b.String())
+		st.Decides, st.Executed, st.paid, st.paidConfirm, st.paidFourEyes, st.changes, st.Reads, st.legitPaid, st.legitPay,
+		st.batches, st.Receipts, st.Checks, st.Elapsed())
+	st.LogCounts(t)
 }
 
 // The world's rules, as the companies configured them. The oracle reads
@@ -151,12 +120,6 @@ type (
 		at   time.Time
 		err  error
 	}
-	pwRequest struct {
-		label     string
-		token     string
-		body      []byte
-		approvals []approval.Approval
-	}
 	pwIntent struct {
 		m        *pwMandate
 		action   intent.Action
@@ -167,7 +130,6 @@ type (
 		currency string
 		level    intent.Level
 	}
-	pwMember struct{ key, val string }
 )
 
 func (m *pwMandate) validAt(t time.Time) bool {
@@ -179,10 +141,9 @@ func (m *pwMandate) acceptableAt(t time.Time) bool {
 }
 
 type pwStats struct {
-	counts                                         map[string]int
-	decides, executed, paid, changes, reads        int
-	paidConfirm, paidFourEyes, legitPay, legitPaid int
-	batches, receipts, checks                      int
+	proptest.Run
+	paid, changes, paidConfirm, paidFourEyes int
+	legitPay, legitPaid, batches             int
 }
 
 type pworld struct {
@@ -226,8 +187,8 @@ type pworld struct {
 	once     map[string]bool
 	decides  int
 	failures int
-	recent   []pwRequest
-	delayed  []pwRequest
+	recent   []proptest.Request
+	delayed  []proptest.Request
 }
 
 func pwKey(b byte) ed25519.PrivateKey {
@@ -270,7 +231,7 @@ func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats
 		keys[name] = k.Public().(ed25519.PublicKey)
 	}
 	for range 8 {
-		w.emailIBANs = append(w.emailIBANs, pwMakeIBAN(rng, pwCountries[rng.IntN(len(pwCountries))]))
+		w.emailIBANs = append(w.emailIBANs, proptest.MakeIBAN(rng, proptest.Countries[rng.IntN(len(proptest.Countries))]))
 	}
 	for i, c := range w.companies {
 		w.seedCompany(c, i)
@@ -340,7 +301,7 @@ func (w *pworld) addVendor(c, name, phone string, active bool) *pwVendor {
 // sequence, then lowest ID).
 func (w *pworld) addAccount(v *pwVendor, number string, trusted, active bool, seq int, setAt time.Time, current bool) *pwAccount {
 	a, err := w.erp.AddBankAccount(context.Background(), v.company, erp.BankAccount{
-		Vendor: v.id, Number: pwGroups(number), Trusted: trusted, Active: active, Sequence: seq, SetAt: setAt,
+		Vendor: v.id, Number: proptest.Groups(number), Trusted: trusted, Active: active, Sequence: seq, SetAt: setAt,
 	})
 	w.must(err)
 	ga := &pwAccount{id: a.ID, company: v.company, vendor: v.id, number: number, trusted: trusted, active: active, setAt: setAt}
@@ -403,15 +364,13 @@ func (w *pworld) addPayment(b *pwBill, amount intent.Amount, draft bool) {
 	b.paid = true
 }
 
-var pwCountries = []string{"DE", "NL", "BE", "AT", "ES", "GB", "LT", "FR"}
-
 // seedCompany enters one company's vendors, accounts and bills. Every
 // company has vendors of the same names (with other IDs, IBANs and bills),
 // so that another company's records are always close at hand.
 func (w *pworld) seedCompany(c string, i int) {
 	r := w.rng
 	old := w.now.AddDate(-1, 0, 0)
-	iban := func() string { return pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))]) }
+	iban := func() string { return proptest.MakeIBAN(r, proptest.Countries[r.IntN(len(proptest.Countries))]) }
 	phone := func(cc int) string { return fmt.Sprintf("+%d 30 %07d", cc, r.IntN(10000000)) }
 	eur := func() intent.Amount { return pwTotal(r) }
 
@@ -527,7 +486,7 @@ func (w *pworld) clerk() {
 		// A second account, validated in the ERP by the accounting team:
 		// trusted and active, later in sequence than the current one.
 		v := w.pick(c)
-		w.addAccount(v, pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))]), true, true, 20,
+		w.addAccount(v, proptest.MakeIBAN(r, proptest.Countries[r.IntN(len(proptest.Countries))]), true, true, 20,
 			w.now.Add(-time.Duration(r.IntN(30*24))*time.Hour), v.current == "")
 		w.count("clerk/trusted-second-account")
 	default:
@@ -615,7 +574,7 @@ func (w *pworld) valid(c string) []*pwMandate {
 	return out
 }
 
-func (w *pworld) count(k string) { w.st.counts[k]++ }
+func (w *pworld) count(k string) { w.st.Count(k) }
 
 func (w *pworld) run(n int) {
 	for w.decides < n && w.failures == 0 {
@@ -689,7 +648,7 @@ func (w *pworld) takePending() []pwExec {
 }
 
 // decide sends one request and checks everything the oracle can.
-func (w *pworld) decide(req pwRequest) gateway.Decision {
+func (w *pworld) decide(req proptest.Request) gateway.Decision {
 	d := w.call(req)
 	calls := w.takePending()
 	if len(calls) > 1 {
@@ -707,28 +666,23 @@ func (w *pworld) decide(req pwRequest) gateway.Decision {
 }
 
 // call runs Decide and checks what holds for every decision.
-func (w *pworld) call(req pwRequest) gateway.Decision {
+func (w *pworld) call(req proptest.Request) gateway.Decision {
 	w.decides++
-	w.st.decides++
-	d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: req.token, Proposal: req.body, Approvals: req.approvals})
+	d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: req.Token, Proposal: req.Body, Approvals: req.Approvals})
 	if err != nil {
 		w.fail(req, fmt.Sprintf("Decide returned an error: %v", err))
 	}
-	w.count("verdict/" + d.Verdict.String())
-	if d.Refusal != nil {
-		w.count("code/" + string(d.Refusal.Code))
-	}
-	if d.Receipt.Seq == 0 || d.Receipt.Hash.IsZero() {
-		w.fail(req, "no receipt was appended")
+	if msg := w.st.Decided(d); msg != "" {
+		w.fail(req, msg)
 	}
 	return d
 }
 
-func (w *pworld) executed(req pwRequest, x pwExec, d gateway.Decision) {
-	w.st.executed++
+func (w *pworld) executed(req proptest.Request, x pwExec, d gateway.Decision) {
+	w.st.Executed++
 	switch x.op.Action {
 	case ap.ActionListOpenBills, ap.ActionGetVendor:
-		w.st.reads++
+		w.st.Reads++
 		w.checkRead(req, x, d.Output)
 	default:
 		w.recent = append(w.recent, req)
@@ -741,7 +695,7 @@ func (w *pworld) executed(req pwRequest, x pwExec, d gateway.Decision) {
 // audit checks the calls the executor made and every payment and bank
 // account the ERP holds against the ground truth, then brings the ground
 // truth up to date with what the oracle accepted.
-func (w *pworld) audit(req pwRequest, calls []pwExec) {
+func (w *pworld) audit(req proptest.Request, calls []pwExec) {
 	ctx := context.Background()
 	for _, x := range calls {
 		if x.err == nil && x.op.Action == ap.ActionChangeVendorBank {
@@ -822,7 +776,7 @@ func (w *pworld) checkMandate(x pwExec, company string, action intent.Action) (*
 
 // checkPayment checks one payment the ERP recorded in company c.
 func (w *pworld) checkPayment(c string, p erp.Payment) string {
-	w.st.checks++
+	w.st.Checks++
 	w.mu.Lock()
 	x, ok := w.execs[p.Key]
 	w.mu.Unlock()
@@ -917,7 +871,7 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 // checkChange checks an executed bank-detail change, then records its
 // effect in the ground truth.
 func (w *pworld) checkChange(x pwExec) string {
-	w.st.checks++
+	w.st.Checks++
 	c := string(x.op.Owner)
 	m, msg := w.checkMandate(x, c, ap.ActionChangeVendorBank)
 	if msg != "" {
@@ -987,8 +941,8 @@ func (w *pworld) checkChange(x pwExec) string {
 
 // checkRead checks that a read shows only the company's records, and the
 // vendor's current account as the ground truth has it.
-func (w *pworld) checkRead(req pwRequest, x pwExec, out string) {
-	w.st.checks++
+func (w *pworld) checkRead(req proptest.Request, x pwExec, out string) {
+	w.st.Checks++
 	c := string(x.op.Owner)
 	if _, msg := w.checkMandate(x, c, x.op.Action); msg != "" {
 		w.fail(req, "read: "+msg)
@@ -1034,43 +988,14 @@ func (w *pworld) checkRead(req pwRequest, x pwExec, out string) {
 	}
 }
 
-func (w *pworld) fail(req pwRequest, msg string) {
+func (w *pworld) fail(req proptest.Request, msg string) {
 	w.failures++
-	body := string(req.body)
-	if len(body) > 500 {
-		body = body[:500] + "…"
-	}
-	var as []string
-	for _, a := range req.approvals {
-		as = append(as, fmt.Sprintf("{id %s by %s for %.12s… mandate %s %s–%s}", a.ID, a.Approver, a.Operation.String(), a.MandateID, a.IssuedAt.Format(time.TimeOnly), a.ExpiresAt.Format(time.TimeOnly)))
-	}
-	w.t.Errorf("ORACLE VIOLATION (seed %d, epoch %d, decision %d, clock %s): %s\n  request %s\n  token %.60s…\n  body %q\n  approvals %v",
-		w.seed, w.epoch, w.decides, w.now.Format(time.RFC3339), msg, req.label, req.token, body, as)
+	proptest.Violation(w.t, proptest.Where(w.seed, w.epoch, w.decides, w.now), req, msg)
 }
 
 // finish verifies the receipt chains of the epoch.
 func (w *pworld) finish() {
-	ctx := context.Background()
-	var buf bytes.Buffer
-	total := 0
-	for _, o := range w.store.Owners() {
-		rs, err := w.store.Receipts(ctx, o, 1, 0)
-		if err != nil {
-			w.t.Fatalf("seed %d: receipts of %q: %v", w.seed, o, err)
-		}
-		total += len(rs)
-		if err := receipt.WriteJSONL(&buf, rs); err != nil {
-			w.t.Fatalf("seed %d: WriteJSONL: %v", w.seed, err)
-		}
-	}
-	rep, err := receipt.Verify(&buf, nil)
-	if err != nil {
-		w.t.Errorf("seed %d, epoch %d: receipt chains do not verify: %v", w.seed, w.epoch, err)
-	}
-	if total != w.decides || rep.Receipts != total {
-		w.t.Errorf("seed %d, epoch %d: %d decisions, %d receipts stored, %d verified", w.seed, w.epoch, w.decides, total, rep.Receipts)
-	}
-	w.st.receipts += rep.Receipts
+	w.st.Receipts += proptest.CheckChains(w.t, w.store, w.decides, fmt.Sprintf("seed %d, epoch %d", w.seed, w.epoch))
 }
 
 // ---- The legitimate users ----
@@ -1254,32 +1179,32 @@ func (w *pworld) payBody(in *pwIntent) []byte {
 	if r.IntN(3) == 0 {
 		cur = strings.ToLower(cur)
 	}
-	args := []pwMember{
-		{pwKeyJSON(r, "vendor"), pwJSON(w.spellVendor(in.vendor))},
-		{pwKeyJSON(r, "bill"), pwJSON(w.spellBill(in.bill))},
-		{pwKeyJSON(r, "iban"), pwJSON(pwSpellIBAN(r, in.number))},
-		{pwKeyJSON(r, "amount"), pwAmountSpelling(r, in.amount)},
-		{pwKeyJSON(r, "currency"), pwJSON(cur)},
+	args := []proptest.Member{
+		{Key: proptest.Key(r, "vendor"), Val: proptest.JSON(w.spellVendor(in.vendor))},
+		{Key: proptest.Key(r, "bill"), Val: proptest.JSON(w.spellBill(in.bill))},
+		{Key: proptest.Key(r, "iban"), Val: proptest.JSON(proptest.SpellIBAN(r, in.number, true))},
+		{Key: proptest.Key(r, "amount"), Val: pwAmountSpelling(r, in.amount)},
+		{Key: proptest.Key(r, "currency"), Val: proptest.JSON(cur)},
 	}
 	return w.envelope(string(in.action), args)
 }
 
 func (w *pworld) changeBody(in *pwIntent) []byte {
 	r := w.rng
-	return w.envelope(string(in.action), []pwMember{
-		{pwKeyJSON(r, "vendor"), pwJSON(w.spellVendor(in.vendor))},
-		{pwKeyJSON(r, "iban"), pwJSON(pwSpellIBAN(r, in.number))},
+	return w.envelope(string(in.action), []proptest.Member{
+		{Key: proptest.Key(r, "vendor"), Val: proptest.JSON(w.spellVendor(in.vendor))},
+		{Key: proptest.Key(r, "iban"), Val: proptest.JSON(proptest.SpellIBAN(r, in.number, true))},
 	})
 }
 
-func (w *pworld) envelope(action string, args []pwMember) []byte {
+func (w *pworld) envelope(action string, args []proptest.Member) []byte {
 	r := w.rng
 	r.Shuffle(len(args), func(i, j int) { args[i], args[j] = args[j], args[i] })
-	top := []pwMember{{`"action"`, pwJSON(action)}, {`"args"`, pwObject(args)}}
+	top := []proptest.Member{{Key: `"action"`, Val: proptest.JSON(action)}, {Key: `"args"`, Val: proptest.Object(args)}}
 	if r.IntN(2) == 0 {
 		top[0], top[1] = top[1], top[0]
 	}
-	return []byte(pwObject(top))
+	return []byte(proptest.Object(top))
 }
 
 // human shows d's operation to the company's approvers; they approve only
@@ -1295,7 +1220,7 @@ func (w *pworld) human(d gateway.Decision, in *pwIntent) []approval.Approval {
 		ok = len(op.Args) == 2
 	}
 	if !ok {
-		w.fail(pwRequest{label: "human"}, fmt.Sprintf("the approval page shows %+v, not what the user wanted (%s)", op, w.identity(in)))
+		w.fail(proptest.Request{Label: "human"}, fmt.Sprintf("the approval page shows %+v, not what the user wanted (%s)", op, w.identity(in)))
 		return nil
 	}
 	id := w.identity(in)
@@ -1336,7 +1261,7 @@ func (w *pworld) sign(name string, h intent.OperationHash, mandateID string) app
 // stepUp takes an intent through its step-up: the humans approve and the
 // request is sent again (or held back for later). It reports whether it
 // executed.
-func (w *pworld) stepUp(in *pwIntent, req pwRequest, d gateway.Decision, live bool) bool {
+func (w *pworld) stepUp(in *pwIntent, req proptest.Request, d gateway.Decision, live bool) bool {
 	if d.Verdict != gateway.StepUp || d.Level != in.level {
 		if live {
 			w.fail(req, fmt.Sprintf("liveness: legitimate %s work got %s %s %+v", in.level, d.Verdict, d.Level, d.Refusal))
@@ -1348,7 +1273,7 @@ func (w *pworld) stepUp(in *pwIntent, req pwRequest, d gateway.Decision, live bo
 		return false
 	}
 	w.now = w.now.Add(time.Duration(1+w.rng.IntN(20)) * time.Second)
-	again := pwRequest{label: req.label + " approved", token: req.token, body: req.body, approvals: as}
+	again := proptest.Request{Label: req.Label + " approved", Token: req.Token, Body: req.Body, Approvals: as}
 	if w.rng.IntN(8) == 0 {
 		w.delayed = append(w.delayed, again)
 		w.count("legit/delayed")
@@ -1372,7 +1297,7 @@ func (w *pworld) legitPay() {
 	}
 	w.count("legit/pay/" + string(in.level))
 	w.st.legitPay++
-	req := pwRequest{label: "legit pay " + string(in.level), token: m.token, body: w.payBody(in)}
+	req := proptest.Request{Label: "legit pay " + string(in.level), Token: m.token, Body: w.payBody(in)}
 	d := w.decide(req)
 	if in.level == intent.LevelAuto {
 		if !d.Executed {
@@ -1392,7 +1317,7 @@ func (w *pworld) legitPay() {
 func (w *pworld) record(c string, v *pwVendor, number, phone string, onFile bool, at time.Time) {
 	w.cbN++
 	if err := w.cbs.Record(context.Background(), ap.Callback{
-		ID: fmt.Sprintf("cb-%d", w.cbN), Company: c, Vendor: v.id, Number: pwGroups(number), Phone: phone, CalledBy: "dana", At: at,
+		ID: fmt.Sprintf("cb-%d", w.cbN), Company: c, Vendor: v.id, Number: proptest.Groups(number), Phone: phone, CalledBy: "dana", At: at,
 	}); err != nil {
 		w.t.Fatal(err)
 	}
@@ -1433,7 +1358,7 @@ func (w *pworld) legitChange() {
 	v := vs[r.IntN(len(vs))]
 	// The new number: a new account, or one the vendor already has on file
 	// (archived, untrusted, or trusted and active but not current).
-	kinds := map[string][]string{"new": {pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))])}}
+	kinds := map[string][]string{"new": {proptest.MakeIBAN(r, proptest.Countries[r.IntN(len(proptest.Countries))])}}
 	for _, a := range w.accountsOf(v) {
 		switch {
 		case a.id == v.current:
@@ -1461,7 +1386,7 @@ func (w *pworld) legitChange() {
 		return
 	}
 	w.count("legit/change/" + kind)
-	req := pwRequest{label: "legit change " + kind, token: m.token, body: w.changeBody(in)}
+	req := proptest.Request{Label: "legit change " + kind, Token: m.token, Body: w.changeBody(in)}
 	d := w.decide(req)
 	w.stepUp(in, req, d, live)
 }
@@ -1476,12 +1401,12 @@ func (w *pworld) legitRead() {
 	}
 	vs := w.vendorList[c]
 	v := vs[r.IntN(len(vs))]
-	var args []pwMember
+	var args []proptest.Member
 	if a == ap.ActionGetVendor || r.IntN(2) == 0 {
-		args = append(args, pwMember{`"vendor"`, pwJSON(w.spellVendor(v))})
+		args = append(args, proptest.Member{Key: `"vendor"`, Val: proptest.JSON(w.spellVendor(v))})
 	}
 	w.count("legit/" + string(a))
-	req := pwRequest{label: "legit " + string(a), token: m.token, body: w.envelope(string(a), args)}
+	req := proptest.Request{Label: "legit " + string(a), Token: m.token, Body: w.envelope(string(a), args)}
 	if d := w.decide(req); !d.Executed {
 		w.fail(req, fmt.Sprintf("liveness: legitimate read refused: %s %+v", d.Verdict, d.Refusal))
 	}
@@ -1496,7 +1421,7 @@ func (w *pworld) late() {
 	i := w.rng.IntN(len(w.delayed))
 	req := w.delayed[i]
 	w.delayed = slices.Delete(w.delayed, i, i+1)
-	req.label = "late " + req.label
+	req.Label = "late " + req.Label
 	w.count("approvals/late-submission")
 	w.decide(req)
 }
@@ -1509,12 +1434,12 @@ func (w *pworld) replay() {
 		return
 	}
 	req := w.recent[len(w.recent)-1-w.rng.IntN(min(len(w.recent), 16))]
-	req.label = "replay of " + req.label
+	req.Label = "replay of " + req.Label
 	w.count("replay/executed-request")
 	if w.rng.IntN(3) == 0 {
 		o := w.issued[w.rng.IntN(len(w.issued))]
-		req.token = o.token
-		req.label += " under another mandate"
+		req.Token = o.token
+		req.Label += " under another mandate"
 		w.count("replay/executed-request-other-mandate")
 	}
 	w.decide(req)
@@ -1536,7 +1461,7 @@ func (w *pworld) concurrent() {
 	kind := []string{"same-operation", "different-amounts", "different-mandates"}[r.IntN(3)]
 	w.count("concurrent/" + kind)
 	w.st.batches++
-	reqs := make([]pwRequest, k)
+	reqs := make([]proptest.Request, k)
 	others := w.valid(m.company)
 	for i := range reqs {
 		in2 := *in
@@ -1549,7 +1474,7 @@ func (w *pworld) concurrent() {
 				tok = others[r.IntN(len(others))].token
 			}
 		}
-		reqs[i] = pwRequest{label: "concurrent " + kind, token: tok, body: w.payBody(&in2)}
+		reqs[i] = proptest.Request{Label: "concurrent " + kind, Token: tok, Body: w.payBody(&in2)}
 	}
 	ds := make([]gateway.Decision, k)
 	var wg sync.WaitGroup
@@ -1557,7 +1482,7 @@ func (w *pworld) concurrent() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: reqs[i].token, Proposal: reqs[i].body})
+			d, err := w.gw.Decide(context.Background(), gateway.Request{Mandate: reqs[i].Token, Proposal: reqs[i].Body})
 			if err != nil {
 				w.t.Errorf("Decide: %v", err)
 			}
@@ -1574,17 +1499,12 @@ func (w *pworld) concurrent() {
 	}
 	for i, d := range ds {
 		w.decides++
-		w.st.decides++
-		w.count("verdict/" + d.Verdict.String())
-		if d.Refusal != nil {
-			w.count("code/" + string(d.Refusal.Code))
-		}
-		if d.Receipt.Seq == 0 || d.Receipt.Hash.IsZero() {
-			w.fail(reqs[i], "no receipt was appended")
+		if msg := w.st.Decided(d); msg != "" {
+			w.fail(reqs[i], msg)
 		}
 		if d.Executed {
 			executed++
-			w.st.executed++
+			w.st.Executed++
 		}
 	}
 	if ran != executed || len(calls) > k {
@@ -1601,42 +1521,6 @@ func (w *pworld) concurrent() {
 }
 
 // ---- The attacker ----
-
-func pwObject(ms []pwMember) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(m.key + ":" + m.val)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func pwJSON(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// pwKeyJSON spells a key, sometimes with JSON escapes (the same key).
-func pwKeyJSON(r *rand.Rand, k string) string {
-	if r.IntN(10) != 0 {
-		return pwJSON(k)
-	}
-	return pwEscape(k)
-}
-
-func pwEscape(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, `\u%04x`, c)
-	}
-	b.WriteByte('"')
-	return b.String()
-}
 
 func (w *pworld) pick(c string) *pwVendor {
 	vs := w.vendorList[c]
@@ -1690,7 +1574,7 @@ func (w *pworld) attackToken() (string, string, *pwMandate) {
 		o := w.issued[r.IntN(len(w.issued))]
 		return o.token, "mandate/any-genuine(expired,revoked,audience)", o
 	case x < 85:
-		return pwFlip(r, m.token), "mandate/byte-flipped", m
+		return proptest.Flip(r, m.token), "mandate/byte-flipped", m
 	case x < 88:
 		return w.reencode(m.token), "mandate/payload-edited", m
 	case x < 90:
@@ -1706,18 +1590,6 @@ func (w *pworld) attackToken() (string, string, *pwMandate) {
 	default:
 		junk := []string{"", "ipm1.", "ipm1..", "null", string([]byte{0xff, 0xfe}), "ipm1.e30.AAAA"}
 		return junk[r.IntN(len(junk))], "mandate/garbage", m
-	}
-}
-
-func pwFlip(r *rand.Rand, tok string) string {
-	b := []byte(tok)
-	i := len(mandate.Prefix) + r.IntN(len(b)-len(mandate.Prefix))
-	const alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	for {
-		if c := alpha[r.IntN(len(alpha))]; c != b[i] {
-			b[i] = c
-			return string(b)
-		}
 	}
 }
 
@@ -1800,7 +1672,7 @@ func (w *pworld) attack() {
 	action, alabel := w.attackAction(m)
 	labels = append(labels, alabel)
 	c := m.company
-	var args []pwMember
+	var args []proptest.Member
 	switch intent.Action(action) {
 	case ap.ActionPayBill:
 		args = w.attackPay(c, m, &labels)
@@ -1810,7 +1682,7 @@ func (w *pworld) attack() {
 		if action == string(ap.ActionGetVendor) || r.IntN(2) == 0 {
 			v, l := w.attackVendor(c, w.pick(c))
 			labels = append(labels, l)
-			args = append(args, pwMember{`"vendor"`, v})
+			args = append(args, proptest.Member{Key: `"vendor"`, Val: v})
 		}
 	default:
 		args = w.attackPay(c, m, &labels)
@@ -1818,29 +1690,29 @@ func (w *pworld) attack() {
 	if r.IntN(6) == 0 {
 		k, v, l := w.smuggle(c)
 		labels = append(labels, l)
-		args = append(args, pwMember{k, v})
+		args = append(args, proptest.Member{Key: k, Val: v})
 	}
 	if len(args) > 0 && r.IntN(20) == 0 {
 		i := r.IntN(len(args))
-		args = append(args, pwMember{args[i].key, pwJSON(w.emailIBANs[0])})
+		args = append(args, proptest.Member{Key: args[i].Key, Val: proptest.JSON(w.emailIBANs[0])})
 		labels = append(labels, "keys/duplicate-arg")
 	}
 	body := w.envelope(action, args)
 	if r.IntN(12) == 0 {
 		body, labels = w.breakEnvelope(body, labels)
 	}
-	req := pwRequest{token: tok, body: body}
+	req := proptest.Request{Token: tok, Body: body}
 	if r.IntN(6) == 0 {
-		req.approvals = w.attackApprovals(intent.OperationHash{}, m, &labels)
+		req.Approvals = w.attackApprovals(intent.OperationHash{}, m, &labels)
 	}
 	for _, l := range labels {
 		w.count(l)
 	}
-	req.label = strings.Join(labels, " ")
+	req.Label = strings.Join(labels, " ")
 	w.decide(req)
 }
 
-func (w *pworld) attackPay(c string, m *pwMandate, labels *[]string) []pwMember {
+func (w *pworld) attackPay(c string, m *pwMandate, labels *[]string) []proptest.Member {
 	r := w.rng
 	bs := w.billList[c]
 	b := bs[r.IntN(len(bs))]
@@ -1856,8 +1728,8 @@ func (w *pworld) attackPay(c string, m *pwMandate, labels *[]string) []pwMember 
 	} else {
 		number = w.accountsOf(v)[0].number
 	}
-	vendor, bill, iban := pwJSON(w.spellVendor(v)), pwJSON(w.spellBill(b)), pwJSON(pwSpellIBAN(r, number))
-	amount, currency := pwAmountSpelling(r, max(1, min(b.residual, w.remaining(m)))), pwJSON(b.currency)
+	vendor, bill, iban := proptest.JSON(w.spellVendor(v)), proptest.JSON(w.spellBill(b)), proptest.JSON(proptest.SpellIBAN(r, number, true))
+	amount, currency := pwAmountSpelling(r, max(1, min(b.residual, w.remaining(m)))), proptest.JSON(b.currency)
 	changed := 0
 	for changed == 0 || r.IntN(3) == 0 {
 		changed++
@@ -1879,16 +1751,16 @@ func (w *pworld) attackPay(c string, m *pwMandate, labels *[]string) []pwMember 
 			break
 		}
 	}
-	return []pwMember{
-		{pwKeyJSON(r, "vendor"), vendor}, {pwKeyJSON(r, "bill"), bill}, {pwKeyJSON(r, "iban"), iban},
-		{pwKeyJSON(r, "amount"), amount}, {pwKeyJSON(r, "currency"), currency},
+	return []proptest.Member{
+		{Key: proptest.Key(r, "vendor"), Val: vendor}, {Key: proptest.Key(r, "bill"), Val: bill}, {Key: proptest.Key(r, "iban"), Val: iban},
+		{Key: proptest.Key(r, "amount"), Val: amount}, {Key: proptest.Key(r, "currency"), Val: currency},
 	}
 }
 
-func (w *pworld) attackChange(c string, labels *[]string) []pwMember {
+func (w *pworld) attackChange(c string, labels *[]string) []proptest.Member {
 	r := w.rng
 	v := w.pick(c)
-	vendor, l := pwJSON(w.spellVendor(v)), "vendor/spelled"
+	vendor, l := proptest.JSON(w.spellVendor(v)), "vendor/spelled"
 	if r.IntN(3) == 0 {
 		vendor, l = w.attackVendor(c, v)
 	}
@@ -1896,14 +1768,14 @@ func (w *pworld) attackChange(c string, labels *[]string) []pwMember {
 	var iban string
 	switch x := r.IntN(10); {
 	case x < 4:
-		iban, l = pwJSON(pwSpellIBAN(r, w.emailIBANs[r.IntN(len(w.emailIBANs))])), "iban/from-email"
+		iban, l = proptest.JSON(proptest.SpellIBAN(r, w.emailIBANs[r.IntN(len(w.emailIBANs))], true)), "iban/from-email"
 	case x < 6 && len(w.callbacks) > 0: // a number some call-back confirmed, for whichever vendor or company
-		iban, l = pwJSON(pwSpellIBAN(r, w.callbacks[r.IntN(len(w.callbacks))].number)), "iban/confirmed-by-some-call-back"
+		iban, l = proptest.JSON(proptest.SpellIBAN(r, w.callbacks[r.IntN(len(w.callbacks))].number, true)), "iban/confirmed-by-some-call-back"
 	default:
 		iban, l = w.attackIBAN(c, v)
 	}
 	*labels = append(*labels, l)
-	return []pwMember{{pwKeyJSON(r, "vendor"), vendor}, {pwKeyJSON(r, "iban"), iban}}
+	return []proptest.Member{{Key: proptest.Key(r, "vendor"), Val: vendor}, {Key: proptest.Key(r, "iban"), Val: iban}}
 }
 
 var pwVendorLookAlikes = []string{
@@ -1917,21 +1789,21 @@ func (w *pworld) attackVendor(c string, v *pwVendor) (string, string) {
 	o := w.otherCompany(c)
 	switch x := r.IntN(100); {
 	case x < 25:
-		return pwJSON(w.spellVendor(v)), "vendor/spelled"
+		return proptest.JSON(w.spellVendor(v)), "vendor/spelled"
 	case x < 45:
-		return pwJSON(w.spellVendor(w.pick(c))), "vendor/another-of-company"
+		return proptest.JSON(w.spellVendor(w.pick(c))), "vendor/another-of-company"
 	case x < 55:
-		return pwJSON(w.pick(o).id), "vendor/other-company-id"
+		return proptest.JSON(w.pick(o).id), "vendor/other-company-id"
 	case x < 60:
-		return pwJSON("Cyberdyne Systems"), "vendor/name-only-in-another-company"
+		return proptest.JSON("Cyberdyne Systems"), "vendor/name-only-in-another-company"
 	case x < 65:
-		return pwJSON("Stark Industries"), "vendor/ambiguous-name"
+		return proptest.JSON("Stark Industries"), "vendor/ambiguous-name"
 	case x < 85:
-		return pwJSON(pwVendorLookAlikes[r.IntN(len(pwVendorLookAlikes))]), "vendor/look-alike"
+		return proptest.JSON(pwVendorLookAlikes[r.IntN(len(pwVendorLookAlikes))]), "vendor/look-alike"
 	case x < 92:
-		return pwJSON(v.id + []string{" ", "0", ".0", "\u0000"}[r.IntN(4)]), "vendor/id-respelled"
+		return proptest.JSON(v.id + []string{" ", "0", ".0", "\u0000"}[r.IntN(4)]), "vendor/id-respelled"
 	}
-	return []string{`123`, `null`, `[]`, `{}`, `""`, pwJSON(strings.Repeat("A", 300)), `true`}[r.IntN(7)], "vendor/wrong-type"
+	return []string{`123`, `null`, `[]`, `{}`, `""`, proptest.JSON(strings.Repeat("A", 300)), `true`}[r.IntN(7)], "vendor/wrong-type"
 }
 
 // attackBill returns a raw JSON bill.
@@ -1943,24 +1815,24 @@ func (w *pworld) attackBill(c string, b *pwBill) (string, string) {
 	switch x := r.IntN(100); {
 	case x < 20:
 		variants := []string{"INV-2290", "INV 2290", "INV-02290", "inv2290", "INV/2290", "INV.2290", "INV–2290", "INV-2290 ", "INV-22900", "INV-229", "INV-2290-1", "1NV-2290"}
-		return pwJSON(variants[r.IntN(len(variants))]), "bill/INV-2290-variant"
+		return proptest.JSON(variants[r.IntN(len(variants))]), "bill/INV-2290-variant"
 	case x < 40:
-		return pwJSON([]string{any.name, any.id, any.ref, strings.ToLower(any.name)}[r.IntN(4)]), "bill/another-of-company(" + string(any.kind) + "," + string(any.state) + ")"
+		return proptest.JSON([]string{any.name, any.id, any.ref, strings.ToLower(any.name)}[r.IntN(4)]), "bill/another-of-company(" + string(any.kind) + "," + string(any.state) + ")"
 	case x < 50:
-		return pwJSON(ob.id), "bill/other-company-id"
+		return proptest.JSON(ob.id), "bill/other-company-id"
 	case x < 55:
-		return pwJSON(ob.name), "bill/other-company-number"
+		return proptest.JSON(ob.name), "bill/other-company-number"
 	case x < 60:
-		return pwJSON(ob.ref), "bill/other-company-ref"
+		return proptest.JSON(ob.ref), "bill/other-company-ref"
 	case x < 75:
 		if b.group != "" || b.ref != "" {
-			return pwJSON(pwRespellRef(r, b.ref)), "bill/ref-respelled"
+			return proptest.JSON(pwRespellRef(r, b.ref)), "bill/ref-respelled"
 		}
-		return pwJSON(b.name), "bill/own"
+		return proptest.JSON(b.name), "bill/own"
 	case x < 85:
-		return pwJSON(b.name + []string{" ", "/", "0", "\u200b", "\u00a0"}[r.IntN(5)]), "bill/number-look-alike"
+		return proptest.JSON(b.name + []string{" ", "/", "0", "\u200b", "\u00a0"}[r.IntN(5)]), "bill/number-look-alike"
 	}
-	return []string{`null`, `42`, `[]`, `""`, pwJSON(strings.Repeat("9", 200)), pwJSON("INV-2290\u0000"), `{"id":1}`}[r.IntN(7)], "bill/wrong-type"
+	return []string{`null`, `42`, `[]`, `""`, proptest.JSON(strings.Repeat("9", 200)), proptest.JSON("INV-2290\u0000"), `{"id":1}`}[r.IntN(7)], "bill/wrong-type"
 }
 
 func pwRespellRef(r *rand.Rand, ref string) string {
@@ -1987,7 +1859,7 @@ func (w *pworld) attackIBAN(c string, v *pwVendor) (string, string) {
 	}
 	switch x := r.IntN(100); {
 	case x < 20:
-		return pwJSON(pwSpellIBAN(r, cur)), "iban/current"
+		return proptest.JSON(proptest.SpellIBAN(r, cur, true)), "iban/current"
 	case x < 40:
 		a := mine[r.IntN(len(mine))]
 		state := "archived"
@@ -1999,29 +1871,29 @@ func (w *pworld) attackIBAN(c string, v *pwVendor) (string, string) {
 		case a.active:
 			state = "not-current"
 		}
-		return pwJSON(pwSpellIBAN(r, a.number)), "iban/vendor-account-" + state
+		return proptest.JSON(proptest.SpellIBAN(r, a.number, true)), "iban/vendor-account-" + state
 	case x < 50:
 		ow := w.pick(c)
 		as := w.accountsOf(ow)
-		return pwJSON(pwSpellIBAN(r, as[r.IntN(len(as))].number)), "iban/other-vendor"
+		return proptest.JSON(proptest.SpellIBAN(r, as[r.IntN(len(as))].number, true)), "iban/other-vendor"
 	case x < 60:
 		as := w.accountsOf(ov)
-		return pwJSON(pwSpellIBAN(r, as[r.IntN(len(as))].number)), "iban/other-company"
+		return proptest.JSON(proptest.SpellIBAN(r, as[r.IntN(len(as))].number, true)), "iban/other-company"
 	case x < 75:
-		return pwJSON(pwSpellIBAN(r, w.emailIBANs[r.IntN(len(w.emailIBANs))])), "iban/from-email"
+		return proptest.JSON(proptest.SpellIBAN(r, w.emailIBANs[r.IntN(len(w.emailIBANs))], true)), "iban/from-email"
 	case x < 88:
-		return pwJSON(pwMangle(r, cur)), "iban/look-alike"
+		return proptest.JSON(proptest.Mangle(r, cur)), "iban/look-alike"
 	case x < 92:
-		return pwJSON(pwLookAlikeValid(cur)), "iban/look-alike-valid-checksum"
+		return proptest.JSON(proptest.LookAlike(cur)), "iban/look-alike-valid-checksum"
 	}
-	return []string{`123`, `null`, `[]`, pwJSON(""), pwJSON(cur[:4] + "\u0000" + cur[4:]), pwJSON(strings.Repeat(cur, 20)), pwJSON(mine[0].id)}[r.IntN(7)], "iban/wrong-type-or-id"
+	return []string{`123`, `null`, `[]`, proptest.JSON(""), proptest.JSON(cur[:4] + "\u0000" + cur[4:]), proptest.JSON(strings.Repeat(cur, 20)), proptest.JSON(mine[0].id)}[r.IntN(7)], "iban/wrong-type-or-id"
 }
 
 // attackAmount returns a raw JSON amount for bill b.
 func (w *pworld) attackAmount(b *pwBill, m *pwMandate) (string, string) {
 	r := w.rng
 	res := b.residual
-	edge := func(a intent.Amount) string { return pwJSON(intent.FormatAmount(a, 2)) }
+	edge := func(a intent.Amount) string { return proptest.JSON(intent.FormatAmount(a, 2)) }
 	switch x := r.IntN(100); {
 	case x < 30:
 		edges := []intent.Amount{res, res + 1, res - 1, b.total, b.total + 1, 1, pwConfirm, pwConfirm + 1, pwMax, pwMax + 1,
@@ -2035,12 +1907,12 @@ func (w *pworld) attackAmount(b *pwBill, m *pwMandate) (string, string) {
 		bad := []string{whole + "," + frac, pwThousands(whole, ".") + "," + frac, pwThousands(whole, ",") + "." + frac,
 			pwThousands(whole, " ") + "," + frac, pwThousands(whole, "'") + "." + frac, s + "1", s + "01", s + "9",
 			"0" + s, "+" + s, s + " EUR", "€" + s, whole + "." + frac[:1] + "5" + "0", s[:len(s)-1] + "\u0661"}
-		return pwJSON(bad[r.IntN(len(bad))]), "amount/locale-or-extra-decimals"
+		return proptest.JSON(bad[r.IntN(len(bad))]), "amount/locale-or-extra-decimals"
 	case x < 80:
-		return []string{`0`, `"0.00"`, `"-0.01"`, `-5`, pwJSON("-" + intent.FormatAmount(res, 2)), `"0.001"`, `"-0"`}[r.IntN(7)], "amount/zero-or-negative"
+		return []string{`0`, `"0.00"`, `"-0.01"`, `-5`, proptest.JSON("-" + intent.FormatAmount(res, 2)), `"0.001"`, `"-0"`}[r.IntN(7)], "amount/zero-or-negative"
 	case x < 90:
 		return []string{`"92233720368547758.07"`, `"92233720368547758.08"`, `92233720368547758.08`, `"99999999999999999999999"`, `1e400`,
-			`"1e9"`, `18446744073709551616`, pwJSON(intent.FormatAmount(res, 2) + strings.Repeat("0", 400))}[r.IntN(8)], "amount/huge-or-exponent"
+			`"1e9"`, `18446744073709551616`, proptest.JSON(intent.FormatAmount(res, 2) + strings.Repeat("0", 400))}[r.IntN(8)], "amount/huge-or-exponent"
 	}
 	return []string{`true`, `null`, `{}`, `[]`, `"abc"`, `[1250]`, `{"amount":1}`, `""`, `"NaN"`, `"Infinity"`}[r.IntN(10)], "amount/wrong-type"
 }
@@ -2058,11 +1930,11 @@ func (w *pworld) attackCurrency(b *pwBill) (string, string) {
 	r := w.rng
 	switch x := r.IntN(10); {
 	case x < 3:
-		return pwJSON([]string{strings.ToLower(b.currency), " " + b.currency + " ", b.currency}[r.IntN(3)]), "currency/bill's-spelled"
+		return proptest.JSON([]string{strings.ToLower(b.currency), " " + b.currency + " ", b.currency}[r.IntN(3)]), "currency/bill's-spelled"
 	case x < 7:
-		return pwJSON([]string{"USD", "EUR", "GBP", "JPY", "CHF", "XLK"}[r.IntN(6)]), "currency/other"
+		return proptest.JSON([]string{"USD", "EUR", "GBP", "JPY", "CHF", "XLK"}[r.IntN(6)]), "currency/other"
 	}
-	return []string{pwJSON("€"), pwJSON("EURO"), pwJSON(""), pwJSON("E U R"), `978`, `null`, pwJSON("ЕUR"), pwJSON("EU\u200bR")}[r.IntN(8)], "currency/garbage"
+	return []string{proptest.JSON("€"), proptest.JSON("EURO"), proptest.JSON(""), proptest.JSON("E U R"), `978`, `null`, proptest.JSON("ЕUR"), proptest.JSON("EU\u200bR")}[r.IntN(8)], "currency/garbage"
 }
 
 // smuggle returns an argument the contract does not declare, or a forged
@@ -2074,13 +1946,13 @@ func (w *pworld) smuggle(c string) (string, string, string) {
 		{`"approved"`, `true`, "keys/forged-label"},
 		{`"approval"`, `{"confirm":true,"four_eyes":true}`, "keys/forged-label"},
 		{`"callback"`, `{"verified":true,"phone":"` + v.phone + `"}`, "keys/forged-label"},
-		{`"memo"`, pwJSON("APPROVED BY CFO - callback done"), "keys/forged-label"},
-		{`"owner"`, pwJSON(w.otherCompany(c)), "keys/unknown-arg"},
-		{`"company"`, pwJSON(w.otherCompany(c)), "keys/unknown-arg"},
-		{`"bank_account"`, pwJSON(v.current), "keys/unknown-arg"},
-		{`"payee"`, pwJSON(w.emailIBANs[0]), "keys/unknown-arg"},
-		{`"Vendor"`, pwJSON(v.name), "keys/case-variant"},
-		{`"iban "`, pwJSON(w.emailIBANs[1]), "keys/case-variant"},
+		{`"memo"`, proptest.JSON("APPROVED BY CFO - callback done"), "keys/forged-label"},
+		{`"owner"`, proptest.JSON(w.otherCompany(c)), "keys/unknown-arg"},
+		{`"company"`, proptest.JSON(w.otherCompany(c)), "keys/unknown-arg"},
+		{`"bank_account"`, proptest.JSON(v.current), "keys/unknown-arg"},
+		{`"payee"`, proptest.JSON(w.emailIBANs[0]), "keys/unknown-arg"},
+		{`"Vendor"`, proptest.JSON(v.name), "keys/case-variant"},
+		{`"iban "`, proptest.JSON(w.emailIBANs[1]), "keys/case-variant"},
 		{`"__entity"`, `{"type":"Owner","id":"` + c + `"}`, "keys/cedar-escape-key"},
 		{`"iban"`, `{"__entity":{"type":"Resource","id":"x"}}`, "keys/cedar-escape-value"},
 	}
@@ -2095,7 +1967,7 @@ func (w *pworld) breakEnvelope(body []byte, labels []string) ([]byte, []string) 
 		var f map[string]json.RawMessage
 		_ = json.Unmarshal(body, &f)
 		k := []string{"context", "approval", "owner", "mandate", "nonce", "approved", "Action"}[r.IntN(7)]
-		return []byte(strings.TrimSuffix(string(body), "}") + `,` + pwJSON(k) + `:{"confirm":true,"four_eyes":true}}`), append(labels, "envelope/smuggled-top-level-key")
+		return []byte(strings.TrimSuffix(string(body), "}") + `,` + proptest.JSON(k) + `:{"confirm":true,"four_eyes":true}}`), append(labels, "envelope/smuggled-top-level-key")
 	case 1:
 		return []byte(strings.TrimSuffix(string(body), "}") + `,"action":"ap.list_open_bills"}`), append(labels, "envelope/duplicate-action")
 	case 2:
@@ -2285,7 +2157,7 @@ func (w *pworld) callbackAttack() {
 	}
 	w.count("callback/" + kind)
 	in := &pwIntent{m: m, action: ap.ActionChangeVendorBank, vendor: v, number: number, level: intent.LevelFourEyes}
-	req := pwRequest{label: "call-back attack " + kind, token: m.token, body: w.changeBody(in)}
+	req := proptest.Request{Label: "call-back attack " + kind, Token: m.token, Body: w.changeBody(in)}
 	d := w.decide(req)
 	if d.Verdict == gateway.StepUp && d.Operation != nil {
 		w.count("callback/fooled-approvers-asked")
@@ -2319,7 +2191,7 @@ func (w *pworld) stepUpAttack() {
 				}
 			}
 			v := vs[r.IntN(len(vs))]
-			number := pwMakeIBAN(r, pwCountries[r.IntN(len(pwCountries))])
+			number := proptest.MakeIBAN(r, proptest.Countries[r.IntN(len(proptest.Countries))])
 			w.record(m.company, v, number, v.phone, true, w.now.Add(-time.Minute))
 			in = &pwIntent{m: m, action: ap.ActionChangeVendorBank, vendor: v, number: number, level: intent.LevelFourEyes}
 		}
@@ -2341,8 +2213,8 @@ func (w *pworld) stepUpAttack() {
 		return w.payBody(in)
 	}
 	labels := []string{"stepup-attack/" + string(in.action) + "/" + string(in.level)}
-	req := pwRequest{token: m.token, body: body(in)}
-	d := w.decide(pwRequest{label: "step-up for the attack", token: m.token, body: req.body})
+	req := proptest.Request{Token: m.token, Body: body(in)}
+	d := w.decide(proptest.Request{Label: "step-up for the attack", Token: m.token, Body: req.Body})
 	if d.Verdict != gateway.StepUp {
 		return
 	}
@@ -2355,26 +2227,26 @@ func (w *pworld) stepUpAttack() {
 		switch x := r.IntN(6); {
 		case x == 0:
 			if o := w.withScope(m.company, in.action); o != nil {
-				req.token = o.token
+				req.Token = o.token
 			}
 			labels = append(labels, "stepup-attack/approval-under-other-mandate")
 		case x == 1:
-			req.token = w.issued[r.IntN(len(w.issued))].token
+			req.Token = w.issued[r.IntN(len(w.issued))].token
 			labels = append(labels, "stepup-attack/approval-under-any-mandate")
 		case x == 2 && in.action == ap.ActionPayBill:
 			in2.amount += intent.Amount([]int{1, -1, 100}[r.IntN(3)])
-			req.body = body(&in2)
+			req.Body = body(&in2)
 			labels = append(labels, "stepup-attack/approval-other-amount")
 		case x == 3:
 			if in.action == ap.ActionPayBill {
 				if o := w.payIntent(m); o != nil && o.bill != in.bill {
 					in2.bill, in2.vendor, in2.number = o.bill, o.vendor, o.number
-					req.body = body(&in2)
+					req.Body = body(&in2)
 				}
 				labels = append(labels, "stepup-attack/approval-other-bill")
 			} else {
 				in2.number = w.emailIBANs[r.IntN(len(w.emailIBANs))]
-				req.body = body(&in2)
+				req.Body = body(&in2)
 				labels = append(labels, "stepup-attack/approval-other-iban")
 			}
 		case x == 4 && in.action == ap.ActionChangeVendorBank:
@@ -2385,7 +2257,7 @@ func (w *pworld) stepUpAttack() {
 				}
 			}
 			in2.vendor = vs[r.IntN(len(vs))]
-			req.body = body(&in2)
+			req.Body = body(&in2)
 			labels = append(labels, "stepup-attack/approval-other-vendor")
 		default:
 			if len(legit) == 2 {
@@ -2396,158 +2268,18 @@ func (w *pworld) stepUpAttack() {
 			}
 			labels = append(labels, "stepup-attack/partial-approvals")
 		}
-		req.approvals = legit
+		req.Approvals = legit
 	} else {
-		req.approvals = w.attackApprovals(d.OperationHash, m, &labels)
+		req.Approvals = w.attackApprovals(d.OperationHash, m, &labels)
 	}
 	for _, l := range labels {
 		w.count(l)
 	}
-	req.label = strings.Join(labels, " ")
+	req.Label = strings.Join(labels, " ")
 	w.decide(req)
 }
 
 // ---- Spellings and IBANs ----
-
-func pwMakeIBAN(r *rand.Rand, cc string) string {
-	digits := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte('0' + r.IntN(10))
-		}
-		return string(b)
-	}
-	letters := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte('A' + r.IntN(26))
-		}
-		return string(b)
-	}
-	var bban string
-	switch cc {
-	case "DE":
-		bban = digits(18)
-	case "NL":
-		bban = letters(4) + digits(10)
-	case "BE":
-		bban = digits(12)
-	case "AT":
-		bban = digits(16)
-	case "ES":
-		bban = digits(20)
-	case "GB":
-		bban = letters(4) + digits(14)
-	case "LT":
-		bban = digits(16)
-	default:
-		bban = digits(23)
-	}
-	return pwWithCheck(cc, bban)
-}
-
-// pwWithCheck computes the IBAN check digits itself (ISO 7064 MOD 97-10).
-func pwWithCheck(cc, bban string) string {
-	rem := 0
-	for _, c := range bban + cc + "00" {
-		if c >= 'A' && c <= 'Z' {
-			rem = (rem*100 + int(c-'A') + 10) % 97
-			continue
-		}
-		rem = (rem*10 + int(c-'0')) % 97
-	}
-	return fmt.Sprintf("%s%02d%s", cc, 98-rem, bban)
-}
-
-// pwLookAlikeValid changes two digits of iban's account number and fixes
-// the check digits: a valid IBAN that reads almost like the original.
-func pwLookAlikeValid(iban string) string {
-	b := []byte(iban[4:])
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] >= '0' && b[i] <= '9' {
-			b[i] = '0' + (b[i]-'0'+1)%10
-			break
-		}
-	}
-	for i := range b {
-		if b[i] >= '0' && b[i] <= '9' {
-			b[i] = '0' + (b[i]-'0'+9)%10
-			break
-		}
-	}
-	return pwWithCheck(iban[:2], string(b))
-}
-
-func pwGroups(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i += 4 {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(s[i:min(i+4, len(s))])
-	}
-	return b.String()
-}
-
-// pwSpellIBAN returns an honest spelling of an IBAN.
-func pwSpellIBAN(r *rand.Rand, iban string) string {
-	switch r.IntN(7) {
-	case 0:
-		return iban
-	case 1:
-		return strings.ToLower(iban)
-	case 2:
-		return " " + iban + " "
-	case 3:
-		return "IBAN " + pwGroups(iban)
-	case 4:
-		b := []byte(iban)
-		for i := range b {
-			if r.IntN(2) == 0 && b[i] >= 'A' && b[i] <= 'Z' {
-				b[i] += 'a' - 'A'
-			}
-		}
-		return string(b)
-	}
-	return pwGroups(iban)
-}
-
-// pwMangle makes a look-alike of iban: homoglyphs, full-width digits,
-// zero-width characters, one character changed, cut or extended.
-func pwMangle(r *rand.Rand, iban string) string {
-	i := 2 + r.IntN(len(iban)-2)
-	c := iban[i]
-	swap := map[byte]string{'0': "O", '1': "l", '5': "S", '8': "B", '2': "Z", '6': "G", 'O': "0", 'I': "1", 'B': "8", 'S': "5"}
-	switch r.IntN(9) {
-	case 0:
-		if s, ok := swap[c]; ok {
-			return iban[:i] + s + iban[i+1:]
-		}
-		return iban[:i] + "0" + iban[i+1:]
-	case 1:
-		if c >= '0' && c <= '9' {
-			return iban[:i] + string(rune(0xff10+int(c-'0'))) + iban[i+1:]
-		}
-		return iban[:i] + "\uff21" + iban[i+1:]
-	case 2:
-		return iban[:i] + "\u200b" + iban[i:]
-	case 3:
-		return strings.Replace(iban, "E", "\u0415", 1)
-	case 4:
-		return iban[:len(iban)-1]
-	case 5:
-		return iban + "0"
-	case 6:
-		d := byte('0' + (int(c-'0')+1)%10)
-		if c < '0' || c > '9' {
-			d = 'X'
-		}
-		return iban[:i] + string(d) + iban[i+1:]
-	case 7:
-		return iban[:i] + "\u0301" + iban[i:]
-	}
-	return "IBAN: " + iban[:i] + "\ufeff" + iban[i:]
-}
 
 // pwAmountSpelling spells an amount honestly: a plain decimal string with
 // 0, 1 or 2 decimals or trailing zeros.
@@ -2561,5 +2293,5 @@ func pwAmountSpelling(r *rand.Rand, a intent.Amount) string {
 			s = strings.TrimSuffix(strings.TrimSuffix(s, "0"), ".")
 		}
 	}
-	return pwJSON(s)
+	return proptest.JSON(s)
 }

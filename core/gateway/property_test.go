@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -9,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,6 +24,7 @@ import (
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/internal/proptest"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -43,52 +42,24 @@ import (
 // INTENTPLANE_PROPERTY_SEED replays a run (the seed is logged, and printed
 // with every failure).
 func TestProperty(t *testing.T) {
-	n := 6000
-	if s := os.Getenv("INTENTPLANE_PROPERTY_N"); s != "" {
-		v, err := strconv.Atoi(s)
-		if err != nil || v <= 0 {
-			t.Fatalf("INTENTPLANE_PROPERTY_N=%q is not a positive number", s)
-		}
-		n = v
-	}
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("INTENTPLANE_PROPERTY_SEED"); s != "" {
-		v, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			t.Fatalf("INTENTPLANE_PROPERTY_SEED=%q is not a number", s)
-		}
-		seed = v
-	}
-	t.Logf("seed %d (INTENTPLANE_PROPERTY_SEED=%d to replay), %d proposals", seed, seed, n)
-	start := time.Now()
-	st := &propStats{counts: map[string]int{}}
-	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	for epoch := 0; st.decides < n && !t.Failed(); epoch++ {
-		w := newPropWorld(t, seed, epoch, rng, st)
-		w.run(min(propEpochSize, n-st.decides))
+	st := &propStats{Run: proptest.Start(t)}
+	st.Epochs(t, propEpochSize, func(epoch, n int) {
+		w := newPropWorld(t, st.Seed, epoch, st.Rand, st)
+		w.run(n)
 		w.finish()
-	}
+	})
 	if t.Failed() {
 		return
 	}
-	if st.executed*20 <= st.decides {
-		t.Errorf("seed %d: only %d of %d proposals executed; the oracle had too little to check", seed, st.executed, st.decides)
+	if st.Executed*20 <= st.Decides {
+		t.Errorf("seed %d: only %d of %d proposals executed; the oracle had too little to check", st.Seed, st.Executed, st.Decides)
 	}
 	if st.executedAbove[intent.LevelConfirm] == 0 || st.executedAbove[intent.LevelFourEyes] == 0 {
-		t.Errorf("seed %d: no approved operation executed (confirm %d, four eyes %d)", seed, st.executedAbove[intent.LevelConfirm], st.executedAbove[intent.LevelFourEyes])
+		t.Errorf("seed %d: no approved operation executed (confirm %d, four eyes %d)", st.Seed, st.executedAbove[intent.LevelConfirm], st.executedAbove[intent.LevelFourEyes])
 	}
 	t.Logf("%d proposals, %d executed (%d confirm, %d four eyes, %d standing orders, %d reads), %d receipts verified, %d oracle checks, in %s",
-		st.decides, st.executed, st.executedAbove[intent.LevelConfirm], st.executedAbove[intent.LevelFourEyes], st.orders, st.reads, st.receipts, st.checks, time.Since(start).Round(time.Millisecond))
-	keys := make([]string, 0, len(st.counts))
-	for k := range st.counts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "\n  %-34s %d", k, st.counts[k])
-	}
-	t.Logf("generated:%s", b.String())
+		st.Decides, st.Executed, st.executedAbove[intent.LevelConfirm], st.executedAbove[intent.LevelFourEyes], st.orders, st.Reads, st.Receipts, st.Checks, st.Elapsed())
+	st.LogCounts(t)
 }
 
 // The world's rules, as its owners and the bank agreed them. The oracle
@@ -210,14 +181,6 @@ const (
 	execUnknown
 )
 
-// propRequest is a request as the front door relays it.
-type propRequest struct {
-	label     string
-	token     string
-	body      []byte
-	approvals []approval.Approval
-}
-
 // propIntent is what the user wants done; only the legitimate generator
 // makes them, and only they get a human's approval.
 type propIntent struct {
@@ -230,10 +193,9 @@ type propIntent struct {
 }
 
 type propStats struct {
-	counts                                     map[string]int
-	decides, executed, orders, reads, receipts int
-	checks                                     int
-	executedAbove                              map[intent.Level]int
+	proptest.Run
+	orders        int
+	executedAbove map[intent.Level]int
 }
 
 type propWorld struct {
@@ -271,8 +233,8 @@ type propWorld struct {
 	steady bool
 
 	// Material for replays.
-	recent  []propRequest
-	delayed []propRequest
+	recent  []proptest.Request
+	delayed []proptest.Request
 	orderN  int
 }
 
@@ -303,22 +265,22 @@ func newPropWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *prop
 	// Counterparties: each owner's own, one account shared by emma (trusted)
 	// and bob (untrusted), and a few untrusted ones.
 	w.owners = []intent.Owner{"emma", "bob", "carol", "dave"}
-	shared := propMakeIBAN(rng, "DE")
+	shared := proptest.MakeIBAN(rng, "DE")
 	for i, o := range w.owners {
 		for j := range 4 {
 			w.files[o] = append(w.files[o], propCounterparty{
-				id: fmt.Sprintf("ben-%s-%d", o, j), iban: propMakeIBAN(rng, propCountries[(i+j)%len(propCountries)]), trusted: j != 3,
+				id: fmt.Sprintf("ben-%s-%d", o, j), iban: proptest.MakeIBAN(rng, proptest.Countries[(i+j)%len(proptest.Countries)]), trusted: j != 3,
 			})
 		}
 	}
 	w.files["emma"] = append(w.files["emma"], propCounterparty{id: "ben-emma-shared", iban: shared, trusted: true})
 	w.files["bob"] = append(w.files["bob"], propCounterparty{id: "ben-bob-shared", iban: shared, trusted: false})
 	for range 6 {
-		w.attackers = append(w.attackers, propMakeIBAN(rng, propCountries[rng.IntN(len(propCountries))]))
+		w.attackers = append(w.attackers, proptest.MakeIBAN(rng, proptest.Countries[rng.IntN(len(proptest.Countries))]))
 	}
 	// A look-alike of a trusted account with a valid checksum: the
 	// attacker's, in no file.
-	w.attackers = append(w.attackers, propLookAlike(w.files["emma"][0].iban))
+	w.attackers = append(w.attackers, proptest.LookAlike(w.files["emma"][0].iban))
 
 	registry := resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
 		for _, c := range w.files[owner] {
@@ -369,81 +331,6 @@ func newPropWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *prop
 		w.issue(o, false)
 	}
 	return w
-}
-
-var propCountries = []string{"DE", "NL", "BE", "AT", "ES", "GB", "LT", "FR"}
-
-// propMakeIBAN returns a random valid IBAN of country cc, computing the
-// check digits itself (ISO 7064 MOD 97-10).
-func propMakeIBAN(rng *rand.Rand, cc string) string {
-	var bban string
-	digits := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte('0' + rng.IntN(10))
-		}
-		return string(b)
-	}
-	letters := func(n int) string {
-		b := make([]byte, n)
-		for i := range b {
-			b[i] = byte('A' + rng.IntN(26))
-		}
-		return string(b)
-	}
-	switch cc {
-	case "DE":
-		bban = digits(18)
-	case "NL":
-		bban = letters(4) + digits(10)
-	case "BE":
-		bban = digits(12)
-	case "AT":
-		bban = digits(16)
-	case "ES":
-		bban = digits(20)
-	case "GB":
-		bban = letters(4) + digits(14)
-	case "LT":
-		bban = digits(16)
-	default: // FR
-		bban = digits(23)
-	}
-	return propWithCheck(cc, bban)
-}
-
-func propWithCheck(cc, bban string) string {
-	rem := 0
-	for _, c := range bban + cc + "00" {
-		var v int
-		if c >= 'A' && c <= 'Z' {
-			v = int(c-'A') + 10
-			rem = (rem*100 + v) % 97
-			continue
-		}
-		v = int(c - '0')
-		rem = (rem*10 + v) % 97
-	}
-	return fmt.Sprintf("%s%02d%s", cc, 98-rem, bban)
-}
-
-// propLookAlike changes two digits of iban's account number and fixes the
-// check digits: a valid IBAN that reads almost like the original.
-func propLookAlike(iban string) string {
-	b := []byte(iban[4:])
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] >= '0' && b[i] <= '9' {
-			b[i] = '0' + (b[i]-'0'+1)%10
-			break
-		}
-	}
-	for i := range b {
-		if b[i] >= '0' && b[i] <= '9' {
-			b[i] = '0' + (b[i]-'0'+9)%10
-			break
-		}
-	}
-	return propWithCheck(iban[:2], string(b))
 }
 
 func (w *propWorld) revoked(ctx context.Context, id string) (bool, error) {
@@ -501,7 +388,7 @@ func (w *propWorld) issue(owner intent.Owner, odd bool) *propMandate {
 		var v string
 		switch r.IntN(5) {
 		case 0, 1: // a new payee the user names
-			v = propMakeIBAN(r, propCountries[r.IntN(len(propCountries))])
+			v = proptest.MakeIBAN(r, proptest.Countries[r.IntN(len(proptest.Countries))])
 		case 2: // the owner's untrusted account, explicitly authorised
 			v = w.files[owner][3].iban
 		case 3: // another owner's account, explicitly authorised
@@ -510,7 +397,7 @@ func (w *propWorld) issue(owner intent.Owner, odd bool) *propMandate {
 		default: // one of the owner's trusted accounts
 			v = w.files[owner][r.IntN(3)].iban
 		}
-		payees = append(payees, propSpell(r, v, false))
+		payees = append(payees, proptest.SpellIBAN(r, v, false))
 	}
 	if r.IntN(30) == 0 { // a typo the normalizer refuses: it must never match
 		payees = append(payees, "DE89\u00a03704 0044 0532 0130 00")
@@ -571,7 +458,7 @@ func (w *propWorld) valid(owner intent.Owner) []*propMandate {
 	return out
 }
 
-func (w *propWorld) count(k string) { w.st.counts[k]++ }
+func (w *propWorld) count(k string) { w.st.Count(k) }
 
 // run makes n decisions.
 func (w *propWorld) run(n int) {
@@ -631,9 +518,8 @@ func (w *propWorld) tick() {
 }
 
 // decide sends one request and checks everything the oracle can.
-func (w *propWorld) decide(req propRequest) gateway.Decision {
+func (w *propWorld) decide(req proptest.Request) gateway.Decision {
 	w.decides++
-	w.st.decides++
 	w.calls = w.calls[:0]
 	var d gateway.Decision
 	var err error
@@ -643,17 +529,13 @@ func (w *propWorld) decide(req propRequest) gateway.Decision {
 				w.fail(req, fmt.Sprintf("Decide panicked: %v", p))
 			}
 		}()
-		d, err = w.gw.Decide(context.Background(), gateway.Request{Mandate: req.token, Proposal: req.body, Approvals: req.approvals})
+		d, err = w.gw.Decide(context.Background(), gateway.Request{Mandate: req.Token, Proposal: req.Body, Approvals: req.Approvals})
 	}()
 	if err != nil {
 		w.fail(req, fmt.Sprintf("Decide returned an error: %v", err))
 	}
-	w.count("verdict/" + d.Verdict.String())
-	if d.Refusal != nil {
-		w.count("code/" + string(d.Refusal.Code))
-	}
-	if d.Receipt.Seq == 0 || d.Receipt.Hash.IsZero() {
-		w.fail(req, "no receipt was appended")
+	if msg := w.st.Decided(d); msg != "" {
+		w.fail(req, msg)
 	}
 	if len(w.calls) > 1 {
 		w.fail(req, fmt.Sprintf("the executor was called %d times for one decision", len(w.calls)))
@@ -681,7 +563,7 @@ func (w *propWorld) decide(req propRequest) gateway.Decision {
 		}
 	}
 	if ran {
-		w.st.executed++
+		w.st.Executed++
 		if w.calls[0].op.Action != actBalance {
 			w.recent = append(w.recent, req)
 			if len(w.recent) > 64 {
@@ -694,7 +576,7 @@ func (w *propWorld) decide(req propRequest) gateway.Decision {
 
 // oracle checks one executed operation against the ground truth only.
 func (w *propWorld) oracle(x propExec) string {
-	w.st.checks++
+	w.st.Checks++
 	op := x.op
 	m := w.mandates[op.MandateID]
 	switch {
@@ -727,7 +609,7 @@ func (w *propWorld) oracle(x propExec) string {
 		return "executed a payment without a recipient"
 	}
 	if op.Action == actBalance {
-		w.st.reads++
+		w.st.Reads++
 		return ""
 	}
 	id := propOpIdentity(op)
@@ -837,43 +719,14 @@ func propIdentity(mandateID string, a intent.Action, args map[string]string) str
 	return b.String()
 }
 
-func (w *propWorld) fail(req propRequest, msg string) {
+func (w *propWorld) fail(req proptest.Request, msg string) {
 	w.failures++
-	body := string(req.body)
-	if len(body) > 400 {
-		body = body[:400] + "…"
-	}
-	var as []string
-	for _, a := range req.approvals {
-		as = append(as, fmt.Sprintf("{id %s by %s for %s… mandate %s %s–%s}", a.ID, a.Approver, a.Operation.String()[:12], a.MandateID, a.IssuedAt.Format(time.TimeOnly), a.ExpiresAt.Format(time.TimeOnly)))
-	}
-	w.t.Errorf("ORACLE VIOLATION (seed %d, epoch %d, decision %d, clock %s): %s\n  request %s\n  token %.60s…\n  body %q\n  approvals %v",
-		w.seed, w.epoch, w.decides, w.now.Format(time.RFC3339), msg, req.label, req.token, body, as)
+	proptest.Violation(w.t, proptest.Where(w.seed, w.epoch, w.decides, w.now), req, msg)
 }
 
 // finish verifies the receipt chains of the epoch.
 func (w *propWorld) finish() {
-	ctx := context.Background()
-	var buf bytes.Buffer
-	total := 0
-	for _, o := range w.store.Owners() {
-		rs, err := w.store.Receipts(ctx, o, 1, 0)
-		if err != nil {
-			w.t.Fatalf("seed %d: receipts of %q: %v", w.seed, o, err)
-		}
-		total += len(rs)
-		if err := receipt.WriteJSONL(&buf, rs); err != nil {
-			w.t.Fatalf("seed %d: WriteJSONL: %v", w.seed, err)
-		}
-	}
-	rep, err := receipt.Verify(&buf, nil)
-	if err != nil {
-		w.t.Errorf("seed %d, epoch %d: receipt chains do not verify: %v", w.seed, w.epoch, err)
-	}
-	if total != w.decides || rep.Receipts != total {
-		w.t.Errorf("seed %d, epoch %d: %d decisions, %d receipts stored, %d verified", w.seed, w.epoch, w.decides, total, rep.Receipts)
-	}
-	w.st.receipts += rep.Receipts
+	w.st.Receipts += proptest.CheckChains(w.t, w.store, w.decides, fmt.Sprintf("seed %d, epoch %d", w.seed, w.epoch))
 }
 
 // ---- The legitimate user ----
@@ -892,7 +745,7 @@ func (w *propWorld) legit() {
 		return
 	}
 	w.count("legit/" + string(in.action) + "/" + string(in.level))
-	req := propRequest{label: "legit " + string(in.level), token: m.token, body: w.legitBody(in)}
+	req := proptest.Request{Label: "legit " + string(in.level), Token: m.token, Body: w.legitBody(in)}
 	d := w.decide(req)
 	switch {
 	case in.level == intent.LevelAuto:
@@ -909,7 +762,7 @@ func (w *propWorld) legit() {
 		return
 	}
 	w.now = w.now.Add(time.Duration(1+r.IntN(20)) * time.Second)
-	again := propRequest{label: "legit approved " + string(in.level), token: m.token, body: w.legitBody(in), approvals: as}
+	again := proptest.Request{Label: "legit approved " + string(in.level), Token: m.token, Body: w.legitBody(in), Approvals: as}
 	if r.IntN(5) == 0 {
 		w.delayed = append(w.delayed, again)
 		w.count("legit/delayed")
@@ -1021,13 +874,13 @@ func propValidIBAN(s string) bool {
 	if len(s) < 5 {
 		return false
 	}
-	return propWithCheck(s[:2], s[4:]) == s
+	return proptest.WithCheck(s[:2], s[4:]) == s
 }
 
 // legitBody spells in as an honest agent might.
 func (w *propWorld) legitBody(in *propIntent) []byte {
 	r := w.rng
-	var args []propMember
+	var args []proptest.Member
 	keys := make([]string, 0, len(in.args))
 	for k := range in.args {
 		keys = append(keys, k)
@@ -1037,19 +890,19 @@ func (w *propWorld) legitBody(in *propIntent) []byte {
 		kind, val, _ := strings.Cut(in.args[k], ":")
 		switch {
 		case k == "recipient":
-			args = append(args, propMember{propKey(r, k), propJSON(propSpell(r, in.recipient, true))})
+			args = append(args, proptest.Member{Key: proptest.Key(r, k), Val: proptest.JSON(proptest.SpellIBAN(r, in.recipient, true))})
 		case kind == "a":
-			args = append(args, propMember{propKey(r, k), propAmountSpelling(r, in.amount)})
+			args = append(args, proptest.Member{Key: proptest.Key(r, k), Val: propAmountSpelling(r, in.amount)})
 		default:
-			args = append(args, propMember{propKey(r, k), propJSON(val)})
+			args = append(args, proptest.Member{Key: proptest.Key(r, k), Val: proptest.JSON(val)})
 		}
 	}
 	r.Shuffle(len(args), func(i, j int) { args[i], args[j] = args[j], args[i] })
-	top := []propMember{{`"action"`, propJSON(string(in.action))}, {`"args"`, propObject(args)}}
+	top := []proptest.Member{{Key: `"action"`, Val: proptest.JSON(string(in.action))}, {Key: `"args"`, Val: proptest.Object(args)}}
 	if r.IntN(2) == 0 {
 		top[0], top[1] = top[1], top[0]
 	}
-	return []byte(propObject(top))
+	return []byte(proptest.Object(top))
 }
 
 // human shows d's operation to the approvers; they approve only if it is
@@ -1058,7 +911,7 @@ func (w *propWorld) human(d gateway.Decision, in *propIntent) []approval.Approva
 	op := d.Operation
 	if op == nil || op.MandateID != in.m.id || op.Owner != in.m.owner || op.Action != in.action ||
 		propIdentity(op.MandateID, op.Action, in.args) != propOpIdentity(*op) {
-		w.fail(propRequest{label: "human"}, fmt.Sprintf("the approval page shows %+v, not what the user wanted (%v)", op, in.args))
+		w.fail(proptest.Request{Label: "human"}, fmt.Sprintf("the approval page shows %+v, not what the user wanted (%v)", op, in.args))
 		return nil
 	}
 	id := propIdentity(in.m.id, in.action, in.args)
@@ -1105,7 +958,7 @@ func (w *propWorld) late() {
 	i := w.rng.IntN(len(w.delayed))
 	req := w.delayed[i]
 	w.delayed = slices.Delete(w.delayed, i, i+1)
-	req.label = "late " + req.label
+	req.Label = "late " + req.Label
 	w.count("approvals/late-submission")
 	w.decide(req)
 }
@@ -1118,90 +971,12 @@ func (w *propWorld) replay() {
 		return
 	}
 	req := w.recent[len(w.recent)-1-w.rng.IntN(min(len(w.recent), 16))]
-	req.label = "replay of " + req.label
+	req.Label = "replay of " + req.Label
 	w.count("replay/executed-request")
 	w.decide(req)
 }
 
 // ---- The attacker ----
-
-type propMember struct{ key, val string } // raw JSON
-
-func propObject(ms []propMember) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(m.key)
-		b.WriteByte(':')
-		b.WriteString(m.val)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func propJSON(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-// propKey spells a key, sometimes with JSON escapes (the same key).
-func propKey(r *rand.Rand, k string) string {
-	if r.IntN(10) != 0 {
-		return propJSON(k)
-	}
-	return propEscape(k)
-}
-
-func propEscape(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range []byte(s) {
-		fmt.Fprintf(&b, `\u%04x`, c)
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-// propSpell returns an honest spelling of an IBAN (json: may use escapes
-// later; here only the text).
-func propSpell(r *rand.Rand, iban string, withPrefix bool) string {
-	switch r.IntN(7) {
-	case 0:
-		return iban
-	case 1:
-		return strings.ToLower(iban)
-	case 2:
-		return " " + iban + " "
-	case 3:
-		if withPrefix {
-			return "IBAN " + propGroups(iban)
-		}
-		return propGroups(iban)
-	case 4:
-		b := []byte(iban)
-		for i := range b {
-			if r.IntN(2) == 0 && b[i] >= 'A' && b[i] <= 'Z' {
-				b[i] += 'a' - 'A'
-			}
-		}
-		return string(b)
-	}
-	return propGroups(iban)
-}
-
-func propGroups(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i += 4 {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(s[i:min(i+4, len(s))])
-	}
-	return b.String()
-}
 
 // propAmountSpelling spells an amount honestly: a JSON number or string,
 // with 0, 1 or 2 decimals or trailing zeros.
@@ -1218,14 +993,14 @@ func propAmountSpelling(r *rand.Rand, a intent.Amount) string {
 			s = strings.TrimSuffix(s, ".")
 		}
 	}
-	return propJSON(s)
+	return proptest.JSON(s)
 }
 
 // attack builds a proposal from everything the attacker controls.
 func (w *propWorld) attack() {
 	r := w.rng
 	tok, tlabel, m := w.attackToken()
-	req := propRequest{token: tok}
+	req := proptest.Request{Token: tok}
 	var labels []string
 	labels = append(labels, tlabel)
 	action, alabel := w.attackAction(m)
@@ -1235,19 +1010,19 @@ func (w *propWorld) attack() {
 		owner = m.owner
 	}
 	args := w.attackArgs(owner, m, action, &labels)
-	top := []propMember{{`"action"`, propJSON(action)}, {`"args"`, propObject(args)}}
+	top := []proptest.Member{{Key: `"action"`, Val: proptest.JSON(action)}, {Key: `"args"`, Val: proptest.Object(args)}}
 	if r.IntN(2) == 0 {
 		top[0], top[1] = top[1], top[0]
 	}
 	body := w.attackBody(top, &labels)
-	req.body = body
+	req.Body = body
 	if r.IntN(6) == 0 {
-		req.approvals = w.attackApprovals(intent.OperationHash{}, m, &labels)
+		req.Approvals = w.attackApprovals(intent.OperationHash{}, m, &labels)
 	}
 	for _, l := range labels {
 		w.count(l)
 	}
-	req.label = strings.Join(labels, " ")
+	req.Label = strings.Join(labels, " ")
 	w.decide(req)
 }
 
@@ -1268,7 +1043,7 @@ func (w *propWorld) attackToken() (string, string, *propMandate) {
 		o := w.issued[r.IntN(len(w.issued))]
 		return o.token, "mandate/any-genuine(expired,revoked,audience)", o
 	case x < 82:
-		return propFlip(r, m.token), "mandate/byte-flipped", m
+		return proptest.Flip(r, m.token), "mandate/byte-flipped", m
 	case x < 85:
 		return propReencode(r, m.token, w.attackers[r.IntN(len(w.attackers))]), "mandate/payload-edited", m
 	case x < 88:
@@ -1285,21 +1060,6 @@ func (w *propWorld) attackToken() (string, string, *propMandate) {
 		junk := []string{"", "ipm1.", "ipm1..", "null", "ipm1." + strings.Repeat("A", 20000), string([]byte{0xff, 0xfe}), "ipm1.e30.AAAA"}
 		return junk[r.IntN(len(junk))], "mandate/garbage", nil
 	}
-}
-
-// propFlip changes one character of a token.
-func propFlip(r *rand.Rand, tok string) string {
-	b := []byte(tok)
-	i := len(mandate.Prefix) + r.IntN(len(b)-len(mandate.Prefix))
-	const alpha = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	for {
-		c := alpha[r.IntN(len(alpha))]
-		if c != b[i] {
-			b[i] = c
-			break
-		}
-	}
-	return string(b)
 }
 
 // propReencode edits the signed payload (owner, budget, scope, payees,
@@ -1379,10 +1139,10 @@ func (w *propWorld) attackAction(m *propMandate) (string, string) {
 }
 
 // attackArgs builds the args of action with attacker-chosen values.
-func (w *propWorld) attackArgs(owner intent.Owner, m *propMandate, action string, labels *[]string) []propMember {
+func (w *propWorld) attackArgs(owner intent.Owner, m *propMandate, action string, labels *[]string) []proptest.Member {
 	r := w.rng
-	var args []propMember
-	add := func(k, v string) { args = append(args, propMember{propKey(r, k), v}) }
+	var args []proptest.Member
+	add := func(k, v string) { args = append(args, proptest.Member{Key: proptest.Key(r, k), Val: v}) }
 	switch intent.Action(action) {
 	case actSend:
 		rv, rl := w.attackRecipient(owner, m)
@@ -1397,7 +1157,7 @@ func (w *propWorld) attackArgs(owner intent.Owner, m *propMandate, action string
 			add("memo", mv)
 		}
 	case actOrder:
-		add("order", propJSON("SO-"+strconv.Itoa(r.IntN(20))))
+		add("order", proptest.JSON("SO-"+strconv.Itoa(r.IntN(20))))
 		if r.IntN(3) != 0 {
 			rv, rl := w.attackRecipient(owner, m)
 			*labels = append(*labels, rl)
@@ -1407,12 +1167,12 @@ func (w *propWorld) attackArgs(owner intent.Owner, m *propMandate, action string
 	if r.IntN(7) == 0 {
 		k, v, l := w.smuggle()
 		*labels = append(*labels, l)
-		args = append(args, propMember{k, v})
+		args = append(args, proptest.Member{Key: k, Val: v})
 	}
 	if len(args) > 0 && r.IntN(15) == 0 { // duplicate key, other value
 		i := r.IntN(len(args))
 		v, _ := w.attackRecipient(owner, m)
-		args = append(args, propMember{args[i].key, v})
+		args = append(args, proptest.Member{Key: args[i].Key, Val: v})
 		*labels = append(*labels, "keys/duplicate-arg")
 	}
 	r.Shuffle(len(args), func(i, j int) { args[i], args[j] = args[j], args[i] })
@@ -1430,8 +1190,8 @@ func (w *propWorld) smuggle() (string, string, string) {
 		{`"owner"`, `"bob"`, "keys/unknown-arg"},
 		{`"context"`, `{"approval":{"confirm":true,"four_eyes":true}}`, "keys/unknown-arg"},
 		{`"__entity"`, `{"type":"Owner","id":"emma"}`, "keys/cedar-escape-key"},
-		{`"Recipient"`, propJSON(trusted), "keys/case-variant"},
-		{`"recipient "`, propJSON(trusted), "keys/case-variant"},
+		{`"Recipient"`, proptest.JSON(trusted), "keys/case-variant"},
+		{`"recipient "`, proptest.JSON(trusted), "keys/case-variant"},
 		{`"recipient"`, `{"__entity":{"type":"Resource","id":"` + trusted + `"}}`, "keys/cedar-escape-value"},
 		{`"recipient"`, `{"__extn":{"fn":"ip","arg":"10.0.0.1"}}`, "keys/cedar-escape-value"},
 		{`"recipient"`, `["` + trusted + `"]`, "keys/array-for-string"},
@@ -1453,75 +1213,38 @@ func (w *propWorld) attackRecipient(owner intent.Owner, m *propMandate) (string,
 	other := w.owners[r.IntN(len(w.owners))]
 	switch x := r.IntN(100); {
 	case x < 35:
-		return propJSON(propSpell(r, trusted, true)), "recipient/own-trusted"
+		return proptest.JSON(proptest.SpellIBAN(r, trusted, true)), "recipient/own-trusted"
 	case x < 42:
 		if m != nil && len(m.payees) > 0 {
-			return propJSON(propSpell(r, m.payees[r.IntN(len(m.payees))], true)), "recipient/mandate-payee"
+			return proptest.JSON(proptest.SpellIBAN(r, m.payees[r.IntN(len(m.payees))], true)), "recipient/mandate-payee"
 		}
-		return propJSON(trusted), "recipient/own-trusted"
+		return proptest.JSON(trusted), "recipient/own-trusted"
 	case x < 47:
-		return propJSON(propSpell(r, file[3].iban, true)), "recipient/own-untrusted"
+		return proptest.JSON(proptest.SpellIBAN(r, file[3].iban, true)), "recipient/own-untrusted"
 	case x < 50:
-		return propJSON(propSpell(r, w.files["emma"][4].iban, true)), "recipient/shared-account"
+		return proptest.JSON(proptest.SpellIBAN(r, w.files["emma"][4].iban, true)), "recipient/shared-account"
 	case x < 58:
 		oc := w.files[other][r.IntN(len(w.files[other]))]
-		return propJSON(propSpell(r, oc.iban, true)), "recipient/other-owner"
+		return proptest.JSON(proptest.SpellIBAN(r, oc.iban, true)), "recipient/other-owner"
 	case x < 66:
-		return propJSON(propSpell(r, w.attackers[r.IntN(len(w.attackers))], true)), "recipient/attacker"
+		return proptest.JSON(proptest.SpellIBAN(r, w.attackers[r.IntN(len(w.attackers))], true)), "recipient/attacker"
 	case x < 70:
-		return propEscape(trusted), "recipient/json-escaped"
+		return proptest.Escape(trusted), "recipient/json-escaped"
 	case x < 80:
-		return propJSON(propMangle(r, trusted)), "recipient/look-alike"
+		return proptest.JSON(proptest.Mangle(r, trusted)), "recipient/look-alike"
 	case x < 84:
-		return propJSON(file[r.IntN(len(file))].id), "recipient/record-id"
+		return proptest.JSON(file[r.IntN(len(file))].id), "recipient/record-id"
 	case x < 88:
 		huge := []string{trusted + strings.Repeat(" ", 60), strings.Repeat("DE", 600), strings.Repeat(trusted, 3000)}
-		return propJSON(huge[r.IntN(len(huge))]), "recipient/huge"
+		return proptest.JSON(huge[r.IntN(len(huge))]), "recipient/huge"
 	case x < 92:
 		wrong := []string{`123`, `true`, `{}`, `[]`, `1e3`, `"` + trusted + `\u0000"`, `""`, `"\n` + trusted + `"`}
 		return wrong[r.IntN(len(wrong))], "recipient/wrong-type-or-control"
 	case x < 96:
-		return propJSON(strings.Replace(propGroups(trusted), " ", []string{"\t", "\u00a0", "\u200b", "\u2009", "-", "."}[r.IntN(6)], 1)), "recipient/odd-separator"
+		return proptest.JSON(strings.Replace(proptest.Groups(trusted), " ", []string{"\t", "\u00a0", "\u200b", "\u2009", "-", "."}[r.IntN(6)], 1)), "recipient/odd-separator"
 	default:
 		return `"` + trusted[:4] + "\xff\xfe" + trusted[4:] + `"`, "recipient/non-utf8"
 	}
-}
-
-// propMangle makes a look-alike of iban: homoglyphs, full-width digits,
-// zero-width characters, one character changed, cut or extended.
-func propMangle(r *rand.Rand, iban string) string {
-	i := 2 + r.IntN(len(iban)-2)
-	c := iban[i]
-	swap := map[byte]string{'0': "O", '1': "l", '5': "S", '8': "B", '2': "Z", '6': "G", 'O': "0", 'I': "1", 'B': "8", 'S': "5"}
-	switch r.IntN(9) {
-	case 0:
-		if s, ok := swap[c]; ok {
-			return iban[:i] + s + iban[i+1:]
-		}
-		return iban[:i] + "0" + iban[i+1:]
-	case 1:
-		if c >= '0' && c <= '9' {
-			return iban[:i] + string(rune(0xff10+int(c-'0'))) + iban[i+1:] // full-width digit
-		}
-		return iban[:i] + "\uff21" + iban[i+1:]
-	case 2:
-		return iban[:i] + "\u200b" + iban[i:] // zero-width space
-	case 3:
-		return strings.Replace(iban, "E", "\u0415", 1) // Cyrillic Е
-	case 4:
-		return iban[:len(iban)-1]
-	case 5:
-		return iban + "0"
-	case 6:
-		d := byte('0' + (int(c-'0')+1)%10)
-		if c < '0' || c > '9' {
-			d = 'X'
-		}
-		return iban[:i] + string(d) + iban[i+1:]
-	case 7:
-		return iban[:i] + "\u0301" + iban[i:] // combining accent
-	}
-	return "IBAN: " + iban[:i] + "\ufeff" + iban[i:]
 }
 
 // attackAmount returns a raw JSON amount.
@@ -1531,7 +1254,7 @@ func (w *propWorld) attackAmount(m *propMandate) (string, string) {
 	if m != nil {
 		rem = max(w.remaining(m), 1)
 	}
-	edge := func(a intent.Amount) string { return propJSON(intent.FormatAmount(a, 2)) }
+	edge := func(a intent.Amount) string { return proptest.JSON(intent.FormatAmount(a, 2)) }
 	switch x := r.IntN(100); {
 	case x < 45:
 		return propAmountSpelling(r, 1+intent.Amount(r.Int64N(int64(min(rem, 50000))))), "amount/valid-small"
@@ -1562,35 +1285,35 @@ func (w *propWorld) attackMemo() (string, string) {
 	}
 	switch x := r.IntN(10); {
 	case x < 6:
-		return propJSON(memos[r.IntN(len(memos))]), "memo/forged-label"
+		return proptest.JSON(memos[r.IntN(len(memos))]), "memo/forged-label"
 	case x < 8:
-		return propJSON(strings.Repeat("x", propMemoMax+r.IntN(2))), "memo/at-limit"
+		return proptest.JSON(strings.Repeat("x", propMemoMax+r.IntN(2))), "memo/at-limit"
 	default:
 		return []string{`5`, `true`, `["APPROVED"]`, `"\u0000"`}[r.IntN(4)], "memo/wrong-type"
 	}
 }
 
 // attackBody serializes the proposal, sometimes breaking its envelope.
-func (w *propWorld) attackBody(top []propMember, labels *[]string) []byte {
+func (w *propWorld) attackBody(top []proptest.Member, labels *[]string) []byte {
 	r := w.rng
 	if r.IntN(8) != 0 {
-		return []byte(propObject(top))
+		return []byte(proptest.Object(top))
 	}
 	smuggled := []string{"context", "approval", "owner", "mandate", "nonce", "approved", "Action", "ARGS", "level"}
 	switch x := r.IntN(12); x {
 	case 0, 1, 2:
 		k := smuggled[r.IntN(len(smuggled))]
-		top = append(top, propMember{propJSON(k), `{"confirm":true,"four_eyes":true,"owner":"bob"}`})
+		top = append(top, proptest.Member{Key: proptest.JSON(k), Val: `{"confirm":true,"four_eyes":true,"owner":"bob"}`})
 		*labels = append(*labels, "envelope/smuggled-top-level-key")
 	case 3:
-		top = append(top, propMember{`"action"`, propJSON(string(actBalance))})
+		top = append(top, proptest.Member{Key: `"action"`, Val: proptest.JSON(string(actBalance))})
 		*labels = append(*labels, "envelope/duplicate-action")
 	case 4:
 		*labels = append(*labels, "envelope/trailing-data")
-		return []byte(propObject(top) + `{"action":"pay.balance"}`)
+		return []byte(proptest.Object(top) + `{"action":"pay.balance"}`)
 	case 5:
 		*labels = append(*labels, "envelope/non-utf8")
-		b := []byte(propObject(top))
+		b := []byte(proptest.Object(top))
 		b[r.IntN(len(b))] = 0xff
 		return b
 	case 6:
@@ -1604,13 +1327,13 @@ func (w *propWorld) attackBody(top []propMember, labels *[]string) []byte {
 		return []byte(`{"action":"pay.send","args":{"memo":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}`)
 	case 9:
 		*labels = append(*labels, "envelope/bom-or-space")
-		return []byte(" \n" + propObject(top) + "\n")
+		return []byte(" \n" + proptest.Object(top) + "\n")
 	default:
 		*labels = append(*labels, "envelope/cut")
-		b := propObject(top)
+		b := proptest.Object(top)
 		return []byte(b[:r.IntN(len(b))])
 	}
-	return []byte(propObject(top))
+	return []byte(proptest.Object(top))
 }
 
 // attackApprovals returns approvals the attacker relays: genuine ones
@@ -1738,12 +1461,12 @@ func (w *propWorld) approvalAttack() {
 		return
 	}
 	labels := []string{"stepup-attack/" + string(in.level)}
-	req := propRequest{token: m.token, body: w.legitBody(in)}
+	req := proptest.Request{Token: m.token, Body: w.legitBody(in)}
 	var legit []approval.Approval
 	if r.IntN(3) == 0 {
 		// The user really wants it and the humans approve; the attacker then
 		// uses the approvals for something else.
-		d := w.decide(propRequest{label: "step-up for a genuine approval", token: m.token, body: req.body})
+		d := w.decide(proptest.Request{Label: "step-up for a genuine approval", Token: m.token, Body: req.Body})
 		if d.Verdict != gateway.StepUp {
 			return
 		}
@@ -1754,18 +1477,18 @@ func (w *propWorld) approvalAttack() {
 		switch r.IntN(4) {
 		case 0: // the same body under another mandate
 			o := vs[r.IntN(len(vs))]
-			req.token = o.token
+			req.Token = o.token
 			labels = append(labels, "stepup-attack/approval-other-mandate")
 		case 1: // one cent more
 			in2 := *in
 			in2.amount++
-			req.body = w.legitBody(&in2)
+			req.Body = w.legitBody(&in2)
 			labels = append(labels, "stepup-attack/approval-one-cent-more")
 		case 2: // another recipient
 			if ps := w.payees(m); len(ps) > 1 {
 				in2 := *in
 				in2.recipient = ps[r.IntN(len(ps))]
-				req.body = w.legitBody(&in2)
+				req.Body = w.legitBody(&in2)
 			}
 			labels = append(labels, "stepup-attack/approval-other-recipient")
 		default: // only one of two approvals, or the first twice
@@ -1778,17 +1501,17 @@ func (w *propWorld) approvalAttack() {
 			}
 			labels = append(labels, "stepup-attack/partial-approvals")
 		}
-		req.approvals = legit
+		req.Approvals = legit
 	} else {
-		d := w.decide(propRequest{label: "attacker's step-up", token: m.token, body: req.body})
+		d := w.decide(proptest.Request{Label: "attacker's step-up", Token: m.token, Body: req.Body})
 		if d.Verdict != gateway.StepUp {
 			return
 		}
-		req.approvals = w.attackApprovals(d.OperationHash, m, &labels)
+		req.Approvals = w.attackApprovals(d.OperationHash, m, &labels)
 	}
 	for _, l := range labels {
 		w.count(l)
 	}
-	req.label = strings.Join(labels, " ")
+	req.Label = strings.Join(labels, " ")
 	w.decide(req)
 }

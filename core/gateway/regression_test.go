@@ -20,7 +20,7 @@ import (
 // as they share the real one in production.
 func propFixture(t *testing.T) *propWorld {
 	t.Helper()
-	w := newPropWorld(t, 1, 0, rand.New(rand.NewPCG(1, 2)), &propStats{counts: map[string]int{}})
+	w := newPropWorld(t, 1, 0, rand.New(rand.NewPCG(1, 2)), &propStats{})
 	w.steady = true
 	return w
 }
