@@ -584,12 +584,13 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		Principal: m.Owner,
 		Action:    c.Action,
 		Resource:  resource,
-		Context: map[string]any{
-			"args":     res.Args,
-			"facts":    facts,
-			"approval": map[string]any{"confirm": grant.Confirm || grant.FourEyes, "four_eyes": grant.FourEyes},
-			"mandate":  map[string]any{"mode": string(m.Mode)},
-			"amount":   int64(amount),
+		Standard: &policy.Standard{
+			Args:     res.Args,
+			Facts:    facts,
+			Confirm:  grant.Confirm || grant.FourEyes,
+			FourEyes: grant.FourEyes,
+			Mode:     string(m.Mode),
+			Amount:   amount,
 		},
 	})
 	d.Policies = pr.Policies

@@ -36,6 +36,7 @@ type Engine struct {
 	validator *validate.Validator
 	actions   []intent.Action
 	schema    string // name of the schema file
+	constants constants
 }
 
 // loaded is one policy as parsed, with its metadata.
@@ -78,9 +79,10 @@ func Load(fsys fs.FS) (*Engine, error) {
 	}
 
 	e := &Engine{
-		set:    cedar.NewPolicySet(),
-		meta:   make(map[cedar.PolicyID]PolicyInfo),
-		schema: schemaFiles[0],
+		set:       cedar.NewPolicySet(),
+		meta:      make(map[cedar.PolicyID]PolicyInfo),
+		schema:    schemaFiles[0],
+		constants: newConstants(),
 	}
 	rs, err := loadSchema(fsys, e.schema)
 	if err != nil {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -18,7 +19,16 @@ import (
 // type in the schema, and any evaluation error (an overflow, a missing
 // attribute), give Deny with Result.Errors filled in.
 func (e *Engine) Evaluate(r Request) Result {
-	ctx, err := convertContext(r.Context)
+	var ctx types.Record
+	var err error
+	switch {
+	case r.Standard == nil:
+		ctx, err = convertContext(r.Context)
+	case r.Context != nil:
+		err = errors.New("context: both Context and Standard are set")
+	default:
+		ctx, err = e.convertStandard(r.Standard)
+	}
 	if err != nil {
 		return failed([]string{err.Error()}, nil, nil)
 	}
@@ -129,6 +139,96 @@ func convertContext(m map[string]any) (types.Record, error) {
 	return types.NewRecord(rm), nil
 }
 
+// Keys of the context record of the request convention.
+const (
+	keyArgs     = types.String("args")
+	keyFacts    = types.String("facts")
+	keyApproval = types.String("approval")
+	keyMandate  = types.String("mandate")
+	keyAmount   = types.String("amount")
+	keyConfirm  = types.String("confirm")
+	keyFourEyes = types.String("four_eyes")
+	keyMode     = types.String("mode")
+)
+
+// constants holds the context's sub-records that take few values, built
+// once: Cedar records are immutable, so evaluations may share them.
+type constants struct {
+	approval [2][2]types.Value // by confirm, four_eyes
+	modes    map[string]types.Value
+}
+
+func newConstants() constants {
+	var c constants
+	for i, confirm := range []bool{false, true} {
+		for j, fourEyes := range []bool{false, true} {
+			c.approval[i][j] = approvalRecord(confirm, fourEyes)
+		}
+	}
+	// The modes core/mandate defines; the record of any other mode is
+	// built per request.
+	known := []string{"strict", "known_counterparties"}
+	c.modes = make(map[string]types.Value, len(known))
+	for _, m := range known {
+		c.modes[m] = modeRecord(m)
+	}
+	return c
+}
+
+func approvalRecord(confirm, fourEyes bool) types.Value {
+	return types.NewRecord(types.RecordMap{keyConfirm: types.Boolean(confirm), keyFourEyes: types.Boolean(fourEyes)})
+}
+
+func modeRecord(mode string) types.Value {
+	return types.NewRecord(types.RecordMap{keyMode: types.String(mode)})
+}
+
+// convertStandard converts s to the record convertContext gives for the
+// equivalent map. One scratch map serves every record built, since
+// NewRecord copies it.
+func (e *Engine) convertStandard(s *Standard) (types.Record, error) {
+	scratch := make(types.RecordMap, 8)
+	args, cerr := scratchRecord(scratch, s.Args)
+	if cerr != nil {
+		return types.Record{}, cerr.in("context.args")
+	}
+	facts, cerr := scratchRecord(scratch, s.Facts)
+	if cerr != nil {
+		return types.Record{}, cerr.in("context.facts")
+	}
+	mode, ok := e.constants.modes[s.Mode]
+	if !ok {
+		mode = modeRecord(s.Mode)
+	}
+	scratch[keyArgs] = args
+	scratch[keyFacts] = facts
+	scratch[keyApproval] = e.constants.approval[b2i(s.Confirm)][b2i(s.FourEyes)]
+	scratch[keyMandate] = mode
+	scratch[keyAmount] = types.Long(s.Amount)
+	return types.NewRecord(scratch), nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// scratchRecord converts m into a record, using scratch, which it leaves
+// empty.
+func scratchRecord(scratch types.RecordMap, m map[string]intent.Value) (types.Value, *conversionError) {
+	defer clear(scratch)
+	for k, x := range m {
+		cv, err := convertIntent(x)
+		if err != nil {
+			return nil, err.in(k)
+		}
+		scratch[types.String(k)] = cv
+	}
+	return types.NewRecord(scratch), nil
+}
+
 // conversionError is a value of unsupported type; path is built while the
 // error travels up, so that successful conversions build no strings.
 type conversionError struct {
@@ -150,15 +250,7 @@ func (e *conversionError) Error() string {
 func convertValue(v any) (types.Value, *conversionError) {
 	switch v := v.(type) {
 	case intent.Value:
-		switch v.Kind {
-		case intent.KindString:
-			return types.String(v.Str), nil
-		case intent.KindInt, intent.KindAmount:
-			return types.Long(v.Int), nil
-		case intent.KindBool:
-			return types.Boolean(v.Bool), nil
-		}
-		return nil, &conversionError{msg: fmt.Sprintf("value of invalid kind %d", v.Kind)}
+		return convertIntent(v)
 	case intent.Amount:
 		return types.Long(v), nil
 	case string:
@@ -193,10 +285,23 @@ func convertValue(v any) (types.Value, *conversionError) {
 	return nil, &conversionError{msg: fmt.Sprintf("unsupported type %T", v)}
 }
 
+// convertIntent converts v without boxing it in an interface.
+func convertIntent(v intent.Value) (types.Value, *conversionError) {
+	switch v.Kind {
+	case intent.KindString:
+		return types.String(v.Str), nil
+	case intent.KindInt, intent.KindAmount:
+		return types.Long(v.Int), nil
+	case intent.KindBool:
+		return types.Boolean(v.Bool), nil
+	}
+	return nil, &conversionError{msg: fmt.Sprintf("value of invalid kind %d", v.Kind)}
+}
+
 func convertValues(m map[string]intent.Value) (types.Value, *conversionError) {
 	rm := make(types.RecordMap, len(m))
 	for k, x := range m {
-		cv, err := convertValue(x)
+		cv, err := convertIntent(x)
 		if err != nil {
 			return nil, err.in(k)
 		}
