@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -266,7 +267,9 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 		// it, even if the caller gave up, before reporting the loss.
 		stored, err = g.appendRetrying(context.WithoutCancel(ctx), r)
 	}
-	g.log.Debug("decision", "action", st.proposal.Action, "verdict", d.Verdict.String(), "code", r.Code, "owner", r.Owner)
+	if g.log.Enabled(ctx, slog.LevelDebug) { // spares boxing the attributes
+		g.log.Debug("decision", "action", st.proposal.Action, "verdict", d.Verdict.String(), "code", r.Code, "owner", r.Owner)
+	}
 	if err != nil {
 		d.Receipt = r
 		g.log.Error("receipt not stored", "owner", r.Owner, "operation", r.Operation, "result", r.Result, "err", err)
@@ -429,6 +432,18 @@ type state struct {
 	execFailed bool
 	summary    string // what the receipt keeps of the output
 	operation  string // the operation hash in hex, once built
+	opKey      string // opPrefix + operation, the operation's nonce
+}
+
+// opPrefix begins the store key that makes an operation execute once.
+const opPrefix = "op:"
+
+// opKey returns opPrefix followed by h in hex, in one allocation.
+func opKey(h intent.OperationHash) string {
+	var b [len(opPrefix) + 2*len(h)]byte
+	copy(b[:], opPrefix)
+	hex.Encode(b[len(opPrefix):], h[:])
+	return string(b[:])
 }
 
 func (s *state) owner() intent.Owner {
@@ -544,7 +559,8 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		return
 	}
 	d.Operation, d.OperationHash = &op, hash
-	st.operation = hash.String()
+	st.opKey = opKey(hash)
+	st.operation = st.opKey[len(opPrefix):]
 
 	// Approvals presented with the request: checked before policy so that
 	// the policy sees what they grant; consumed only if it allows.
@@ -663,7 +679,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		// The verifier accepts a mandate until DefaultSkew after its
 		// expiry; the nonce must outlive that, or a store that forgets
 		// expired keys lets the operation execute again in between.
-		if err := g.store.Consume(ctx, "op:"+st.operation, m.Expiry.Add(mandate.DefaultSkew)); err != nil {
+		if err := g.store.Consume(ctx, st.opKey, m.Expiry.Add(mandate.DefaultSkew)); err != nil {
 			release()
 			if errors.Is(err, ErrReplayed) {
 				refuse(d, intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate.", st.operation[:16])
@@ -702,9 +718,21 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	d.Verdict, d.Executed, d.Output = Allow, true, out.Output
 	st.summary = out.Summary
 	if st.summary == "" && out.Output != "" {
-		sum := sha256.Sum256([]byte(out.Output))
-		st.summary = fmt.Sprintf("sha256:%x (%d bytes)", sum, len(out.Output))
+		st.summary = outputDigest(out.Output)
 	}
+}
+
+// outputDigest is "sha256:<hex> (<n> bytes)", what a receipt keeps of an
+// output given without summary.
+func outputDigest(out string) string {
+	sum := sha256.Sum256([]byte(out))
+	b := make([]byte, 0, len("sha256:")+2*len(sum)+len(" ( bytes)")+20)
+	b = append(b, "sha256:"...)
+	b = hex.AppendEncode(b, sum[:])
+	b = append(b, " ("...)
+	b = strconv.AppendInt(b, int64(len(out)), 10)
+	b = append(b, " bytes)"...)
+	return string(b)
 }
 
 func (g *Gateway) refuseResolution(d *Decision, c *contract.Contract, err error) {
@@ -754,15 +782,29 @@ const lockCurrency = "XLK"
 // (a limit of one unit per record), which makes it hold across gateway
 // replicas that share a store. The returned function releases it.
 func (g *Gateway) lock(ctx context.Context, owner intent.Owner, c *contract.Contract, args intent.Args) (func(), error) {
-	key := "lock:" + string(owner) + "\x00" + string(c.Action)
+	n := len("lock:") + len(owner) + 1 + len(c.Action)
 	for _, name := range c.Exclusive {
-		key += "\x00" + args[name].Str
+		n += 1 + len(args[name].Str)
 	}
+	var kb strings.Builder // one allocation
+	kb.Grow(n)
+	kb.WriteString("lock:")
+	kb.WriteString(string(owner))
+	kb.WriteByte(0)
+	kb.WriteString(string(c.Action))
+	for _, name := range c.Exclusive {
+		kb.WriteByte(0)
+		kb.WriteString(args[name].Str)
+	}
+	key := kb.String()
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, err
 	}
-	holder := "lock-holder:" + hex.EncodeToString(id[:])
+	var hb [len("lock-holder:") + 2*len(id)]byte
+	copy(hb[:], "lock-holder:")
+	hex.Encode(hb[len("lock-holder:"):], id[:])
+	holder := string(hb[:])
 	one := intent.Money{Currency: lockCurrency, Amount: 1}
 	if err := g.store.Reserve(ctx, key, one, holder, one); err != nil {
 		return nil, err
