@@ -423,7 +423,6 @@ func (c *Contract) paramList() string {
 
 var (
 	jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
-	decimalRE    = regexp.MustCompile(`^(0|[1-9][0-9]*)(\.([0-9]+))?$`)
 	integerRE    = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
 )
 
@@ -506,6 +505,29 @@ func unquote(raw []byte) (string, bool) {
 
 // parseAmount reads a JSON number or a JSON string holding a plain decimal
 // and returns it in minor units of the given scale, exactly.
+// splitDecimal splits text, which must match
+// ^(0|[1-9][0-9]*)(\.([0-9]+))?$, into its whole and fractional digits.
+func splitDecimal(text string) (whole, frac string, ok bool) {
+	whole, frac, dot := strings.Cut(text, ".")
+	if !digits(whole) || len(whole) > 1 && whole[0] == '0' || dot && !digits(frac) {
+		return "", "", false
+	}
+	return whole, frac, true
+}
+
+// digits reports whether s is one or more ASCII digits.
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 func parseAmount(raw json.RawMessage, scale uint8) (intent.Amount, error) {
 	var text string
 	if len(raw) > 0 && raw[0] == '"' {
@@ -519,20 +541,25 @@ func parseAmount(raw json.RawMessage, scale uint8) (intent.Amount, error) {
 	if strings.HasPrefix(text, "-") {
 		return 0, fmt.Errorf("must be greater than zero")
 	}
-	m := decimalRE.FindStringSubmatch(text)
-	if m == nil {
+	whole, frac, ok := splitDecimal(text)
+	if !ok {
 		return 0, fmt.Errorf("must be written as a plain decimal such as 1250.00 (no exponent, no sign, no thousands separator)")
 	}
-	whole, frac := m[1], m[3]
 	if trimmed := strings.TrimRight(frac, "0"); len(trimmed) > int(scale) {
 		return 0, fmt.Errorf("has more than %d decimals", scale)
 	} else {
 		frac = trimmed
 	}
-	frac += strings.Repeat("0", int(scale)-len(frac))
+	// The digits of whole, frac, then zeros up to scale decimals.
 	var n int64
-	for _, c := range whole + frac {
-		d := int64(c - '0')
+	for i := range len(whole) + int(scale) {
+		d := int64(0)
+		switch {
+		case i < len(whole):
+			d = int64(whole[i] - '0')
+		case i-len(whole) < len(frac):
+			d = int64(frac[i-len(whole)] - '0')
+		}
 		if n > (math.MaxInt64-d)/10 {
 			return 0, fmt.Errorf("is too large")
 		}
