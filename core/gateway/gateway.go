@@ -433,6 +433,17 @@ type state struct {
 	summary    string // what the receipt keeps of the output
 	operation  string // the operation hash in hex, once built
 	opKey      string // opPrefix + operation, the operation's nonce
+	bg         context.Context
+}
+
+// detached returns ctx without its cancellation, for the store calls that
+// must happen even if the caller gave up; built once per decision. ctx must
+// be the decision's context.
+func (s *state) detached(ctx context.Context) context.Context {
+	if s.bg == nil {
+		s.bg = context.WithoutCancel(ctx)
+	}
+	return s.bg
 }
 
 // opPrefix begins the store key that makes an operation execute once.
@@ -527,7 +538,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	// their facts are read until after execution, so that two concurrent
 	// payments of one bill cannot both see it unpaid.
 	if len(c.Exclusive) > 0 {
-		unlock, err := g.lock(ctx, m.Owner, c, res.Args)
+		unlock, err := g.lock(ctx, st, m.Owner, c, res.Args)
 		if err != nil {
 			if errors.Is(err, budget.ErrExceeded) {
 				refuse(d, intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again.", strings.Join(c.Exclusive, " and "))
@@ -655,7 +666,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	}
 	release := func() {
 		if c.Budget != "" {
-			if err := g.store.Release(context.WithoutCancel(ctx), resID); err != nil {
+			if err := g.store.Release(st.detached(ctx), resID); err != nil {
 				g.log.Error("budget release failed", "reservation", resID, "err", err)
 			}
 		}
@@ -704,14 +715,14 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 			refuse(d, intent.CodeExecutionFailed, "The operation was allowed but the system of record refused it (%s). Nothing was done.", why)
 		} else {
 			if c.Budget != "" {
-				_ = g.store.Commit(context.WithoutCancel(ctx), resID)
+				_ = g.store.Commit(st.detached(ctx), resID)
 			}
 			refuse(d, intent.CodeExecutionFailed, "The operation was allowed but its execution failed; it may or may not have taken effect and will not be retried automatically. Tell the user to check.")
 		}
 		return
 	}
 	if c.Budget != "" {
-		if err := g.store.Commit(context.WithoutCancel(ctx), resID); err != nil {
+		if err := g.store.Commit(st.detached(ctx), resID); err != nil {
 			g.log.Error("budget commit failed", "reservation", resID, "err", err)
 		}
 	}
@@ -781,7 +792,7 @@ const lockCurrency = "XLK"
 // lock holds the contract's exclusive records through the store's ledger
 // (a limit of one unit per record), which makes it hold across gateway
 // replicas that share a store. The returned function releases it.
-func (g *Gateway) lock(ctx context.Context, owner intent.Owner, c *contract.Contract, args intent.Args) (func(), error) {
+func (g *Gateway) lock(ctx context.Context, st *state, owner intent.Owner, c *contract.Contract, args intent.Args) (func(), error) {
 	n := len("lock:") + len(owner) + 1 + len(c.Action)
 	for _, name := range c.Exclusive {
 		n += 1 + len(args[name].Str)
@@ -810,7 +821,7 @@ func (g *Gateway) lock(ctx context.Context, owner intent.Owner, c *contract.Cont
 		return nil, err
 	}
 	return func() {
-		if err := g.store.Release(context.WithoutCancel(ctx), holder); err != nil {
+		if err := g.store.Release(st.detached(ctx), holder); err != nil {
 			g.log.Error("lock release failed", "lock", key, "err", err)
 		}
 	}, nil
