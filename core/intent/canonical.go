@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -183,6 +184,16 @@ func (e *Encoder) Null() {
 func (e *Encoder) String(s string) {
 	if e.value() {
 		e.appendString(s)
+	}
+}
+
+// Hex writes b as a JSON string of lowercase hex digits, as String would
+// write hex.EncodeToString(b), without building that string.
+func (e *Encoder) Hex(b []byte) {
+	if e.value() {
+		e.buf = append(e.buf, '"')
+		e.buf = hex.AppendEncode(e.buf, b)
+		e.buf = append(e.buf, '"')
 	}
 }
 

@@ -138,6 +138,12 @@ func TestEncoderOrder(t *testing.T) {
 			e.EndArray()
 			e.EndObject()
 		}, `{"a":1,"b":["x",true]}`},
+		{"hex", func(e *intent.Encoder) {
+			e.BeginArray()
+			e.Hex([]byte{0x00, 0xab, 0x7f})
+			e.Hex(nil)
+			e.EndArray()
+		}, `["00ab7f",""]`},
 		{"descending", func(e *intent.Encoder) {
 			e.BeginObject()
 			e.Key("b")

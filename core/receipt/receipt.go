@@ -326,7 +326,7 @@ func (o *object) time(k string, t time.Time) {
 func (o *object) hash(k string, h Hash) {
 	if !h.IsZero() {
 		o.key(k)
-		o.e.String(h.String())
+		o.e.Hex(h[:])
 	}
 }
 
