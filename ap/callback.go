@@ -98,7 +98,12 @@ func (m *CallbackMem) Callback(ctx context.Context, company, number string) (Cal
 }
 
 // SamePhone reports whether dialled is the phone number onFile: the same
-// digits, an international "00" prefix read as "+", and at least 6 digits.
+// digits in the same form (international with "+" or "00", or national as
+// written), at least 6 digits, and nothing but ASCII digits and the usual
+// separators in either (see phoneDigits). A number written with a letter or
+// a look-alike digit never matches; a number dialled in another form than
+// the one on file (+49 30 … for 030 …) does not match either: the person
+// must dial the number as it is on file.
 // It is the check the pack makes of a call-back (phone_on_file), for a
 // channel that records call-backs to refuse one made to another number
 // before it is recorded.
@@ -107,19 +112,39 @@ func SamePhone(dialled, onFile string) bool {
 	return d != "" && d == phoneDigits(dialled)
 }
 
-// phoneDigits reduces a phone number to its digits, with an international
-// "00" prefix read as "+": "+49 30 1234567" and "0049 30 1234567" are
-// the same. It returns "" when there are fewer than 6 digits.
+// phoneDigits reduces a phone number to a comparable form: "+" and its
+// digits for an international number (a leading "+" or "00"), "0"-led
+// digits as written for a national one, so that a national number never
+// equals an international one by accident. Only ASCII digits, spaces and
+// the separators - . ( ) / are allowed besides the leading "+": a letter, a
+// non-ASCII digit (full-width, Arabic-Indic) or any other character makes
+// the number incomparable, and "" is returned, so it never matches. It also
+// returns "" when there are fewer than 6 digits.
 func phoneDigits(s string) string {
+	s = strings.TrimSpace(s)
+	intl := strings.HasPrefix(s, "+")
+	if intl {
+		s = s[1:]
+	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; '0' <= c && c <= '9' {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
 			b.WriteByte(c)
+		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')' || c == '/':
+		default:
+			return ""
 		}
 	}
-	d := strings.TrimPrefix(b.String(), "00")
+	d := b.String()
+	if !intl && strings.HasPrefix(d, "00") {
+		intl, d = true, d[2:]
+	}
 	if len(d) < 6 {
 		return ""
+	}
+	if intl {
+		return "+" + d
 	}
 	return d
 }

@@ -419,3 +419,41 @@ func TestRegressionEqualPartialPaymentsAreOneOperation(t *testing.T) {
 		t.Errorf("bill residual %d, %d payments; want 0 and 2", b.Residual, len(e.payments(ap.DemoCompany)))
 	}
 }
+
+// TestRegressionSamePhoneLookAlikes: a number written with a look-alike
+// digit or a letter used to match the number on file once its non-digits
+// were dropped, so a call-back to the attacker's line (+49 30 12345678 read
+// from "+49 30 1234567８") was accepted (found in review). National and
+// international forms no longer match each other by accident either.
+func TestRegressionSamePhoneLookAlikes(t *testing.T) {
+	t.Parallel()
+	const onFile = "+49 30 1234567"
+	tests := []struct {
+		dialled string
+		want    bool
+	}{
+		{"+49 30 1234567", true},
+		{"0049 30 1234567", true},
+		{"+49 (30) 123-4567", true},
+		{"+49 30 12345678", false},
+		{"+49 30 1234567\uff18", false}, // full-width 8
+		{"+49 30 1234567\u0668", false}, // Arabic-Indic 8
+		{"+49 30 1234567 O", false},
+		{"+49 30 1234567l", false},
+		{"+49 30 1234567 ext. 8", false},
+		{"030 1234567", false}, // national form of another number format
+		{"49 30 1234567", false},
+		{"+4930123", false},
+	}
+	for _, tt := range tests {
+		if got := ap.SamePhone(tt.dialled, onFile); got != tt.want {
+			t.Errorf("SamePhone(%q, %q) = %v, want %v", tt.dialled, onFile, got, tt.want)
+		}
+	}
+	if ap.SamePhone("+45 86 12 34 56", "(458) 612-3456") {
+		t.Error("an international number matches a national one with the same digits")
+	}
+	if ap.SamePhone("+49 30 1234567", "+49 30 1234567 ext. 8") {
+		t.Error("a number on file with an extension is not comparable and must never match")
+	}
+}
