@@ -109,9 +109,10 @@ type Resolver struct {
 // is an *Error for a refusal, or the context's error.
 func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (Output, error) {
 	out := Output{Args: in.Args.Clone()}
-	for _, p := range c.Critical() {
+	for i := range c.Params { // c.Critical() without building the list
+		p := &c.Params[i]
 		v, ok := in.Args[p.Name]
-		if !ok {
+		if !p.Critical || !ok {
 			continue
 		}
 		sent := v.Str
@@ -144,7 +145,7 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 	return out, nil
 }
 
-func (r Resolver) resolveOne(ctx context.Context, p contract.Parameter, in Input, norm string) (intent.Resolved, map[string]intent.Value, error) {
+func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Input, norm string) (intent.Resolved, map[string]intent.Value, error) {
 	tried := 0
 	for _, s := range p.Sources {
 		switch s.Kind {
