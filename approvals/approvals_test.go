@@ -634,3 +634,28 @@ func TestLoopbackAliases(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitLoopbackIsOneClient: a local process cannot dodge the
+// back-off by connecting from another loopback address, nor an IPv6 host
+// from another address of its /64 (found in review: 50 guesses from
+// 127.0.0.2 to 127.0.0.51 were all checked).
+func TestRateLimitLoopbackIsOneClient(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	login := func(ip, pass string) int { return handlerLogin(t, f, ip, "alice", pass, nil).Code }
+	if c := login("127.0.0.2", "wrong-passcode"); c != http.StatusUnauthorized {
+		t.Fatalf("first guess: %d", c)
+	}
+	if c := login("127.0.0.3", "wrong-passcode"); c != http.StatusTooManyRequests {
+		t.Fatalf("second guess from another loopback address: %d, want 429", c)
+	}
+	if c := login("2001:db8::1", "wrong-passcode"); c != http.StatusUnauthorized {
+		t.Fatalf("IPv6 first guess: %d", c)
+	}
+	if c := login("2001:db8::2", "wrong-passcode"); c != http.StatusTooManyRequests {
+		t.Fatalf("IPv6 guess from the same /64: %d, want 429", c)
+	}
+	if c := login("192.0.2.9", passcodes["alice"]); c != http.StatusSeeOther {
+		t.Fatalf("alice from a remote address: %d", c)
+	}
+}

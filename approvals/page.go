@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -189,6 +190,28 @@ func (s *Server) loginForm(c echo.Context) error {
 	return s.page(c, http.StatusOK, "login", loginView{CSRF: tok, Next: safeNext(c.QueryParam("next"))})
 }
 
+// clientKey is the address failed sign-ins are counted under: every
+// loopback address is one client (a local process can use any of
+// 127.0.0.0/8), and an IPv6 address counts by its /64, the block one host
+// usually holds.
+func clientKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	addr = addr.Unmap()
+	switch {
+	case addr.IsLoopback():
+		return "loopback"
+	case addr.Is6():
+		p, err := addr.Prefix(64)
+		if err == nil {
+			return p.String()
+		}
+	}
+	return addr.String()
+}
+
 func (s *Server) login(c echo.Context) error {
 	now := s.now()
 	ck, err := c.Cookie(loginCookie)
@@ -202,7 +225,7 @@ func (s *Server) login(c echo.Context) error {
 	// Failures count per client address, and per approver from that
 	// address: a process that fails sign-ins locks out its own address,
 	// not an approver everywhere.
-	ip := c.RealIP()
+	ip := clientKey(c.RealIP())
 	keys := []string{"ip:" + ip, "approver:?@" + ip}
 	if a != nil {
 		keys[1] = "approver:" + name + "@" + ip
@@ -214,6 +237,10 @@ func (s *Server) login(c echo.Context) error {
 		return s.page(c, http.StatusTooManyRequests, "login", loginView{CSRF: ck.Value, Next: next, Name: name,
 			Error: fmt.Sprintf("Too many failed sign-ins. Try again in %d seconds.", secs)})
 	}
+	// The attempt counts as a failure before the (slow) passcode check, so
+	// concurrent attempts from one address cannot all slip through the
+	// back-off; a success clears it below.
+	s.lim.fail(now, keys...)
 	ok := false
 	if a != nil {
 		ok = a.hash.check(pass)
@@ -221,7 +248,6 @@ func (s *Server) login(c echo.Context) error {
 		s.dummy.check(pass)
 	}
 	if !ok {
-		s.lim.fail(now, keys...)
 		s.logger.Warn("approval page: failed sign-in", "approver", name, "ip", c.RealIP())
 		return s.page(c, http.StatusUnauthorized, "login", loginView{CSRF: ck.Value, Next: next, Name: name,
 			Error: "Wrong approver name or passcode."})
