@@ -659,3 +659,69 @@ func TestRateLimitLoopbackIsOneClient(t *testing.T) {
 		t.Fatalf("alice from a remote address: %d", c)
 	}
 }
+
+// TestRequestPageShowsFacts: the facts read from the systems of record are
+// shown sorted by name, escaped and flagged like every value, and marked as
+// outside the operation hash; they never make a request refused, and a
+// change to the caller's map after Request changes nothing shown.
+func TestRequestPageShowsFacts(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	p := pending(t, 150000, "", intent.LevelFourEyes)
+	p.Facts = map[string]intent.Value{
+		"vendor_name":        intent.Str("<b>ACME</b> Supplies\u202e"),
+		"current_iban":       intent.Str("DE89370400440532013000"),
+		"iban_phone_dialled": intent.Str("+49 30 1234567"),
+		"iban_fresh":         intent.Bool(true),
+		"open_credit":        intent.Int(2500),
+		"empty_fact":         intent.Str(""),
+	}
+	tk := f.request(p)
+	p.Facts["vendor_name"] = intent.Str("Changed after the request")
+	if out := f.outcome(tk.ID); out.Status != approvals.StatusPending {
+		t.Fatalf("status %s", out.Status)
+	}
+	body := f.signedIn("bob").do("GET", "/requests/"+tk.ID, nil, nil).body
+	start := strings.Index(body, `<table id="facts">`)
+	if start < 0 {
+		t.Fatalf("no facts table: %.3000s", body)
+	}
+	table := body[start:]
+	table = table[:strings.Index(table, "</table>")]
+	for _, want := range []string{
+		"&lt;b&gt;ACME&lt;/b&gt; Supplies", `contains non-ASCII or invisible characters: <code>&#34;&lt;b&gt;ACME&lt;/b&gt; Supplies\u202e&#34;</code>`,
+		"<code>DE89370400440532013000</code>", "<code>&#43;49 30 1234567</code>", "<code>true</code>", "<code>2500</code>", "(empty)",
+	} {
+		if !strings.Contains(table, want) {
+			t.Errorf("facts table lacks %q: %s", want, table)
+		}
+	}
+	if strings.Contains(body, "<b>ACME") || strings.Contains(body, "Changed after the request") {
+		t.Fatal("a fact became markup, or the caller's later change was shown")
+	}
+	// Sorted by name.
+	last := -1
+	for _, name := range []string{"current_iban", "empty_fact", "iban_fresh", "iban_phone_dialled", "open_credit", "vendor_name"} {
+		i := strings.Index(table, `<th scope="row">`+name+`</th>`)
+		if i <= last {
+			t.Fatalf("fact %s out of order (at %d, previous at %d): %s", name, i, last, table)
+		}
+		last = i
+	}
+	if !strings.Contains(body, "Facts read from the systems of record when the request was made") ||
+		!strings.Contains(body, "They are not part of the operation hash") {
+		t.Error("the page does not say where the facts come from and that the hash does not cover them")
+	}
+	// Approvals are still signed over the operation hash alone.
+	f.signedIn("alice").decide(tk.ID, true)
+	f.signedIn("bob").decide(tk.ID, true)
+	if out := f.outcome(tk.ID); out.Status != approvals.StatusApproved || out.Approvals[0].Operation != p.Hash {
+		t.Fatalf("outcome %+v", out)
+	}
+
+	// A request without facts shows no facts table.
+	tk = f.request(pending(t, 150000, "x", intent.LevelConfirm))
+	if body := f.signedIn("bob").do("GET", "/requests/"+tk.ID, nil, nil).body; strings.Contains(body, `id="facts"`) {
+		t.Fatal("facts table without facts")
+	}
+}

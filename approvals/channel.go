@@ -59,6 +59,15 @@ type Pending struct {
 	// Reason says why a person must approve (the step-up's message); empty
 	// shows none.
 	Reason string
+	// Facts are the facts the gateway's policy saw (gateway.Decision.Facts):
+	// what was read from the systems of record when the request was made,
+	// such as a vendor's name on file or the account a change replaces.
+	// The page shows them, sorted by name, escaped and flagged like every
+	// value, for the approver to spot an attack; nil shows none. They are
+	// NOT covered by Hash, which names the operation only: a Pending is
+	// never refused over its facts, and an approval is signed over the
+	// operation alone.
+	Facts map[string]intent.Value
 	// Currency is the ISO 4217 code amounts are in ("EUR"); empty shows
 	// amounts without a currency.
 	Currency string

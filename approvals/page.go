@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -363,6 +365,7 @@ type requestView struct {
 	Trusted                                                       []trustedView
 	Amounts                                                       []argView
 	Others                                                        []argView
+	Facts                                                         []argView
 	Approvers                                                     []string
 	Rejected                                                      string
 	Have, Need                                                    int
@@ -468,6 +471,7 @@ func (s *Server) show(c echo.Context) error {
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.
 		v.Trusted, v.Amounts, v.Others = r.views(now)
+		v.Facts = r.factViews()
 	}
 	return s.page(c, http.StatusOK, "request", v)
 }
@@ -578,6 +582,18 @@ func (r *request) views(now time.Time) (trusted []trustedView, amounts, others [
 		others = append(others, argView{Name: name, Value: v.String(), Quoted: quoted(v.String()), Kind: v.Kind.String()})
 	}
 	return trusted, amounts, others
+}
+
+// factViews returns r's facts sorted by name, each as text with its kind,
+// flagged like every other value when it holds anything but printable
+// ASCII.
+func (r *request) factViews() []argView {
+	out := make([]argView, 0, len(r.facts))
+	for _, name := range slices.Sorted(maps.Keys(r.facts)) {
+		v := r.facts[name]
+		out = append(out, argView{Name: name, Value: v.String(), Quoted: quoted(v.String()), Kind: v.Kind.String()})
+	}
+	return out
 }
 
 func (s *Server) decideForm(c echo.Context, approve bool) error {

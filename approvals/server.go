@@ -11,6 +11,7 @@ import (
 	"html/template"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -138,6 +139,7 @@ type request struct {
 	hash      intent.OperationHash
 	level     intent.Level
 	resolved  []intent.Resolved
+	facts     map[string]intent.Value // shown, not hashed
 	reason    string
 	currency  string
 	requester string
@@ -372,6 +374,7 @@ func (s *Server) submit(ctx context.Context, p Pending, via string) (Ticket, err
 	r := &request{
 		id: id, op: p.Operation, hash: p.Hash, level: p.Level,
 		resolved: append([]intent.Resolved(nil), p.Resolved...),
+		facts:    maps.Clone(p.Facts),
 		reason:   p.Reason, currency: p.Currency, requester: p.Requester,
 		created: now, expires: exp, via: via, status: StatusPending,
 		done: make(chan struct{}),

@@ -134,6 +134,10 @@ type WebhookPayload struct {
 	Resolved []WebhookResolved `json:"resolved,omitempty"`
 	// Reason says why a person must approve.
 	Reason string `json:"reason,omitempty"`
+	// Facts are the facts read from the systems of record when the request
+	// was made (Pending.Facts), by name; the operation hash does not cover
+	// them.
+	Facts map[string]WebhookArg `json:"facts,omitempty"`
 	// Currency is the ISO 4217 code of amounts, if known.
 	Currency string `json:"currency,omitempty"`
 	// Expires is when the request lapses (RFC 3339, UTC).
@@ -240,6 +244,12 @@ func (r *request) payload(t Ticket) WebhookPayload {
 			a.Text, a.Minor, a.Scale = formatAmount(v, r.currency), &minor, &scale
 		}
 		p.Args[name] = a
+	}
+	for name, v := range r.facts {
+		if p.Facts == nil {
+			p.Facts = map[string]WebhookArg{}
+		}
+		p.Facts[name] = WebhookArg{Kind: v.Kind.String(), Text: v.String()}
 	}
 	for _, res := range r.resolved {
 		p.Resolved = append(p.Resolved, WebhookResolved{Param: res.Param, Value: res.Value, Sent: res.Sent,

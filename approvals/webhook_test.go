@@ -53,13 +53,15 @@ func TestWebhook(t *testing.T) {
 	defer callbacks.Close()
 
 	p := pending(t, 2000000, "", intent.LevelFourEyes)
+	p.Facts = map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies"), "open_credit": intent.Int(0)}
 	tk, err := hook.Request(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	if len(got) != 1 || got[0].ID != tk.ID || got[0].Operation != p.Hash.String() || got[0].URL != tk.URL ||
-		got[0].Args["amount"].Text != "20,000.00 EUR" || *got[0].Args["amount"].Minor != 2000000 || got[0].Resolved[0].Source != "registry:beneficiaries" {
+		got[0].Args["amount"].Text != "20,000.00 EUR" || *got[0].Args["amount"].Minor != 2000000 || got[0].Resolved[0].Source != "registry:beneficiaries" ||
+		got[0].Facts["vendor_name"] != (approvals.WebhookArg{Kind: "string", Text: "ACME Supplies"}) || got[0].Facts["open_credit"].Text != "0" {
 		t.Fatalf("payload %+v", got)
 	}
 	mu.Unlock()
