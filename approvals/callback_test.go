@@ -127,7 +127,8 @@ func TestCallbackRecorded(t *testing.T) {
 	if !strings.Contains(p.body, `id="recorded-iban">DE89 3704 0044 0532 0130 00<`) {
 		t.Fatalf("recorded IBAN not shown back: %.2000s", p.body)
 	}
-	if !strings.Contains(p.body, `id="recent-callbacks"`) || !strings.Contains(p.body, "emma #1") {
+	if !strings.Contains(p.body, `id="recent-callbacks"`) || !strings.Contains(p.body, "emma #1") ||
+		!strings.Contains(p.body, `<code class="record">`+e.ID+`</code>`) || !strings.Contains(p.body, `id="recorded-id">`+e.ID+`<`) {
 		t.Fatalf("recent call-backs not listed: %.2000s", p.body)
 	}
 }
