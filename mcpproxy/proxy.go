@@ -74,6 +74,11 @@ type StepUp struct {
 	Resolved []intent.Resolved
 	// Reason is the gateway's explanation.
 	Reason string
+	// Facts are the facts the policy saw (gateway.Decision.Facts), read
+	// from the systems of record when the operation was decided: what an
+	// approver needs to judge it (a vendor's name on file, the account
+	// being replaced). They are not part of the operation hash.
+	Facts map[string]intent.Value
 }
 
 // Approvals is the out-of-band approval channel (the approval page) for

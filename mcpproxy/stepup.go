@@ -190,7 +190,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		var link string
 		link, err = p.cfg.Approvals.Request(ctx, StepUp{
 			Tool: t.Name, Level: d.Level, Operation: *d.Operation, OperationHash: d.OperationHash,
-			Resolved: d.Resolved, Reason: reason,
+			Resolved: d.Resolved, Reason: reason, Facts: d.Facts,
 		})
 		if err == nil {
 			if p.cfg.ApprovalWait > 0 {

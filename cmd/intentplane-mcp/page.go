@@ -309,7 +309,7 @@ func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string,
 	}
 	t, err := a.ch.Request(ctx, approvals.Pending{
 		Operation: s.Operation, Hash: s.OperationHash, Level: s.Level,
-		Resolved: s.Resolved, Reason: s.Reason, Currency: a.currency,
+		Resolved: s.Resolved, Reason: s.Reason, Currency: a.currency, Facts: s.Facts,
 	})
 	if err != nil {
 		if errors.Is(err, approvals.ErrTooMany) {
