@@ -234,6 +234,16 @@ func TestBankChangeCoolingOffConfigured(t *testing.T) {
 	}
 	change := map[string]any{"vendor": "ACME Supplies", "iban": ap.DemoEmailIBAN}
 	d := e.decide(tok, ap.ActionChangeVendorBank, change)
+	// What the approvers are shown besides the operation: the vendor on
+	// file, the account replaced and the call-back.
+	for k, want := range map[string]intent.Value{
+		"vendor_name": intent.Str(ap.DemoVendor), "vendor_phone": intent.Str(ap.DemoVendorPhone), "current_iban": intent.Str(ap.DemoIBAN),
+		"iban_called_by": intent.Str("dana"), "iban_phone_dialled": intent.Str(ap.DemoVendorPhone), "iban_called_at": intent.Str(t0.Format(time.RFC3339)),
+	} {
+		if d.Facts[k] != want {
+			t.Errorf("fact %s = %v, want %v", k, d.Facts[k], want)
+		}
+	}
 	if d = e.decide(tok, ap.ActionChangeVendorBank, change, e.approve("alice", d), e.approve("bob", d)); !d.Executed {
 		t.Fatalf("change: %s", message(d))
 	}

@@ -46,6 +46,12 @@ var _ gateway.ContextProvider = payFacts{}
 //     thresholds, so that an operator changes them without editing the
 //     embedded policy.
 //
+// For ap.change_vendor_bank it gives what a person needs to judge the
+// change, which no policy reads: vendor_name and vendor_phone (String: the
+// vendor's name and phone number on file) and current_iban (String: the
+// number of the vendor's current account, the one the change replaces; ""
+// if none). It reads them while the vendor is held too.
+//
 // Other actions get no facts.
 type payFacts struct {
 	src erp.Source
@@ -53,6 +59,9 @@ type payFacts struct {
 }
 
 func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+	if q.Action == ActionChangeVendorBank {
+		return p.changeFacts(ctx, q)
+	}
 	if q.Action != ActionPayBill {
 		return nil, nil
 	}
@@ -136,5 +145,30 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"budget_currency":        intent.Str(q.Budget.Currency),
 		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
+	}, nil
+}
+
+// changeFacts gives the facts of ap.change_vendor_bank (see payFacts).
+func (p payFacts) changeFacts(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+	company, vendor := string(q.Owner), q.Args["vendor"].Str
+	vs, err := p.src.Vendors(ctx, company, erp.VendorQuery{ID: vendor})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("ap: vendor %s vanished while it was held", vendor)
+	}
+	accounts, err := p.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor})
+	if err != nil {
+		return nil, err
+	}
+	current := ""
+	if cur, ok := erp.Current(accounts, vendor); ok {
+		current = cur.Sanitized
+	}
+	return map[string]intent.Value{
+		"vendor_name":  intent.Str(vs[0].Name),
+		"vendor_phone": intent.Str(vs[0].Phone),
+		"current_iban": intent.Str(current),
 	}, nil
 }

@@ -209,7 +209,9 @@ func currentOf(as []erp.BankAccount) (erp.BankAccount, bool) {
 // called), called_by, phone_on_file (the number dialled is the vendor's
 // phone on file), fresh (recorded within Config.CallbackValidity, and not
 // in the future) and on_other_vendor (the number is already on file for
-// another vendor of the company).
+// another vendor of the company); and, for the person who approves the
+// change, phone_dialled (the number dialled, as typed) and called_at (when
+// the call-back was recorded, RFC 3339 in UTC).
 type callbacks struct {
 	src erp.Source
 	cfg Config
@@ -249,6 +251,8 @@ func (r callbacks) Lookup(ctx context.Context, owner intent.Owner, value string)
 			"phone_on_file":   intent.Bool(onFile),
 			"fresh":           intent.Bool(fresh),
 			"on_other_vendor": intent.Bool(other),
+			"phone_dialled":   intent.Str(cb.Phone),
+			"called_at":       intent.Str(cb.At.UTC().Format(time.RFC3339)),
 		},
 	}, nil
 }
