@@ -74,8 +74,28 @@ func TestCallbackOnPage(t *testing.T) {
 	if got := alice.text("#status"); !strings.Contains(got, "Four eyes") {
 		t.Fatalf("status %q", got)
 	}
-	if got := alice.text("#trusted"); !strings.Contains(got, "GB29NWBK60161331926819") || !strings.Contains(got, "registry:callbacks") {
-		t.Fatalf("trusted values %q", got)
+	trusted := alice.text("#trusted")
+	if !strings.Contains(trusted, "GB29NWBK60161331926819") || !strings.Contains(trusted, "registry:callbacks") {
+		t.Fatalf("trusted values %q", trusted)
+	}
+	// Beside the bare vendor id, the approver sees the vendor's name on
+	// file, the account replaced and the call-back: who, which number.
+	facts := alice.text("#facts")
+	for _, want := range []string{"vendor_name", ap.DemoVendor, "current_iban", ap.DemoIBAN,
+		"iban_phone_dialled", ap.DemoVendorPhone, "vendor_phone", "iban_called_by", "alice", "iban_called_at"} {
+		if !strings.Contains(facts, want) {
+			t.Errorf("facts %q lack %q", facts, want)
+		}
+	}
+	if !strings.Contains(alice.text("#facts-hint"), "Facts read from the systems of record when the request was made") {
+		t.Error("the facts are not said to come from the systems of record")
+	}
+	// The call-back's record id on the request is the one the call-back
+	// page lists.
+	alice.open(e.base + "/callbacks")
+	id := alice.text("#recent-callbacks code.record")
+	if len(id) != 32 || !strings.Contains(trusted, id) {
+		t.Errorf("call-back %q listed; the request names %q", id, trusted)
 	}
 	alice.decide(l, true)
 	wantError(t, call(t, c, "ap_change_vendor_bank", change)) // one approver is not enough

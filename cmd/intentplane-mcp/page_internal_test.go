@@ -73,6 +73,7 @@ func TestPageApprovals(t *testing.T) {
 	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
 	a := newPageApprovals(ch, "EUR", t0.Add(8*time.Hour), func() time.Time { return now }, nil)
 	s := stepUp(1)
+	s.Facts = map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies")}
 
 	// No request yet: nothing to await.
 	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
@@ -85,7 +86,7 @@ func TestPageApprovals(t *testing.T) {
 	if l2, _ := a.Request(ctx, s); l2 != l1 || ch.n != 1 {
 		t.Fatalf("the same operation made another request: %s, %s (%d requests)", l1, l2, ch.n)
 	}
-	if ch.pending[0].Currency != "EUR" || ch.pending[0].Hash != s.OperationHash {
+	if ch.pending[0].Currency != "EUR" || ch.pending[0].Hash != s.OperationHash || ch.pending[0].Facts["vendor_name"] != intent.Str("ACME Supplies") {
 		t.Fatalf("pending %+v", ch.pending[0])
 	}
 	id := fmt.Sprintf("%032x", 1)
