@@ -624,7 +624,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	switch pr.Decision {
 	case policy.Allow:
 	case policy.StepUp:
-		if err := g.budgetFits(ctx, m, hash, amount); err != nil {
+		if err := g.budgetFits(ctx, m, amount); err != nil {
 			g.refuseBudget(ctx, d, m, amount, err)
 			return
 		}
@@ -829,7 +829,7 @@ func (g *Gateway) lock(ctx context.Context, st *state, owner intent.Owner, c *co
 
 // budgetFits checks, without holding anything, that amount still fits the
 // mandate's budget, so no one is asked to approve what cannot execute.
-func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, _ intent.OperationHash, amount intent.Amount) error {
+func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, amount intent.Amount) error {
 	if amount == 0 {
 		return nil
 	}
