@@ -223,9 +223,11 @@ func (g *Gateway) Actions() []intent.Action {
 
 // Decide runs the pipeline on one proposal and, when allowed, executes it
 // exactly once. Every outcome, allowed or not, appends a receipt. Decide
-// returns an error only when that receipt could not be stored: the decision
-// is then reported as it was taken (an executed operation stays executed),
-// and the caller must alert an operator.
+// returns an error only when that receipt could not be stored (the receipt
+// of an operation that executed, or may have, is retried for about five
+// seconds first): the decision is then reported as it was taken (an
+// executed operation stays executed), and the caller must alert an
+// operator.
 func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	now := g.now().UTC()
 	var d Decision
