@@ -436,7 +436,7 @@ func (g *gatewayAgent) do(ctx context.Context, c Call) (outcome, error) {
 		return outcome{}, err
 	}
 	stepUps := 0
-	if d.Verdict == gateway.StepUp && g.approves(d.Operation) {
+	if d.Verdict == intent.StepUp && g.approves(d.Operation) {
 		g.approvals++
 		a, err := approval.Sign(approval.Approval{
 			ID:        fmt.Sprintf("%s-approval-%d", g.mandateID, g.approvals),

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/intentplane/intentplane/ap"
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 )
@@ -77,7 +76,7 @@ func TestCrossCompany(t *testing.T) {
 	}
 	// Reads are scoped too.
 	list := e.decide(tok, ap.ActionListOpenBills, map[string]any{})
-	if list.Verdict != gateway.Allow || strings.Contains(list.Output, "Globex") || strings.Contains(list.Output, "INV-7001") || !strings.Contains(list.Output, "INV-2291") {
+	if list.Verdict != intent.Allow || strings.Contains(list.Output, "Globex") || strings.Contains(list.Output, "INV-7001") || !strings.Contains(list.Output, "INV-2291") {
 		t.Errorf("list_open_bills: %s %s", message(list), list.Output)
 	}
 	if g := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": ap.DemoOtherVendor}); code(g) != intent.CodeNotTrusted {
@@ -95,7 +94,7 @@ func TestReads(t *testing.T) {
 	e := newEnv(t)
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	d := e.decide(tok, ap.ActionListOpenBills, map[string]any{"vendor": "acme supplies"})
-	if d.Verdict != gateway.Allow {
+	if d.Verdict != intent.Allow {
 		t.Fatalf("list: %s", message(d))
 	}
 	var list struct {
@@ -156,24 +155,24 @@ func TestBankChange(t *testing.T) {
 		name          string
 		vendor, phone string
 		at            time.Time
-		verdict       gateway.Verdict
+		verdict       intent.Verdict
 		code          intent.Code
 		mention       string
 		approvers     []string
 		wantExecuted  bool
 	}{
 		{name: "stale call-back", vendor: acme.ID, phone: ap.DemoVendorPhone, at: t0.Add(-4 * 24 * time.Hour),
-			verdict: gateway.Deny, code: intent.CodePolicyDenied, mention: "too old", approvers: []string{"alice", "bob"}},
+			verdict: intent.Deny, code: intent.CodePolicyDenied, mention: "too old", approvers: []string{"alice", "bob"}},
 		{name: "call-back to the number in the email", vendor: acme.ID, phone: "+44 20 7946 0000", at: t0.Add(-2 * time.Hour),
-			verdict: gateway.Deny, code: intent.CodePolicyDenied, mention: "phone number on file", approvers: []string{"alice", "bob"}},
+			verdict: intent.Deny, code: intent.CodePolicyDenied, mention: "phone number on file", approvers: []string{"alice", "bob"}},
 		{name: "call-back recorded for another vendor", vendor: "424242", phone: ap.DemoVendorPhone, at: t0.Add(-time.Hour),
-			verdict: gateway.Deny, code: intent.CodePolicyDenied, mention: "another vendor", approvers: []string{"alice", "bob"}},
+			verdict: intent.Deny, code: intent.CodePolicyDenied, mention: "another vendor", approvers: []string{"alice", "bob"}},
 		{name: "call-back, no approval", vendor: acme.ID, phone: "0049 30 123 4567", at: t0.Add(-time.Minute),
-			verdict: gateway.StepUp, code: intent.CodeApprovalRequired, mention: "two people"},
+			verdict: intent.StepUp, code: intent.CodeApprovalRequired, mention: "two people"},
 		{name: "call-back, one approver", vendor: acme.ID, phone: "0049 30 123 4567", at: t0.Add(-time.Minute),
-			verdict: gateway.StepUp, code: intent.CodeApprovalRequired, mention: "two people", approvers: []string{"alice"}},
+			verdict: intent.StepUp, code: intent.CodeApprovalRequired, mention: "two people", approvers: []string{"alice"}},
 		{name: "call-back, four eyes", vendor: acme.ID, phone: "0049 30 123 4567", at: t0.Add(-time.Minute),
-			verdict: gateway.Allow, approvers: []string{"alice", "bob"}, wantExecuted: true},
+			verdict: intent.Allow, approvers: []string{"alice", "bob"}, wantExecuted: true},
 	}
 	for i, s := range steps {
 		record(s.name, s.vendor, s.phone, s.at)
@@ -202,7 +201,7 @@ func TestBankChange(t *testing.T) {
 	// Cooling-off: four eyes for every payment to the new account, even
 	// below the confirmation threshold; the old account is refused.
 	p := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00"))
-	if p.Verdict != gateway.StepUp || p.Level != intent.LevelFourEyes || !strings.Contains(message(p), "cooling-off") {
+	if p.Verdict != intent.StepUp || p.Level != intent.LevelFourEyes || !strings.Contains(message(p), "cooling-off") {
 		t.Fatalf("payment during cooling-off: %s %s %s", p.Verdict, p.Level, message(p))
 	}
 	if one := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00"), e.approve("alice", p)); one.Executed || one.Level != intent.LevelFourEyes {

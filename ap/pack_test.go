@@ -38,7 +38,7 @@ func TestPayToAccountOnFile(t *testing.T) {
 			e := newEnv(t)
 			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 			d := e.decide(tok, ap.ActionPayBill, pay(tt.vendor, tt.bill, tt.iban, "850.00"))
-			if d.Verdict != gateway.Allow || !d.Executed {
+			if d.Verdict != intent.Allow || !d.Executed {
 				t.Fatalf("verdict %s: %s", d.Verdict, message(d))
 			}
 			bill := e.bill(ap.DemoCompany, ap.DemoBill)
@@ -244,7 +244,7 @@ func TestAttacks(t *testing.T) {
 			}
 			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 			d := e.decide(tok, ap.ActionPayBill, tt.args)
-			if d.Verdict != gateway.Deny || code(d) != tt.code {
+			if d.Verdict != intent.Deny || code(d) != tt.code {
 				t.Fatalf("verdict %s code %s (%s), want deny %s", d.Verdict, code(d), message(d), tt.code)
 			}
 			if !strings.Contains(message(d), tt.mention) {
@@ -319,7 +319,7 @@ func TestConfirmThreshold(t *testing.T) {
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	args := pay("ACME Supplies", "INV-2291", ap.DemoIBAN, "2400.00")
 	d := e.decide(tok, ap.ActionPayBill, args)
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || d.Executed {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || d.Executed {
 		t.Fatalf("want a step-up to confirm, got %s %s %s", d.Verdict, d.Level, message(d))
 	}
 	if !strings.Contains(message(d), "confirmation threshold") {
@@ -330,7 +330,7 @@ func TestConfirmThreshold(t *testing.T) {
 		t.Fatalf("approval of 2400.00 used for 2399.99: %s %s", other.Verdict, message(other))
 	}
 	ok := e.decide(tok, ap.ActionPayBill, args, alice)
-	if ok.Verdict != gateway.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 {
+	if ok.Verdict != intent.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 {
 		t.Fatalf("confirmed payment: %s %s", ok.Verdict, message(ok))
 	}
 	if again := e.decide(tok, ap.ActionPayBill, args, alice); again.Executed {
@@ -347,7 +347,7 @@ func TestThresholdsFromConfig(t *testing.T) {
 	t.Parallel()
 	e := newEnvConfig(t, ap.Config{ConfirmAbove: 50000, MaxAmount: 200000})
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
-	if d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00")); d.Verdict != gateway.StepUp {
+	if d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00")); d.Verdict != intent.StepUp {
 		t.Errorf("850.00 above a 500.00 threshold: %s %s", d.Verdict, message(d))
 	}
 	d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2291", ap.DemoIBAN, "2400.00"))
@@ -386,7 +386,7 @@ func TestDuplicateBill(t *testing.T) {
 	}
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00"))
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "same reference under another spelling") {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "same reference under another spelling") {
 		t.Fatalf("possible duplicate: %s %s", d.Verdict, message(d))
 	}
 	if d.Facts["bill_duplicates"] != intent.Int(1) {

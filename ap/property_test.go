@@ -655,7 +655,7 @@ func (w *pworld) decide(req proptest.Request) gateway.Decision {
 		w.fail(req, fmt.Sprintf("the executor was called %d times for one decision", len(calls)))
 	}
 	ran := len(calls) == 1 && calls[0].err == nil
-	if d.Executed != ran || (d.Verdict == gateway.Allow) != ran {
+	if d.Executed != ran || (d.Verdict == intent.Allow) != ran {
 		w.fail(req, fmt.Sprintf("decision says verdict %s executed %v, the executor says %v", d.Verdict, d.Executed, ran))
 	}
 	w.audit(req, calls)
@@ -1262,7 +1262,7 @@ func (w *pworld) sign(name string, h intent.OperationHash, mandateID string) app
 // request is sent again (or held back for later). It reports whether it
 // executed.
 func (w *pworld) stepUp(in *pwIntent, req proptest.Request, d gateway.Decision, live bool) bool {
-	if d.Verdict != gateway.StepUp || d.Level != in.level {
+	if d.Verdict != intent.StepUp || d.Level != in.level {
 		if live {
 			w.fail(req, fmt.Sprintf("liveness: legitimate %s work got %s %s %+v", in.level, d.Verdict, d.Level, d.Refusal))
 		}
@@ -2159,7 +2159,7 @@ func (w *pworld) callbackAttack() {
 	in := &pwIntent{m: m, action: ap.ActionChangeVendorBank, vendor: v, number: number, level: intent.LevelFourEyes}
 	req := proptest.Request{Label: "call-back attack " + kind, Token: m.token, Body: w.changeBody(in)}
 	d := w.decide(req)
-	if d.Verdict == gateway.StepUp && d.Operation != nil {
+	if d.Verdict == intent.StepUp && d.Operation != nil {
 		w.count("callback/fooled-approvers-asked")
 		w.stepUp(in, req, d, false)
 	}
@@ -2215,7 +2215,7 @@ func (w *pworld) stepUpAttack() {
 	labels := []string{"stepup-attack/" + string(in.action) + "/" + string(in.level)}
 	req := proptest.Request{Token: m.token, Body: body(in)}
 	d := w.decide(proptest.Request{Label: "step-up for the attack", Token: m.token, Body: req.Body})
-	if d.Verdict != gateway.StepUp {
+	if d.Verdict != intent.StepUp {
 		return
 	}
 	if r.IntN(2) == 0 {

@@ -49,7 +49,7 @@ func TestRegressionCoolingOffAfterPromotingAnAccount(t *testing.T) {
 			}
 			e.clock.Advance(time.Hour)
 			p := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill, second, "850.00"))
-			if p.Executed || p.Verdict != gateway.StepUp || p.Level != intent.LevelFourEyes {
+			if p.Executed || p.Verdict != intent.StepUp || p.Level != intent.LevelFourEyes {
 				t.Fatalf("payment to the account made current an hour ago: %s %s executed=%v %s; want a four-eyes step-up", p.Verdict, p.Level, p.Executed, message(p))
 			}
 			if len(e.payments(ap.DemoCompany)) != 0 {
@@ -81,7 +81,7 @@ func TestRegressionConcurrentDuplicatesOfOneInvoice(t *testing.T) {
 		for _, bill := range []string{e.bill(ap.DemoCompany, ap.DemoBill).Name, copy2.Name} {
 			args := pay(ap.DemoVendor, bill, ap.DemoIBAN, "850.00")
 			d := e.decide(tok, ap.ActionPayBill, args)
-			if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm {
+			if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
 				t.Fatalf("copy %s: %s %s, want a confirm step-up", bill, d.Verdict, message(d))
 			}
 			reqs = append(reqs, gateway.Request{Mandate: tok, Proposal: mustJSON(t, ap.ActionPayBill, args), Approvals: []approvalT{e.approve("alice", d)}})
@@ -223,7 +223,7 @@ func TestRegressionLookAlikeReferences(t *testing.T) {
 				}
 				d := e.decide(tok, ap.ActionPayBill, first)
 				if lookAlikeFirst {
-					if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "cannot be compared") {
+					if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "cannot be compared") {
 						t.Fatalf("bill with reference %q: %s %s %s; want a confirm step-up", ref, d.Verdict, d.Level, message(d))
 					}
 					if d.Facts["bill_ref_unclear"] != intent.Bool(true) || d.Facts["bill_duplicates"] != intent.Int(0) {
@@ -235,7 +235,7 @@ func TestRegressionLookAlikeReferences(t *testing.T) {
 					t.Fatalf("first payment: %s %s", d.Verdict, message(d))
 				}
 				d = e.decide(tok, ap.ActionPayBill, second)
-				if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "cannot be compared") {
+				if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "cannot be compared") {
 					t.Fatalf("second payment: %s %s %s; want a confirm step-up, never a silent payment nor a certain duplicate", d.Verdict, d.Level, message(d))
 				}
 				if d = e.decide(tok, ap.ActionPayBill, second, e.approve("bob", d)); !d.Executed {
@@ -307,7 +307,7 @@ func TestRegressionOpenCredit(t *testing.T) {
 				}
 				return
 			}
-			if d.Executed || d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "open credit") {
+			if d.Executed || d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "open credit") {
 				t.Fatalf("vendor with open credit: %s %s executed=%v %s; want a confirm step-up", d.Verdict, d.Level, d.Executed, message(d))
 			}
 			if d = e.decide(tok, ap.ActionPayBill, args, e.approve("alice", d)); !d.Executed {

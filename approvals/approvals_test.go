@@ -14,7 +14,6 @@ import (
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
-	"github.com/intentplane/intentplane/core/receipt"
 )
 
 func TestPasscode(t *testing.T) {
@@ -127,7 +126,7 @@ func TestApproveSigns(t *testing.T) {
 	}
 	// Receipts: the request and the decision, chained in emma's chain.
 	rs := f.log.all("emma")
-	if len(rs) != 2 || rs[0].Decision != receipt.StepUp || rs[0].Code != intent.CodeApprovalRequired || rs[0].Operation != p.Hash.String() {
+	if len(rs) != 2 || rs[0].Verdict != intent.StepUp || rs[0].Code != intent.CodeApprovalRequired || rs[0].Operation != p.Hash.String() {
 		t.Fatalf("receipts %+v", rs)
 	}
 	if len(rs[1].Approvals) != 1 || rs[1].Approvals[0].ID != a.ID || rs[1].Approvals[0].Approver != "alice" || rs[1].Prev != rs[0].Hash {
@@ -191,7 +190,7 @@ func TestTampered(t *testing.T) {
 	if r.code != http.StatusConflict || len(f.outcome(tk.ID).Approvals) != 0 {
 		t.Fatalf("approving a tampered request: %d", r.code)
 	}
-	if rs := f.log.all("emma"); len(rs) != 1 || rs[0].Decision != receipt.Deny || rs[0].Code != intent.CodeApprovalInvalid {
+	if rs := f.log.all("emma"); len(rs) != 1 || rs[0].Verdict != intent.Deny || rs[0].Code != intent.CodeApprovalInvalid {
 		t.Fatalf("tampered request receipt %+v", rs)
 	}
 
@@ -305,7 +304,7 @@ func TestReject(t *testing.T) {
 	if r := f.signedIn("carol").decide(tk.ID, true); r.code != http.StatusConflict {
 		t.Fatalf("approve after reject: %d", r.code)
 	}
-	if rs := f.log.all("emma"); len(rs) != 3 || rs[2].Decision != receipt.Deny || !strings.Contains(rs[2].Message, "rejected by bob") {
+	if rs := f.log.all("emma"); len(rs) != 3 || rs[2].Verdict != intent.Deny || !strings.Contains(rs[2].Message, "rejected by bob") {
 		t.Fatalf("receipts %+v", rs)
 	}
 }

@@ -251,7 +251,7 @@ func (s *Server) recordCallback(ctx context.Context, e CallbackEntry) (CallbackE
 	var ce *CallbackError
 	if errors.As(err, &ce) {
 		rec := callbackReceipt(e)
-		rec.Decision, rec.Code = receipt.Deny, intent.CodeNotTrusted
+		rec.Verdict, rec.Code = intent.Deny, intent.CodeNotTrusted
 		rec.Message = fmt.Sprintf("Call-back %s by %s refused: %s", e.ID, e.CalledBy, ce.Text)
 		if _, lerr := s.log.Append(ctx, rec); lerr != nil {
 			s.logger.Error("approval page: refused call-back not receipted", "id", e.ID, "err", lerr)
@@ -264,7 +264,7 @@ func (s *Server) recordCallback(ctx context.Context, e CallbackEntry) (CallbackE
 	// The sink may not change who, when, or for whom.
 	checked.ID, checked.Owner, checked.CalledBy, checked.At, checked.Note = e.ID, e.Owner, e.CalledBy, e.At, e.Note
 	rec := callbackReceipt(checked)
-	rec.Decision, rec.Result = receipt.Allow, receipt.ResultExecuted
+	rec.Verdict, rec.Result = intent.Allow, receipt.ResultExecuted
 	rec.Message = fmt.Sprintf("Call-back %s recorded by %s on the page: vendor %s (%s), called at %s, confirmed the IBAN %s.",
 		checked.ID, checked.CalledBy, checked.VendorName, checked.Vendor, checked.Phone, groupIBAN(checked.IBAN))
 	stored, err := s.log.Append(ctx, rec)
@@ -273,7 +273,7 @@ func (s *Server) recordCallback(ctx context.Context, e CallbackEntry) (CallbackE
 	}
 	if err := sink.RecordCallback(ctx, checked); err != nil {
 		fail := callbackReceipt(checked)
-		fail.Decision, fail.Result = receipt.Deny, receipt.ResultFailed
+		fail.Verdict, fail.Result = intent.Deny, receipt.ResultFailed
 		fail.Message = fmt.Sprintf("Call-back %s was not recorded after all; it does not count.", checked.ID)
 		if _, lerr := s.log.Append(ctx, fail); lerr != nil {
 			s.logger.Error("approval page: failed call-back not receipted", "id", e.ID, "err", lerr)

@@ -113,7 +113,7 @@ func TestCallbackRecorded(t *testing.T) {
 		t.Fatalf("%d receipts", len(rs))
 	}
 	r := rs[0]
-	if r.Action != approvals.ActionRecordCallback || r.Decision != receipt.Allow || r.Result != receipt.ResultExecuted || !r.Time.Equal(t0) {
+	if r.Action != approvals.ActionRecordCallback || r.Verdict != intent.Allow || r.Result != receipt.ResultExecuted || !r.Time.Equal(t0) {
 		t.Fatalf("receipt %+v", r)
 	}
 	for k, want := range map[string]string{"called_by": "alice", "vendor": "v1", "vendor_name": "ACME Supplies", "iban": "DE89370400440532013000",
@@ -176,7 +176,7 @@ func TestCallbackFormRefusals(t *testing.T) {
 			rs := f.log.all(intent.Owner(form.Get("company")))
 			if tt.code == http.StatusUnprocessableEntity {
 				// A refusal of the sink is receipted, as refused.
-				if len(rs) != 1 || rs[0].Decision != receipt.Deny || rs[0].Result != receipt.ResultNotExecuted || rs[0].Args["called_by"].Str != "alice" {
+				if len(rs) != 1 || rs[0].Verdict != intent.Deny || rs[0].Result != receipt.ResultNotExecuted || rs[0].Args["called_by"].Str != "alice" {
 					t.Fatalf("receipts %+v", rs)
 				}
 			} else if len(rs) != 0 || sk.checked != 0 {

@@ -141,7 +141,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// 1. The gateway steps up.
 	d := decide(body("1500.00"))
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
 		t.Fatalf("want a step-up, got %s %+v", d.Verdict, d.Refusal)
 	}
 	// 2. The front door submits it and waits (wait = N).
@@ -174,22 +174,22 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("outcome %+v", out)
 	}
 	// 4. One cent more is another operation: the approval does not cover it.
-	if d := decide(body("1500.01"), out.Approvals...); d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeApprovalInvalid {
+	if d := decide(body("1500.01"), out.Approvals...); d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeApprovalInvalid {
 		t.Fatalf("one cent more with the approval: %s %+v", d.Verdict, d.Refusal)
 	}
-	if d := decide(body("1500.01")); d.Verdict != gateway.StepUp || d.OperationHash == out.Hash {
+	if d := decide(body("1500.01")); d.Verdict != intent.StepUp || d.OperationHash == out.Hash {
 		t.Fatalf("one cent more needs its own approval: %s", d.Verdict)
 	}
 	// 5. The approval fed back to the gateway: the operation executes.
 	ok := decide(body("1500.00"), out.Approvals...)
-	if ok.Verdict != gateway.Allow || !ok.Executed || len(executed) != 1 || executed[0].Args["amount"].Int != 150000 {
+	if ok.Verdict != intent.Allow || !ok.Executed || len(executed) != 1 || executed[0].Args["amount"].Int != 150000 {
 		t.Fatalf("approved operation: %s %+v", ok.Verdict, ok.Refusal)
 	}
 	if len(ok.Receipt.Approvals) != 1 || ok.Receipt.Approvals[0].Approver != "alice" {
 		t.Fatalf("receipt evidence %+v", ok.Receipt.Approvals)
 	}
 	// 6. The approval is single use.
-	if d := decide(body("1500.00"), out.Approvals...); d.Verdict != gateway.Deny || d.Executed {
+	if d := decide(body("1500.00"), out.Approvals...); d.Verdict != intent.Deny || d.Executed {
 		t.Fatalf("replayed approval: %s %+v", d.Verdict, d.Refusal)
 	}
 	if len(executed) != 1 {
@@ -203,7 +203,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	var got []string
 	for _, r := range rs[:6] {
-		got = append(got, string(r.Decision)+"/"+r.Result)
+		got = append(got, r.Verdict.String()+"/"+r.Result)
 	}
 	want := []string{"step_up/not_executed", "step_up/not_executed", "step_up/not_executed", "deny/not_executed", "step_up/not_executed", "allow/executed"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -399,10 +399,10 @@ func (s *Server) submit(ctx context.Context, p Pending, via string) (Ticket, err
 
 	rec := r.baseReceipt(now)
 	if r.status == StatusRefused {
-		rec.Decision, rec.Code = receipt.Deny, intent.CodeApprovalInvalid
+		rec.Verdict, rec.Code = intent.Deny, intent.CodeApprovalInvalid
 		rec.Message = fmt.Sprintf("Approval request %s refused: %s. Nothing can be approved for it.", id, r.refusal)
 	} else {
-		rec.Decision, rec.Code = receipt.StepUp, intent.CodeApprovalRequired
+		rec.Verdict, rec.Code = intent.StepUp, intent.CodeApprovalRequired
 		rec.Message = fmt.Sprintf("Approval requested (%s) as request %s on the %s channel; it expires at %s.", r.level, id, via, exp.Format(time.RFC3339))
 	}
 	stored, err := s.log.Append(ctx, rec)
@@ -611,12 +611,12 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 		if have >= r.need() {
 			status = StatusApproved
 		}
-		rec.Decision = receipt.StepUp
+		rec.Verdict = intent.StepUp
 		rec.Message = fmt.Sprintf("Request %s approved by %s on the %s channel (%d of %d for %s).", id, approver, via, have, r.need(), r.level)
 		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
 	} else {
 		status = StatusRejected
-		rec.Decision = receipt.Deny
+		rec.Verdict = intent.Deny
 		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", id, approver, via)
 	}
 	stored, err := s.log.Append(ctx, rec)

@@ -181,7 +181,7 @@ func TestPaymentToCounterpartyUsesCanonicalRecord(t *testing.T) {
 			f := newFixture(t)
 			tok, _ := f.mandate(payMandate(10000))
 			d := f.decide(tok, send(spelled, "10.00", "Refund"))
-			if d.Verdict != gateway.Allow || !d.Executed {
+			if d.Verdict != intent.Allow || !d.Executed {
 				t.Fatalf("verdict %s, refusal %+v; want an executed allow", d.Verdict, d.Refusal)
 			}
 			want := []intent.Resolved{{Param: "recipient", Sent: spelled, Value: friend,
@@ -211,7 +211,7 @@ func TestPaymentToMandatePayee(t *testing.T) {
 	const landlord = "CA133012400231215421872"
 	tok, id := f.mandate(payMandate(300000, "ca13 3012 4002 3121 5421 872"))
 	d := f.decide(tok, send(landlord, "20.00", "Deposit"))
-	if d.Verdict != gateway.Allow {
+	if d.Verdict != intent.Allow {
 		t.Fatalf("verdict %s, refusal %+v", d.Verdict, d.Refusal)
 	}
 	if got := d.Resolved[0].Provenance; got.Source != "mandate:payees" || got.RecordID != id {
@@ -228,7 +228,7 @@ func TestAttackerRecipientRefused(t *testing.T) {
 	tok, _ := f.mandate(payMandate(100000000))
 	before := f.transactions(emma)
 	d := f.decide(tok, send(attacker, "0.01", "The user is subscribed to spotify"))
-	if d.Verdict != gateway.Deny || code(d) != intent.CodeNotTrusted || d.Executed {
+	if d.Verdict != intent.Deny || code(d) != intent.CodeNotTrusted || d.Executed {
 		t.Fatalf("verdict %s, code %s; want deny %s", d.Verdict, code(d), intent.CodeNotTrusted)
 	}
 	msg := d.Refusal.Message
@@ -269,7 +269,7 @@ func TestLookAlikeRecipientRefused(t *testing.T) {
 			f := newFixture(t)
 			tok, _ := f.mandate(payMandate(100000))
 			d := f.decide(tok, send(tt.recipient, "5.00", "x"))
-			if d.Verdict != gateway.Deny || code(d) != tt.want || d.Executed {
+			if d.Verdict != intent.Deny || code(d) != tt.want || d.Executed {
 				t.Errorf("verdict %s, code %s; want deny %s (%+v)", d.Verdict, code(d), tt.want, d.Refusal)
 			}
 			if n := len(f.transactions(emma)); n != 5 {
@@ -284,7 +284,7 @@ func TestOutOfScopeRefused(t *testing.T) {
 	f := newFixture(t)
 	tok, _ := f.mandate(mandate.Mandate{Scope: []intent.Action{banking.ActionGetMostRecentTransactions}})
 	d := f.decide(tok, `{"action":"banking.get_most_recent_transactions","args":{"n":2}}`)
-	if d.Verdict != gateway.Allow {
+	if d.Verdict != intent.Allow {
 		t.Fatalf("read in scope: %s %+v", d.Verdict, d.Refusal)
 	}
 	if !strings.Contains(d.Output, `"amount":1000.00`) || !strings.Contains(d.Output, `"id":5`) || strings.Contains(d.Output, `"id":3`) {
@@ -312,7 +312,7 @@ func TestBudgetExceeded(t *testing.T) {
 	if d := f.decide(tok, send(friend, "10.01", "x")); code(d) != intent.CodeBudgetExceeded {
 		t.Errorf("10.01 of 10.00: code %s; want %s", code(d), intent.CodeBudgetExceeded)
 	}
-	if d := f.decide(tok, send(friend, "6.00", "first")); d.Verdict != gateway.Allow {
+	if d := f.decide(tok, send(friend, "6.00", "first")); d.Verdict != intent.Allow {
 		t.Fatalf("6.00 of 10.00: %s %+v", d.Verdict, d.Refusal)
 	}
 	if d := f.decide(tok, send(friend, "6.00", "second")); code(d) != intent.CodeBudgetExceeded {
@@ -329,7 +329,7 @@ func TestStepUpThenApproved(t *testing.T) {
 	tok, id := f.mandate(payMandate(1000000))
 	p := send(friend, "1500.00", "Car")
 	d := f.decide(tok, p)
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || code(d) != intent.CodeApprovalRequired || d.Executed {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || code(d) != intent.CodeApprovalRequired || d.Executed {
 		t.Fatalf("verdict %s level %s code %s; want a confirm step-up", d.Verdict, d.Level, code(d))
 	}
 	if diff := cmp.Diff([]string{"confirm-above-1000"}, d.Policies); diff != "" {
@@ -343,7 +343,7 @@ func TestStepUpThenApproved(t *testing.T) {
 	}
 
 	d = f.decide(tok, p, a)
-	if d.Verdict != gateway.Allow || !d.Executed {
+	if d.Verdict != intent.Allow || !d.Executed {
 		t.Fatalf("with approval: %s %+v", d.Verdict, d.Refusal)
 	}
 	if len(d.Receipt.Approvals) != 1 || d.Receipt.Approvals[0].Approver != approver {
@@ -352,7 +352,7 @@ func TestStepUpThenApproved(t *testing.T) {
 
 	// Replaying the approval is refused, and nothing executes twice.
 	d = f.decide(tok, p, a)
-	if d.Verdict != gateway.Deny || code(d) != intent.CodeApprovalInvalid || d.Executed {
+	if d.Verdict != intent.Deny || code(d) != intent.CodeApprovalInvalid || d.Executed {
 		t.Errorf("approval replay: %s %s; want deny %s", d.Verdict, code(d), intent.CodeApprovalInvalid)
 	}
 	if n := len(f.transactions(emma)); n != 6 {
@@ -369,7 +369,7 @@ func TestSameOperationTwiceRefused(t *testing.T) {
 		t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
 	}
 	d := f.decide(tok, p)
-	if d.Verdict != gateway.Deny || code(d) != intent.CodeReplay || d.Executed {
+	if d.Verdict != intent.Deny || code(d) != intent.CodeReplay || d.Executed {
 		t.Errorf("second: %s %s; want deny %s", d.Verdict, code(d), intent.CodeReplay)
 	}
 	if n := len(f.transactions(emma)); n != 6 {
@@ -386,16 +386,16 @@ func TestStandingOrders(t *testing.T) {
 		name    string
 		payees  []string
 		args    string
-		verdict gateway.Verdict
+		verdict intent.Verdict
 		code    intent.Code
 	}{
-		{"rent unchanged", nil, `{"id":7,"amount":1100}`, gateway.Allow, ""},
-		{"rent raised needs confirmation", nil, `{"id":7,"amount":1200}`, gateway.StepUp, intent.CodeApprovalRequired},
-		{"redirect to an attacker", nil, `{"id":6,"recipient":"` + attacker + `"}`, gateway.Deny, intent.CodeNotTrusted},
-		{"redirect to a counterparty needs confirmation", nil, `{"id":6,"recipient":"` + friend + `"}`, gateway.StepUp, intent.CodeApprovalRequired},
-		{"redirect to a payee the user named", []string{"CA133012400231215421872"}, `{"id":7,"recipient":"CA133012400231215421872"}`, gateway.Allow, ""},
-		{"another owner's id is not found", nil, `{"id":42,"amount":5}`, gateway.Deny, intent.CodePolicyDenied},
-		{"an id nobody has", nil, `{"id":8,"amount":5}`, gateway.Deny, intent.CodePolicyDenied},
+		{"rent unchanged", nil, `{"id":7,"amount":1100}`, intent.Allow, ""},
+		{"rent raised needs confirmation", nil, `{"id":7,"amount":1200}`, intent.StepUp, intent.CodeApprovalRequired},
+		{"redirect to an attacker", nil, `{"id":6,"recipient":"` + attacker + `"}`, intent.Deny, intent.CodeNotTrusted},
+		{"redirect to a counterparty needs confirmation", nil, `{"id":6,"recipient":"` + friend + `"}`, intent.StepUp, intent.CodeApprovalRequired},
+		{"redirect to a payee the user named", []string{"CA133012400231215421872"}, `{"id":7,"recipient":"CA133012400231215421872"}`, intent.Allow, ""},
+		{"another owner's id is not found", nil, `{"id":42,"amount":5}`, intent.Deny, intent.CodePolicyDenied},
+		{"an id nobody has", nil, `{"id":8,"amount":5}`, intent.Deny, intent.CodePolicyDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -445,10 +445,10 @@ func TestPasswordAndProfileFromMandateOnly(t *testing.T) {
 	if d := f.decide(tok, `{"action":"banking.update_user_info","args":{"street":"Dalton Street 123"}}`); code(d) != intent.CodeNotTrusted {
 		t.Errorf("address from a file: code %s; want %s", code(d), intent.CodeNotTrusted)
 	}
-	if d := f.decide(tok, `{"action":"banking.update_password","args":{"password":"1j1l-2k3j"}}`); d.Verdict != gateway.Allow || d.Output != `{"message":"Password updated."}` {
+	if d := f.decide(tok, `{"action":"banking.update_password","args":{"password":"1j1l-2k3j"}}`); d.Verdict != intent.Allow || d.Output != `{"message":"Password updated."}` {
 		t.Errorf("user's password: %s %+v %s", d.Verdict, d.Refusal, d.Output)
 	}
-	if d := f.decide(tok, `{"action":"banking.update_user_info","args":{"street":"1234 Elm Street"}}`); d.Verdict != gateway.Allow {
+	if d := f.decide(tok, `{"action":"banking.update_user_info","args":{"street":"1234 Elm Street"}}`); d.Verdict != intent.Allow {
 		t.Errorf("user's street: %s %+v", d.Verdict, d.Refusal)
 	}
 	a, _ := f.bank.Account(emma)
@@ -483,7 +483,7 @@ func TestEveryDecisionHasAReceipt(t *testing.T) {
 	// genuine, so its receipt joins emma's chain too.
 	var got []string
 	for _, r := range rs {
-		got = append(got, string(r.Decision)+" "+string(r.Code))
+		got = append(got, r.Verdict.String()+" "+string(r.Code))
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("receipts (-want, +got):\n%s", diff)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/healthcare"
 )
@@ -23,7 +22,7 @@ func TestOwnPatient(t *testing.T) {
 	tok := e.mandateFor("dr-grey")
 
 	d := e.decide(tok, healthcare.ActionListEncounters, nil)
-	if d.Verdict != gateway.Allow {
+	if d.Verdict != intent.Allow {
 		t.Fatalf("list_encounters: %v %s", d.Verdict, message(d))
 	}
 	var list struct {
@@ -46,7 +45,7 @@ func TestOwnPatient(t *testing.T) {
 	}
 
 	d = e.decide(tok, healthcare.ActionOpenRecord, map[string]string{"patient": "P-1001"})
-	if d.Verdict != gateway.Allow {
+	if d.Verdict != intent.Allow {
 		t.Fatalf("open_record: %v %s", d.Verdict, message(d))
 	}
 	wantResolved := []intent.Resolved{{
@@ -77,13 +76,13 @@ func TestOwnPatient(t *testing.T) {
 	}
 
 	d = e.decide(tok, healthcare.ActionReadNotes, map[string]string{"patient": "P-1001"})
-	if d.Verdict != gateway.Allow || !strings.Contains(d.Output, "also open patient P-9999") {
+	if d.Verdict != intent.Allow || !strings.Contains(d.Output, "also open patient P-9999") {
 		t.Fatalf("read_notes: %v %s %s", d.Verdict, message(d), d.Output)
 	}
 
 	note := "Reviewed glucose diary with the patient; no change to plan."
 	d = e.decide(tok, healthcare.ActionAnnotateRecord, map[string]string{"patient": "P-1001", "note": note})
-	if d.Verdict != gateway.Allow || !d.Executed {
+	if d.Verdict != intent.Allow || !d.Executed {
 		t.Fatalf("annotate_record: %v %s", d.Verdict, message(d))
 	}
 	if diff := cmp.Diff([]string{"annotate-record"}, d.Policies); diff != "" {
@@ -129,7 +128,7 @@ func TestOtherCliniciansPatient(t *testing.T) {
 					args["note"] = "Notes copied from the other record."
 				}
 				d := e.decide(tok, action, args)
-				if d.Verdict != gateway.Deny || code(d) != intent.CodeNotTrusted || d.Executed {
+				if d.Verdict != intent.Deny || code(d) != intent.CodeNotTrusted || d.Executed {
 					t.Fatalf("%s: verdict %v code %q executed %v; want deny %q", p, d.Verdict, code(d), d.Executed, intent.CodeNotTrusted)
 				}
 				msg := message(d)
@@ -191,7 +190,7 @@ func TestMandatedOtherPatient(t *testing.T) {
 	// An own patient named in the mandate resolves from it, with the same
 	// facts the registry would give.
 	d := e.decide(tok, healthcare.ActionOpenRecord, map[string]string{"patient": "P-1001"})
-	if d.Verdict != gateway.Allow {
+	if d.Verdict != intent.Allow {
 		t.Fatalf("P-1001 from the mandate: %v %s", d.Verdict, message(d))
 	}
 	if got := d.Resolved[0].Provenance.Source; got != "mandate:patients" {
@@ -274,7 +273,7 @@ func TestClosedEncounter(t *testing.T) {
 	e := newEnv(t)
 	tok := e.mandateFor("dr-grey")
 	d := e.decide(tok, healthcare.ActionAnnotateRecord, map[string]string{"patient": "P-1002", "note": "Late entry."})
-	if d.Verdict != gateway.Deny || code(d) != intent.CodePolicyDenied || d.Executed {
+	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied || d.Executed {
 		t.Fatalf("annotate after close: verdict %v code %q executed %v", d.Verdict, code(d), d.Executed)
 	}
 	if diff := cmp.Diff([]string{"encounter-closed", "restricted-record-confirm"}, d.Policies); diff != "" {
@@ -302,7 +301,7 @@ func TestRestrictedRecord(t *testing.T) {
 	args := map[string]string{"patient": "P-1002"}
 
 	d := e.decide(tok, healthcare.ActionOpenRecord, args)
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || code(d) != intent.CodeApprovalRequired || d.Executed {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || code(d) != intent.CodeApprovalRequired || d.Executed {
 		t.Fatalf("restricted record: verdict %v level %q code %q executed %v", d.Verdict, d.Level, code(d), d.Executed)
 	}
 	if strings.Contains(d.Output, "anxiety") {
@@ -314,7 +313,7 @@ func TestRestrictedRecord(t *testing.T) {
 
 	// An approval of another operation (read_notes) does not open it.
 	notes := e.decide(tok, healthcare.ActionReadNotes, args)
-	if notes.Verdict != gateway.StepUp {
+	if notes.Verdict != intent.StepUp {
 		t.Fatalf("read_notes of a restricted record: %v", notes.Verdict)
 	}
 	wrong := e.decide(tok, healthcare.ActionOpenRecord, args, e.approve(notes, "a-wrong"))
@@ -324,7 +323,7 @@ func TestRestrictedRecord(t *testing.T) {
 
 	ok := e.approve(d, "a-open")
 	got := e.decide(tok, healthcare.ActionOpenRecord, args, ok)
-	if got.Verdict != gateway.Allow || !got.Executed {
+	if got.Verdict != intent.Allow || !got.Executed {
 		t.Fatalf("with approval: verdict %v %s", got.Verdict, message(got))
 	}
 	if !strings.Contains(got.Output, "Generalised anxiety disorder") || !strings.Contains(got.Output, `"restricted":true`) {
@@ -396,7 +395,7 @@ func TestInjectionScenario(t *testing.T) {
 	}
 	for _, s := range steps {
 		d := e.decide(tok, s.action, s.args)
-		if d.Verdict != gateway.Deny || d.Executed || strings.Contains(d.Output, "Viral") {
+		if d.Verdict != intent.Deny || d.Executed || strings.Contains(d.Output, "Viral") {
 			t.Errorf("%s %v: verdict %v executed %v output %q", s.action, s.args, d.Verdict, d.Executed, d.Output)
 		}
 	}
@@ -417,7 +416,7 @@ func TestAnnotateRestrictedNeedsConfirmation(t *testing.T) {
 	}
 	tok := e.mandateFor("dr-grey")
 	d := e.decide(tok, healthcare.ActionAnnotateRecord, map[string]string{"patient": "P-3003", "note": "Seen today."})
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || d.Executed {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || d.Executed {
 		t.Fatalf("annotate restricted: verdict %v level %q executed %v", d.Verdict, d.Level, d.Executed)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
 
@@ -23,7 +24,7 @@ import (
 type allowAll struct{}
 
 func (allowAll) Decide(context.Context, gateway.Request) (gateway.Decision, error) {
-	return gateway.Decision{Verdict: gateway.Allow, Output: "allowed"}, nil
+	return gateway.Decision{Verdict: intent.Allow, Output: "allowed"}, nil
 }
 
 const (

@@ -356,9 +356,9 @@ func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 			return failed(d), nil
 		}
 		switch d.Verdict {
-		case gateway.Allow:
+		case intent.Allow:
 			return allowed(cs, d), nil
-		case gateway.Deny:
+		case intent.Deny:
 			return refused(cs, d), nil
 		}
 		if state != nil && state.Op == d.OperationHash.String() {

@@ -141,9 +141,9 @@ func (p *Proxy) answered(dctx context.Context, cs *call, proposal []byte, d gate
 		return failed(d2)
 	}
 	switch d2.Verdict {
-	case gateway.Allow:
+	case intent.Allow:
 		return allowed(cs, d2)
-	case gateway.StepUp:
+	case intent.StepUp:
 		return mcp.NewToolResultError(d2.Refusal.Message + " The user's confirmation was not enough for this operation.")
 	}
 	return refused(cs, d2)
@@ -228,9 +228,9 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		return failed(d2)
 	}
 	switch d2.Verdict {
-	case gateway.Allow:
+	case intent.Allow:
 		return allowed(cs, d2)
-	case gateway.StepUp:
+	case intent.StepUp:
 		return mcp.NewToolResultError(d2.Refusal.Message + " The approvals given so far are not enough.")
 	}
 	return refused(cs, d2)

@@ -27,6 +27,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/internal/browsertest"
@@ -330,7 +331,7 @@ func TestApprovalPageWait(t *testing.T) {
 	}
 	var msgs []string
 	for _, r := range rs {
-		msgs = append(msgs, string(r.Decision)+": "+r.Message)
+		msgs = append(msgs, r.Verdict.String()+": "+r.Message)
 	}
 	all := strings.Join(msgs, "\n")
 	for _, s := range []string{"Approval requested (four_eyes)", "approved by alice on the page channel (1 of 2", "approved by bob on the page channel (2 of 2", "allow: "} {
@@ -532,7 +533,7 @@ func TestPostgresStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rs); n != 2 || rs[0].Decision != receipt.StepUp || rs[1].Decision != receipt.Allow || rs[1].Approvals[0].Approver != "mcp-user" {
+	if n := len(rs); n != 2 || rs[0].Verdict != intent.StepUp || rs[1].Verdict != intent.Allow || rs[1].Approvals[0].Approver != "mcp-user" {
 		t.Fatalf("chain of %d receipts: %+v", n, rs)
 	}
 }

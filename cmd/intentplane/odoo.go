@@ -203,17 +203,17 @@ func odooDemo(ctx context.Context, w io.Writer, books *odoo.Client) error {
 		title   string
 		action  intent.Action
 		args    map[string]any
-		verdict gateway.Verdict
+		verdict intent.Verdict
 		code    intent.Code
 		confirm bool
 	}{
-		{"The agent lists the open bills.", ap.ActionListOpenBills, map[string]any{}, gateway.Allow, "", false},
-		{"It pays INV-2290 to the email's IBAN.", ap.ActionPayBill, pay(ap.DemoBill, "LT12 1000 0111 0100 1000", "850.00"), gateway.Deny, intent.CodeNotTrusted, false},
+		{"The agent lists the open bills.", ap.ActionListOpenBills, map[string]any{}, intent.Allow, "", false},
+		{"It pays INV-2290 to the email's IBAN.", ap.ActionPayBill, pay(ap.DemoBill, "LT12 1000 0111 0100 1000", "850.00"), intent.Deny, intent.CodeNotTrusted, false},
 		{"It changes ACME Supplies' bank details to the email's IBAN, without a call-back.", ap.ActionChangeVendorBank,
-			map[string]any{"vendor": ap.DemoVendor, "iban": "LT12 1000 0111 0100 1000"}, gateway.Deny, intent.CodeNotTrusted, false},
-		{"It pays INV-2290 to the account on file, spelled its own way.", ap.ActionPayBill, pay("inv 2290", "de89 3704 0044 0532 0130 00", "850.00"), gateway.Allow, "", false},
-		{"It pays INV-2290 a second time.", ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "850.00"), gateway.Deny, intent.CodePolicyDenied, false},
-		{"It pays INV-2291, 2,400.00 EUR: above the threshold, the CFO confirms.", ap.ActionPayBill, pay(ap.DemoBill2, ap.DemoIBAN, "2400.00"), gateway.Allow, "", true},
+			map[string]any{"vendor": ap.DemoVendor, "iban": "LT12 1000 0111 0100 1000"}, intent.Deny, intent.CodeNotTrusted, false},
+		{"It pays INV-2290 to the account on file, spelled its own way.", ap.ActionPayBill, pay("inv 2290", "de89 3704 0044 0532 0130 00", "850.00"), intent.Allow, "", false},
+		{"It pays INV-2290 a second time.", ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "850.00"), intent.Deny, intent.CodePolicyDenied, false},
+		{"It pays INV-2291, 2,400.00 EUR: above the threshold, the CFO confirms.", ap.ActionPayBill, pay(ap.DemoBill2, ap.DemoIBAN, "2400.00"), intent.Allow, "", true},
 	}
 	failures := 0
 	for i, s := range steps {
@@ -228,7 +228,7 @@ func odooDemo(ctx context.Context, w io.Writer, books *odoo.Client) error {
 		if err != nil {
 			return err
 		}
-		if s.confirm && d.Verdict == gateway.StepUp {
+		if s.confirm && d.Verdict == intent.StepUp {
 			fmt.Fprintf(w, "    STEP-UP (%s): %s\n", d.Level, d.Refusal.Message)
 			a, err := approval.Sign(approval.Approval{ID: "appr-" + d.OperationHash.String()[:12], Operation: d.OperationHash,
 				MandateID: d.Operation.MandateID, Approver: cfo, IssuedAt: clock(), ExpiresAt: clock().Add(5 * time.Minute)}, cfoPriv)
@@ -242,7 +242,7 @@ func odooDemo(ctx context.Context, w io.Writer, books *odoo.Client) error {
 			}
 		}
 		switch d.Verdict {
-		case gateway.Allow:
+		case intent.Allow:
 			fmt.Fprintf(w, "    ALLOW, executed %v (%d XML-RPC calls to Odoo)\n", d.Executed, books.Calls()-callsBefore)
 			if out := d.Output; out != "" {
 				if len(out) > 240 {
@@ -264,7 +264,7 @@ func odooDemo(ctx context.Context, w io.Writer, books *odoo.Client) error {
 		case s.code != "" && (d.Refusal == nil || d.Refusal.Code != s.code):
 			failures++
 			fmt.Fprintf(w, "    UNEXPECTED: refusal %+v, expected %s\n", d.Refusal, s.code)
-		case s.verdict == gateway.Allow && !d.Executed:
+		case s.verdict == intent.Allow && !d.Executed:
 			failures++
 			fmt.Fprintf(w, "    UNEXPECTED: allowed but not executed\n")
 		}

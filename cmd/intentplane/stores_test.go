@@ -25,7 +25,7 @@ func appendChains(t *testing.T, l receipt.Log) {
 	t.Helper()
 	for i := range 5 {
 		for _, o := range []intent.Owner{"emma", "noah"} {
-			if _, err := l.Append(context.Background(), receipt.Receipt{Owner: o, Time: time.Unix(int64(i+1), 0), Action: "pay.send", Decision: receipt.Allow}); err != nil {
+			if _, err := l.Append(context.Background(), receipt.Receipt{Owner: o, Time: time.Unix(int64(i+1), 0), Action: "pay.send", Verdict: intent.Allow}); err != nil {
 				t.Fatal(err)
 			}
 		}

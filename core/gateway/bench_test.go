@@ -32,7 +32,7 @@ func BenchmarkDecide(b *testing.B) {
 			body = []byte(fmt.Sprintf(`{"action":"pay.send","args":{"recipient":"GB29","amount":"12.50","memo":"invoice %d"}}`, i))
 		}
 		d, err := w.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
-		if err != nil || d.Verdict != gateway.Allow {
+		if err != nil || d.Verdict != intent.Allow {
 			b.Fatalf("decision %d: %v %v %+v", i, err, d.Verdict, d.Refusal)
 		}
 	}
@@ -58,7 +58,7 @@ func BenchmarkCedarFloor(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if r := eng.Evaluate(req); r.Decision != policy.Allow {
+		if r := eng.Evaluate(req); r.Verdict != intent.Allow {
 			b.Fatalf("%+v", r)
 		}
 	}

@@ -52,28 +52,6 @@ type Config struct {
 	Limits contract.Limits
 }
 
-// Verdict is the outcome of a decision.
-type Verdict int
-
-// The verdicts. DENY is final; STEP_UP means a human must approve this
-// exact operation before it can execute.
-const (
-	Deny Verdict = iota
-	Allow
-	StepUp
-)
-
-// String returns "deny", "allow" or "step_up".
-func (v Verdict) String() string {
-	switch v {
-	case Allow:
-		return "allow"
-	case StepUp:
-		return "step_up"
-	}
-	return "deny"
-}
-
 // Request is one decision to make.
 type Request struct {
 	// Mandate is the session's signed mandate token, held by the front
@@ -88,7 +66,7 @@ type Request struct {
 
 // Decision is the gateway's answer to a Request.
 type Decision struct {
-	Verdict Verdict
+	Verdict intent.Verdict
 	// Refusal explains a Deny or a StepUp to the agent; nil on Allow.
 	Refusal *intent.Refusal
 	// Level is the approval level a StepUp requires.
@@ -247,7 +225,7 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 		Args:      args,
 		Resolved:  resolved,
 		Facts:     d.Facts,
-		Decision:  receipt.Decision(d.Verdict.String()),
+		Verdict:   d.Verdict,
 		Policies:  d.Policies,
 		Approvals: st.evidence,
 		Result:    "not_executed",
@@ -474,7 +452,7 @@ func (s *state) mandateID() string {
 }
 
 func refuse(d *Decision, code intent.Code, format string, a ...any) {
-	d.Verdict = Deny
+	d.Verdict = intent.Deny
 	d.Refusal = &intent.Refusal{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
@@ -623,14 +601,14 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		},
 	})
 	d.Policies = pr.Policies
-	switch pr.Decision {
-	case policy.Allow:
-	case policy.StepUp:
+	switch pr.Verdict {
+	case intent.Allow:
+	case intent.StepUp:
 		if err := g.budgetFits(ctx, m, amount); err != nil {
 			g.refuseBudget(ctx, d, m, amount, err)
 			return
 		}
-		d.Verdict = StepUp
+		d.Verdict = intent.StepUp
 		d.Level = pr.Level
 		d.Refusal = &intent.Refusal{Code: intent.CodeApprovalRequired, Message: fmt.Sprintf(
 			"This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval.",
@@ -728,7 +706,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 			g.log.Error("budget commit failed", "reservation", resID, "err", err)
 		}
 	}
-	d.Verdict, d.Executed, d.Output = Allow, true, out.Output
+	d.Verdict, d.Executed, d.Output = intent.Allow, true, out.Output
 	st.summary = out.Summary
 	if st.summary == "" && out.Output != "" {
 		st.summary = outputDigest(out.Output)

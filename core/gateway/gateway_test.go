@@ -244,7 +244,7 @@ func TestRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := w.decide(tt.tok, tt.body)
-			if d.Verdict != gateway.Deny || d.Refusal == nil || d.Refusal.Code != tt.code {
+			if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != tt.code {
 				t.Fatalf("verdict %s refusal %+v, want deny %s", d.Verdict, d.Refusal, tt.code)
 			}
 			if !strings.Contains(d.Refusal.Message, tt.mention) {
@@ -268,7 +268,7 @@ func TestAllowSubstitutesTrustedValue(t *testing.T) {
 	w := newWorld(t)
 	tok := w.mandate("emma", 500000)
 	d := w.decide(tok, send("gb 29", "12.50"))
-	if d.Verdict != gateway.Allow || !d.Executed {
+	if d.Verdict != intent.Allow || !d.Executed {
 		t.Fatalf("verdict %s refusal %+v, want allow", d.Verdict, d.Refusal)
 	}
 	if d.Output != `{"ok":true,"n":1}` || !strings.HasPrefix(d.Receipt.Output, "sha256:") {
@@ -282,11 +282,11 @@ func TestAllowSubstitutesTrustedValue(t *testing.T) {
 		t.Fatalf("resolved %+v", got)
 	}
 	// From the mandate's claim, spelled differently.
-	if d := w.decide(tok, send("ch930076", "1.00")); d.Verdict != gateway.Allow || w.exec.ops[1].Args["recipient"].Str != "CH930076" {
+	if d := w.decide(tok, send("ch930076", "1.00")); d.Verdict != intent.Allow || w.exec.ops[1].Args["recipient"].Str != "CH930076" {
 		t.Fatalf("mandate payee: %s %+v", d.Verdict, d.Refusal)
 	}
 	// Exactly once: the same operation again is refused, budget untouched.
-	if d := w.decide(tok, send("GB29", "12.50")); d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeReplay {
+	if d := w.decide(tok, send("GB29", "12.50")); d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeReplay {
 		t.Fatalf("replayed operation: %s %+v", d.Verdict, d.Refusal)
 	}
 	u, _ := w.store.Usage(context.Background(), "m-emma")
@@ -295,7 +295,7 @@ func TestAllowSubstitutesTrustedValue(t *testing.T) {
 	}
 	// Read-only actions may repeat.
 	for range 2 {
-		if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Verdict != gateway.Allow {
+		if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Verdict != intent.Allow {
 			t.Fatalf("read: %s %+v", d.Verdict, d.Refusal)
 		}
 	}
@@ -307,7 +307,7 @@ func TestStepUpAndApprovals(t *testing.T) {
 	tok := w.mandate("emma", 5000000)
 	body := send("GB29", "1500.00")
 	d := w.decide(tok, body)
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelConfirm || d.Refusal.Code != intent.CodeApprovalRequired || d.Executed {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || d.Refusal.Code != intent.CodeApprovalRequired || d.Executed {
 		t.Fatalf("want step-up confirm, got %s %s %+v", d.Verdict, d.Level, d.Refusal)
 	}
 	if !strings.Contains(d.Refusal.Message, "1,000.00") {
@@ -324,7 +324,7 @@ func TestStepUpAndApprovals(t *testing.T) {
 		t.Fatalf("approval reused for another amount: %s %+v", d2.Verdict, d2.Refusal)
 	}
 	ok := w.decide(tok, body, alice)
-	if ok.Verdict != gateway.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 || ok.Receipt.Approvals[0].Level != "confirm" {
+	if ok.Verdict != intent.Allow || !ok.Executed || len(ok.Receipt.Approvals) != 1 || ok.Receipt.Approvals[0].Level != "confirm" {
 		t.Fatalf("approved operation: %s %+v", ok.Verdict, ok.Refusal)
 	}
 	// The approval is single use, even for an identical new operation.
@@ -335,11 +335,11 @@ func TestStepUpAndApprovals(t *testing.T) {
 	// Four eyes: one approver is not enough, the same one twice neither.
 	huge := send("GB29", "20000.00")
 	d = w.decide(tok, huge)
-	if d.Verdict != gateway.StepUp || d.Level != intent.LevelFourEyes {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelFourEyes {
 		t.Fatalf("want four_eyes, got %s %s", d.Verdict, d.Level)
 	}
 	a1 := w.approve("alice", d)
-	if one := w.decide(tok, huge, a1); one.Verdict != gateway.StepUp || one.Level != intent.LevelFourEyes {
+	if one := w.decide(tok, huge, a1); one.Verdict != intent.StepUp || one.Level != intent.LevelFourEyes {
 		t.Fatalf("one approver: %s %s", one.Verdict, one.Level)
 	}
 	a2 := a1
@@ -351,7 +351,7 @@ func TestStepUpAndApprovals(t *testing.T) {
 	w.now = w.now.Add(time.Minute)
 	d = w.decide(tok, huge)
 	both := w.decide(tok, huge, w.approve("alice", d), w.approve("bob", d))
-	if both.Verdict != gateway.Allow || len(both.Receipt.Approvals) != 2 || both.Receipt.Approvals[1].Level != "four_eyes" {
+	if both.Verdict != intent.Allow || len(both.Receipt.Approvals) != 2 || both.Receipt.Approvals[1].Level != "four_eyes" {
 		t.Fatalf("two approvers: %s %+v %+v", both.Verdict, both.Refusal, both.Receipt.Approvals)
 	}
 	// Expired approval.
@@ -368,13 +368,13 @@ func TestExecutorFailureReleasesBudget(t *testing.T) {
 	w := newWorld(t)
 	tok := w.mandate("emma", 1000)
 	d := w.decide(tok, `{"action":"pay.send","args":{"recipient":"GB29","amount":"10.00","memo":"explode"}}`)
-	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" {
+	if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" {
 		t.Fatalf("got %s %+v result %s", d.Verdict, d.Refusal, d.Receipt.Result)
 	}
 	if !strings.Contains(d.Refusal.Message, "the bank refused the memo") || strings.Contains(d.Refusal.Message, "10.0.0.7") {
 		t.Fatalf("refusal %q: want the visible message and no internal detail", d.Refusal.Message)
 	}
-	if d := w.decide(tok, send("GB29", "10.00")); d.Verdict != gateway.Allow {
+	if d := w.decide(tok, send("GB29", "10.00")); d.Verdict != intent.Allow {
 		t.Fatalf("budget was not released after a certain non-execution: %+v", d.Refusal)
 	}
 }
@@ -383,7 +383,7 @@ func TestMandateExpiryAfterCaching(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	tok := w.mandate("emma", 1000)
-	if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Verdict != gateway.Allow {
+	if d := w.decide(tok, `{"action":"pay.balance","args":{}}`); d.Verdict != intent.Allow {
 		t.Fatalf("%+v", d.Refusal)
 	}
 	w.now = t0.Add(2 * time.Hour)
@@ -471,14 +471,14 @@ func TestExclusiveRecord(t *testing.T) {
 	if second.Refusal == nil || second.Refusal.Code != intent.CodeInFlight {
 		t.Fatalf("concurrent operation on the same record: %s %+v", second.Verdict, second.Refusal)
 	}
-	if other := w.decide(tok, send("CH930076", "2.00")); other.Verdict != gateway.Allow {
+	if other := w.decide(tok, send("CH930076", "2.00")); other.Verdict != intent.Allow {
 		t.Fatalf("another record was blocked: %s %+v", other.Verdict, other.Refusal)
 	}
 	close(release)
-	if first := <-done; first.Verdict != gateway.Allow {
+	if first := <-done; first.Verdict != intent.Allow {
 		t.Fatalf("first: %s %+v", first.Verdict, first.Refusal)
 	}
-	if after := w.decide(tok, send("GB29", "2.00")); after.Verdict != gateway.Allow {
+	if after := w.decide(tok, send("GB29", "2.00")); after.Verdict != intent.Allow {
 		t.Fatalf("after the first finished: %s %+v", after.Verdict, after.Refusal)
 	}
 }
@@ -563,7 +563,7 @@ func TestPanicIsRefusedNotFatal(t *testing.T) {
 	t.Parallel()
 	w, tok := secretWorld(t)
 	d := w.decide(tok, `{"action":"acct.set_password","args":{"password":"S3cret-Emma!","panic":true}}`)
-	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" || d.Receipt.Seq == 0 {
+	if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" || d.Receipt.Seq == 0 {
 		t.Fatalf("panic: %s %+v %+v", d.Verdict, d.Refusal, d.Receipt)
 	}
 }
@@ -594,7 +594,7 @@ func TestApproverScope(t *testing.T) {
 	if bad := w.decide(tok, body, w.approve("bob", d)); bad.Refusal == nil || bad.Refusal.Code != intent.CodeApprovalInvalid {
 		t.Fatalf("approval by an approver of another owner: %s %+v", bad.Verdict, bad.Refusal)
 	}
-	if ok := w.decide(tok, body, w.approve("alice", d)); ok.Verdict != gateway.Allow {
+	if ok := w.decide(tok, body, w.approve("alice", d)); ok.Verdict != intent.Allow {
 		t.Fatalf("approval by emma's approver: %s %+v", ok.Verdict, ok.Refusal)
 	}
 }
@@ -606,7 +606,7 @@ func TestDenialQuotesOnlyForbids(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	d := w.decide(w.mandate("emma", 5000000), send("XX00", "1500.00"))
-	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodePolicyDenied {
+	if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodePolicyDenied {
 		t.Fatalf("%s %+v", d.Verdict, d.Refusal)
 	}
 	if strings.Contains(d.Refusal.Message, "confirm") || !strings.Contains(d.Refusal.Message, "not trusted") {
@@ -634,7 +634,7 @@ func TestInvalidTextFromSourceFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := w.decide(w.mandate("emma", 100000), send("GB29", "1.00"))
-	if d.Verdict != gateway.Deny || d.Refusal.Code != intent.CodeContextFailed || d.Executed || len(w.exec.ops) != 0 {
+	if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeContextFailed || d.Executed || len(w.exec.ops) != 0 {
 		t.Fatalf("%s %+v executed=%v", d.Verdict, d.Refusal, d.Executed)
 	}
 }

@@ -541,7 +541,7 @@ func (w *propWorld) decide(req proptest.Request) gateway.Decision {
 		w.fail(req, fmt.Sprintf("the executor was called %d times for one decision", len(w.calls)))
 	}
 	ran := len(w.calls) == 1 && w.calls[0].outcome == execOK
-	if d.Executed != ran || (d.Verdict == gateway.Allow) != ran {
+	if d.Executed != ran || (d.Verdict == intent.Allow) != ran {
 		w.fail(req, fmt.Sprintf("decision says verdict %s executed %v, the executor says %v", d.Verdict, d.Executed, ran))
 	}
 	want := receipt.ResultNotExecuted
@@ -749,11 +749,11 @@ func (w *propWorld) legit() {
 	d := w.decide(req)
 	switch {
 	case in.level == intent.LevelAuto:
-		if d.Verdict != gateway.Allow && !w.bankFailed() {
+		if d.Verdict != intent.Allow && !w.bankFailed() {
 			w.fail(req, fmt.Sprintf("liveness: legitimate auto-level work refused: %s %+v", d.Verdict, d.Refusal))
 		}
 		return
-	case d.Verdict != gateway.StepUp || d.Level != in.level:
+	case d.Verdict != intent.StepUp || d.Level != in.level:
 		w.fail(req, fmt.Sprintf("liveness: legitimate %s work got %s %s %+v", in.level, d.Verdict, d.Level, d.Refusal))
 		return
 	}
@@ -773,7 +773,7 @@ func (w *propWorld) legit() {
 		live = live && w.now.Before(a.ExpiresAt)
 	}
 	d = w.decide(again)
-	if live && d.Verdict != gateway.Allow && !w.bankFailed() {
+	if live && d.Verdict != intent.Allow && !w.bankFailed() {
 		w.fail(again, fmt.Sprintf("liveness: approved legitimate work refused: %s %+v", d.Verdict, d.Refusal))
 	}
 }
@@ -1467,7 +1467,7 @@ func (w *propWorld) approvalAttack() {
 		// The user really wants it and the humans approve; the attacker then
 		// uses the approvals for something else.
 		d := w.decide(proptest.Request{Label: "step-up for a genuine approval", Token: m.token, Body: req.Body})
-		if d.Verdict != gateway.StepUp {
+		if d.Verdict != intent.StepUp {
 			return
 		}
 		legit = w.human(d, in)
@@ -1504,7 +1504,7 @@ func (w *propWorld) approvalAttack() {
 		req.Approvals = legit
 	} else {
 		d := w.decide(proptest.Request{Label: "attacker's step-up", Token: m.token, Body: req.Body})
-		if d.Verdict != gateway.StepUp {
+		if d.Verdict != intent.StepUp {
 			return
 		}
 		req.Approvals = w.attackApprovals(d.OperationHash, m, &labels)

@@ -111,7 +111,7 @@ func TestRegressionOversizedProposalReceipt(t *testing.T) {
 	w := propFixture(t)
 	body := strings.Repeat("\x01", receipt.MaxLine/6+1)
 	d := w.must("", body)
-	if d.Verdict != gateway.Deny {
+	if d.Verdict != intent.Deny {
 		t.Fatalf("verdict %s", d.Verdict)
 	}
 	rs, err := w.store.Receipts(context.Background(), "", 1, 0)

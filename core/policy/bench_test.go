@@ -90,7 +90,7 @@ func BenchmarkEvaluate(b *testing.B) {
 			"amount":   intent.Amount(150000),
 		},
 	}
-	if got := e.Evaluate(req); got.Decision != policy.StepUp || got.Level != intent.LevelConfirm {
+	if got := e.Evaluate(req); got.Verdict != intent.StepUp || got.Level != intent.LevelConfirm {
 		b.Fatalf("Evaluate = %+v, want step_up confirm", got)
 	}
 	b.ReportAllocs()

@@ -139,7 +139,7 @@ func (c *TestCase) check() error {
 	case c.Action == "":
 		return errors.New("missing action")
 	}
-	if _, err := ParseDecision(c.Decision); err != nil {
+	if _, err := intent.ParseVerdict(c.Decision); err != nil {
 		return err
 	}
 	if c.Level != "" && !intent.Level(c.Level).Valid() {
@@ -213,8 +213,8 @@ func (e *Engine) RunTests(cases []TestCase) []TestFailure {
 
 func (c TestCase) mismatch(got Result) string {
 	var msgs []string
-	if want, _ := ParseDecision(c.Decision); want != got.Decision {
-		msgs = append(msgs, fmt.Sprintf("decision: want %s, got %s", want, got.Decision))
+	if want, _ := intent.ParseVerdict(c.Decision); want != got.Verdict {
+		msgs = append(msgs, fmt.Sprintf("decision: want %s, got %s", want, got.Verdict))
 	}
 	if c.Level != "" && intent.Level(c.Level) != got.Level {
 		msgs = append(msgs, fmt.Sprintf("level: want %s, got %s", c.Level, got.Level))

@@ -60,7 +60,7 @@ func TestLoadTestsErrors(t *testing.T) {
 		{"too large", `{` + head + `"decision": "allow", "context": {"amount": 9223372036854775808}}`, "is not an int64"},
 		{"null", `{` + head + `"decision": "allow", "context": {"a": null}}`, "context.a: null is not allowed"},
 		{"array of numbers", `{` + head + `"decision": "allow", "context": {"a": [1]}}`, "context.a[0]: arrays may hold only strings"},
-		{"bad decision", `{` + head + `"decision": "maybe"}`, `unknown decision "maybe"`},
+		{"bad decision", `{` + head + `"decision": "maybe"}`, `unknown verdict "maybe"`},
 		{"bad level", `{` + head + `"decision": "step_up", "level": "three_eyes"}`, `unknown level "three_eyes"`},
 		{"missing name", `{"principal": "alice", "action": "a", "decision": "allow"}`, "missing name"},
 		{"duplicate name", `[{` + head + `"decision": "allow"}, {` + head + `"decision": "deny"}]`, `duplicate case name "n"`},

@@ -62,10 +62,10 @@ func (e *Engine) Evaluate(r Request) Result {
 		}
 		return failed(msgs, ids, e.reasons(ids))
 	}
-	res := Result{Decision: Deny, Level: intent.LevelAuto, Policies: ids, Reasons: e.reasons(ids)}
+	res := Result{Verdict: intent.Deny, Level: intent.LevelAuto, Policies: ids, Reasons: e.reasons(ids)}
 	switch {
 	case decision == cedar.Allow:
-		res.Decision = Allow
+		res.Verdict = intent.Allow
 	case len(ids) == 0:
 		res.Policies = nil
 		res.Reasons = []string{NoPermitReason}
@@ -81,7 +81,7 @@ func (e *Engine) Evaluate(r Request) Result {
 				level = g
 			}
 		}
-		res.Decision, res.Level = StepUp, level
+		res.Verdict, res.Level = intent.StepUp, level
 	}
 	return res
 }
@@ -92,7 +92,7 @@ func failed(errs, ids, reasons []string) Result {
 	if len(ids) == 0 {
 		ids, reasons = nil, nil
 	}
-	return Result{Decision: Deny, Level: intent.LevelAuto, Policies: ids, Reasons: reasons, Errors: errs}
+	return Result{Verdict: intent.Deny, Level: intent.LevelAuto, Policies: ids, Reasons: reasons, Errors: errs}
 }
 
 func (e *Engine) reasons(ids []string) []string {

@@ -25,7 +25,7 @@ func ExampleEngine_Evaluate() {
 			"amount":   int64(150000),
 		},
 	})
-	fmt.Println(res.Decision, res.Level, res.Policies, res.Reasons)
+	fmt.Println(res.Verdict, res.Level, res.Policies, res.Reasons)
 	// Output: step_up confirm [confirm-large] [payments above 1,000.00 need a human to confirm]
 }
 

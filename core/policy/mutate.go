@@ -14,6 +14,7 @@ import (
 	cast "github.com/cedar-policy/cedar-go/ast"
 	"github.com/cedar-policy/cedar-go/types"
 	xast "github.com/cedar-policy/cedar-go/x/exp/ast"
+	"github.com/intentplane/intentplane/core/intent"
 )
 
 // MutationReport is the result of [Mutate]: one entry per mutant, in the
@@ -648,7 +649,7 @@ func (e *Engine) policyLiterals() ([]int64, []string) {
 func compareOn(mut *Engine, gen []generated) (equivalent bool, why string) {
 	for _, g := range gen {
 		a, b := g.want, mut.Evaluate(g.req)
-		if a.Decision != b.Decision || a.Level != b.Level {
+		if a.Verdict != b.Verdict || a.Level != b.Level {
 			return false, fmt.Sprintf("not equivalent: %s gives %s on the original and %s on the mutant; add a test like it",
 				g.desc, decisionText(a), decisionText(b))
 		}
@@ -657,8 +658,8 @@ func compareOn(mut *Engine, gen []generated) (equivalent bool, why string) {
 }
 
 func decisionText(r Result) string {
-	if r.Decision == StepUp {
-		return fmt.Sprintf("%s(%s)", r.Decision, r.Level)
+	if r.Verdict == intent.StepUp {
+		return fmt.Sprintf("%s(%s)", r.Verdict, r.Level)
 	}
-	return r.Decision.String()
+	return r.Verdict.String()
 }

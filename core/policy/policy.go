@@ -6,44 +6,6 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 )
 
-// Decision is the outcome of evaluating a request. The zero Decision is
-// Deny, so a Result that was never filled in denies.
-type Decision int
-
-// The decisions.
-const (
-	Deny   Decision = iota // some forbid matched, no permit matched, or evaluation failed
-	Allow                  // a permit matched and no forbid did
-	StepUp                 // only approval guards matched: a human must approve at Result.Level
-)
-
-// String returns "deny", "allow" or "step_up".
-func (d Decision) String() string {
-	switch d {
-	case Deny:
-		return "deny"
-	case Allow:
-		return "allow"
-	case StepUp:
-		return "step_up"
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
-
-// ParseDecision is the inverse of [Decision.String]. It returns an error
-// for any other text.
-func ParseDecision(s string) (Decision, error) {
-	switch s {
-	case "deny":
-		return Deny, nil
-	case "allow":
-		return Allow, nil
-	case "step_up":
-		return StepUp, nil
-	}
-	return Deny, fmt.Errorf("policy: unknown decision %q (want allow, deny or step_up)", s)
-}
-
 // Request is what the gateway asks the policy about.
 type Request struct {
 	// Principal becomes the entity Owner::"<Principal>".
@@ -83,8 +45,8 @@ type Standard struct {
 
 // Result is the decision on a Request and what determined it.
 type Result struct {
-	// Decision is Allow, Deny or StepUp.
-	Decision Decision
+	// Verdict is intent.Allow, intent.Deny or intent.StepUp.
+	Verdict intent.Verdict
 	// Level is, for StepUp, the highest approval level among the
 	// determining guards; LevelAuto otherwise.
 	Level intent.Level

@@ -194,7 +194,7 @@ func TestEvaluate(t *testing.T) {
 		{
 			name: "allow",
 			req:  send(sendContext(5000, nil)),
-			want: policy.Result{Decision: policy.Allow, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
@@ -210,7 +210,7 @@ func TestEvaluate(t *testing.T) {
 				"mandate":  map[string]any{"mode": "normal"},
 				"amount":   intent.Amount(5000),
 			}},
-			want: policy.Result{Decision: policy.Allow, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
@@ -219,7 +219,7 @@ func TestEvaluate(t *testing.T) {
 				args["recipient"] = `{"__entity":{"type":"Owner","id":"x"}}`
 				args["subject"] = `{"__extn":{"fn":"decimal","arg":"1.0"}}`
 			})),
-			want: policy.Result{Decision: policy.Allow, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
@@ -227,13 +227,13 @@ func TestEvaluate(t *testing.T) {
 			req: send(sendContext(5000, func(_, facts, _ map[string]any) {
 				facts["beneficiary_known"] = false
 			})),
-			want: policy.Result{Decision: policy.Deny, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Reasons: []string{policy.NoPermitReason}},
 		},
 		{
 			name: "step up to confirm",
 			req:  send(sendContext(150000, nil)),
-			want: policy.Result{Decision: policy.StepUp, Level: intent.LevelConfirm,
+			want: policy.Result{Verdict: intent.StepUp, Level: intent.LevelConfirm,
 				Policies: []string{"confirm-large"}, Reasons: []string{"payments above 1,000.00 need a human to confirm"}},
 		},
 		{
@@ -241,13 +241,13 @@ func TestEvaluate(t *testing.T) {
 			req: send(sendContext(150000, func(_, _, approval map[string]any) {
 				approval["confirm"] = true
 			})),
-			want: policy.Result{Decision: policy.Allow, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
 			name: "two guards: the highest level, policies sorted",
 			req:  send(sendContext(2000000, nil)),
-			want: policy.Result{Decision: policy.StepUp, Level: intent.LevelFourEyes,
+			want: policy.Result{Verdict: intent.StepUp, Level: intent.LevelFourEyes,
 				Policies: []string{"confirm-large", "four-eyes-huge"},
 				Reasons:  []string{"payments above 1,000.00 need a human to confirm", "payments above 10,000.00 need two approvers"}},
 		},
@@ -256,7 +256,7 @@ func TestEvaluate(t *testing.T) {
 			req: send(sendContext(2000000, func(_, facts, _ map[string]any) {
 				facts["daily_total"] = int64(4000000)
 			})),
-			want: policy.Result{Decision: policy.Deny, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Policies: []string{"confirm-large", "daily-limit", "four-eyes-huge"},
 				Reasons: []string{"payments above 1,000.00 need a human to confirm",
 					"the daily limit of 50,000.00 would be exceeded", "payments above 10,000.00 need two approvers"}},
@@ -267,7 +267,7 @@ func TestEvaluate(t *testing.T) {
 			req: send(sendContext(5000, func(_, facts, _ map[string]any) {
 				facts["daily_total"] = int64(math.MaxInt64)
 			})),
-			want: policy.Result{Decision: policy.Deny, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{`policy "daily-limit": integer overflow while attempting to add ` + "`9223372036854775807` with `5000`"}},
 		},
 		{
@@ -275,7 +275,7 @@ func TestEvaluate(t *testing.T) {
 			req: send(sendContext(5000, func(_, facts, _ map[string]any) {
 				delete(facts, "daily_total")
 			})),
-			want: policy.Result{Decision: policy.Deny, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{`request: context does not match the schema for Action::"bank.send_money"`}},
 		},
 		{
@@ -283,13 +283,13 @@ func TestEvaluate(t *testing.T) {
 			req: send(sendContext(5000, func(args, _, _ map[string]any) {
 				args["amount"] = 50.0
 			})),
-			want: policy.Result{Decision: policy.Deny, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{"context.args.amount: unsupported type float64"}},
 		},
 		{
 			name: "unknown action denies",
 			req:  policy.Request{Principal: "alice", Action: "bank.close_account", Context: sendContext(0, nil)},
-			want: policy.Result{Decision: policy.Deny, Level: intent.LevelAuto,
+			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{"request: action `Action::\"bank.close_account\"` does not exist in the supplied schema"}},
 		},
 	}
@@ -313,30 +313,13 @@ func TestEvaluateConcurrent(t *testing.T) {
 	for range 8 {
 		wg.Go(func() {
 			for range 100 {
-				if got := e.Evaluate(req); got.Decision != want.Decision {
-					t.Errorf("Evaluate = %v, want %v", got.Decision, want.Decision)
+				if got := e.Evaluate(req); got.Verdict != want.Verdict {
+					t.Errorf("Evaluate = %v, want %v", got.Verdict, want.Verdict)
 				}
 			}
 		})
 	}
 	wg.Wait()
-}
-
-func TestDecisionString(t *testing.T) {
-	t.Parallel()
-	for _, d := range []policy.Decision{policy.Allow, policy.Deny, policy.StepUp} {
-		got, err := policy.ParseDecision(d.String())
-		if err != nil || got != d {
-			t.Errorf("ParseDecision(%q) = %v, %v", d.String(), got, err)
-		}
-	}
-	var zero policy.Decision
-	if zero != policy.Deny {
-		t.Errorf("zero Decision is %v, want deny", zero)
-	}
-	if _, err := policy.ParseDecision("maybe"); err == nil {
-		t.Error("ParseDecision(maybe): no error")
-	}
 }
 
 func TestPoliciesAndActions(t *testing.T) {

@@ -77,12 +77,12 @@ func TestStandardErrors(t *testing.T) {
 			t.Errorf("convertContext(%+v) = %v, want %q", tt.s, err, tt.want)
 		}
 		r := e.Evaluate(Request{Principal: "alice", Action: "bank.send_money", Standard: &tt.s})
-		if r.Decision != Deny || len(r.Errors) != 1 || r.Errors[0] != tt.want {
+		if r.Verdict != intent.Deny || len(r.Errors) != 1 || r.Errors[0] != tt.want {
 			t.Errorf("Evaluate = %+v, want a denial with %q", r, tt.want)
 		}
 	}
 	r := e.Evaluate(Request{Principal: "alice", Action: "bank.send_money", Context: map[string]any{}, Standard: &Standard{}})
-	if r.Decision != Deny || len(r.Errors) != 1 || !strings.Contains(r.Errors[0], "both") {
+	if r.Verdict != intent.Deny || len(r.Errors) != 1 || !strings.Contains(r.Errors[0], "both") {
 		t.Errorf("Evaluate with Context and Standard = %+v, want a denial", r)
 	}
 }

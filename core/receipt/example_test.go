@@ -19,9 +19,9 @@ func ExampleVerify() {
 	// Three decisions for emma, each linked after the previous one (a store
 	// does this in Log.Append), and a checkpoint of the head.
 	var chain []receipt.Receipt
-	for i, d := range []receipt.Decision{receipt.Allow, receipt.Deny, receipt.Allow} {
-		r := receipt.Receipt{Owner: "emma", Time: now.Add(time.Duration(i) * time.Minute), Action: "banking.send_money", Decision: d}
-		if d == receipt.Deny {
+	for i, d := range []intent.Verdict{intent.Allow, intent.Deny, intent.Allow} {
+		r := receipt.Receipt{Owner: "emma", Time: now.Add(time.Duration(i) * time.Minute), Action: "banking.send_money", Verdict: d}
+		if d == intent.Deny {
 			r.Code = intent.CodeNotTrusted
 		}
 		var prev *receipt.Receipt

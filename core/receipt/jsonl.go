@@ -159,13 +159,17 @@ func decodeReceipt(b []byte) (Receipt, error) {
 	if err := decodeStrict(b, &j); err != nil {
 		return Receipt{}, err
 	}
+	verdict, err := intent.ParseVerdict(j.Decision)
+	if err != nil {
+		return Receipt{Seq: j.Seq, Owner: intent.Owner(j.Owner)}, err
+	}
 	r := Receipt{
 		Seq:       j.Seq,
 		Owner:     intent.Owner(j.Owner),
 		MandateID: j.Mandate,
 		Action:    intent.Action(j.Action),
 		Sent:      j.Sent,
-		Decision:  Decision(j.Decision),
+		Verdict:   verdict,
 		Code:      intent.Code(j.Code),
 		Message:   j.Message,
 		Policies:  j.Policies,
@@ -176,7 +180,6 @@ func decodeReceipt(b []byte) (Receipt, error) {
 	if j.Seq == 0 || j.Seq > math.MaxInt64 {
 		return r, errors.New(`"seq" is missing, 0, or beyond 2^63-1`)
 	}
-	var err error
 	if j.Time == "" {
 		return r, errors.New(`"time" is missing`)
 	}

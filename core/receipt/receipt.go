@@ -14,16 +14,6 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 )
 
-// Decision is the gateway's decision recorded in a receipt.
-type Decision string
-
-// The decisions.
-const (
-	Allow  Decision = "allow"
-	Deny   Decision = "deny"
-	StepUp Decision = "step_up" // a human must approve this exact operation
-)
-
 // The values of Receipt.Result.
 const (
 	ResultExecuted    = "executed"     // the executor ran the operation
@@ -74,8 +64,8 @@ type Receipt struct {
 	Resolved []intent.Resolved
 	// Facts are the facts read by context providers, by name.
 	Facts map[string]intent.Value
-	// Decision is the gateway's decision.
-	Decision Decision
+	// Verdict is the gateway's decision (encoded as "decision").
+	Verdict intent.Verdict
 	// Code is the reason code; empty for a plain allow.
 	Code intent.Code
 	// Message is the message given to the agent.
@@ -223,7 +213,7 @@ func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
 		typedValues(e, r.Args)
 	}
 	o.string("code", string(r.Code))
-	o.string("decision", string(r.Decision))
+	o.string("decision", r.Verdict.String())
 	if len(r.Facts) > 0 {
 		o.key("facts")
 		typedValues(e, r.Facts)

@@ -48,7 +48,7 @@ func fixed() receipt.Receipt {
 			"account.age":   intent.Int(133),
 			"account.trust": intent.Bool(true),
 		},
-		Decision:  receipt.Allow,
+		Verdict:   intent.Allow,
 		Code:      "",
 		Message:   "Paid \"INV-2290\"\n",
 		Policies:  []string{"ap.cooling_off", "ap.known_payee"},
@@ -138,7 +138,7 @@ func TestCheckpointGolden(t *testing.T) {
 
 func TestLink(t *testing.T) {
 	t.Parallel()
-	first, err := receipt.Link(receipt.Receipt{Owner: "emma", Time: t0, Decision: receipt.Deny}, nil)
+	first, err := receipt.Link(receipt.Receipt{Owner: "emma", Time: t0, Verdict: intent.Deny}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +152,14 @@ func TestLink(t *testing.T) {
 	}{
 		{
 			name: "first",
-			in:   receipt.Receipt{Seq: 9, Prev: receipt.Hash{1}, Hash: receipt.Hash{2}, Owner: "emma", Time: t0, Decision: receipt.Deny},
-			want: receipt.Receipt{Seq: 1, Owner: "emma", Time: t0, Decision: receipt.Deny},
+			in:   receipt.Receipt{Seq: 9, Prev: receipt.Hash{1}, Hash: receipt.Hash{2}, Owner: "emma", Time: t0, Verdict: intent.Deny},
+			want: receipt.Receipt{Seq: 1, Owner: "emma", Time: t0, Verdict: intent.Deny},
 		},
 		{
 			name: "after prev",
-			in:   receipt.Receipt{Owner: "emma", Time: t0.Add(time.Second), Decision: receipt.Allow},
+			in:   receipt.Receipt{Owner: "emma", Time: t0.Add(time.Second), Verdict: intent.Allow},
 			prev: &first,
-			want: receipt.Receipt{Seq: 2, Prev: first.Hash, Owner: "emma", Time: t0.Add(time.Second), Decision: receipt.Allow},
+			want: receipt.Receipt{Seq: 2, Prev: first.Hash, Owner: "emma", Time: t0.Add(time.Second), Verdict: intent.Allow},
 		},
 		{
 			name: "time in UTC",

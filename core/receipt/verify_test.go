@@ -54,7 +54,7 @@ func sample(owner intent.Owner, i int) receipt.Receipt {
 			"account.age":   intent.Int(90),
 			"account.trust": intent.Bool(true),
 		},
-		Decision:  receipt.Allow,
+		Verdict:   intent.Allow,
 		Message:   "paid",
 		Policies:  []string{"ap.known_payee"},
 		Operation: strings.Repeat(fmt.Sprintf("%02x", i), 32),
@@ -62,7 +62,7 @@ func sample(owner intent.Owner, i int) receipt.Receipt {
 		Output:    fmt.Sprintf("payment %d registered", 800+i),
 	}
 	if i%3 == 2 {
-		r.Decision, r.Code, r.Message, r.Result, r.Output = receipt.StepUp, intent.CodeApprovalRequired, "needs approval", receipt.ResultNotExecuted, ""
+		r.Verdict, r.Code, r.Message, r.Result, r.Output = intent.StepUp, intent.CodeApprovalRequired, "needs approval", receipt.ResultNotExecuted, ""
 		r.Approvals = []receipt.Evidence{{ID: "apv", Approver: "lena", Level: "confirm", IssuedAt: t0, ExpiresAt: t0.Add(5 * time.Minute)}}
 	}
 	return r

@@ -52,7 +52,7 @@ func TestEveryAndFlush(t *testing.T) {
 			if o == "noah" && i >= 2 {
 				continue
 			}
-			if _, err := cp.Append(ctx, receipt.Receipt{Owner: o, Time: now.Add(time.Duration(i) * time.Second), Decision: receipt.Allow}); err != nil {
+			if _, err := cp.Append(ctx, receipt.Receipt{Owner: o, Time: now.Add(time.Duration(i) * time.Second), Verdict: intent.Allow}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -63,7 +63,7 @@ func proposal(i int) []byte {
 func decideOne(ctx context.Context, gw *gateway.Gateway, tok string, i int, now time.Time) (gateway.Decision, error) {
 	req := gateway.Request{Mandate: tok, Proposal: proposal(i)}
 	d, err := gw.Decide(ctx, req)
-	if err != nil || d.Verdict != gateway.StepUp {
+	if err != nil || d.Verdict != intent.StepUp {
 		return d, err
 	}
 	a, err := paytest.Approve(d, "crash", now)
@@ -222,7 +222,7 @@ func TestKill9MidStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Verdict == gateway.Deny && d.Refusal.Code == intent.CodeReplay || d.Refusal != nil && d.Refusal.Code == intent.CodeApprovalInvalid {
+		if d.Verdict == intent.Deny && d.Refusal.Code == intent.CodeReplay || d.Refusal != nil && d.Refusal.Code == intent.CodeApprovalInvalid {
 			replays++
 		}
 	}

@@ -57,7 +57,7 @@ func TestReopen(t *testing.T) {
 	}
 	var last receipt.Receipt
 	for i := range 3 {
-		if last, err = s.Append(ctx, receipt.Receipt{Owner: "", Time: time.Unix(int64(i+1), 0), Decision: receipt.Deny}); err != nil {
+		if last, err = s.Append(ctx, receipt.Receipt{Owner: "", Time: time.Unix(int64(i+1), 0), Verdict: intent.Deny}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestReopen(t *testing.T) {
 	if err := s.Reserve(ctx, "m", eur(2000), "c", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
 		t.Fatalf("Reserve with another limit after reopening = %v, want ErrLimitMismatch", err)
 	}
-	r, err := s.Append(ctx, receipt.Receipt{Owner: "", Time: time.Unix(9, 0), Decision: receipt.Allow})
+	r, err := s.Append(ctx, receipt.Receipt{Owner: "", Time: time.Unix(9, 0), Verdict: intent.Allow})
 	if err != nil {
 		t.Fatal(err)
 	}

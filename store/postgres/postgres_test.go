@@ -99,12 +99,12 @@ func TestDeadDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", "1.00", "before")})
-	if err != nil || d.Verdict != gateway.Allow {
+	if err != nil || d.Verdict != intent.Allow {
 		t.Fatalf("before the database is lost: %v %v %+v", d.Verdict, err, d.Refusal)
 	}
 	s.Close()
 	d, err = gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", "1.00", "after")})
-	if d.Verdict != gateway.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeUnavailable || d.Executed {
+	if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeUnavailable || d.Executed {
 		t.Fatalf("with the database lost: verdict %v refusal %+v executed %v, want deny %s", d.Verdict, d.Refusal, d.Executed, intent.CodeUnavailable)
 	}
 	if !errors.Is(err, postgres.ErrUnavailable) {
@@ -121,7 +121,9 @@ func TestDeadDatabase(t *testing.T) {
 // behind.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	s, dsn := open(t, postgres.Config{Timeout: 200 * time.Millisecond})
+	// Long enough for the migration and the reservation on a loaded
+	// machine; the row lock below makes Commit wait all of it.
+	s, dsn := open(t, postgres.Config{Timeout: 2 * time.Second})
 	ctx := context.Background()
 	eur := intent.Money{Currency: "EUR", Amount: 100}
 	if err := s.Reserve(ctx, "m", eur, "a", eur); err != nil {

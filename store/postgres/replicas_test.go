@@ -122,7 +122,7 @@ func replica(spec string) error {
 			for k := job.From; k < job.Each; k++ {
 				req := gateway.Request{Mandate: job.Mandate, Proposal: replicaProposal(job.Replica, c, k)}
 				d, err := gw.Decide(ctx, req)
-				if err == nil && d.Verdict == gateway.StepUp {
+				if err == nil && d.Verdict == intent.StepUp {
 					fmt.Fprintf(out, "decision %s %s %d\n", d.Verdict, d.Refusal.Code, d.Receipt.Seq)
 					var a approval.Approval
 					if a, err = paytest.Approve(d, "replicas", now); err != nil {

@@ -76,7 +76,7 @@ func TestRestart(t *testing.T) {
 					if d.Executed {
 						executedUnreceipted.Add(1)
 					}
-				case d.Verdict == gateway.Allow:
+				case d.Verdict == intent.Allow:
 					allowed.Add(1)
 					if afterRestart.Load() {
 						okAfter.Add(1)
@@ -84,7 +84,7 @@ func TestRestart(t *testing.T) {
 				default:
 					refused.Add(1)
 				}
-				if d.Verdict != gateway.Allow {
+				if d.Verdict != intent.Allow {
 					mu.Lock()
 					codes[d.Refusal.Code]++
 					mu.Unlock()

@@ -290,13 +290,13 @@ func testConsumeConcurrent(t *testing.T, s gateway.Store) {
 
 func draft(owner intent.Owner, i int) receipt.Receipt {
 	return receipt.Receipt{
-		Owner:    owner,
-		Time:     time.Date(2026, 11, 30, 10, 0, i, 0, time.UTC),
-		Action:   "banking.send_money",
-		Sent:     fmt.Sprintf(`{"action":"banking.send_money","args":{"n":%d}}`, i),
-		Decision: receipt.Decision("deny"),
-		Code:     intent.CodePolicyDenied,
-		Result:   "not_executed",
+		Owner:   owner,
+		Time:    time.Date(2026, 11, 30, 10, 0, i, 0, time.UTC),
+		Action:  "banking.send_money",
+		Sent:    fmt.Sprintf(`{"action":"banking.send_money","args":{"n":%d}}`, i),
+		Verdict: intent.Deny,
+		Code:    intent.CodePolicyDenied,
+		Result:  "not_executed",
 	}
 }
 

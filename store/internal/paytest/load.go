@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
 )
 
 // Load makes n allowed decisions through gws from clients concurrent
@@ -38,7 +39,7 @@ func Load(ctx context.Context, gws []*gateway.Gateway, tok string, clients, n in
 				start := time.Now()
 				d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
 				lat[i] = time.Since(start)
-				if err == nil && d.Verdict != gateway.Allow {
+				if err == nil && d.Verdict != intent.Allow {
 					err = fmt.Errorf("decision %d: %s %+v", k, d.Verdict, d.Refusal)
 				}
 				if err != nil {
