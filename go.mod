@@ -8,6 +8,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/kolo/xmlrpc v0.0.0-20220921171641-a4b6fa1dd06b
 	github.com/ory/dockertest/v3 v3.12.0
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
