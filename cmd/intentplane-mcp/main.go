@@ -24,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/intentplane/intentplane/internal/version"
 )
 
 func main() {
@@ -52,9 +54,10 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 
 type cli struct {
-	Config   string `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
-	Check    bool   `help:"Check the configuration (start the downstream servers, load policies and registries), print the tools and exit."`
-	LogLevel string `default:"warn" enum:"debug,info,warn,error" help:"Log level on stderr (${enum})."`
+	Version  kong.VersionFlag `help:"Print the version (module, commit, Go) and exit."`
+	Config   string           `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
+	Check    bool             `help:"Check the configuration (start the downstream servers, load policies and registries), print the tools and exit."`
+	LogLevel string           `default:"warn" enum:"debug,info,warn,error" help:"Log level on stderr (${enum})."`
 }
 
 // run parses args, wires the proxy and serves it on stdin and stdout
@@ -68,6 +71,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),
+		kong.Vars{"version": version.Read().String("intentplane-mcp")},
 	)
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 	"os/signal"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/intentplane/intentplane/internal/version"
 )
 
 func main() {
@@ -48,13 +50,14 @@ type env struct {
 }
 
 type cli struct {
-	Demo         demoCmd         `cmd:"" help:"Play Emma's scenario (a bill with hidden text redirecting her payments) and a healthcare injection against the gateway, on embedded defaults."`
-	Mandate      mandateCmd      `cmd:"" help:"Create issuer keys and signed mandates."`
-	Receipts     receiptsCmd     `cmd:"" help:"Verify receipt chains offline."`
-	HashPasscode hashPasscodeCmd `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
-	Policy       policyCmd       `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
-	Agentdojo    agentdojoCmd    `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking suite, worst case, through the gateway."`
-	Odoo         odooCmd         `cmd:"" help:"Set up an Odoo 17 database for intentplane and play the accounts-payable demo on it."`
+	Version      kong.VersionFlag `help:"Print the version (module, commit, Go) and exit."`
+	Demo         demoCmd          `cmd:"" help:"Play Emma's scenario (a bill with hidden text redirecting her payments) and a healthcare injection against the gateway, on embedded defaults."`
+	Mandate      mandateCmd       `cmd:"" help:"Create issuer keys and signed mandates."`
+	Receipts     receiptsCmd      `cmd:"" help:"Verify receipt chains offline."`
+	HashPasscode hashPasscodeCmd  `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
+	Policy       policyCmd        `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
+	Agentdojo    agentdojoCmd     `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking suite, worst case, through the gateway."`
+	Odoo         odooCmd          `cmd:"" help:"Set up an Odoo 17 database for intentplane and play the accounts-payable demo on it."`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -66,6 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exit = code }),
 		kong.UsageOnError(),
+		kong.Vars{"version": version.Read().String("intentplane")},
 	)
 	if err != nil {
 		return err
