@@ -5,8 +5,9 @@ package normalize
 // IBANs (the AgentDojo banking suite pays to "US122000000121212121212" and
 // "CA133012400231215421872"). Use [IBAN] wherever every account is an IBAN.
 //
-// AccountNumber removes ASCII spaces (U+0020 only) and upper-cases ASCII
-// letters, as IBAN does. Then:
+// AccountNumber removes separators (spaces of the Unicode category Zs, and
+// hyphens between letters or digits) and upper-cases ASCII letters, as IBAN
+// does. Then:
 //
 //   - if the value has an "IBAN" prefix or starts with a country of the IBAN
 //     registry, it must be a valid IBAN and is normalized as [IBAN] does; a
@@ -14,11 +15,12 @@ package normalize
 //     taken as a plain account number instead;
 //   - otherwise it is a plain account number: two letters A-Z followed by 8
 //     to 32 letters A-Z or digits 0-9 (10 to 34 characters in all), returned
-//     without spaces and upper-cased, such as "US122000000121212121212".
+//     without separators and upper-cased, such as "US122000000121212121212".
 //
 // Like IBAN, AccountNumber refuses look-alikes: any non-ASCII character
-// (full-width digits, Cyrillic or Greek letters, no-break or zero-width
-// spaces) and any control character is refused, never folded or stripped.
+// (full-width digits, Cyrillic or Greek letters, zero-width spaces, dashes
+// other than the ASCII hyphen) and any control character is refused, never
+// folded or stripped.
 //
 // The error, if any, wraps [ErrInvalid] and is an [*Error] of Kind
 // [KindAccountNumber].
@@ -29,7 +31,7 @@ func AccountNumber(s string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if prefixed || (len(b) >= 2 && registryLength(string(b[:2])) != 0) {
+	if prefixed || (len(b) >= 2 && isIBANCountry(b[:2])) {
 		if err := checkIBAN(kind, s, b, off); err != nil {
 			return "", err
 		}
@@ -37,7 +39,7 @@ func AccountNumber(s string) (string, error) {
 	}
 	for j, c := range b {
 		if !isUpper(c) && !isDigit(c) {
-			return "", fail(kind, s, "contains %s at position %d; an account number has only the letters A-Z and the digits 0-9", char(c), position(s, off+j))
+			return "", fail(kind, s, "contains %s at position %d; an account number has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups", char(c), position(s, off+j))
 		}
 	}
 	if len(b) == 0 {

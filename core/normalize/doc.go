@@ -9,6 +9,9 @@
 //   - refuses any non-ASCII character (full-width digits, Cyrillic or Greek
 //     look-alikes, no-break and zero-width spaces) instead of folding or
 //     stripping it, so two values that look the same are never made equal;
+//     the one exception is that [IBAN] and [AccountNumber] take the Unicode
+//     space separators (category Zs, such as the no-break space) between
+//     groups as separators, as PDFs and locale-formatted pages produce them;
 //   - refuses ASCII control characters, including tab and newline;
 //   - is deterministic and idempotent: normalizing its own output returns that
 //     output unchanged;

@@ -1,6 +1,10 @@
 package normalize
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // maxInput is the longest input, in bytes, that IBAN and AccountNumber read.
 // The longest IBAN in print format with an "IBAN: " prefix is 6+34+8 = 48
@@ -8,27 +12,37 @@ import "strings"
 const maxInput = 128
 
 // IBAN normalizes an International Bank Account Number (ISO 13616) to its
-// electronic format: no spaces, letters upper-cased, such as
+// electronic format: no separators, letters upper-cased, such as
 // "DE89370400440532013000".
 //
-// IBAN removes ASCII spaces (U+0020 only) and an optional leading "IBAN"
-// prefix (any case, optionally followed by ':'), upper-cases ASCII letters,
-// and then checks that:
+// IBAN removes separators and an optional leading "IBAN" prefix (any case,
+// optionally followed by ':'), upper-cases ASCII letters, and then checks
+// that:
 //
 //   - only the letters A-Z and the digits 0-9 remain;
 //   - the first two letters are a country of the SWIFT IBAN registry, so
 //     "UK..." (the United Kingdom is GB) and "US..." (no IBAN) are refused;
 //   - the length is the registry's length for that country;
 //   - the check digits (characters 3 and 4) are 02 to 98 and the whole IBAN
-//     is 1 modulo 97 (ISO 7064 MOD 97-10).
+//     is 1 modulo 97 (ISO 7064 MOD 97-10);
+//   - every character of the national part (BBAN) is of the class the
+//     registry's BBAN structure gives for its position: a digit, a letter,
+//     or either ("8!n10!n" for Germany: 18 digits). A German IBAN with an 'O'
+//     for a '0' is refused even when its check digits happen to match.
 //
-// The national part (BBAN) is not checked beyond its length and the mod-97
-// check. Any other character is refused, never stripped: a tab or newline,
-// and any non-ASCII character such as a full-width digit '１', a Cyrillic 'А'
-// (U+0410), a Greek 'Ο', a no-break space or a zero-width space.
+// Separators are the characters people and documents put between the
+// groups of an IBAN: spaces of the Unicode category Zs (the ASCII space,
+// the no-break space U+00A0, the thin space U+2009, the narrow no-break
+// space U+202F, ...), which PDFs and locale-formatted pages produce, and an
+// ASCII hyphen '-' with a letter or digit on each side ("DE89-3704-...").
+// Any other character is refused, never stripped or folded: a tab or
+// newline, a zero-width space, a dash other than the ASCII hyphen, and any
+// other non-ASCII character such as a full-width digit '１', a Cyrillic 'А'
+// (U+0410) or a Greek 'Ο'.
 //
 // The error, if any, wraps [ErrInvalid] and is an [*Error] of Kind
-// [KindIBAN].
+// [KindIBAN]. Its reason names what is wrong and where, counting characters
+// of the input from 1, as in "position 9 must be a digit, got 'O'".
 func IBAN(s string) (string, error) {
 	var buf [maxInput]byte
 	b, off, _, err := compact(KindIBAN, s, buf[:0])
@@ -62,28 +76,40 @@ func FormatIBAN(s string) string {
 	return b.String()
 }
 
-// compact appends s to dst without ASCII spaces and with ASCII letters
-// upper-cased, then drops a leading "IBAN" or "IBAN:". It returns the result,
-// how many non-space bytes were dropped in front (to map positions back to
-// s), and whether there was a prefix. It refuses non-printable-ASCII input
-// and input longer than maxInput bytes.
+// compact appends s to dst without separators (see [IBAN]) and with ASCII
+// letters upper-cased, then drops a leading "IBAN" or "IBAN:". It returns
+// the result, how many bytes were dropped in front of it (to map positions
+// back to s with position), and whether there was a prefix. It refuses
+// control characters, non-ASCII characters other than separators, and input
+// longer than maxInput bytes.
 func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err error) {
-	if err := checkASCII(kind, s); err != nil {
-		return nil, 0, false, err
-	}
-	if len(s) > maxInput {
-		return nil, 0, false, fail(kind, s, "is %d bytes long; an %s has at most 34 characters", len(s), noun(kind))
-	}
 	b = dst
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == ' ':
+			i++
 			continue
+		case c >= utf8.RuneSelf || c == '-':
+			if n := separator(s, i); n > 0 {
+				i += n
+				continue
+			}
+			if c != '-' {
+				return nil, 0, false, refuseAt(kind, s, i)
+			}
+		case c < 0x20 || c == 0x7f:
+			return nil, 0, false, refuseAt(kind, s, i)
 		case isLower(c):
 			c -= 'a' - 'A'
 		}
-		b = append(b, c)
+		if len(s) <= maxInput {
+			b = append(b, c)
+		}
+		i++
+	}
+	if len(s) > maxInput {
+		return nil, 0, false, fail(kind, s, "is %d bytes long; an %s has at most 34 characters", len(s), noun(kind))
 	}
 	if len(b) >= 4 && string(b[:4]) == "IBAN" {
 		off, prefixed = 4, true
@@ -95,26 +121,52 @@ func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err 
 	return b, off, prefixed, nil
 }
 
-// position returns the 1-based position in s of the k-th (from 0) byte that
-// is not a space: where compact's output byte k came from. s is ASCII.
+// separator returns the length in bytes of the separator that starts at
+// s[i], or 0 if none does: an ASCII space, a hyphen with an ASCII letter or
+// digit on each side, or a Unicode space separator (category Zs).
+func separator(s string, i int) int {
+	switch c := s[i]; {
+	case c == ' ':
+		return 1
+	case c == '-':
+		if i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]) {
+			return 1
+		}
+		return 0
+	case c < utf8.RuneSelf:
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if r != utf8.RuneError && unicode.Is(unicode.Zs, r) {
+		return n
+	}
+	return 0
+}
+
+// position returns the 1-based position, in characters, in s of the k-th
+// (from 0) byte that is not part of a separator: where compact's output
+// byte k came from. Every byte of s but its separators is ASCII.
 func position(s string, k int) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' {
+	p := 1
+	for i := 0; i < len(s); p++ {
+		if n := separator(s, i); n > 0 {
+			i += n
 			continue
 		}
 		if k == 0 {
-			return i + 1
+			return p
 		}
 		k--
+		i++
 	}
-	return len(s)
+	return p - 1
 }
 
 // checkIBAN checks the compacted IBAN b of input s; off is compact's offset.
 func checkIBAN(kind, s string, b []byte, off int) error {
 	for j, c := range b {
 		if !isUpper(c) && !isDigit(c) {
-			return fail(kind, s, "contains %s at position %d; an IBAN has only the letters A-Z and the digits 0-9", char(c), position(s, off+j))
+			return fail(kind, s, "contains %s at position %d; an IBAN has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups", char(c), position(s, off+j))
 		}
 	}
 	if len(b) == 0 {
@@ -125,16 +177,16 @@ func checkIBAN(kind, s string, b []byte, off int) error {
 	}
 	// The error paths convert b again, so that b never escapes and the
 	// caller's buffer stays on the stack.
-	want := registryLength(string(b[:2]))
-	if want == 0 {
+	country, ok := ibanRegistry[string(b[:2])]
+	if !ok {
 		cc := string(b[:2])
 		if cc == "UK" {
 			return fail(kind, s, "UK is not an IBAN country code; United Kingdom IBANs start with GB")
 		}
 		return fail(kind, s, "%s is not a country of the IBAN registry (ISO 13616)", cc)
 	}
-	if len(b) != want {
-		return fail(kind, s, "%s IBANs have %d characters, got %d", string(b[:2]), want, len(b))
+	if len(b) != country.length {
+		return fail(kind, s, "%s IBANs have %d characters, got %d", string(b[:2]), country.length, len(b))
 	}
 	if !isDigit(b[2]) || !isDigit(b[3]) {
 		return fail(kind, s, "check digits (characters 3 and 4) must be digits, got %q", string(b[2:4]))
@@ -144,6 +196,41 @@ func checkIBAN(kind, s string, b []byte, off int) error {
 	}
 	if mod97(b) != 1 {
 		return fail(kind, s, "check digits do not match (mod-97); the IBAN has a typo or was altered")
+	}
+	return checkBBAN(kind, s, b, off, country.bban)
+}
+
+// checkBBAN checks each character of the national part b[4:] of the IBAN b
+// (compacted from s, with compact's offset off) against the registry's BBAN
+// structure format, such as "8!n10!n". The caller has checked that b has
+// the registry's length and only the characters A-Z and 0-9, so only the
+// classes n and a can fail.
+func checkBBAN(kind, s string, b []byte, off int, format string) error {
+	j := 4
+	for i := 0; i < len(format); {
+		n := 0
+		for ; isDigit(format[i]); i++ {
+			n = n*10 + int(format[i]-'0')
+		}
+		if format[i] == '!' {
+			i++
+		}
+		class := format[i]
+		i++
+		for end := j + n; j < end; j++ {
+			c := b[j]
+			var want string
+			switch {
+			case class == 'n' && !isDigit(c):
+				want = "a digit"
+			case class == 'a' && !isUpper(c):
+				want = "a letter A-Z"
+			default:
+				continue
+			}
+			return fail(kind, s, "position %d must be %s, got %s; %s IBANs have the national part %s after the check digits (n: digit, a: letter, c: letter or digit)",
+				position(s, off+j), want, char(c), string(b[:2]), format)
+		}
 	}
 	return nil
 }
@@ -169,192 +256,4 @@ func mod97(b []byte) uint32 {
 		step(c)
 	}
 	return r
-}
-
-// registryLength returns the IBAN length, in characters, of the country cc in
-// the SWIFT IBAN registry (ISO 13616), or 0 if cc is not in the registry.
-// Territories that use another country's IBAN (Åland with FI, Guernsey with
-// GB, French overseas departments with FR, ...) are not listed on their own.
-func registryLength(cc string) int {
-	switch cc {
-	case "AD": // Andorra
-		return 24
-	case "AE": // United Arab Emirates
-		return 23
-	case "AL": // Albania
-		return 28
-	case "AT": // Austria
-		return 20
-	case "AZ": // Azerbaijan
-		return 28
-	case "BA": // Bosnia and Herzegovina
-		return 20
-	case "BE": // Belgium
-		return 16
-	case "BG": // Bulgaria
-		return 22
-	case "BH": // Bahrain
-		return 22
-	case "BI": // Burundi
-		return 27
-	case "BR": // Brazil
-		return 29
-	case "BY": // Belarus
-		return 28
-	case "CH": // Switzerland
-		return 21
-	case "CR": // Costa Rica
-		return 22
-	case "CY": // Cyprus
-		return 28
-	case "CZ": // Czechia
-		return 24
-	case "DE": // Germany
-		return 22
-	case "DJ": // Djibouti
-		return 27
-	case "DK": // Denmark
-		return 18
-	case "DO": // Dominican Republic
-		return 28
-	case "EE": // Estonia
-		return 20
-	case "EG": // Egypt
-		return 29
-	case "ES": // Spain
-		return 24
-	case "FI": // Finland
-		return 18
-	case "FK": // Falkland Islands
-		return 18
-	case "FO": // Faroe Islands
-		return 18
-	case "FR": // France
-		return 27
-	case "GB": // United Kingdom
-		return 22
-	case "GE": // Georgia
-		return 22
-	case "GI": // Gibraltar
-		return 23
-	case "GL": // Greenland
-		return 18
-	case "GR": // Greece
-		return 27
-	case "GT": // Guatemala
-		return 28
-	case "HN": // Honduras
-		return 28
-	case "HR": // Croatia
-		return 21
-	case "HU": // Hungary
-		return 28
-	case "IE": // Ireland
-		return 22
-	case "IL": // Israel
-		return 23
-	case "IQ": // Iraq
-		return 23
-	case "IS": // Iceland
-		return 26
-	case "IT": // Italy
-		return 27
-	case "JO": // Jordan
-		return 30
-	case "KW": // Kuwait
-		return 30
-	case "KZ": // Kazakhstan
-		return 20
-	case "LB": // Lebanon
-		return 28
-	case "LC": // Saint Lucia
-		return 32
-	case "LI": // Liechtenstein
-		return 21
-	case "LT": // Lithuania
-		return 20
-	case "LU": // Luxembourg
-		return 20
-	case "LV": // Latvia
-		return 21
-	case "LY": // Libya
-		return 25
-	case "MC": // Monaco
-		return 27
-	case "MD": // Moldova
-		return 24
-	case "ME": // Montenegro
-		return 22
-	case "MK": // North Macedonia
-		return 19
-	case "MN": // Mongolia
-		return 20
-	case "MR": // Mauritania
-		return 27
-	case "MT": // Malta
-		return 31
-	case "MU": // Mauritius
-		return 30
-	case "NI": // Nicaragua
-		return 28
-	case "NL": // Netherlands
-		return 18
-	case "NO": // Norway
-		return 15
-	case "OM": // Oman
-		return 23
-	case "PK": // Pakistan
-		return 24
-	case "PL": // Poland
-		return 28
-	case "PS": // Palestine
-		return 29
-	case "PT": // Portugal
-		return 25
-	case "QA": // Qatar
-		return 29
-	case "RO": // Romania
-		return 24
-	case "RS": // Serbia
-		return 22
-	case "RU": // Russia
-		return 33
-	case "SA": // Saudi Arabia
-		return 24
-	case "SC": // Seychelles
-		return 31
-	case "SD": // Sudan
-		return 18
-	case "SE": // Sweden
-		return 24
-	case "SI": // Slovenia
-		return 19
-	case "SK": // Slovakia
-		return 24
-	case "SM": // San Marino
-		return 27
-	case "SO": // Somalia
-		return 23
-	case "ST": // São Tomé and Príncipe
-		return 25
-	case "SV": // El Salvador
-		return 28
-	case "TL": // Timor-Leste
-		return 23
-	case "TN": // Tunisia
-		return 24
-	case "TR": // Türkiye
-		return 26
-	case "UA": // Ukraine
-		return 29
-	case "VA": // Vatican City
-		return 22
-	case "VG": // British Virgin Islands
-		return 24
-	case "XK": // Kosovo
-		return 20
-	case "YE": // Yemen
-		return 30
-	}
-	return 0
 }

@@ -3,6 +3,7 @@ package normalize_test
 import (
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,13 +33,31 @@ func TestIBAN(t *testing.T) {
 		{name: "IBAN prefix with colon", in: "IBAN: DE89 3704 0044 0532 0130 00", want: "DE89370400440532013000"},
 		{name: "IBAN prefix, colon, no space", in: "IBAN:DE89370400440532013000", want: "DE89370400440532013000"},
 		{name: "iban prefix lower case", in: "iban ch93 0076 2011 6238 5295 7", want: "CH9300762011623852957"},
+
+		// Separators: spaces of category Zs, hyphens between groups.
+		{name: "no-break spaces", in: "DE89\u00a03704\u00a00044\u00a00532\u00a00130\u00a000", want: "DE89370400440532013000"},
+		{name: "narrow no-break spaces", in: "DE89\u202f3704\u202f0044\u202f0532\u202f0130\u202f00", want: "DE89370400440532013000"},
+		{name: "thin spaces", in: "FR14\u20092004\u20091010\u20090505\u20090001\u20093M02\u2009606", want: "FR1420041010050500013M02606"},
+		{name: "figure and ideographic spaces", in: "\u3000GB29\u2007NWBK\u20076016\u20071331\u20079268\u200719\u3000", want: "GB29NWBK60161331926819"},
+		{name: "mixed separators", in: "IBAN:\u00a0DE89 3704\u20090044-0532\u202f0130-00", want: "DE89370400440532013000"},
+		{name: "hyphens", in: "DE89-3704-0044-0532-0130-00", want: "DE89370400440532013000"},
+		{name: "hyphens lower case", in: "gb29-nwbk-6016-1331-9268-19", want: "GB29NWBK60161331926819"},
 		{name: "IBAN prefix glued", in: "IBANDE89370400440532013000", want: "DE89370400440532013000"},
 
 		// Characters.
 		{name: "empty", in: "", reason: "is empty"},
 		{name: "only spaces", in: "    ", reason: "is empty"},
 		{name: "only the prefix", in: "IBAN:", reason: "is empty"},
-		{name: "hyphen", in: "DE89-3704-0044-0532-0130-00", reason: "contains '-' at position 5; an IBAN has only the letters A-Z and the digits 0-9"},
+		{name: "leading hyphen", in: "-DE89-3704-0044-0532-0130-00", reason: "contains '-' at position 1; an IBAN has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups"},
+		{name: "trailing hyphen", in: "DE89370400440532013000-", reason: "contains '-' at position 23"},
+		{name: "double hyphen", in: "DE89--3704-0044-0532-0130-00", reason: "contains '-' at position 5"},
+		{name: "hyphen next to a space", in: "DE89 -3704 0044 0532 0130 00", reason: "contains '-' at position 6"},
+		{name: "hyphen after the prefix", in: "IBAN-DE89-3704-0044-0532-0130-00", want: "DE89370400440532013000"},
+		{name: "en dash", in: "DE89\u20133704\u20130044\u20130532\u20130130\u201300", reason: "contains the non-ASCII character U+2013 at position 5"},
+		{name: "non-breaking hyphen", in: "DE89\u20113704", reason: "U+2011 at position 5"},
+		{name: "hyphen U+2010", in: "DE89\u20103704", reason: "U+2010 at position 5"},
+		{name: "minus sign", in: "DE89\u22123704", reason: "U+2212 at position 5"},
+		{name: "soft hyphen", in: "DE89\u00ad3704", reason: "U+00AD at position 5"},
 		{name: "second colon", in: "IBAN::DE89370400440532013000", reason: "contains ':' at position 6"},
 		{name: "colon without prefix", in: "DE:89370400440532013000", reason: "contains ':' at position 3"},
 		{name: "dot", in: "DE89.370400440532013000", reason: "contains '.' at position 5"},
@@ -55,9 +74,11 @@ func TestIBAN(t *testing.T) {
 		{name: "Greek Omicron lower case", in: "n\u03bf9386011117947", reason: "U+03BF at position 2"},
 		{name: "full-width digit", in: "DE\uff18\uff19370400440532013000", reason: "U+FF18 at position 3"},
 		{name: "all full-width", in: "\uff24\uff25\uff18\uff19\uff13\uff17\uff10\uff14\uff10\uff10\uff14\uff14\uff10\uff15\uff13\uff12\uff10\uff11\uff13\uff10\uff10\uff10", reason: "U+FF24 at position 1"},
-		{name: "NBSP", in: "DE89\u00a03704 0044 0532 0130 00", reason: "U+00A0 (no-break space) at position 5"},
-		{name: "narrow NBSP", in: "DE89\u202f3704 0044 0532 0130 00", reason: "U+202F (narrow no-break space) at position 5"},
 		{name: "zero-width space", in: "DE89\u200b370400440532013000", reason: "U+200B (zero-width space) at position 5"},
+		{name: "zero-width space after a no-break space", in: "DE89\u00a0\u200b370400440532013000", reason: "U+200B (zero-width space) at position 6"},
+		{name: "word joiner", in: "DE89\u2060370400440532013000", reason: "U+2060 (word joiner) at position 5"},
+		{name: "line separator", in: "DE89\u2028370400440532013000", reason: "U+2028 at position 5"},
+		{name: "look-alike after separators", in: "DE89\u00a03704\u2009\u0410044", reason: "U+0410 at position 11"},
 		{name: "byte order mark", in: "\ufeffDE89370400440532013000", reason: "U+FEFF (byte order mark) at position 1"},
 		{name: "position counts characters", in: "DE\u00e9\u0410", reason: "U+00E9 at position 3"},
 		{name: "invalid UTF-8", in: "DE89\xc3", reason: "contains the byte 0xC3, which is not valid UTF-8, at position 5"},
@@ -86,11 +107,24 @@ func TestIBAN(t *testing.T) {
 		{name: "mod-97 swapped digits", in: "DE89370400440532031000", reason: "check digits do not match (mod-97)"},
 		{name: "mod-97 check digits", in: "DE88370400440532013000", reason: "check digits do not match (mod-97)"},
 		{name: "mod-97 letter", in: "GB29NWBC60161331926819", reason: "check digits do not match (mod-97)"},
+
+		// BBAN structure, checked after mod-97. Each input has check digits
+		// that match, so only the structure refuses it.
+		{name: "DE O for 0", in: "DE59370400440532O13000", reason: "position 17 must be a digit, got 'O'; DE IBANs have the national part 8!n10!n after the check digits"},
+		{name: "DE O for 0 print format", in: "DE59 3704 0044 0532 O130 00", reason: "position 21 must be a digit, got 'O'"},
+		{name: "DE O for 0 lower case", in: "de59 3704 0044 0532 o130 00", reason: "position 21 must be a digit, got 'O'"},
+		{name: "DE I for 1", in: "DE25I70400440532013000", reason: "position 5 must be a digit, got 'I'"},
+		{name: "GB digit for a letter in the bank code", in: "GB83NW8K60161331926819", reason: "position 7 must be a letter A-Z, got '8'"},
+		{name: "GB letter in the sort code", in: "GB97NWBK6O161331926819", reason: "position 10 must be a digit, got 'O'"},
+		{name: "NL 0 for O in the bank code", in: "NL09ABN00417164300", reason: "position 8 must be a letter A-Z, got '0'"},
+		{name: "IT letter CIN must be a letter", in: "IT2500542811101000000123456", reason: "position 5 must be a letter A-Z, got '0'"},
+		{name: "FR letter outside the account number", in: "FR382004101005050001302606M", reason: "position 27 must be a digit, got 'M'"},
 	})
 }
 
 // registry is the SWIFT IBAN registry as this test knows it, written out
-// again so that a change to the normalizer's table shows up here.
+// again so that a change to the normalizer's table shows up here: each
+// country's IBAN length.
 var registry = map[string]int{
 	"AD": 24, "AE": 23, "AL": 28, "AT": 20, "AZ": 28, "BA": 20, "BE": 16, "BG": 22,
 	"BH": 22, "BI": 27, "BR": 29, "BY": 28, "CH": 21, "CR": 22, "CY": 28, "CZ": 24,
@@ -104,6 +138,100 @@ var registry = map[string]int{
 	"SC": 31, "SD": 18, "SE": 24, "SI": 19, "SK": 24, "SM": 27, "SO": 23, "ST": 25,
 	"SV": 28, "TL": 23, "TN": 24, "TR": 26, "UA": 29, "VA": 22, "VG": 24, "XK": 20,
 	"YE": 30,
+}
+
+// bbanFormats is each registry country's BBAN structure, from the same
+// registry: the classes of the characters after the check digits.
+var bbanFormats = map[string]string{
+	"AD": "4!n4!n12!c",
+	"AE": "3!n16!n",
+	"AL": "8!n16!c",
+	"AT": "5!n11!n",
+	"AZ": "4!a20!c",
+	"BA": "3!n3!n8!n2!n",
+	"BE": "3!n7!n2!n",
+	"BG": "4!a4!n2!n8!c",
+	"BH": "4!a14!c",
+	"BI": "5!n5!n11!n2!n",
+	"BR": "8!n5!n10!n1!a1!c",
+	"BY": "4!c4!n16!c",
+	"CH": "5!n12!c",
+	"CR": "4!n14!n",
+	"CY": "3!n5!n16!c",
+	"CZ": "4!n6!n10!n",
+	"DE": "8!n10!n",
+	"DJ": "5!n5!n11!n2!n",
+	"DK": "4!n9!n1!n",
+	"DO": "4!c20!n",
+	"EE": "2!n14!n",
+	"EG": "4!n4!n17!n",
+	"ES": "4!n4!n1!n1!n10!n",
+	"FI": "3!n11!n",
+	"FK": "2!a12!n",
+	"FO": "4!n9!n1!n",
+	"FR": "5!n5!n11!c2!n",
+	"GB": "4!a6!n8!n",
+	"GE": "2!a16!n",
+	"GI": "4!a15!c",
+	"GL": "4!n9!n1!n",
+	"GR": "3!n4!n16!c",
+	"GT": "4!c20!c",
+	"HN": "4!a20!n",
+	"HR": "7!n10!n",
+	"HU": "3!n4!n1!n15!n1!n",
+	"IE": "4!a6!n8!n",
+	"IL": "3!n3!n13!n",
+	"IQ": "4!a3!n12!n",
+	"IS": "4!n2!n6!n10!n",
+	"IT": "1!a5!n5!n12!c",
+	"JO": "4!a4!n18!c",
+	"KW": "4!a22!c",
+	"KZ": "3!n13!c",
+	"LB": "4!n20!c",
+	"LC": "4!a24!c",
+	"LI": "5!n12!c",
+	"LT": "5!n11!n",
+	"LU": "3!n13!c",
+	"LV": "4!a13!c",
+	"LY": "3!n3!n15!n",
+	"MC": "5!n5!n11!c2!n",
+	"MD": "2!c18!c",
+	"ME": "3!n13!n2!n",
+	"MK": "3!n10!c2!n",
+	"MN": "4!n12!n",
+	"MR": "5!n5!n11!n2!n",
+	"MT": "4!a5!n18!c",
+	"MU": "4!a2!n2!n12!n3!n3!a",
+	"NI": "4!a20!n",
+	"NL": "4!a10!n",
+	"NO": "4!n6!n1!n",
+	"OM": "3!n16!c",
+	"PK": "4!a16!c",
+	"PL": "8!n16!n",
+	"PS": "4!a21!c",
+	"PT": "4!n4!n11!n2!n",
+	"QA": "4!a21!c",
+	"RO": "4!a16!c",
+	"RS": "3!n13!n2!n",
+	"RU": "9!n5!n15!c",
+	"SA": "2!n18!c",
+	"SC": "4!a2!n2!n16!n3!a",
+	"SD": "2!n12!n",
+	"SE": "3!n16!n1!n",
+	"SI": "5!n8!n2!n",
+	"SK": "4!n6!n10!n",
+	"SM": "1!a5!n5!n12!c",
+	"SO": "4!n3!n12!n",
+	"ST": "8!n11!n2!n",
+	"SV": "4!a20!n",
+	"TL": "3!n14!n2!n",
+	"TN": "2!n3!n13!n2!n",
+	"TR": "5!n1!n16!c",
+	"UA": "6!n19!c",
+	"VA": "3!n15!n",
+	"VG": "4!a16!n",
+	"XK": "4!n10!n2!n",
+	"YE": "4!a4!n18!c",
 }
 
 // bigMod97 is the ISO 7064 MOD 97-10 remainder computed the obvious way,
@@ -124,21 +252,52 @@ func bigMod97(iban string) int64 {
 	return new(big.Int).Mod(n, big.NewInt(97)).Int64()
 }
 
-// makeIBAN returns a valid IBAN of country cc with n characters in all, its
-// BBAN made of letters and digits taken from seed.
-func makeIBAN(cc string, n int, seed string) string {
-	var bban strings.Builder
-	for i := 0; bban.Len() < n-4; i++ {
-		bban.WriteByte(seed[i%len(seed)])
+// bbanClasses expands a BBAN structure such as "8!n10!n" into one class
+// letter per character: "nnnnnnnnnnnnnnnnnn".
+func bbanClasses(t testing.TB, format string) string {
+	t.Helper()
+	var out strings.Builder
+	for rest := format; rest != ""; {
+		i := strings.IndexAny(rest, "nac")
+		if i < 1 {
+			t.Fatalf("BBAN format %q: no count before a class", format)
+		}
+		n, err := strconv.Atoi(strings.TrimSuffix(rest[:i], "!"))
+		if err != nil {
+			t.Fatalf("BBAN format %q: %v", format, err)
+		}
+		out.WriteString(strings.Repeat(rest[i:i+1], n))
+		rest = rest[i+1:]
 	}
-	check := 98 - bigMod97(cc+"00"+bban.String())
-	return fmt.Sprintf("%s%02d%s", cc, check, bban.String())
+	return out.String()
+}
+
+// withCheckDigits returns cc, the check digits that make mod-97 match, and
+// bban.
+func withCheckDigits(cc, bban string) string {
+	return fmt.Sprintf("%s%02d%s", cc, 98-bigMod97(cc+"00"+bban), bban)
+}
+
+// makeIBAN returns a valid IBAN of country cc whose BBAN has the classes
+// given, one per character (see bbanClasses): digits taken in turn from
+// digits, letters from letters, and for class c from both, alternately.
+func makeIBAN(cc, classes, digits, letters string) string {
+	var bban strings.Builder
+	for i, class := range classes {
+		switch {
+		case class == 'n', class == 'c' && i%2 == 0:
+			bban.WriteByte(digits[i%len(digits)])
+		default:
+			bban.WriteByte(letters[i%len(letters)])
+		}
+	}
+	return withCheckDigits(cc, bban.String())
 }
 
 func TestIBANRegistry(t *testing.T) {
 	t.Parallel()
-	if len(registry) < 89 {
-		t.Fatalf("registry has %d countries, want at least 89", len(registry))
+	if len(registry) < 89 || len(bbanFormats) != len(registry) {
+		t.Fatalf("registry has %d countries and %d BBAN formats, want at least 89 of each", len(registry), len(bbanFormats))
 	}
 	for a := 'A'; a <= 'Z'; a++ {
 		for b := 'A'; b <= 'Z'; b++ {
@@ -147,7 +306,7 @@ func TestIBANRegistry(t *testing.T) {
 			t.Run(cc, func(t *testing.T) {
 				t.Parallel()
 				if !ok {
-					in := makeIBAN(cc, 22, "0123456789")
+					in := withCheckDigits(cc, "012345678901234567")
 					_, err := normalize.IBAN(in)
 					reason := cc + " is not a country of the IBAN registry"
 					if cc == "UK" {
@@ -159,8 +318,13 @@ func TestIBANRegistry(t *testing.T) {
 					checkError(t, err, normalize.KindIBAN, in, reason)
 					return
 				}
-				for _, seed := range []string{"0123456789", "9876543210ABCDEFGHIJKLMNOPQRSTUVWXYZ", "Z"} {
-					in := makeIBAN(cc, n, seed)
+				format := bbanFormats[cc]
+				classes := bbanClasses(t, format)
+				if len(classes) != n-4 {
+					t.Fatalf("%s: BBAN format %s has %d characters, want %d (IBAN length %d)", cc, format, len(classes), n-4, n)
+				}
+				for _, seed := range [][2]string{{"0123456789", "ABCDEFGHIJKLMNOPQRSTUVWXYZ"}, {"9876543210", "ZYXWVUTSRQPONMLKJIHGFEDCBA"}, {"0", "O"}, {"1", "I"}} {
+					in := makeIBAN(cc, classes, seed[0], seed[1])
 					got, err := normalize.IBAN(strings.ToLower(in))
 					if err != nil || got != in {
 						t.Fatalf("IBAN(%q) = %q, %v; want %q", strings.ToLower(in), got, err, in)
@@ -169,17 +333,42 @@ func TestIBANRegistry(t *testing.T) {
 						_, err := normalize.IBAN(bad)
 						checkError(t, err, normalize.KindIBAN, bad, fmt.Sprintf("%s IBANs have %d characters, got %d", cc, n, len(bad)))
 					}
-					// Changing any one character breaks mod-97.
+					// Changing any one character for another of its kind
+					// breaks mod-97 (ISO 7064 detects every such change;
+					// a letter for a digit may happen to pass).
 					for i := 4; i < len(in); i++ {
 						c := byte('7')
+						if in[i] >= 'A' {
+							c = 'Q'
+						}
 						if in[i] == c {
-							c = '8'
+							c++
 						}
 						bad := in[:i] + string(c) + in[i+1:]
 						_, err := normalize.IBAN(bad)
 						if err == nil {
 							t.Fatalf("IBAN(%q) succeeded after changing character %d", bad, i+1)
 						}
+					}
+					// A character of the wrong class is refused, naming its
+					// position, even with check digits that match.
+					for i, class := range classes {
+						var c byte
+						var want string
+						switch class {
+						case 'n':
+							c, want = "OIZSB"[i%5], "must be a digit, got '"
+						case 'a':
+							c, want = "01258"[i%5], "must be a letter A-Z, got '"
+						default:
+							continue
+						}
+						bad := withCheckDigits(cc, in[4:4+i]+string(c)+in[5+i:])
+						if bigMod97(bad) != 1 {
+							t.Fatalf("test bug: %s does not pass mod-97", bad)
+						}
+						_, err := normalize.IBAN(bad)
+						checkError(t, err, normalize.KindIBAN, bad, fmt.Sprintf("position %d %s%c'; %s IBANs have the national part %s", 5+i, want, c, cc, format))
 					}
 				}
 			})

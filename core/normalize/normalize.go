@@ -83,21 +83,27 @@ func noun(kind string) string {
 // in reasons count runes from 1, as a person counts characters.
 func checkASCII(kind, s string) error {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f {
-			continue
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return refuseAt(kind, s, i)
 		}
-		pos := utf8.RuneCountInString(s[:i]) + 1
-		if c < utf8.RuneSelf {
-			return fail(kind, s, "contains the control character %s at position %d; only printable ASCII is allowed", describe(rune(c)), pos)
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return fail(kind, s, "contains the byte 0x%02X, which is not valid UTF-8, at position %d; type the %s in plain ASCII", c, pos, noun(kind))
-		}
-		return fail(kind, s, "contains the non-ASCII character %s at position %d; look-alike characters are refused, type the %s in plain ASCII", describe(r), pos, noun(kind))
 	}
 	return nil
+}
+
+// refuseAt returns the error for the character that starts at s[i], which is
+// not printable ASCII: a control character, an invalid byte, or a non-ASCII
+// character.
+func refuseAt(kind, s string, i int) error {
+	c := s[i]
+	pos := utf8.RuneCountInString(s[:i]) + 1
+	if c < utf8.RuneSelf {
+		return fail(kind, s, "contains the control character %s at position %d; only printable ASCII is allowed", describe(rune(c)), pos)
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	if r == utf8.RuneError && size == 1 {
+		return fail(kind, s, "contains the byte 0x%02X, which is not valid UTF-8, at position %d; type the %s in plain ASCII", c, pos, noun(kind))
+	}
+	return fail(kind, s, "contains the non-ASCII character %s at position %d; look-alike characters are refused, type the %s in plain ASCII", describe(r), pos, noun(kind))
 }
 
 // describe names a rune as U+XXXX, with a name for the invisible ones that
