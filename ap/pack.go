@@ -274,26 +274,21 @@ func contracts() ([]*contract.Contract, error) {
 // errBadText is wrapped by the normalizers' errors.
 var errBadText = normalize.ErrInvalid
 
-// VendorName normalizes a vendor's name for lookup: surrounding space
-// trimmed, inner runs of white space made one space, letters lower-cased.
-// It refuses an empty name, more than 128 characters, invalid UTF-8, and
-// control or invisible formatting characters (a zero-width space inside
-// "ACME" is refused, not stripped). Letters of any script are kept as they
-// are: a Cyrillic look-alike of a vendor's name matches no vendor.
+// VendorName normalizes a vendor's name for lookup with normalize.Name:
+// surrounding white space trimmed, inner runs of white space made one
+// space, ASCII letters lower-cased, every other letter kept as it is (a
+// Cyrillic look-alike of a vendor's name matches no vendor). It refuses an
+// empty name, more than 128 characters, invalid UTF-8, control characters,
+// and look-alikes (an error wrapping normalize.ErrLookAlike): invisible
+// formatting characters (a zero-width space inside "ACME"), compatibility
+// characters such as the Kelvin sign U+212A for a K, and Cyrillic or Greek
+// letters among Latin ones. None is stripped or folded.
 func VendorName(s string) (string, error) {
-	if !utf8.ValidString(s) {
-		return "", fmt.Errorf("%w: the vendor name is not valid UTF-8", errBadText)
+	n, err := normalize.Name(s)
+	if err != nil {
+		return "", err
 	}
-	for _, r := range s {
-		if unicode.IsControl(r) && !unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) {
-			return "", fmt.Errorf("%w: the vendor name contains the invisible character U+%04X; type it in plain text", errBadText, r)
-		}
-	}
-	n := strings.ToLower(strings.Join(strings.Fields(s), " "))
-	switch c := utf8.RuneCountInString(n); {
-	case c == 0:
-		return "", fmt.Errorf("%w: the vendor name is empty", errBadText)
-	case c > 128:
+	if c := utf8.RuneCountInString(n); c > 128 {
 		return "", fmt.Errorf("%w: the vendor name has %d characters; at most 128 are accepted", errBadText, c)
 	}
 	return n, nil

@@ -219,8 +219,8 @@ func TestAttacks(t *testing.T) {
 		{
 			name:    "vendor in look-alike letters",
 			args:    pay("\u0410CME Supplies", "INV-2290", ap.DemoIBAN, "850.00"),
-			code:    intent.CodeNotTrusted,
-			mention: "vendors on file",
+			code:    intent.CodeBadArgument,
+			mention: "look-alike characters are refused",
 		},
 		{
 			name:    "zero-width space in the vendor",

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/erp"
 )
@@ -97,7 +97,7 @@ func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (re
 	}
 	var byNumber []erp.Bill
 	for _, b := range all { // sorted by ID: the oldest first
-		if strings.EqualFold(b.Name, value) {
+		if same, err := normalize.SameName(b.Name, value); err == nil && same { // exact up to ASCII case: never a compatibility fold
 			byNumber = append(byNumber, b)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 )
 
 var _ Source = (*Mem)(nil)
@@ -247,13 +248,12 @@ func (m *Mem) Vendors(ctx context.Context, company string, q VendorQuery) ([]Ven
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	name := strings.ToLower(strings.TrimSpace(q.Name))
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Vendor
 	for _, v := range m.vendors {
 		if v.company != company || (q.ID != "" && v.ID != q.ID) ||
-			(q.Name != "" && strings.ToLower(strings.TrimSpace(v.Name)) != name) {
+			(q.Name != "" && !sameName(v.Name, q.Name)) {
 			continue
 		}
 		out = append(out, v.Vendor)
@@ -431,4 +431,11 @@ func (m *Mem) ChangeBankAccount(ctx context.Context, company string, c BankChang
 	}
 	m.keys[key] = target.ID
 	return *target, nil
+}
+
+// sameName is normalize.SameName without its error: a name it refuses (a
+// look-alike such as the Kelvin sign U+212A for a K) matches no vendor.
+func sameName(a, b string) bool {
+	same, err := normalize.SameName(a, b)
+	return err == nil && same
 }

@@ -2,6 +2,7 @@ package normalize_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"unicode"
 
@@ -107,4 +108,45 @@ func FuzzEmail(f *testing.F) {
 
 func FuzzIdentifier(f *testing.F) {
 	fuzz(f, normalize.KindIdentifier, normalize.Identifier, false, nil)
+}
+
+func FuzzName(f *testing.F) {
+	for _, s := range append(seeds, "Müller GmbH", "\u212Awik Supplies", "ООО Ромашка", "\u0410CME", "Soci\u0065\u0301t\u00e9", "ACME 株式会社", "  a \t b ") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out, err := normalize.Name(in)
+		if err != nil {
+			var e *normalize.Error
+			if out != "" || !errors.Is(err, normalize.ErrInvalid) || !errors.As(err, &e) || e.Kind != normalize.KindName || e.Reason == "" {
+				t.Fatalf("Name(%q) = %q, %#v: want \"\" and an *Error of kind name wrapping ErrInvalid", in, out, err)
+			}
+			for _, c := range []byte(err.Error()) {
+				if c >= 0x80 {
+					t.Fatalf("Name(%q): error message %q is not ASCII", in, err.Error())
+				}
+			}
+			return
+		}
+		if strings.ContainsRune(in, '\u212A') || strings.ContainsRune(in, '\u017F') {
+			t.Fatalf("Name(%q) = %q: the Kelvin sign and the long s must be refused", in, out)
+		}
+		if out == "" || out[0] == ' ' || out[len(out)-1] == ' ' || strings.Contains(out, "  ") {
+			t.Fatalf("Name(%q) = %q: white space not collapsed", in, out)
+		}
+		for _, r := range out {
+			if 'A' <= r && r <= 'Z' || r != ' ' && unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Mn, r) {
+				t.Fatalf("Name(%q) = %q: has %U", in, out, r)
+			}
+		}
+		if strings.ToLower(strings.Join(strings.Fields(in), " ")) != out && !strings.ContainsFunc(in, func(r rune) bool { return r >= 0x80 }) {
+			t.Fatalf("Name(%q) = %q: an ASCII name must be collapsed and lower-cased only", in, out)
+		}
+		if again, err := normalize.Name(out); err != nil || again != out {
+			t.Fatalf("Name(%q) = %q, but Name(%q) = %q, %v: not idempotent", in, out, out, again, err)
+		}
+		if same, err := normalize.SameName(in, out); !same || err != nil {
+			t.Fatalf("SameName(%q, %q) = %v, %v; want true", in, out, same, err)
+		}
+	})
 }

@@ -12,6 +12,13 @@ import (
 // errors.As with a [*Error] for the details.
 var ErrInvalid = errors.New("normalize: invalid value")
 
+// ErrLookAlike is wrapped by the error of [Name] and [SameName] when a name
+// has a character that imitates another one (a Cyrillic 'А' among Latin
+// letters, the Kelvin sign U+212A, a full-width letter, a zero-width space):
+// the name is neither folded into a match nor simply unknown, and a caller
+// sends it to a person or refuses it saying why. It wraps [ErrInvalid].
+var ErrLookAlike = fmt.Errorf("%w: look-alike character", ErrInvalid)
+
 // Kinds of value, as reported in [Error.Kind]. Each is the name of the
 // normalizer that refused the value.
 const (
@@ -19,6 +26,7 @@ const (
 	KindAccountNumber = "account number"
 	KindEmail         = "email"
 	KindIdentifier    = "identifier"
+	KindName          = "name"
 )
 
 // maxInputRunes is how many runes of the input an [Error] keeps.
@@ -26,8 +34,7 @@ const maxInputRunes = 64
 
 // Error is a value a normalizer refused. It wraps [ErrInvalid].
 type Error struct {
-	// Kind is the kind of value: KindIBAN, KindAccountNumber, KindEmail or
-	// KindIdentifier.
+	// Kind is the kind of value: one of the Kind constants, such as KindIBAN.
 	Kind string
 	// Input is the refused input as given, cut to its first 64 runes; a cut
 	// input ends with "...".
@@ -35,6 +42,9 @@ type Error struct {
 	// Reason says what is wrong, in words a person and an agent can act on,
 	// for example "check digits do not match (mod-97)".
 	Reason string
+	// Err is what the error wraps: ErrLookAlike for a look-alike character
+	// in a name, nil (meaning ErrInvalid) otherwise.
+	Err error
 }
 
 // Error returns the kind, the input quoted and the reason, as in
@@ -46,12 +56,22 @@ func (e *Error) Error() string {
 	return e.Kind + ": " + strconv.QuoteToASCII(e.Input) + ": " + e.Reason
 }
 
-// Unwrap returns [ErrInvalid].
-func (e *Error) Unwrap() error { return ErrInvalid }
+// Unwrap returns e.Err, or [ErrInvalid] if it is nil.
+func (e *Error) Unwrap() error {
+	if e.Err != nil {
+		return e.Err
+	}
+	return ErrInvalid
+}
 
 // fail returns an *Error for input s.
 func fail(kind, s, format string, args ...any) error {
 	return &Error{Kind: kind, Input: clip(s), Reason: fmt.Sprintf(format, args...)}
+}
+
+// failLookAlike returns an *Error for input s that wraps ErrLookAlike.
+func failLookAlike(kind, s, format string, args ...any) error {
+	return &Error{Kind: kind, Input: clip(s), Reason: fmt.Sprintf(format, args...), Err: ErrLookAlike}
 }
 
 // clip cuts s to its first maxInputRunes runes, keeping invalid bytes as

@@ -15,6 +15,7 @@ var _ = []func(string) (string, error){
 	normalize.AccountNumber,
 	normalize.Email,
 	normalize.Identifier,
+	normalize.Name,
 }
 
 // test is one row of a normalizer table: want is the normalized value, or
@@ -32,29 +33,35 @@ func run(t *testing.T, kind string, f func(string) (string, error), tests []test
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := f(tt.in)
-			if tt.reason == "" {
-				if err != nil {
-					t.Fatalf("%s(%q): unexpected error: %v", kind, tt.in, err)
-				}
-				if got != tt.want {
-					t.Fatalf("%s(%q) = %q, want %q", kind, tt.in, got, tt.want)
-				}
-				again, err := f(got)
-				if err != nil || again != got {
-					t.Fatalf("%s(%q) = %q, %v; not idempotent", kind, got, again, err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("%s(%q) = %q, want an error with reason %q", kind, tt.in, got, tt.reason)
-			}
-			if got != "" {
-				t.Errorf("%s(%q) returned %q with its error, want \"\"", kind, tt.in, got)
-			}
-			checkError(t, err, kind, tt.in, tt.reason)
+			run1(t, kind, f, tt)
 		})
 	}
+}
+
+// run1 runs one row of a table against normalizer f of the given kind.
+func run1(t *testing.T, kind string, f func(string) (string, error), tt test) {
+	t.Helper()
+	got, err := f(tt.in)
+	if tt.reason == "" {
+		if err != nil {
+			t.Fatalf("%s(%q): unexpected error: %v", kind, tt.in, err)
+		}
+		if got != tt.want {
+			t.Fatalf("%s(%q) = %q, want %q", kind, tt.in, got, tt.want)
+		}
+		again, err := f(got)
+		if err != nil || again != got {
+			t.Fatalf("%s(%q) = %q, %v; not idempotent", kind, got, again, err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("%s(%q) = %q, want an error with reason %q", kind, tt.in, got, tt.reason)
+	}
+	if got != "" {
+		t.Errorf("%s(%q) returned %q with its error, want \"\"", kind, tt.in, got)
+	}
+	checkError(t, err, kind, tt.in, tt.reason)
 }
 
 // checkError checks that err wraps ErrInvalid, is an *Error of the kind for
