@@ -39,7 +39,7 @@ func AccountNumber(s string) (string, error) {
 	}
 	for j, c := range b {
 		if !isUpper(c) && !isDigit(c) {
-			return "", fail(kind, s, "contains %s at position %d; an account number has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups", char(c), position(s, off+j))
+			return "", fail(kind, s, "contains %s at position %d; an account number has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups", char(c), position(s, off+j, "-"))
 		}
 	}
 	if len(b) == 0 {

@@ -150,3 +150,71 @@ func FuzzName(f *testing.F) {
 		}
 	})
 }
+
+func FuzzBIC(f *testing.F) {
+	fuzz(f, normalize.KindBIC, normalize.BIC, true, func(t *testing.T, in, out string) {
+		if len(out) != 8 && len(out) != 11 || strings.HasSuffix(out, "XXX") {
+			t.Fatalf("BIC(%q) = %q: not 8 or 11 characters in canonical form", in, out)
+		}
+	})
+}
+
+func FuzzRoutingNumber(f *testing.F) {
+	fuzz(f, normalize.KindRoutingNumber, normalize.RoutingNumber, true, func(t *testing.T, in, out string) {
+		sum := 0
+		for i, c := range []byte(out) {
+			sum += int(c-'0') * []int{3, 7, 1}[i%3]
+		}
+		if len(out) != 9 || sum%10 != 0 {
+			t.Fatalf("RoutingNumber(%q) = %q: not 9 digits with the 3-7-1 checksum", in, out)
+		}
+	})
+}
+
+func FuzzSortCode(f *testing.F) {
+	fuzz(f, normalize.KindSortCode, normalize.SortCode, true, nil)
+}
+
+func FuzzParseAccount(f *testing.F) {
+	for _, in := range [][3]string{
+		{"DE89 3704 0044 0532 0130 00", "COBADEFFXXX", "DE"}, {"1234567890", "021000021", "US"},
+		{"60-16-13 31926819", "", "GB"}, {"0532013000", "COBADEFF", "DE"}, {"12345O7890", "021000021", "US"},
+		{"19-2000145399/0800", "GIBACZPX", ""}, {"31926819", "60-16-13", "je"}, {"", "", ""},
+		{"1234\u00a05678", "0210\u20090002\u20091", "US"}, {"\u0410T611904300234573201", "", ""},
+	} {
+		f.Add(in[0], in[1], in[2])
+	}
+	f.Fuzz(func(t *testing.T, number, bank, country string) {
+		a, err := normalize.ParseAccount(number, bank, country)
+		if err != nil {
+			var e *normalize.Error
+			if a != (normalize.Account{}) || !errors.Is(err, normalize.ErrInvalid) || !errors.As(err, &e) || e.Reason == "" {
+				t.Fatalf("ParseAccount(%q, %q, %q) = %+v, %#v", number, bank, country, a, err)
+			}
+			for _, c := range []byte(err.Error()) {
+				if c >= 0x80 {
+					t.Fatalf("ParseAccount(%q, %q, %q): error message %q is not ASCII", number, bank, country, err.Error())
+				}
+			}
+			return
+		}
+		for _, r := range number + bank + country {
+			if r >= 0x80 && !unicode.Is(unicode.Zs, r) {
+				t.Fatalf("ParseAccount(%q, %q, %q) = %+v: %U must be refused", number, bank, country, a, r)
+			}
+		}
+		key := a.Key()
+		if key == "" || len(key) > 64 || strings.Trim(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:") != "" {
+			t.Fatalf("ParseAccount(%q, %q, %q) = %+v: key %q is not canonical", number, bank, country, a, key)
+		}
+		b, err := normalize.ParseAccountKey(key)
+		if err != nil || b.Key() != key || b.Type != a.Type {
+			t.Fatalf("ParseAccountKey(%q) = %+v, %v: does not round-trip", key, b, err)
+		}
+		if a.Type == normalize.AccountIBAN {
+			if iban, err := normalize.IBAN(number); err != nil || iban != key {
+				t.Fatalf("ParseAccount(%q, ...) = IBAN %q, but IBAN(%q) = %q, %v", number, key, number, iban, err)
+			}
+		}
+	})
+}

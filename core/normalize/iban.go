@@ -91,7 +91,7 @@ func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err 
 			i++
 			continue
 		case c >= utf8.RuneSelf || c == '-':
-			if n := separator(s, i); n > 0 {
+			if n := separator(s, i, "-"); n > 0 {
 				i += n
 				continue
 			}
@@ -122,18 +122,17 @@ func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err 
 }
 
 // separator returns the length in bytes of the separator that starts at
-// s[i], or 0 if none does: an ASCII space, a hyphen with an ASCII letter or
-// digit on each side, or a Unicode space separator (category Zs).
-func separator(s string, i int) int {
+// s[i], or 0 if none does: an ASCII space, a Unicode space separator
+// (category Zs), or one of the ASCII characters between (such as "-") with
+// an ASCII letter or digit on each side.
+func separator(s string, i int, between string) int {
 	switch c := s[i]; {
 	case c == ' ':
 		return 1
-	case c == '-':
-		if i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]) {
+	case c < utf8.RuneSelf:
+		if strings.IndexByte(between, c) >= 0 && i > 0 && i+1 < len(s) && isAlnum(s[i-1]) && isAlnum(s[i+1]) {
 			return 1
 		}
-		return 0
-	case c < utf8.RuneSelf:
 		return 0
 	}
 	r, n := utf8.DecodeRuneInString(s[i:])
@@ -144,12 +143,13 @@ func separator(s string, i int) int {
 }
 
 // position returns the 1-based position, in characters, in s of the k-th
-// (from 0) byte that is not part of a separator: where compact's output
-// byte k came from. Every byte of s but its separators is ASCII.
-func position(s string, k int) int {
+// (from 0) byte that is not part of a separator (as separator finds them
+// with between): where compact's output byte k came from. Every byte of s
+// but its separators is ASCII.
+func position(s string, k int, between string) int {
 	p := 1
 	for i := 0; i < len(s); p++ {
-		if n := separator(s, i); n > 0 {
+		if n := separator(s, i, between); n > 0 {
 			i += n
 			continue
 		}
@@ -166,7 +166,7 @@ func position(s string, k int) int {
 func checkIBAN(kind, s string, b []byte, off int) error {
 	for j, c := range b {
 		if !isUpper(c) && !isDigit(c) {
-			return fail(kind, s, "contains %s at position %d; an IBAN has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups", char(c), position(s, off+j))
+			return fail(kind, s, "contains %s at position %d; an IBAN has only the letters A-Z and the digits 0-9, with spaces or hyphens between groups", char(c), position(s, off+j, "-"))
 		}
 	}
 	if len(b) == 0 {
@@ -229,7 +229,7 @@ func checkBBAN(kind, s string, b []byte, off int, format string) error {
 				continue
 			}
 			return fail(kind, s, "position %d must be %s, got %s; %s IBANs have the national part %s after the check digits (n: digit, a: letter, c: letter or digit)",
-				position(s, off+j), want, char(c), string(b[:2]), format)
+				position(s, off+j, "-"), want, char(c), string(b[:2]), format)
 		}
 	}
 	return nil

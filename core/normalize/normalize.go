@@ -27,6 +27,10 @@ const (
 	KindEmail         = "email"
 	KindIdentifier    = "identifier"
 	KindName          = "name"
+	KindBankAccount   = "bank account"
+	KindBIC           = "bic"
+	KindRoutingNumber = "routing number"
+	KindSortCode      = "sort code"
 )
 
 // maxInputRunes is how many runes of the input an [Error] keeps.
@@ -94,6 +98,8 @@ func noun(kind string) string {
 		return "IBAN"
 	case KindEmail:
 		return "address"
+	case KindBIC:
+		return "BIC"
 	default:
 		return kind
 	}

@@ -16,6 +16,9 @@ var _ = []func(string) (string, error){
 	normalize.Email,
 	normalize.Identifier,
 	normalize.Name,
+	normalize.BIC,
+	normalize.RoutingNumber,
+	normalize.SortCode,
 }
 
 // test is one row of a normalizer table: want is the normalized value, or
