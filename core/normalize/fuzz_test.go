@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/intentplane/intentplane/core/normalize"
 )
@@ -214,6 +215,52 @@ func FuzzParseAccount(f *testing.F) {
 		if a.Type == normalize.AccountIBAN {
 			if iban, err := normalize.IBAN(number); err != nil || iban != key {
 				t.Fatalf("ParseAccount(%q, ...) = IBAN %q, but IBAN(%q) = %q, %v", number, key, number, iban, err)
+			}
+		}
+	})
+}
+
+func FuzzDuplicateKey(f *testing.F) {
+	for _, s := range append(seeds, "Invoice No. 2290", "Rechnung Nr. 2290", "INV-229O", "inv 02290", "Facture n\u00b0 2290",
+		"Factura n\u00fam. 2290", "2290-1", "No2290", "R\u00e9f. \u00c9-2290", "ZZ9O", "2024/INV/12") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ref string) {
+		key, err := normalize.DuplicateKey(ref)
+		if err != nil {
+			var e *normalize.Error
+			if key != "" || !errors.Is(err, normalize.ErrInvalid) || !errors.As(err, &e) || e.Kind != normalize.KindReference || !strings.Contains(e.Reason, "cannot be compared") && !strings.Contains(e.Reason, "at most") {
+				t.Fatalf("DuplicateKey(%q) = %q, %#v", ref, key, err)
+			}
+			for _, c := range []byte(err.Error()) {
+				if c >= 0x80 {
+					t.Fatalf("DuplicateKey(%q): error message %q is not ASCII", ref, err.Error())
+				}
+			}
+			return
+		}
+		if key == "" || key[0] == '.' || key[len(key)-1] == '.' || strings.Contains(key, "..") || strings.Trim(key, "0123456789ACDEFGHJKMNPQRTUVWXY.ÉÚ") != "" || strings.ContainsAny(key, "ÉÚ") {
+			t.Fatalf("DuplicateKey(%q) = %q: not a key of digits, letters other than OILSBZ, and '.'", ref, key)
+		}
+		// Spellings of the same reference have the same key.
+		lower := []byte(ref)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for _, variant := range []string{
+			string(lower),
+			"Invoice No. " + ref,
+			"INV-" + ref,
+			strings.ReplaceAll(ref, " ", "\u00a0"),
+			strings.NewReplacer("0", "O", "1", "I", "5", "S", "8", "B", "2", "Z").Replace(ref),
+		} {
+			if utf8.RuneCountInString(variant) > 128 {
+				continue
+			}
+			if got, err := normalize.DuplicateKey(variant); err != nil || got != key {
+				t.Fatalf("DuplicateKey(%q) = %q, but DuplicateKey(%q) = %q, %v", ref, key, variant, got, err)
 			}
 		}
 	})

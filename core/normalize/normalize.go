@@ -31,6 +31,7 @@ const (
 	KindBIC           = "bic"
 	KindRoutingNumber = "routing number"
 	KindSortCode      = "sort code"
+	KindReference     = "reference"
 )
 
 // maxInputRunes is how many runes of the input an [Error] keeps.

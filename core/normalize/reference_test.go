@@ -1,0 +1,116 @@
+package normalize_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/intentplane/intentplane/core/normalize"
+)
+
+func TestDuplicateKey(t *testing.T) {
+	t.Parallel()
+	// Every reference of a group has the group's key; no two groups share
+	// one.
+	groups := []struct {
+		key  string
+		refs []string
+	}{
+		{"2290", []string{
+			// Issue 13's spellings of one invoice.
+			"INV-2290", "Invoice No. 2290", "Rechnung Nr. 2290", "2290", "INV-229O", "inv 02290",
+			// Separators, case, leading zeros.
+			"INV 2290", "INV2290", "inv2290", "INV/2290", "INV_2290", "INV.2290", "INV:2290", "INV#2290",
+			"#2290", "No. 2290", "No.2290", "No2290", "N02290", "Nr. 02290", "  2290  ", "002290", "INV-0002290",
+			"Invoice number: 2290", "INVOICE #2290", "Invoice Ref. 2290", "Bill No. 2290",
+			// German, French, Spanish, Italian, Dutch, Portuguese.
+			"Rechnung 2290", "Rechnungsnr. 2290", "Rechnungsnummer 2290", "Rg.-Nr. 2290", "RgNr 2290", "Re-Nr. 2290", "RE 2290",
+			"Facture n° 2290", "Facture nº 2290", "Facture N° 2290", "Fact. 2290", "Facture numéro 2290", "Réf. 2290",
+			"Factura núm. 2290", "Factura número 2290", "Fra. 2290", "Factura No. 2290",
+			"Fattura n. 2290", "Fattura nr. 2290", "Ft. 2290", "Fatt. n. 2290", "Fattura numero 2290",
+			"Factuur nr. 2290", "Factuurnummer 2290", "Factuur 2290",
+			"Fatura nº 2290", "Fatura № 2290",
+			// Unicode space separators.
+			"INV\u00a02290", "Invoice\u202fNo.\u20092290",
+			// OCR and typing confusions.
+			"INV-229o", "229O", "ZZ9O",
+		}},
+		{"2291", []string{"INV-2291", "Invoice No. 2291", "229l", "229I", "ZZ9I"}},
+		{"2250", []string{"INV-22SO", "2250", "INV-22so"}},
+		{"8102", []string{"B1O2", "8102", "INV-BIOZ"}},
+		{"2290.1", []string{"INV-2290-1", "2290/01", "2290 1", "Invoice 2290-001"}},
+		{"22901", []string{"INV-22901", "22901"}},
+		{"ACME2290", []string{"ACME-2290", "ACME 2290", "acme2290", "ACME-02290"}},
+		{"2024.12", []string{"2024-12", "2024 - 0012"}},
+		{"2024.1NV12", []string{"2024/INV/12", "2024 inv 0012"}},
+		{"0", []string{"INV-0", "INV-000", "No. O"}},
+		{"ACME", []string{"Invoice ACME", "acme"}},
+		{"20241NV12", []string{"2024INV12", "2024inv0012"}},
+	}
+	seen := map[string]string{}
+	for _, g := range groups {
+		if other, ok := seen[g.key]; ok {
+			t.Fatalf("test bug: key %q of two groups (%s)", g.key, other)
+		}
+		seen[g.key] = g.refs[0]
+		for _, ref := range g.refs {
+			got, err := normalize.DuplicateKey(ref)
+			if err != nil || got != g.key {
+				t.Errorf("DuplicateKey(%q) = %q, %v; want %q", ref, got, err, g.key)
+			}
+		}
+	}
+}
+
+func TestDuplicateKeyRefused(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, reason string
+		lookAlike        bool
+	}{
+		{"empty", "", "has no number or name besides document words and separators; the reference cannot be compared", false},
+		{"only separators", " -- / ", "has no number or name", false},
+		{"only document words", "Invoice No.", "has no number or name", false},
+		{"Cyrillic I", "\u0406NV-2290", "contains the non-ASCII character U+0406 at position 1; the reference cannot be compared", true},
+		{"Cyrillic letter after the number", "INV-2290\u0411", "U+0411 at position 9", true},
+		{"full-width digits", "INV-\uff12\uff12\uff19\uff10", "U+FF12 at position 5", true},
+		{"Arabic-Indic digits", "INV-\u0662\u0662\u0669\u0660", "U+0662 at position 5", true},
+		{"Kelvin sign", "\u212a-2290", "U+212A at position 1", true},
+		{"zero-width space", "INV-22\u200b90", "U+200B (zero-width space) at position 7", true},
+		{"accented letter outside document words", "R\u00e9f. \u00c9-2290", "has an accented letter outside the document words", true},
+		{"other accented letter", "Caf\u00e8-2290", "U+00E8 at position 4", true},
+		{"tab", "INV\t2290", "control character U+0009 (tab) at position 4", false},
+		{"C1 control", "INV\u00852290", "control character U+0085 at position 4", false},
+		{"invalid UTF-8", "INV-\xff", "byte 0xFF", false},
+		{"too long", strings.Repeat("1", 129), "has 129 characters; a reference has at most 128", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := normalize.DuplicateKey(tt.in)
+			if err == nil {
+				t.Fatalf("DuplicateKey(%q) = %q, want an error", tt.in, got)
+			}
+			if got != "" {
+				t.Errorf("DuplicateKey(%q) returned %q with its error", tt.in, got)
+			}
+			checkError(t, err, normalize.KindReference, tt.in, tt.reason)
+			if errors.Is(err, normalize.ErrLookAlike) != tt.lookAlike {
+				t.Errorf("DuplicateKey(%q): errors.Is(err, ErrLookAlike) = %v, want %v", tt.in, !tt.lookAlike, tt.lookAlike)
+			}
+		})
+	}
+}
+
+func ExampleDuplicateKey() {
+	for _, ref := range []string{"INV-2290", "Rechnung Nr. 2290", "INV-229O", "INV-2291", "\u0406NV-2290"} {
+		fmt.Println(normalize.DuplicateKey(ref))
+	}
+	// Output:
+	// 2290 <nil>
+	// 2290 <nil>
+	// 2290 <nil>
+	// 2291 <nil>
+	//  reference: "\u0406NV-2290": contains the non-ASCII character U+0406 at position 1; the reference cannot be compared: look-alike characters are never folded, a person compares it
+}
