@@ -78,8 +78,9 @@ func FormatIBAN(s string) string {
 
 // compact appends s to dst without separators (see [IBAN]) and with ASCII
 // letters upper-cased, then drops a leading "IBAN" or "IBAN:". It returns
-// the result, how many bytes were dropped in front of it (to map positions
-// back to s with position), and whether there was a prefix. It refuses
+// the result, how many compacted bytes the dropped prefix had (so that byte
+// j of the result is byte off+j of the compacted s, whose position in s
+// position gives), and whether there was a prefix. It refuses
 // control characters, non-ASCII characters other than separators, and input
 // longer than maxInput bytes.
 func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err error) {
