@@ -267,3 +267,20 @@ func ExampleParseAccount() {
 	// BIC:COBADEFF:0532013000 bank <nil>
 	//  bank bank account: "12345O7890": position 6 must be a digit, got 'O'; letters are never read as digits
 }
+
+func BenchmarkParseAccount(b *testing.B) {
+	for _, in := range [][3]string{
+		{"DE89 3704 0044 0532 0130 00", "COBADEFFXXX", "DE"},
+		{"1234567890", "021000021", "US"},
+		{"60-16-13 31926819", "", "GB"},
+	} {
+		b.Run(in[0], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := normalize.ParseAccount(in[0], in[1], in[2]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

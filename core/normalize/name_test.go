@@ -149,3 +149,12 @@ func ExampleSameName() {
 	// false true
 	// name: "\u212awik Supplies": contains the compatibility character U+212A at position 1; look-alike characters are refused, never folded: type the name as on file
 }
+
+func BenchmarkSameName(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if same, err := normalize.SameName("ACME  Supplies GmbH", "acme supplies gmbh"); !same || err != nil {
+			b.Fatal(same, err)
+		}
+	}
+}

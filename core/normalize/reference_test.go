@@ -114,3 +114,12 @@ func ExampleDuplicateKey() {
 	// 2291 <nil>
 	//  reference: "\u0406NV-2290": contains the non-ASCII character U+0406 at position 1; the reference cannot be compared: look-alike characters are never folded, a person compares it
 }
+
+func BenchmarkDuplicateKey(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if k, err := normalize.DuplicateKey("Rechnung Nr. 02290"); k != "2290" || err != nil {
+			b.Fatal(k, err)
+		}
+	}
+}
