@@ -84,16 +84,21 @@ func FormatIBAN(s string) string {
 // control characters, non-ASCII characters other than separators, and input
 // longer than maxInput bytes.
 func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err error) {
+	if len(s) > maxInput {
+		return nil, 0, false, fail(kind, s, "is %d bytes long; an %s has at most 34 characters", len(s), noun(kind))
+	}
 	b = dst
-	for i := 0; i < len(s); {
+	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case isUpper(c) || isDigit(c):
+		case isLower(c):
+			c -= 'a' - 'A'
 		case c == ' ':
-			i++
 			continue
 		case c >= utf8.RuneSelf || c == '-':
 			if n := separator(s, i, "-"); n > 0 {
-				i += n
+				i += n - 1
 				continue
 			}
 			if c != '-' {
@@ -101,16 +106,8 @@ func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err 
 			}
 		case c < 0x20 || c == 0x7f:
 			return nil, 0, false, refuseAt(kind, s, i)
-		case isLower(c):
-			c -= 'a' - 'A'
 		}
-		if len(s) <= maxInput {
-			b = append(b, c)
-		}
-		i++
-	}
-	if len(s) > maxInput {
-		return nil, 0, false, fail(kind, s, "is %d bytes long; an %s has at most 34 characters", len(s), noun(kind))
+		b = append(b, c)
 	}
 	if len(b) >= 4 && string(b[:4]) == "IBAN" {
 		off, prefixed = 4, true
@@ -178,15 +175,15 @@ func checkIBAN(kind, s string, b []byte, off int) error {
 	}
 	// The error paths convert b again, so that b never escapes and the
 	// caller's buffer stays on the stack.
-	country, ok := ibanRegistry[string(b[:2])]
-	if !ok {
+	k := lookupIBANCountry(b[:2])
+	if k < 0 {
 		cc := string(b[:2])
 		if cc == "UK" {
 			return fail(kind, s, "UK is not an IBAN country code; United Kingdom IBANs start with GB")
 		}
 		return fail(kind, s, "%s is not a country of the IBAN registry (ISO 13616)", cc)
 	}
-	if len(b) != country.length {
+	if country := ibanRegistry[k]; len(b) != country.length {
 		return fail(kind, s, "%s IBANs have %d characters, got %d", string(b[:2]), country.length, len(b))
 	}
 	if !isDigit(b[2]) || !isDigit(b[3]) {
@@ -198,40 +195,28 @@ func checkIBAN(kind, s string, b []byte, off int) error {
 	if mod97(b) != 1 {
 		return fail(kind, s, "check digits do not match (mod-97); the IBAN has a typo or was altered")
 	}
-	return checkBBAN(kind, s, b, off, country.bban)
+	return checkBBAN(kind, s, b, off, k)
 }
 
 // checkBBAN checks each character of the national part b[4:] of the IBAN b
-// (compacted from s, with compact's offset off) against the registry's BBAN
-// structure format, such as "8!n10!n". The caller has checked that b has
+// (compacted from s, with compact's offset off) against the BBAN structure
+// of ibanRegistry[k], such as "8!n10!n". The caller has checked that b has
 // the registry's length and only the characters A-Z and 0-9, so only the
 // classes n and a can fail.
-func checkBBAN(kind, s string, b []byte, off int, format string) error {
-	j := 4
-	for i := 0; i < len(format); {
-		n := 0
-		for ; isDigit(format[i]); i++ {
-			n = n*10 + int(format[i]-'0')
+func checkBBAN(kind, s string, b []byte, off, k int) error {
+	for j, class := range []byte(ibanClasses[k]) {
+		c := b[4+j]
+		var want string
+		switch {
+		case class == 'n' && !isDigit(c):
+			want = "a digit"
+		case class == 'a' && !isUpper(c):
+			want = "a letter A-Z"
+		default:
+			continue
 		}
-		if format[i] == '!' {
-			i++
-		}
-		class := format[i]
-		i++
-		for end := j + n; j < end; j++ {
-			c := b[j]
-			var want string
-			switch {
-			case class == 'n' && !isDigit(c):
-				want = "a digit"
-			case class == 'a' && !isUpper(c):
-				want = "a letter A-Z"
-			default:
-				continue
-			}
-			return fail(kind, s, "position %d must be %s, got %s; %s IBANs have the national part %s after the check digits (n: digit, a: letter, c: letter or digit)",
-				position(s, off+j, "-"), want, char(c), string(b[:2]), format)
-		}
+		return fail(kind, s, "position %d must be %s, got %s; %s IBANs have the national part %s after the check digits (n: digit, a: letter, c: letter or digit)",
+			position(s, off+4+j, "-"), want, char(c), string(b[:2]), ibanRegistry[k].bban)
 	}
 	return nil
 }
@@ -239,15 +224,20 @@ func checkBBAN(kind, s string, b []byte, off int, format string) error {
 // mod97 returns the ISO 7064 MOD 97-10 remainder of the IBAN b (upper-case
 // letters and digits only): b with its first four characters moved to the
 // end, letters replaced by 10 to 35, read as a decimal number, modulo 97. It
-// folds the remainder in digit by digit, so it needs no big integers: the
-// running value stays below 97*100+35.
+// needs no big integers: it reads the number into a uint64 and reduces it
+// modulo 97 only when the next digits could overflow (at most twice for an
+// IBAN of 34 characters), since (a·10^k + d) mod 97 = ((a mod 97)·10^k + d)
+// mod 97.
 func mod97(b []byte) uint32 {
-	var r uint32
+	var r uint64
 	step := func(c byte) {
+		if r >= 1<<56 { // r·100 + 35 must stay below 2^64
+			r %= 97
+		}
 		if isDigit(c) {
-			r = (r*10 + uint32(c-'0')) % 97
+			r = r*10 + uint64(c-'0')
 		} else {
-			r = (r*100 + uint32(c-'A'+10)) % 97
+			r = r*100 + uint64(c-'A'+10)
 		}
 	}
 	for _, c := range b[4:] {
@@ -256,5 +246,5 @@ func mod97(b []byte) uint32 {
 	for _, c := range b[:4] {
 		step(c)
 	}
-	return r
+	return uint32(r % 97)
 }
