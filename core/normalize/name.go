@@ -70,10 +70,7 @@ func Name(s string) (string, error) {
 		pos++
 		switch {
 		case r == utf8.RuneError:
-			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
-				return "", fail(kind, s, "contains the byte 0x%02X, which is not valid UTF-8, at position %d", s[i], pos)
-			}
-			return "", fail(kind, s, "contains the replacement character U+FFFD at position %d: the name was damaged by a wrong encoding", pos)
+			return "", refuseRuneError(kind, s, i, pos, "")
 		case unicode.IsSpace(r):
 			space = b.Len() > 0
 			continue

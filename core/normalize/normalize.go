@@ -133,6 +133,17 @@ func refuseAt(kind, s string, i int) error {
 	return fail(kind, s, "contains the non-ASCII character %s at position %d; look-alike characters are refused, type the %s in plain ASCII", describe(r), pos, noun(kind))
 }
 
+// refuseRuneError returns the error for the utf8.RuneError that a range loop
+// over s read at byte i, the pos-th character: an invalid byte, or the
+// replacement character U+FFFD itself, the mark of text damaged by a wrong
+// encoding. more ends the reason.
+func refuseRuneError(kind, s string, i, pos int, more string) error {
+	if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+		return fail(kind, s, "contains the byte 0x%02X, which is not valid UTF-8, at position %d%s", s[i], pos, more)
+	}
+	return fail(kind, s, "contains the replacement character U+FFFD at position %d: the text was damaged by a wrong encoding%s", pos, more)
+}
+
 // describe names a rune as U+XXXX, with a name for the invisible ones that
 // are hard to spot.
 func describe(r rune) string {

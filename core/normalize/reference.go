@@ -75,10 +75,7 @@ func DuplicateKey(ref string) (string, error) {
 		pos++
 		switch {
 		case r == utf8.RuneError:
-			if _, n := utf8.DecodeRuneInString(ref[i:]); n == 1 {
-				return "", fail(kind, ref, "contains the byte 0x%02X, which is not valid UTF-8, at position %d; the reference cannot be compared", ref[i], pos)
-			}
-			return "", fail(kind, ref, "contains the replacement character U+FFFD at position %d; the reference cannot be compared", pos)
+			return "", refuseRuneError(kind, ref, i, pos, "; the reference cannot be compared")
 		case r < 0x20 || r == 0x7f || unicode.IsControl(r):
 			return "", fail(kind, ref, "contains the control character %s at position %d; the reference cannot be compared", describe(r), pos)
 		case 'a' <= r && r <= 'z':
