@@ -531,7 +531,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	}
 
 	// 5. Context.
-	facts, err := g.facts(ctx, rt, m.Owner, m.Budget, c.Action, res)
+	facts, err := g.facts(ctx, rt, m, c.Action, res)
 	if err != nil {
 		refuse(d, intent.CodeContextFailed, "The systems of record needed to check this operation could not be read, so nothing was done. Try again later.")
 		return
@@ -825,14 +825,14 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, amount int
 	return nil
 }
 
-func (g *Gateway) facts(ctx context.Context, rt *route, owner intent.Owner, budget intent.Money, action intent.Action, res resolve.Output) (map[string]intent.Value, error) {
+func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, action intent.Action, res resolve.Output) (map[string]intent.Value, error) {
 	facts := map[string]intent.Value{}
 	for param, attrs := range res.Attrs {
 		for k, v := range attrs {
 			facts[param+"_"+k] = v
 		}
 	}
-	q := FactQuery{Owner: owner, Action: action, Args: res.Args, Resolved: res.Resolved, Budget: budget}
+	q := FactQuery{Owner: m.Owner, Action: action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Claims: m.Claims}
 	for _, p := range rt.pack.Context {
 		fs, err := p.Facts(ctx, q)
 		if err != nil {

@@ -47,6 +47,11 @@ type FactQuery struct {
 	// of its Currency, so a pack whose records carry a currency can refuse
 	// an operation in another one.
 	Budget intent.Money
+	// Claims are the mandate's claims (claim name → the values the user
+	// gave), so that a provider can compare free text with what the user
+	// asked for (the links of the user's request). Read-only: a provider
+	// must not change them.
+	Claims map[string][]string
 }
 
 // ContextProvider reads facts from a system of record: a bill's residual,
