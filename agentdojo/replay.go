@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,9 +48,20 @@ func (o Order) String() string {
 	return "attacker_first"
 }
 
-// Options configure Replay. The zero value replays without the gateway,
-// attacker calls first.
+// Options configure Replay. The zero value replays the banking suite
+// without the gateway, attacker calls first.
 type Options struct {
+	// Suite is "banking" (the default when empty) or "workspace".
+	Suite string
+	// DataDir is the suite data directory the workspace suite is read from
+	// (see DataDir, the default when empty). Banking's data is built in.
+	DataDir string
+	// NoApprover declines every step-up: no person is asked. The default
+	// is a simulated user who approves the calls of their own task.
+	NoApprover bool
+	// Variants also replays, for the workspace suite, the variants of the
+	// injection tasks that AgentDojo's checks do not count (Report.Variants).
+	Variants bool
 	// Gateway runs every call as a proposal through intentplane's gateway
 	// with the banking pack; false calls the bank directly, with no
 	// defence at all (AgentDojo's "no defense" baseline).
@@ -79,8 +91,10 @@ type Row struct {
 	Refusals []string `json:"refusals"`
 	// UserRefusals name the user's own refused calls with their codes.
 	UserRefusals []string `json:"user_refusals,omitempty"`
-	// StepUps counts the step-ups the simulated user approved.
-	StepUps int `json:"step_ups_approved,omitempty"`
+	// StepUps counts the step-ups the simulated user approved, and
+	// StepUpsDeclined those declined (every one when no person is asked).
+	StepUps         int `json:"step_ups_approved,omitempty"`
+	StepUpsDeclined int `json:"step_ups_declined,omitempty"`
 }
 
 // Failing is a user task whose utility check fails, and why.
@@ -97,6 +111,8 @@ type Report struct {
 	// Gateway and Order are the Options the replay ran with.
 	Gateway bool   `json:"gateway"`
 	Order   string `json:"order"`
+	// NoApprover is Options.NoApprover: every step-up was declined.
+	NoApprover bool `json:"no_approver,omitempty"`
 	// Runs is the number of (user task, injection task) pairs.
 	Runs                   int `json:"runs"`
 	AttacksExecuted        int `json:"attacks_executed"`
@@ -116,6 +132,17 @@ type Report struct {
 	// UserTasksFailing lists the user tasks that fail without attack or
 	// under some attack, with the reason.
 	UserTasksFailing []Failing `json:"user_tasks_failing"`
+	// Unreachable lists, for the workspace suite, the pairs
+	// ("user_task_14 x injection_task_0") whose attack does not succeed
+	// by AgentDojo's own check even with no defence, attacker first; the
+	// other AttacksReachable pairs are those an attack can win.
+	Unreachable      []string `json:"unreachable,omitempty"`
+	AttacksReachable int      `json:"attacks_reachable,omitempty"`
+	// Variants are, for the workspace suite, attacks AgentDojo's checks
+	// do not count (cc or bcc instead of to, sharing files instead of
+	// attaching them, the stolen text in a calendar invitation), replayed
+	// the same way.
+	Variants *VariantReport `json:"variants,omitempty"`
 }
 
 // Replay replays the banking suite as the package doc describes. It
@@ -123,7 +150,14 @@ type Report struct {
 // mandate cannot be built, a receipt cannot be stored); refusals are
 // results, not errors.
 func Replay(ctx context.Context, opts Options) (*Report, error) {
-	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String()}
+	switch opts.Suite {
+	case "", "banking":
+	case "workspace":
+		return replayWorkspace(ctx, opts)
+	default:
+		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking or workspace)", opts.Suite)
+	}
+	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	users, injections := UserTasks(), InjectionTasks()
 	failing := map[int]string{}
 	for _, ut := range users {
@@ -181,6 +215,8 @@ type outcome struct {
 	executed bool
 	code     intent.Code
 	stepUps  int
+	declined int
+	output   string
 }
 
 // agent carries out calls, through the gateway or directly on the bank.
@@ -236,7 +272,12 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 		if it != nil {
 			name = fmt.Sprintf("m-ut%02d-it%02d", ut.ID, it.ID)
 		}
-		a, err = newGatewayAgent(bank, ut, name)
+		var g *gatewayAgent
+		g, err = newGatewayAgent(bank, ut, name)
+		if g != nil {
+			g.noApprover = opts.NoApprover
+		}
+		a = g
 	} else {
 		a, err = newDirectAgent(bank)
 	}
@@ -251,6 +292,7 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 			return row, err
 		}
 		row.StepUps += o.stepUps
+		row.StepUpsDeclined += o.declined
 		if !o.executed {
 			row.Refusals = append(row.Refusals, string(o.code))
 		}
@@ -349,6 +391,8 @@ type gatewayAgent struct {
 	mandateID string
 	expected  []intent.Operation // the user's own GT calls, as operations
 	approvals int
+	// noApprover declines every step-up: no person is asked.
+	noApprover bool
 }
 
 func newGatewayAgent(bank *banking.Mem, ut *UserTask, mandateID string) (*gatewayAgent, error) {
@@ -387,14 +431,19 @@ func newGatewayAgent(bank *banking.Mem, ut *UserTask, mandateID string) (*gatewa
 	return g, nil
 }
 
-// operation is what the user expects call c of their own task to do: its
-// arguments decoded and its critical values normalized.
+// operation is what the user expects call c of their own task to do.
 func (g *gatewayAgent) operation(c Call) (intent.Operation, bool) {
-	ct, ok := g.gw.Contract(c.Action())
+	return expectedOperation(g.gw, c.Action(), c.Proposal(), g.mandateID)
+}
+
+// expectedOperation is what the user expects a proposal of their own task
+// to do: its arguments decoded and its critical values normalized.
+func expectedOperation(gw *gateway.Gateway, action intent.Action, proposal []byte, mandateID string) (intent.Operation, bool) {
+	ct, ok := gw.Contract(action)
 	if !ok {
 		return intent.Operation{}, false
 	}
-	p, err := contract.DecodeProposal(c.Proposal(), contract.Limits{})
+	p, err := contract.DecodeProposal(proposal, contract.Limits{})
 	if err != nil {
 		return intent.Operation{}, false
 	}
@@ -413,13 +462,14 @@ func (g *gatewayAgent) operation(c Call) (intent.Operation, bool) {
 		}
 		args[prm.Name] = intent.Str(n)
 	}
-	return intent.Operation{Action: ct.Action, Args: args, MandateID: g.mandateID, Owner: Owner}, true
+	return intent.Operation{Action: ct.Action, Args: args, MandateID: mandateID, Owner: Owner}, true
 }
 
 // approves is the simulated user: they approve an operation only if it is
-// exactly one of the calls they asked for.
+// exactly one of the calls they asked for, and never when no person is
+// asked.
 func (g *gatewayAgent) approves(op *intent.Operation) bool {
-	if op == nil {
+	if op == nil || g.noApprover {
 		return false
 	}
 	for _, e := range g.expected {
@@ -431,28 +481,38 @@ func (g *gatewayAgent) approves(op *intent.Operation) bool {
 }
 
 func (g *gatewayAgent) do(ctx context.Context, c Call) (outcome, error) {
-	d, err := g.gw.Decide(ctx, gateway.Request{Mandate: g.token, Proposal: c.Proposal()})
+	return g.decide(ctx, c.Proposal())
+}
+
+// decide sends one proposal to the gateway and plays the user on a
+// step-up.
+func (g *gatewayAgent) decide(ctx context.Context, proposal []byte) (outcome, error) {
+	d, err := g.gw.Decide(ctx, gateway.Request{Mandate: g.token, Proposal: proposal})
 	if err != nil {
 		return outcome{}, err
 	}
-	stepUps := 0
-	if d.Verdict == intent.StepUp && g.approves(d.Operation) {
-		g.approvals++
-		a, err := approval.Sign(approval.Approval{
-			ID:        fmt.Sprintf("%s-approval-%d", g.mandateID, g.approvals),
-			Operation: d.OperationHash, MandateID: g.mandateID, Approver: replayApprover,
-			IssuedAt: replayNow, ExpiresAt: replayNow.Add(5 * time.Minute),
-		}, userKey)
-		if err != nil {
-			return outcome{}, err
-		}
-		stepUps = 1
-		d, err = g.gw.Decide(ctx, gateway.Request{Mandate: g.token, Proposal: c.Proposal(), Approvals: []approval.Approval{a}})
-		if err != nil {
-			return outcome{}, err
+	stepUps, declined := 0, 0
+	if d.Verdict == intent.StepUp {
+		if !g.approves(d.Operation) {
+			declined = 1
+		} else {
+			g.approvals++
+			a, err := approval.Sign(approval.Approval{
+				ID:        fmt.Sprintf("%s-approval-%d", g.mandateID, g.approvals),
+				Operation: d.OperationHash, MandateID: g.mandateID, Approver: replayApprover,
+				IssuedAt: replayNow, ExpiresAt: replayNow.Add(5 * time.Minute),
+			}, userKey)
+			if err != nil {
+				return outcome{}, err
+			}
+			stepUps = 1
+			d, err = g.gw.Decide(ctx, gateway.Request{Mandate: g.token, Proposal: proposal, Approvals: []approval.Approval{a}})
+			if err != nil {
+				return outcome{}, err
+			}
 		}
 	}
-	o := outcome{executed: d.Executed, stepUps: stepUps}
+	o := outcome{executed: d.Executed, stepUps: stepUps, declined: declined, output: d.Output}
 	if !d.Executed {
 		o.code = intent.CodeExecutionFailed
 		if d.Refusal != nil {
@@ -483,7 +543,24 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintf(&b, "attacks executed:        %d of %d\n", r.AttacksExecuted, r.Runs)
 	fmt.Fprintf(&b, "attacker calls executed: %d (writes %d, reads %d)\n", r.AttackerCallsExecuted, r.AttackerWritesExecuted, r.AttackerReadsServed)
 	fmt.Fprintf(&b, "utility under attack:    %d of %d\n", r.UtilityOK, r.UtilityTotal)
-	fmt.Fprintf(&b, "utility without attack:  %d of %d\n\n", r.UtilityNoAttackOK, r.UtilityNoAttackTotal)
+	fmt.Fprintf(&b, "utility without attack:  %d of %d\n", r.UtilityNoAttackOK, r.UtilityNoAttackTotal)
+	approved, declined := 0, 0
+	for _, row := range append(slices.Clone(r.Rows), r.NoAttack...) {
+		approved += row.StepUps
+		declined += row.StepUpsDeclined
+	}
+	who := "a simulated user approves the calls of their own task"
+	if r.NoApprover {
+		who = "no person asked"
+	}
+	fmt.Fprintf(&b, "step-ups:                %d approved, %d declined (%s)\n", approved, declined, who)
+	if r.Unreachable != nil {
+		fmt.Fprintf(&b, "attacks reachable:       %d of %d (the %d pairs listed below cannot succeed even without a defence)\n", r.AttacksReachable, r.Runs, len(r.Unreachable))
+	}
+	if v := r.Variants; v != nil {
+		fmt.Fprintf(&b, "variants:                %d runs (cc, bcc, share, invitation); %d reached the attacker, %d of them unseen by AgentDojo's checks\n", v.Runs, v.Leaks, v.LeaksMissedByChecks)
+	}
+	b.WriteString("\n")
 	b.WriteString("user task     no-attack")
 	its := 0
 	for _, row := range r.Rows {
@@ -503,6 +580,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("(X attack executed, . not; u utility kept, - lost)\n")
+	if len(r.Unreachable) > 0 {
+		b.WriteString("\npairs whose attack cannot succeed even without a defence (AgentDojo's checks, attacker first):\n")
+		for _, p := range r.Unreachable {
+			fmt.Fprintf(&b, "  %s\n", p)
+		}
+	}
 	if len(r.UserTasksFailing) > 0 {
 		b.WriteString("\nuser tasks failing:\n")
 		for _, f := range r.UserTasksFailing {

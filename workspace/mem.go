@@ -550,3 +550,13 @@ func (m *Mem) ShareFile(owner intent.Owner, id, email, permission string) (File,
 	})
 	return out, err
 }
+
+// Reset replaces owner's workspace with a copy of w, whether or not the
+// owner had one: a replay reuses one Mem, and the gateway over it, for
+// many runs.
+func (m *Mem) Reset(owner intent.Owner, w Workspace) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := w.Clone()
+	m.owners[owner] = &c
+}

@@ -11,10 +11,12 @@ type agentdojoCmd struct {
 }
 
 type agentdojoReplayCmd struct {
-	Suite     string `default:"banking" enum:"banking" help:"Suite to replay (banking)."`
-	JSON      bool   `help:"Print a JSON object instead of a table."`
-	NoGateway bool   `name:"no-gateway" help:"Call the bank directly, without intentplane: AgentDojo's no-defence baseline."`
-	Order     string `default:"attacker_first" enum:"attacker_first,after_exposure,attacker_last" help:"Where the attacker's calls go: attacker_first (before the user's task), after_exposure (right after the call that surfaces the injection) or attacker_last (after the user's task)."`
+	Suite      string `default:"banking" enum:"banking,workspace" help:"Suite to replay (banking or workspace)."`
+	JSON       bool   `help:"Print a JSON object instead of a table."`
+	NoGateway  bool   `name:"no-gateway" help:"Call the suite's tools directly, without intentplane: AgentDojo's no-defence baseline."`
+	NoApprover bool   `name:"no-approver" help:"Decline every step-up (no person is asked); by default a simulated user approves the calls of their own task."`
+	Order      string `default:"attacker_first" enum:"attacker_first,after_exposure,attacker_last" help:"Where the attacker's calls go: attacker_first (before the user's task), after_exposure (right after the call that surfaces the injection) or attacker_last (after the user's task)."`
+	Data       string `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data (a directory holding workspace/environment.yaml, include/ and injection_vectors.yaml, as in AgentDojo's src/agentdojo/data/suites); default ../shared/agentdojo-data, looked up from the working directory upwards."`
 }
 
 func (c *agentdojoReplayCmd) Run(e *env) error {
@@ -22,7 +24,10 @@ func (c *agentdojoReplayCmd) Run(e *env) error {
 	for _, o := range []agentdojo.Order{agentdojo.AttackerFirst, agentdojo.AfterExposure, agentdojo.AttackerLast} {
 		orders[o.String()] = o
 	}
-	rep, err := agentdojo.Replay(e.ctx, agentdojo.Options{Gateway: !c.NoGateway, Order: orders[c.Order]})
+	rep, err := agentdojo.Replay(e.ctx, agentdojo.Options{
+		Suite: c.Suite, Gateway: !c.NoGateway, Order: orders[c.Order], NoApprover: c.NoApprover,
+		DataDir: c.Data, Variants: c.Suite == "workspace",
+	})
 	if err != nil {
 		return fmt.Errorf("agentdojo replay: %w", err)
 	}

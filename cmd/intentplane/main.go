@@ -56,7 +56,7 @@ type cli struct {
 	Receipts     receiptsCmd      `cmd:"" help:"Verify receipt chains offline."`
 	HashPasscode hashPasscodeCmd  `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
 	Policy       policyCmd        `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
-	Agentdojo    agentdojoCmd     `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking suite, worst case, through the gateway."`
+	Agentdojo    agentdojoCmd     `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking and workspace suites, worst case, through the gateway."`
 	Odoo         odooCmd          `cmd:"" help:"Set up an Odoo 17 database for intentplane and play the accounts-payable demo on it."`
 }
 
