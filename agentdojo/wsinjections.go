@@ -37,7 +37,9 @@ func steps(ss ...Step) func(workspace.Workspace) []Step {
 	return func(workspace.Workspace) []Step { return ss }
 }
 
-func fixed(c WorkspaceCall) Step { return func(workspace.Workspace, func() workspace.Workspace) WorkspaceCall { return c } }
+func fixed(c WorkspaceCall) Step {
+	return func(workspace.Workspace, func() workspace.Workspace) WorkspaceCall { return c }
+}
 
 // Values of the injection tasks.
 const (
