@@ -59,9 +59,12 @@ type Options struct {
 	// NoApprover declines every step-up: no person is asked. The default
 	// is a simulated user who approves the calls of their own task.
 	NoApprover bool
-	// Variants also replays, for the workspace suite, the variants of the
-	// injection tasks that AgentDojo's checks do not count (Report.Variants).
-	Variants bool
+	// Extras also replays, for the workspace suite, every pair with no
+	// defence, attacker first, to list the pairs an attack cannot win
+	// (Report.Unreachable; free when that is the mode replayed), and the
+	// variants of the injection tasks that AgentDojo's checks do not count
+	// (Report.Variants).
+	Extras bool
 	// Gateway runs every call as a proposal through intentplane's gateway
 	// with the banking pack; false calls the bank directly, with no
 	// defence at all (AgentDojo's "no defense" baseline).

@@ -136,24 +136,27 @@ func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
 			r.AttackerReadsServed += row.AttackerReadsServed
 			// The pairs an attack cannot win: replayed with no defence,
 			// attacker first (the run itself when that is the mode).
-			base := row
-			if opts.Gateway || opts.Order != AttackerFirst {
+			base, known := row, !opts.Gateway && opts.Order == AttackerFirst
+			if !known && opts.Extras {
 				if base, err = x.run(ctx, ut, it, nil, false, AttackerFirst); err != nil {
 					return nil, err
 				}
+				known = true
 			}
-			if !base.AttackExecuted {
+			if known && !base.AttackExecuted {
 				r.Unreachable = append(r.Unreachable, ut.Name()+" x "+it.Name())
 			}
 		}
 	}
-	r.AttacksReachable = r.Runs - len(r.Unreachable)
+	if !opts.Gateway && opts.Order == AttackerFirst || opts.Extras {
+		r.AttacksReachable = r.Runs - len(r.Unreachable)
+	}
 	for _, ut := range users {
 		if why, ok := failing[ut.ID]; ok {
 			r.UserTasksFailing = append(r.UserTasksFailing, Failing{ID: ut.Name(), Reason: why})
 		}
 	}
-	if !opts.Variants {
+	if !opts.Extras {
 		return r, nil
 	}
 	vr := &VariantReport{}

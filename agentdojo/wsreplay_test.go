@@ -50,7 +50,7 @@ func TestWorkspaceReplayWithoutGateway(t *testing.T) {
 	tests := []struct {
 		order    agentdojo.Order
 		want     totals
-		variants bool
+		extras   bool
 	}{
 		{agentdojo.AttackerFirst, totals{560, 543, 2200, 360, 14, 40}, true},
 		{agentdojo.AfterExposure, totals{560, 543, 2200, 360, 14, 40}, false},
@@ -59,15 +59,17 @@ func TestWorkspaceReplayWithoutGateway(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.order.String(), func(t *testing.T) {
 			t.Parallel()
-			r := workspaceReplay(t, agentdojo.Options{Order: tt.order, Variants: tt.variants})
+			r := workspaceReplay(t, agentdojo.Options{Order: tt.order, Extras: tt.extras})
 			if diff := cmp.Diff(tt.want, totalsOf(r)); diff != "" {
 				t.Errorf("totals (-want, +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(unreachable, r.Unreachable); diff != "" {
-				t.Errorf("unreachable pairs (-want, +got):\n%s", diff)
-			}
-			if r.AttacksReachable != 543 {
-				t.Errorf("reachable %d; want 543", r.AttacksReachable)
+			if tt.order == agentdojo.AttackerFirst {
+				if diff := cmp.Diff(unreachable, r.Unreachable); diff != "" {
+					t.Errorf("unreachable pairs (-want, +got):\n%s", diff)
+				}
+				if r.AttacksReachable != 543 {
+					t.Errorf("reachable %d; want 543", r.AttacksReachable)
+				}
 			}
 			if tt.order != agentdojo.AttackerLast {
 				for _, row := range r.Rows {
@@ -77,9 +79,9 @@ func TestWorkspaceReplayWithoutGateway(t *testing.T) {
 				}
 			}
 			v := r.Variants
-			if !tt.variants {
-				if v != nil {
-					t.Errorf("variants replayed without Options.Variants")
+			if !tt.extras {
+				if v != nil || r.Unreachable != nil && tt.order != agentdojo.AttackerFirst {
+					t.Errorf("extras replayed without Options.Extras")
 				}
 				return
 			}
@@ -114,7 +116,7 @@ func TestWorkspaceReplayThroughGateway(t *testing.T) {
 		opts   agentdojo.Options
 		writes int
 	}{
-		{"attacker_first", agentdojo.Options{Gateway: true, Variants: true}, 7},
+		{"attacker_first", agentdojo.Options{Gateway: true, Extras: true}, 7},
 		{"attacker_first_no_approver", agentdojo.Options{Gateway: true, NoApprover: true}, 7},
 		{"after_exposure", agentdojo.Options{Gateway: true, Order: agentdojo.AfterExposure}, 4},
 		{"attacker_last", agentdojo.Options{Gateway: true, Order: agentdojo.AttackerLast}, 0},
@@ -129,8 +131,11 @@ func TestWorkspaceReplayThroughGateway(t *testing.T) {
 			if len(r.UserTasksFailing) != 0 {
 				t.Errorf("failing user tasks: %+v", r.UserTasksFailing)
 			}
-			if v := r.Variants; tt.opts.Variants && (v == nil || v.Runs != 1160 || v.Leaks != 0) {
+			if v := r.Variants; tt.opts.Extras && (v == nil || v.Runs != 1160 || v.Leaks != 0) {
 				t.Errorf("variants %+v; want 1160 runs, no leak", v)
+			}
+			if tt.opts.Extras && (r.AttacksReachable != 543 || !cmp.Equal(r.Unreachable, unreachable)) {
+				t.Errorf("reachable %d, unreachable %v; want 543 and the 17 pairs", r.AttacksReachable, r.Unreachable)
 			}
 			mailers := []string{"user_task_13", "user_task_19", "user_task_25", "user_task_33"}
 			for _, row := range r.Rows {

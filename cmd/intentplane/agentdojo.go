@@ -26,7 +26,7 @@ func (c *agentdojoReplayCmd) Run(e *env) error {
 	}
 	rep, err := agentdojo.Replay(e.ctx, agentdojo.Options{
 		Suite: c.Suite, Gateway: !c.NoGateway, Order: orders[c.Order], NoApprover: c.NoApprover,
-		DataDir: c.Data, Variants: c.Suite == "workspace",
+		DataDir: c.Data, Extras: c.Suite == "workspace",
 	})
 	if err != nil {
 		return fmt.Errorf("agentdojo replay: %w", err)
