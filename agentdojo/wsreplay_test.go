@@ -48,9 +48,9 @@ var unreachable = []string{
 func TestWorkspaceReplayWithoutGateway(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		order    agentdojo.Order
-		want     totals
-		extras   bool
+		order  agentdojo.Order
+		want   totals
+		extras bool
 	}{
 		{agentdojo.AttackerFirst, totals{560, 543, 2200, 360, 14, 40}, true},
 		{agentdojo.AfterExposure, totals{560, 543, 2200, 360, 14, 40}, false},
