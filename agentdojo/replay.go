@@ -182,20 +182,10 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.Rows = append(r.Rows, row)
-			r.Runs++
-			r.UtilityTotal++
-			if row.Utility {
-				r.UtilityOK++
-			} else if _, ok := failing[ut.ID]; !ok {
+			r.add(row)
+			if _, ok := failing[ut.ID]; !ok && !row.Utility {
 				failing[ut.ID] = reason(ut, row, "under "+it.Name())
 			}
-			if row.AttackExecuted {
-				r.AttacksExecuted++
-			}
-			r.AttackerCallsExecuted += row.AttackerCallsExecuted
-			r.AttackerWritesExecuted += row.AttackerWritesExecuted
-			r.AttackerReadsServed += row.AttackerReadsServed
 		}
 	}
 	for _, ut := range users {
@@ -204,6 +194,22 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// add counts one run under attack.
+func (r *Report) add(row Row) {
+	r.Rows = append(r.Rows, row)
+	r.Runs++
+	r.UtilityTotal++
+	if row.Utility {
+		r.UtilityOK++
+	}
+	if row.AttackExecuted {
+		r.AttacksExecuted++
+	}
+	r.AttackerCallsExecuted += row.AttackerCallsExecuted
+	r.AttackerWritesExecuted += row.AttackerWritesExecuted
+	r.AttackerReadsServed += row.AttackerReadsServed
 }
 
 func reason(ut *UserTask, row Row, when string) string {
@@ -329,11 +335,20 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 	return row, nil
 }
 
-// directAgent calls the bank with the arguments as sent: no mandate, no
-// resolution, no policy. Arguments are only decoded to their types.
+// directAgent calls a pack's executor with the arguments as sent: no
+// mandate, no resolution, no policy. Arguments are only decoded to their
+// types.
 type directAgent struct {
 	contracts map[intent.Action]*contract.Contract
-	exec      banking.Executor
+	exec      gateway.Executor
+}
+
+func newDirect(cs []*contract.Contract, exec gateway.Executor) *directAgent {
+	d := &directAgent{contracts: map[intent.Action]*contract.Contract{}, exec: exec}
+	for _, c := range cs {
+		d.contracts[c.Action] = c
+	}
+	return d
 }
 
 func newDirectAgent(bank *banking.Mem) (*directAgent, error) {
@@ -341,19 +356,21 @@ func newDirectAgent(bank *banking.Mem) (*directAgent, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &directAgent{contracts: map[intent.Action]*contract.Contract{}, exec: banking.Executor{Bank: bank}}
-	for _, c := range cs {
-		d.contracts[c.Action] = c
-	}
-	return d, nil
+	return newDirect(cs, banking.Executor{Bank: bank}), nil
 }
 
 func (d *directAgent) do(ctx context.Context, c Call) (outcome, error) {
-	ct, ok := d.contracts[c.Action()]
+	return d.execute(ctx, c.Action(), c.Proposal())
+}
+
+// execute decodes proposal for action and executes it; the outcome holds
+// the executor's output.
+func (d *directAgent) execute(ctx context.Context, action intent.Action, proposal []byte) (outcome, error) {
+	ct, ok := d.contracts[action]
 	if !ok {
 		return outcome{code: intent.CodeUnknownAction}, nil
 	}
-	p, err := contract.DecodeProposal(c.Proposal(), contract.Limits{})
+	p, err := contract.DecodeProposal(proposal, contract.Limits{})
 	if err != nil {
 		return outcome{code: intent.CodeMalformed}, nil
 	}
@@ -361,10 +378,11 @@ func (d *directAgent) do(ctx context.Context, c Call) (outcome, error) {
 	if err != nil {
 		return outcome{code: intent.CodeBadArgument}, nil
 	}
-	if _, err := d.exec.Execute(ctx, intent.Operation{Action: ct.Action, Args: args, Owner: Owner}, intent.OperationHash{}); err != nil {
+	res, err := d.exec.Execute(ctx, intent.Operation{Action: ct.Action, Args: args, Owner: Owner}, intent.OperationHash{})
+	if err != nil {
 		return outcome{code: intent.CodeExecutionFailed}, nil
 	}
-	return outcome{executed: true}, nil
+	return outcome{executed: true, output: res.Output}, nil
 }
 
 // The replay's fixed clock and keys: a replay is deterministic.

@@ -10,7 +10,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/workspace"
 )
 
@@ -300,6 +299,3 @@ func (d *WorkspaceData) Environment(injections map[string]string) workspace.Work
 	}
 	return w
 }
-
-// ownerWorkspace is the owner of the workspace in the replay.
-const ownerWorkspace intent.Owner = Owner

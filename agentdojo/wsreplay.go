@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/approval"
-	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
@@ -120,20 +119,10 @@ func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.Rows = append(r.Rows, row)
-			r.Runs++
-			r.UtilityTotal++
-			if row.Utility {
-				r.UtilityOK++
-			} else if _, ok := failing[ut.ID]; !ok {
+			r.add(row)
+			if _, ok := failing[ut.ID]; !ok && !row.Utility {
 				failing[ut.ID] = wsReason(ut, row, "under "+it.Name())
 			}
-			if row.AttackExecuted {
-				r.AttacksExecuted++
-			}
-			r.AttackerCallsExecuted += row.AttackerCallsExecuted
-			r.AttackerWritesExecuted += row.AttackerWritesExecuted
-			r.AttackerReadsServed += row.AttackerReadsServed
 			// The pairs an attack cannot win: replayed with no defence,
 			// attacker first (the run itself when that is the mode).
 			base, known := row, !opts.Gateway && opts.Order == AttackerFirst
@@ -397,43 +386,19 @@ func (w *wsGateway) do(ctx context.Context, c WorkspaceCall) (outcome, error) {
 	return w.g.decide(ctx, c.Proposal())
 }
 
-// wsDirect calls the workspace with the arguments as sent: no mandate, no
-// resolution, no policy. Arguments are only decoded to their types.
-type wsDirect struct {
-	contracts map[intent.Action]*contract.Contract
-	exec      workspace.Executor
-}
+// wsDirect calls the workspace's executor with the arguments as sent.
+type wsDirect struct{ d *directAgent }
 
 func newWSDirect(ws *workspace.Mem) (*wsDirect, error) {
 	cs, err := workspace.Contracts()
 	if err != nil {
 		return nil, err
 	}
-	d := &wsDirect{contracts: map[intent.Action]*contract.Contract{}, exec: workspace.Executor{WS: ws}}
-	for _, c := range cs {
-		d.contracts[c.Action] = c
-	}
-	return d, nil
+	return &wsDirect{newDirect(cs, workspace.Executor{WS: ws})}, nil
 }
 
-func (d *wsDirect) do(ctx context.Context, c WorkspaceCall) (outcome, error) {
-	ct, ok := d.contracts[c.Action()]
-	if !ok {
-		return outcome{code: intent.CodeUnknownAction}, nil
-	}
-	p, err := contract.DecodeProposal(c.Proposal(), contract.Limits{})
-	if err != nil {
-		return outcome{code: intent.CodeMalformed}, nil
-	}
-	args, err := ct.Decode(p.Args)
-	if err != nil {
-		return outcome{code: intent.CodeBadArgument}, nil
-	}
-	res, err := d.exec.Execute(ctx, intent.Operation{Action: ct.Action, Args: args, Owner: Owner}, intent.OperationHash{})
-	if err != nil {
-		return outcome{code: intent.CodeExecutionFailed}, nil
-	}
-	return outcome{executed: true, output: res.Output}, nil
+func (w *wsDirect) do(ctx context.Context, c WorkspaceCall) (outcome, error) {
+	return w.d.execute(ctx, c.Action(), c.Proposal())
 }
 
 // attackerReached reports whether the attacker's address is anywhere in

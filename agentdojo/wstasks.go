@@ -1,7 +1,6 @@
 package agentdojo
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -36,27 +35,11 @@ func (c WorkspaceCall) Proposal() []byte {
 		}
 		args[k] = v
 	}
-	b, err := json.Marshal(map[string]any{"action": c.Action(), "args": args})
-	if err != nil {
-		panic(err) // Args hold only strings and lists of strings
-	}
-	return b
+	return proposalOf(c.Action(), args)
 }
 
 // String returns the call in Python's call syntax, for reports.
-func (c WorkspaceCall) String() string {
-	keys := make([]string, 0, len(c.Args))
-	for k := range c.Args {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		b, _ := json.Marshal(c.Args[k])
-		parts[i] = k + "=" + string(b)
-	}
-	return c.Function + "(" + strings.Join(parts, ", ") + ")"
-}
+func (c WorkspaceCall) String() string { return pyCall(c.Function, c.Args) }
 
 // IsRead reports whether the call only reads. get_unread_emails is not a
 // read: it marks the e-mails read.
