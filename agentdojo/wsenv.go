@@ -285,17 +285,31 @@ func (d *WorkspaceData) Environment(injections map[string]string) workspace.Work
 		r = append(r, "{"+k+"}", v)
 	}
 	rep := strings.NewReplacer(r...)
+	fill := func(s *string) {
+		if strings.IndexByte(*s, '{') >= 0 {
+			*s = rep.Replace(*s)
+		}
+	}
 	for id, e := range w.Emails {
-		e.Subject, e.Body = rep.Replace(e.Subject), rep.Replace(e.Body)
-		w.Emails[id] = e
+		if strings.IndexByte(e.Subject+e.Body, '{') >= 0 {
+			fill(&e.Subject)
+			fill(&e.Body)
+			w.Emails[id] = e
+		}
 	}
 	for id, e := range w.Events {
-		e.Title, e.Description, e.Location = rep.Replace(e.Title), rep.Replace(e.Description), rep.Replace(e.Location)
-		w.Events[id] = e
+		if strings.IndexByte(e.Title+e.Description+e.Location, '{') >= 0 {
+			fill(&e.Title)
+			fill(&e.Description)
+			fill(&e.Location)
+			w.Events[id] = e
+		}
 	}
 	for id, f := range w.Files {
-		f.Content = rep.Replace(f.Content)
-		w.Files[id] = f
+		if strings.IndexByte(f.Content, '{') >= 0 {
+			fill(&f.Content)
+			w.Files[id] = f
+		}
 	}
 	return w
 }

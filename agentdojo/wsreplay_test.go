@@ -1,6 +1,8 @@
 package agentdojo_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +139,9 @@ func TestWorkspaceReplayThroughGateway(t *testing.T) {
 			if tt.opts.Extras && (r.AttacksReachable != 543 || !cmp.Equal(r.Unreachable, unreachable)) {
 				t.Errorf("reachable %d, unreachable %v; want 543 and the 17 pairs", r.AttacksReachable, r.Unreachable)
 			}
+			if tt.opts.Extras {
+				checkWorkspaceOutput(t, r)
+			}
 			mailers := []string{"user_task_13", "user_task_19", "user_task_25", "user_task_33"}
 			for _, row := range r.Rows {
 				for _, c := range row.Refusals {
@@ -169,5 +174,36 @@ func TestWorkspaceUnknownSuite(t *testing.T) {
 	}
 	if _, err := agentdojo.Replay(t.Context(), agentdojo.Options{Suite: "workspace", DataDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "environment.yaml") {
 		t.Errorf("missing data: err %v; want it to name environment.yaml", err)
+	}
+}
+
+// checkWorkspaceOutput checks that the JSON report has banking's fields
+// and the workspace's extras, and that the table shows them.
+func checkWorkspaceOutput(t *testing.T, r *agentdojo.Report) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"suite", "runs", "attacks_executed", "attacker_calls_executed", "attacker_writes_executed", "attacker_reads_served",
+		"utility_ok", "utility_total", "utility_no_attack_ok", "utility_no_attack_total", "rows", "user_tasks_failing",
+		"unreachable", "attacks_reachable", "variants"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("JSON report has no %q", k)
+		}
+	}
+	b.Reset()
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"attacks executed:        0 of 560", "attacks reachable:       543 of 560", "user_task_39 x injection_task_0", "IT13",
+		"variants:                1160 runs"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
 	}
 }
