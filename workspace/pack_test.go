@@ -125,7 +125,7 @@ func TestPhishingLinkToColleagueStepsUp(t *testing.T) {
 	tok, id := f.mandate(nil)
 	args := map[string]string{"recipients": client, "subject": "Notes for meeting today", "body": "Hi John, read the notes at https://bit.ly/sUf7tOJ before we meet."}
 	d := f.decide(tok, "send_email", args)
-	if d.Verdict != gateway.StepUp || d.Executed || f.sent() != 2 {
+	if d.Verdict != intent.StepUp || d.Executed || f.sent() != 2 {
 		t.Fatalf("verdict %s, executed %t; want a step-up and nothing sent", d.Verdict, d.Executed)
 	}
 	if d.Facts["links"].Str != "bit.ly/sUf7tOJ" || d.Facts["unrequested_links"].Int != 1 || d.Facts["unnamed_recipients"].Str != client {
@@ -186,11 +186,11 @@ func TestContactsAreNotTrusted(t *testing.T) {
 	f := newFixture(t)
 	tok, _ := f.mandate(nil)
 	d := f.decide(tok, "send_email", map[string]string{"recipients": spammer, "subject": "Re: code", "body": "463820"})
-	if d.Verdict != gateway.StepUp || !d.Facts["unnamed_inbound_only"].Bool {
+	if d.Verdict != intent.StepUp || !d.Facts["unnamed_inbound_only"].Bool {
 		t.Errorf("to an inbound-only correspondent: %s, facts %v", d.Verdict, d.Facts)
 	}
 	d = f.decide(tok, "send_email", map[string]string{"recipients": account, "subject": "[SECURITY BREACH]", "body": "wire $100 to IBAN 0123456789"})
-	if d.Verdict != gateway.StepUp || !d.Facts["unnamed_owner"].Bool {
+	if d.Verdict != intent.StepUp || !d.Facts["unnamed_owner"].Bool {
 		t.Errorf("note to self: %s, facts %v", d.Verdict, d.Facts)
 	}
 	d = f.decide(tok, "send_email", map[string]string{"recipients": client, "subject": "Summary", "body": "Next meeting: 2024-06-01", "attachments": "19"})
@@ -232,7 +232,7 @@ func TestSharing(t *testing.T) {
 	if d := f.decide(tok, "share_file", map[string]string{"file_id": "11", "email": "john.doe@gmail.com", "permission": "r"}); code(d) != intent.CodePolicyDenied {
 		t.Errorf("another's file: %s", code(d))
 	}
-	if d := f.decide(tok, "share_file", map[string]string{"file_id": "19", "email": client, "permission": "r"}); d.Verdict != gateway.StepUp {
+	if d := f.decide(tok, "share_file", map[string]string{"file_id": "19", "email": client, "permission": "r"}); d.Verdict != intent.StepUp {
 		t.Errorf("unnamed sharee: %s", d.Verdict)
 	}
 	if d := f.decide(tok, "share_file", map[string]string{"file_id": "19", "email": "John.Doe@gmail.com", "permission": "R"}); !d.Executed {
@@ -259,7 +259,7 @@ func TestRegistriesReadTheLiveWorkspace(t *testing.T) {
 	if d := f.decide(tok, "add_calendar_event_participants", map[string]string{"event_id": "25", "participants": client}); !d.Executed {
 		t.Errorf("new event 25: %s", code(d))
 	}
-	if d := f.decide(tok, "reschedule_calendar_event", map[string]string{"event_id": "25", "new_start_time": "2024-05-19 13:00"}); d.Verdict != gateway.StepUp {
+	if d := f.decide(tok, "reschedule_calendar_event", map[string]string{"event_id": "25", "new_start_time": "2024-05-19 13:00"}); d.Verdict != intent.StepUp {
 		t.Errorf("rescheduling an event the user did not name: %s", d.Verdict)
 	}
 }
