@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -38,7 +37,8 @@ func (l Limits) maxArgs() int {
 	return l.MaxArgs
 }
 
-// ErrMalformed is wrapped by every error DecodeProposal returns.
+// ErrMalformed is matched (errors.Is) by every error DecodeProposal
+// returns; the error itself is a *MalformedError.
 var ErrMalformed = errors.New("contract: malformed proposal")
 
 // ErrBadArgument is wrapped by every error Decode returns.
@@ -63,8 +63,22 @@ func (e *ArgumentError) Error() string {
 // Unwrap returns ErrBadArgument.
 func (e *ArgumentError) Unwrap() error { return e.Err }
 
+// MalformedError is the error DecodeProposal returns: Reason says, in
+// words the agent can act on, what is wrong with the proposal (for example
+// `unknown key "approved": a proposal has only "action" and "args"`). It
+// matches ErrMalformed with errors.Is.
+type MalformedError struct {
+	Reason string
+}
+
+// Error returns "contract: malformed proposal: " followed by Reason.
+func (e *MalformedError) Error() string { return ErrMalformed.Error() + ": " + e.Reason }
+
+// Is reports whether target is ErrMalformed.
+func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
+
 func malformed(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrMalformed, fmt.Sprintf(format, a...))
+	return &MalformedError{Reason: fmt.Sprintf(format, a...)}
 }
 
 // DecodeProposal parses body as {"action": string, "args": {...}}, and
@@ -80,97 +94,36 @@ func DecodeProposal(body []byte, lim Limits) (intent.Proposal, error) {
 	if !utf8.Valid(body) {
 		return p, malformed("the proposal is not valid UTF-8")
 	}
-	if json.Valid(body) {
-		return decodeValid(body, lim)
+	if !json.Valid(body) {
+		return p, syntaxError(body)
 	}
-	return decodeTokens(body, lim)
+	return decodeValid(body, lim)
 }
 
-// decodeTokens decodes body token by token, stopping at the first fault
-// with an error that says where it is. DecodeProposal uses it for bodies
-// that are not valid JSON; decodeValid gives the same results, faster, for
-// those that are.
-func decodeTokens(body []byte, lim Limits) (intent.Proposal, error) {
-	var p intent.Proposal
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := expectDelim(dec, '{'); err != nil {
-		return p, malformed("a proposal is a JSON object with \"action\" and \"args\"")
+// syntaxError describes why body, which json.Valid refuses, is not JSON:
+// not an object, an object followed by more data, or where the syntax
+// breaks.
+func syntaxError(body []byte) error {
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return malformed("a proposal is a JSON object with \"action\" and \"args\"")
 	}
-	seen := map[string]bool{}
-	for dec.More() {
-		key, err := stringToken(dec)
-		if err != nil {
-			return p, malformed("invalid JSON: %v", err)
-		}
-		if seen[key] {
-			return p, malformed("key %q appears twice", key)
-		}
-		seen[key] = true
-		switch key {
-		case "action":
-			s, err := stringToken(dec)
-			if err != nil {
-				return p, malformed("\"action\" must be a string")
-			}
-			p.Action = intent.Action(s)
-		case "args":
-			args, err := decodeArgs(dec, lim.maxArgs())
-			if err != nil {
-				return p, err
-			}
-			p.Args = args
-		default:
-			return p, malformed("unknown key %q: a proposal has only \"action\" and \"args\"", truncate(key))
-		}
+	var first json.RawMessage
+	err := json.NewDecoder(bytes.NewReader(body)).Decode(&first)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return malformed("data after the proposal object")
+	case errors.As(err, &se):
+		return malformed("invalid JSON at byte %d: %v", se.Offset, se)
 	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return p, malformed("invalid JSON: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return p, malformed("data after the proposal object")
-	}
-	if !seen["action"] {
-		return p, malformed("missing \"action\"")
-	}
-	if p.Args == nil {
-		p.Args = map[string]json.RawMessage{}
-	}
-	return p, nil
+	return malformed("invalid JSON: %v", err)
 }
 
-func decodeArgs(dec *json.Decoder, maxArgs int) (map[string]json.RawMessage, error) {
-	if err := expectDelim(dec, '{'); err != nil {
-		return nil, malformed("\"args\" must be a JSON object")
-	}
-	args := map[string]json.RawMessage{}
-	for dec.More() {
-		key, err := stringToken(dec)
-		if err != nil {
-			return nil, malformed("invalid JSON in args: %v", err)
-		}
-		if _, dup := args[key]; dup {
-			return nil, malformed("argument %q appears twice", truncate(key))
-		}
-		if len(args) == maxArgs {
-			return nil, malformed("more than %d arguments", maxArgs)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, malformed("invalid JSON in argument %q: %v", truncate(key), err)
-		}
-		args[key] = raw
-	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return nil, malformed("invalid JSON in args: %v", err)
-	}
-	return args, nil
-}
-
-// decodeValid decodes body, which json.Valid accepts, with the rules and
-// errors of decodeTokens. Syntax being settled, it only walks the tokens;
-// it allocates the strings it keeps and one copy of the body that all
-// argument values share.
+// decodeValid decodes body, which json.Valid accepts. Syntax being
+// settled, it only walks the tokens; it allocates the strings it keeps and
+// one copy of the body that all argument values share. It is the one
+// proposal decoder; decodeTokens in decode_internal_test.go, a token by
+// token decoder over encoding/json, is its oracle (FuzzDecodeOracle).
 func decodeValid(body []byte, lim Limits) (intent.Proposal, error) {
 	var p intent.Proposal
 	w := walker{b: body}
@@ -332,29 +285,6 @@ func (w *walker) skip() {
 			w.i++
 		}
 	}
-}
-
-func expectDelim(dec *json.Decoder, d json.Delim) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if t != d {
-		return fmt.Errorf("expected %q", d)
-	}
-	return nil
-}
-
-func stringToken(dec *json.Decoder) (string, error) {
-	t, err := dec.Token()
-	if err != nil {
-		return "", err
-	}
-	s, ok := t.(string)
-	if !ok {
-		return "", fmt.Errorf("expected a string")
-	}
-	return s, nil
 }
 
 func truncate(s string) string {

@@ -465,7 +465,11 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		if m, merr := g.mandate(ctx, st.req.Mandate, st.now); merr == nil {
 			st.mandate = m
 		}
-		refuse(d, intent.CodeMalformed, "The proposal was refused: %s. Send a JSON object with only \"action\" and \"args\".", strings.TrimPrefix(err.Error(), contract.ErrMalformed.Error()+": "))
+		reason := err.Error()
+		if me := (*contract.MalformedError)(nil); errors.As(err, &me) {
+			reason = me.Reason
+		}
+		refuse(d, intent.CodeMalformed, "The proposal was refused: %s. Send a JSON object with only \"action\" and \"args\".", reason)
 		return
 	}
 	st.proposal = p
