@@ -528,12 +528,10 @@ func mandateToken(c *config, actions []intent.Action, now func() time.Time) (str
 	}
 	budget := intent.Money{Currency: "EUR"}
 	if m.Budget != "" {
-		cur, amt, ok := strings.Cut(strings.TrimSpace(m.Budget), " ")
-		minor, err := parseMinor(strings.TrimSpace(amt))
-		if !ok || err != nil {
-			return "", nil, c.errAt(append(at, "budget"), "budget must read like \"EUR 12000.00\"")
+		var err error
+		if budget, err = intent.ParseMoney(strings.TrimSpace(m.Budget)); err != nil {
+			return "", nil, c.errAt(append(at, "budget"), "budget must read like \"EUR 12000.00\": %v", err)
 		}
-		budget = intent.Money{Currency: cur, Amount: intent.Amount(minor)}
 	}
 	scope := actions
 	if len(m.Scope) > 0 {
@@ -572,23 +570,6 @@ func mandateToken(c *config, actions []intent.Action, now func() time.Time) (str
 		return "", nil, c.errAt(at, "%v", err)
 	}
 	return tok, mandate.StaticKeys{"intentplane-mcp-start": pub}, nil
-}
-
-// parseMinor reads a plain decimal with at most two decimals as cents.
-func parseMinor(s string) (int64, error) {
-	whole, frac, _ := strings.Cut(s, ".")
-	if whole == "" || len(frac) > 2 {
-		return 0, errors.New("bad amount")
-	}
-	frac += strings.Repeat("0", 2-len(frac))
-	var n int64
-	for _, r := range whole + frac {
-		if r < '0' || r > '9' || n > (1<<62)/10 {
-			return 0, errors.New("bad amount")
-		}
-		n = n*10 + int64(r-'0')
-	}
-	return n, nil
 }
 
 // buildApprover loads or generates the key of the user at the client.

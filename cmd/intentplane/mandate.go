@@ -60,9 +60,9 @@ func (c *mandateIssueCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Key, err)
 	}
-	budget, err := parseMoney(c.Budget)
+	budget, err := intent.ParseMoney(strings.TrimSpace(c.Budget))
 	if err != nil {
-		return err
+		return fmt.Errorf("--budget: %w", err)
 	}
 	claims, err := parseClaims(c.Claim)
 	if err != nil {
@@ -148,27 +148,6 @@ func parseClaims(in []string) (map[string][]string, error) {
 		out[k] = append(out[k], v)
 	}
 	return out, nil
-}
-
-// parseMoney reads "EUR 1250.00" exactly (no float).
-func parseMoney(s string) (intent.Money, error) {
-	cur, amt, ok := strings.Cut(strings.TrimSpace(s), " ")
-	if !ok || len(cur) != 3 || strings.ToUpper(cur) != cur {
-		return intent.Money{}, fmt.Errorf("budget %q: write it as 'EUR 1250.00'", s)
-	}
-	whole, frac, _ := strings.Cut(amt, ".")
-	if len(frac) > 2 || whole == "" {
-		return intent.Money{}, fmt.Errorf("budget %q: at most 2 decimals", s)
-	}
-	frac += strings.Repeat("0", 2-len(frac))
-	var n int64
-	for _, c := range whole + frac {
-		if c < '0' || c > '9' || n > (1<<62)/10 {
-			return intent.Money{}, fmt.Errorf("budget %q: not a plain decimal amount", s)
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return intent.Money{Currency: cur, Amount: intent.Amount(n)}, nil
 }
 
 var actionRE = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)

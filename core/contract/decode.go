@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -434,30 +433,8 @@ func unquote(raw []byte) (string, bool) {
 }
 
 // parseAmount reads a JSON number or a JSON string holding a plain decimal
-// and returns it in minor units of the given scale, exactly.
-// splitDecimal splits text, which must match
-// ^(0|[1-9][0-9]*)(\.([0-9]+))?$, into its whole and fractional digits.
-func splitDecimal(text string) (whole, frac string, ok bool) {
-	whole, frac, dot := strings.Cut(text, ".")
-	if !digits(whole) || len(whole) > 1 && whole[0] == '0' || dot && !digits(frac) {
-		return "", "", false
-	}
-	return whole, frac, true
-}
-
-// digits reports whether s is one or more ASCII digits.
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
+// (intent.ParseAmount's rules) and returns it in minor units of the given
+// scale, exactly; it must be greater than zero.
 func parseAmount(raw json.RawMessage, scale uint8) (intent.Amount, error) {
 	var text string
 	if len(raw) > 0 && raw[0] == '"' {
@@ -471,32 +448,16 @@ func parseAmount(raw json.RawMessage, scale uint8) (intent.Amount, error) {
 	if strings.HasPrefix(text, "-") {
 		return 0, fmt.Errorf("must be greater than zero")
 	}
-	whole, frac, ok := splitDecimal(text)
-	if !ok {
-		return 0, fmt.Errorf("must be written as a plain decimal such as 1250.00 (no exponent, no sign, no thousands separator)")
-	}
-	if trimmed := strings.TrimRight(frac, "0"); len(trimmed) > int(scale) {
+	a, err := intent.ParseAmount(text, int(scale))
+	switch {
+	case errors.Is(err, intent.ErrAmountPrecision):
 		return 0, fmt.Errorf("has more than %d decimals", scale)
-	} else {
-		frac = trimmed
-	}
-	// The digits of whole, frac, then zeros up to scale decimals.
-	var n int64
-	for i := range len(whole) + int(scale) {
-		d := int64(0)
-		switch {
-		case i < len(whole):
-			d = int64(whole[i] - '0')
-		case i-len(whole) < len(frac):
-			d = int64(frac[i-len(whole)] - '0')
-		}
-		if n > (math.MaxInt64-d)/10 {
-			return 0, fmt.Errorf("is too large")
-		}
-		n = n*10 + d
-	}
-	if n == 0 {
+	case errors.Is(err, intent.ErrAmountRange):
+		return 0, fmt.Errorf("is too large")
+	case err != nil:
+		return 0, fmt.Errorf("must be written as a plain decimal such as 1250.00 (no exponent, no sign, no thousands separator)")
+	case a == 0:
 		return 0, fmt.Errorf("must be greater than zero")
 	}
-	return intent.Amount(n), nil
+	return a, nil
 }

@@ -14,7 +14,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +23,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/intentplane/intentplane/core/intent"
 )
 
 // sendMoneySchema is served as is: intentplane-mcp must pass it on byte
@@ -75,9 +76,13 @@ func (b *bank) sendMoney(_ context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if err := dec.Decode(&args); err != nil || args.IBAN == "" || args.Amount == "" {
 		return mcp.NewToolResultError("send_money needs recipient_iban, amount and reference"), nil
 	}
-	cents, err := parseCents(string(args.Amount))
+	amount, err := intent.ParseAmount(string(args.Amount), 2)
 	if err != nil {
 		return mcp.NewToolResultError(err.Error()), nil
+	}
+	cents := int64(amount)
+	if cents == 0 {
+		return mcp.NewToolResultError("amount must be positive"), nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -88,26 +93,6 @@ func (b *bank) sendMoney(_ context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	id := fmt.Sprintf("TX-%04d", len(b.payments)+1)
 	b.payments = append(b.payments, map[string]any{"id": id, "recipient_iban": args.IBAN, "amount": string(args.Amount), "reference": args.Reference})
 	return mcp.NewToolResultText(fmt.Sprintf("Transfer %s of EUR %s to %s sent (reference %q).", id, args.Amount, args.IBAN, args.Reference)), nil
-}
-
-// parseCents reads a positive decimal with at most two decimals exactly.
-func parseCents(s string) (int64, error) {
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 2 || whole == "" || strings.HasPrefix(whole, "-") {
-		return 0, errors.New("amount must be positive with at most 2 decimals")
-	}
-	frac += strings.Repeat("0", 2-len(frac))
-	var n int64
-	for _, c := range whole + frac {
-		if c < '0' || c > '9' {
-			return 0, errors.New("amount must be a plain decimal")
-		}
-		n = n*10 + int64(c-'0')
-	}
-	if n == 0 {
-		return 0, errors.New("amount must be positive")
-	}
-	return n, nil
 }
 
 func (b *bank) listPayments(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
