@@ -47,12 +47,11 @@ func BenchmarkCedarFloor(b *testing.B) {
 	}
 	req := policy.Request{
 		Principal: "emma", Action: "pay.send", Resource: "GB29",
-		Context: map[string]any{
-			"args":     intent.Args{"recipient": intent.Str("GB29"), "amount": intent.AmountValue(1250, 2), "memo": intent.Str("invoice 1")},
-			"facts":    map[string]intent.Value{"recipient_trusted": intent.Bool(true), "paid_today": intent.Int(0)},
-			"approval": map[string]any{"confirm": false, "four_eyes": false},
-			"mandate":  map[string]any{"mode": "known_counterparties"},
-			"amount":   int64(1250),
+		Standard: &policy.Standard{
+			Args:   intent.Args{"recipient": intent.Str("GB29"), "amount": intent.AmountValue(1250, 2), "memo": intent.Str("invoice 1")},
+			Facts:  map[string]intent.Value{"recipient_trusted": intent.Bool(true), "paid_today": intent.Int(0)},
+			Mode:   "known_counterparties",
+			Amount: 1250,
 		},
 	}
 	b.ReportAllocs()

@@ -11,7 +11,7 @@ import (
 const benchSchema = `entity Owner;
 entity Resource;
 type Approval = { confirm: Bool, four_eyes: Bool };
-type Mandate = { mode: String, max_amount: Long };
+type Mandate = { mode: String };
 action "banking.get_balance", "banking.get_transactions" appliesTo {
   principal: Owner, resource: Resource,
   context: { args: {}, facts: {}, approval: Approval, mandate: Mandate, amount: Long },
@@ -20,7 +20,7 @@ action "banking.send_money" appliesTo {
   principal: Owner, resource: Resource,
   context: {
     args: { recipient: String, amount: Long, subject: String, date: String },
-    facts: { beneficiary_known: Bool, beneficiary_age_days: Long, daily_total: Long, iban_country: String, tags: Set<String> },
+    facts: { beneficiary_known: Bool, beneficiary_age_days: Long, daily_total: Long, iban_country: String, verified: Bool },
     approval: Approval, mandate: Mandate, amount: Long,
   },
 };
@@ -36,8 +36,8 @@ permit (principal, action == Action::"banking.send_money", resource) when { cont
 @id("read-only") @reason("the mandate is read-only")
 forbid (principal, action == Action::"banking.send_money", resource) when { context.mandate.mode == "read_only" };
 
-@id("mandate-max") @reason("above the mandate's maximum")
-forbid (principal, action == Action::"banking.send_money", resource) when { context.amount > context.mandate.max_amount };
+@id("capped") @reason("above the capped mandate's maximum")
+forbid (principal, action == Action::"banking.send_money", resource) when { context.mandate.mode == "capped" && context.amount > 500000 };
 
 @id("daily-limit") @reason("daily limit exceeded")
 forbid (principal, action == Action::"banking.send_money", resource) when { context.facts.daily_total + context.amount > 5000000 };
@@ -56,7 +56,7 @@ forbid (principal, action == Action::"banking.send_money", resource) when { cont
 
 @id("cooling-off") @approval("confirm") @reason("new beneficiary")
 forbid (principal, action == Action::"banking.send_money", resource)
-when { context.facts.beneficiary_age_days < 3 && !context.facts.tags.contains("verified") } unless { context.approval.confirm };
+when { context.facts.beneficiary_age_days < 3 && !context.facts.verified } unless { context.approval.confirm };
 `
 
 // BenchmarkEvaluate is the Cedar-only floor of a decision: ten policies,
@@ -74,20 +74,19 @@ func BenchmarkEvaluate(b *testing.B) {
 		Principal: "alice",
 		Action:    "banking.send_money",
 		Resource:  "acct-1",
-		Context: map[string]any{
-			"args": intent.Args{
+		Standard: &policy.Standard{
+			Args: intent.Args{
 				"recipient": intent.Str("DE89370400440532013000"),
 				"amount":    intent.AmountValue(150000, 2),
 				"subject":   intent.Str("invoice 2290"),
 				"date":      intent.Str("2026-03-01"),
 			},
-			"facts": map[string]any{
-				"beneficiary_known": true, "beneficiary_age_days": int64(400), "daily_total": int64(20000),
-				"iban_country": "DE", "tags": []string{"verified", "supplier"},
+			Facts: map[string]intent.Value{
+				"beneficiary_known": intent.Bool(true), "beneficiary_age_days": intent.Int(400), "daily_total": intent.Int(20000),
+				"iban_country": intent.Str("DE"), "verified": intent.Bool(true),
 			},
-			"approval": map[string]any{"confirm": false, "four_eyes": false},
-			"mandate":  map[string]any{"mode": "normal", "max_amount": int64(500000)},
-			"amount":   intent.Amount(150000),
+			Mode:   "normal",
+			Amount: 150000,
 		},
 	}
 	if got := e.Evaluate(req); got.Verdict != intent.StepUp || got.Level != intent.LevelConfirm {

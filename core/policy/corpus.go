@@ -14,44 +14,75 @@ import (
 )
 
 // TestCase is one entry of a pack's decision corpus: a request and the
-// decision it must get. In tests/*.json the keys are the lowercase field
-// names ("name", "principal", ...); unknown keys are refused.
+// decision it must get. LoadTests reads it from tests/*.json, where the
+// keys are "name", "principal", "action", "resource", "context",
+// "decision", "level", "policies" and "errors"; unknown keys are refused.
 type TestCase struct {
 	// Name identifies the case; unique within the corpus.
-	Name string `json:"name"`
+	Name string
 	// Principal, Action and Resource build the Request ("" resource is
 	// Resource::"none").
-	Principal string `json:"principal"`
-	Action    string `json:"action"`
-	Resource  string `json:"resource,omitempty"`
-	// Context is the request context. From JSON, integers become int64
-	// (a number with a fraction or exponent is refused), arrays must hold
-	// only strings and become []string, objects become map[string]any;
-	// null is refused.
-	Context map[string]any `json:"context"`
+	Principal string
+	Action    string
+	Resource  string
+	// Context is the request context. In JSON it is the record of the
+	// request convention: {"args": {...}, "facts": {...}, "approval":
+	// {"confirm": bool, "four_eyes": bool}, "mandate": {"mode": string},
+	// "amount": integer}; args and facts hold strings, booleans and
+	// integers (an int64: no fraction or exponent), which become
+	// intent.Str, intent.Bool and intent.Int. Absent keys are zero; null,
+	// arrays, nested objects and unknown keys are refused.
+	Context Standard
 	// Decision is the expected decision: "allow", "deny" or "step_up".
-	Decision string `json:"decision"`
+	Decision string
 	// Level is the expected approval level; "" means not checked.
-	Level string `json:"level,omitempty"`
+	Level string
 	// Policies are the expected determining policy ids, in any order; nil
 	// means not checked, an empty list means "no policy determined it".
-	Policies []string `json:"policies,omitempty"`
+	Policies []string
 	// Errors says the request is expected to fail evaluation (and so be
 	// denied). A case without it fails if evaluation reports any error, so
 	// a malformed context cannot pass as a deny.
-	Errors bool `json:"errors,omitempty"`
+	Errors bool
 	// File is the corpus file the case came from (set by LoadTests).
-	File string `json:"-"`
+	File string
 }
 
 // Request returns the Request the case describes.
 func (c TestCase) Request() Request {
+	ctx := c.Context
 	return Request{
 		Principal: intent.Owner(c.Principal),
 		Action:    intent.Action(c.Action),
 		Resource:  c.Resource,
-		Context:   c.Context,
+		Standard:  &ctx,
 	}
+}
+
+// jsonCase is a TestCase as tests/*.json writes it.
+type jsonCase struct {
+	Name      string       `json:"name"`
+	Principal string       `json:"principal"`
+	Action    string       `json:"action"`
+	Resource  string       `json:"resource"`
+	Context   *jsonContext `json:"context"`
+	Decision  string       `json:"decision"`
+	Level     string       `json:"level"`
+	Policies  []string     `json:"policies"`
+	Errors    bool         `json:"errors"`
+}
+
+type jsonContext struct {
+	Args     map[string]any `json:"args"`
+	Facts    map[string]any `json:"facts"`
+	Approval struct {
+		Confirm  bool `json:"confirm"`
+		FourEyes bool `json:"four_eyes"`
+	} `json:"approval"`
+	Mandate struct {
+		Mode string `json:"mode"`
+	} `json:"mandate"`
+	Amount json.Number `json:"amount"`
 }
 
 // TestFailure is a TestCase whose result differs from what it expects.
@@ -110,26 +141,83 @@ func decodeCases(b []byte) ([]TestCase, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	dec.DisallowUnknownFields()
-	var cases []TestCase
+	var cases []jsonCase
 	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '[' {
 		if err := dec.Decode(&cases); err != nil {
 			return nil, err
 		}
 	} else {
-		var c TestCase
+		var c jsonCase
 		if err := dec.Decode(&c); err != nil {
 			return nil, err
 		}
-		cases = []TestCase{c}
+		cases = []jsonCase{c}
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("trailing data after the test cases")
 	}
-	return cases, nil
+	out := make([]TestCase, len(cases))
+	for i, c := range cases {
+		out[i] = TestCase{Name: c.Name, Principal: c.Principal, Action: c.Action, Resource: c.Resource,
+			Decision: c.Decision, Level: c.Level, Policies: c.Policies, Errors: c.Errors}
+		ctx, err := c.Context.standard()
+		if err != nil {
+			return nil, fmt.Errorf("case %d (%q): %w", i, c.Name, err)
+		}
+		out[i].Context = ctx
+	}
+	return out, nil
 }
 
-// check validates the case and converts its JSON context to the Go types
-// Request.Context takes.
+// standard converts the JSON context; nil is the zero context.
+func (c *jsonContext) standard() (Standard, error) {
+	if c == nil {
+		return Standard{}, nil
+	}
+	var s Standard
+	var err error
+	if s.Args, err = values("context.args", c.Args); err != nil {
+		return s, err
+	}
+	if s.Facts, err = values("context.facts", c.Facts); err != nil {
+		return s, err
+	}
+	if c.Amount != "" {
+		n, err := c.Amount.Int64()
+		if err != nil {
+			return s, fmt.Errorf("context.amount: %s is not an int64", c.Amount)
+		}
+		s.Amount = intent.Amount(n)
+	}
+	s.Confirm, s.FourEyes, s.Mode = c.Approval.Confirm, c.Approval.FourEyes, c.Mandate.Mode
+	return s, nil
+}
+
+// values converts a JSON object of strings, booleans and integers.
+func values(path string, m map[string]any) (map[string]intent.Value, error) {
+	out := make(map[string]intent.Value, len(m))
+	for k, v := range m {
+		switch v := v.(type) {
+		case string:
+			out[k] = intent.Str(v)
+		case bool:
+			out[k] = intent.Bool(v)
+		case json.Number:
+			n, err := v.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %s is not an int64", path, k, v)
+			}
+			out[k] = intent.Int(n)
+		case nil:
+			return nil, fmt.Errorf("%s.%s: null is not allowed", path, k)
+		default:
+			return nil, fmt.Errorf("%s.%s: only strings, booleans and integers are allowed", path, k)
+		}
+	}
+	return out, nil
+}
+
+// check validates the case.
 func (c *TestCase) check() error {
 	switch {
 	case c.Name == "":
@@ -145,54 +233,7 @@ func (c *TestCase) check() error {
 	if c.Level != "" && !intent.Level(c.Level).Valid() {
 		return fmt.Errorf("unknown level %q", c.Level)
 	}
-	ctx, err := fromJSON("context", c.Context)
-	if err != nil {
-		return err
-	}
-	c.Context, _ = ctx.(map[string]any)
-	if c.Context == nil {
-		c.Context = map[string]any{}
-	}
 	return nil
-}
-
-func fromJSON(path string, v any) (any, error) {
-	switch v := v.(type) {
-	case json.Number:
-		n, err := v.Int64()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %s is not an int64", path, v)
-		}
-		return n, nil
-	case string, bool:
-		return v, nil
-	case []any:
-		ss := make([]string, len(v))
-		for i, x := range v {
-			s, ok := x.(string)
-			if !ok {
-				return nil, fmt.Errorf("%s[%d]: arrays may hold only strings", path, i)
-			}
-			ss[i] = s
-		}
-		return ss, nil
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, x := range v {
-			y, err := fromJSON(path+"."+k, x)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = y
-		}
-		return out, nil
-	case nil:
-		if path == "context" {
-			return map[string]any{}, nil
-		}
-		return nil, fmt.Errorf("%s: null is not allowed", path)
-	}
-	return nil, fmt.Errorf("%s: unsupported JSON value %T", path, v)
 }
 
 // RunTests evaluates every case and returns those whose result differs

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/policy"
 )
 
@@ -34,14 +35,18 @@ func TestCorpus(t *testing.T) {
 func TestLoadTestsDecoding(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{"tests/one.json": {Data: []byte(`{"name": "n", "principal": "alice", "action": "bank.send_money",
-		"context": {"amount": 12, "args": {"tags": ["a", "b"], "ok": true, "s": "x"}}, "decision": "step_up", "level": "confirm"}`)}}
+		"context": {"amount": 12, "args": {"n": -3, "ok": true, "s": "x"}, "facts": {"f": false},
+		"approval": {"confirm": true, "four_eyes": false}, "mandate": {"mode": "strict"}}, "decision": "step_up", "level": "confirm"}`)}}
 	cases, err := policy.LoadTests(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []policy.TestCase{{
 		Name: "n", Principal: "alice", Action: "bank.send_money",
-		Context:  map[string]any{"amount": int64(12), "args": map[string]any{"tags": []string{"a", "b"}, "ok": true, "s": "x"}},
+		Context: policy.Standard{
+			Args:  intent.Args{"n": intent.Int(-3), "ok": intent.Bool(true), "s": intent.Str("x")},
+			Facts: map[string]intent.Value{"f": intent.Bool(false)}, Confirm: true, Mode: "strict", Amount: 12,
+		},
 		Decision: "step_up", Level: "confirm", File: "tests/one.json",
 	}}
 	if diff := cmp.Diff(want, cases); diff != "" {
@@ -58,8 +63,13 @@ func TestLoadTestsErrors(t *testing.T) {
 		{"unknown key", `{` + head + `"decision": "allow", "approved": true}`, `unknown field "approved"`},
 		{"float", `{` + head + `"decision": "allow", "context": {"amount": 1.5}}`, "context.amount: 1.5 is not an int64"},
 		{"too large", `{` + head + `"decision": "allow", "context": {"amount": 9223372036854775808}}`, "is not an int64"},
-		{"null", `{` + head + `"decision": "allow", "context": {"a": null}}`, "context.a: null is not allowed"},
-		{"array of numbers", `{` + head + `"decision": "allow", "context": {"a": [1]}}`, "context.a[0]: arrays may hold only strings"},
+		{"float in args", `{` + head + `"decision": "allow", "context": {"args": {"a": 1e3}}}`, "context.args.a: 1e3 is not an int64"},
+		{"null", `{` + head + `"decision": "allow", "context": {"facts": {"a": null}}}`, "context.facts.a: null is not allowed"},
+		{"array", `{` + head + `"decision": "allow", "context": {"args": {"a": ["x"]}}}`, "context.args.a: only strings, booleans and integers"},
+		{"nested object", `{` + head + `"decision": "allow", "context": {"args": {"a": {"b": 1}}}}`, "context.args.a: only strings, booleans and integers"},
+		{"unknown context key", `{` + head + `"decision": "allow", "context": {"resource": "x"}}`, `unknown field "resource"`},
+		{"unknown approval key", `{` + head + `"decision": "allow", "context": {"approval": {"confirm": true, "three_eyes": true}}}`, `unknown field "three_eyes"`},
+		{"approval not a bool", `{` + head + `"decision": "allow", "context": {"approval": {"confirm": "yes"}}}`, "cannot unmarshal string"},
 		{"bad decision", `{` + head + `"decision": "maybe"}`, `unknown verdict "maybe"`},
 		{"bad level", `{` + head + `"decision": "step_up", "level": "three_eyes"}`, `unknown level "three_eyes"`},
 		{"missing name", `{"principal": "alice", "action": "a", "decision": "allow"}`, "missing name"},
@@ -81,12 +91,12 @@ func TestRunTestsFailures(t *testing.T) {
 	t.Parallel()
 	e := mustLoad(t, "testdata/bank")
 	cases := []policy.TestCase{
-		{Name: "wrong decision", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "deny"},
-		{Name: "wrong level", Principal: "alice", Action: "bank.send_money", Context: sendContext(150000, nil), Decision: "step_up", Level: "four_eyes"},
-		{Name: "wrong policies", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "allow", Policies: []string{"read-balance"}},
-		{Name: "unexpected errors", Principal: "alice", Action: "bank.send_money", Context: map[string]any{}, Decision: "deny"},
-		{Name: "expected errors", Principal: "alice", Action: "bank.send_money", Context: map[string]any{}, Decision: "deny", Errors: true},
-		{Name: "right", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "allow", Policies: []string{"pay-known"}},
+		{Name: "wrong decision", Principal: "alice", Action: "bank.send_money", Context: *sendContext(5000, nil), Decision: "deny"},
+		{Name: "wrong level", Principal: "alice", Action: "bank.send_money", Context: *sendContext(150000, nil), Decision: "step_up", Level: "four_eyes"},
+		{Name: "wrong policies", Principal: "alice", Action: "bank.send_money", Context: *sendContext(5000, nil), Decision: "allow", Policies: []string{"read-balance"}},
+		{Name: "unexpected errors", Principal: "alice", Action: "bank.send_money", Decision: "deny"},
+		{Name: "expected errors", Principal: "alice", Action: "bank.send_money", Decision: "deny", Errors: true},
+		{Name: "right", Principal: "alice", Action: "bank.send_money", Context: *sendContext(5000, nil), Decision: "allow", Policies: []string{"pay-known"}},
 	}
 	var got []string
 	for _, f := range e.RunTests(cases) {

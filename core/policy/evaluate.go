@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -19,16 +18,10 @@ import (
 // type in the schema, and any evaluation error (an overflow, a missing
 // attribute), give Deny with Result.Errors filled in.
 func (e *Engine) Evaluate(r Request) Result {
-	var ctx types.Record
-	var err error
-	switch {
-	case r.Standard == nil:
-		ctx, err = convertContext(r.Context)
-	case r.Context != nil:
-		err = errors.New("context: both Context and Standard are set")
-	default:
-		ctx, err = e.convertStandard(r.Standard)
+	if r.Standard == nil {
+		return failed([]string{"context: Request.Standard is nil"}, nil, nil)
 	}
+	ctx, err := e.convertStandard(r.Standard)
 	if err != nil {
 		return failed([]string{err.Error()}, nil, nil)
 	}
@@ -124,21 +117,6 @@ func (r requestEntities) Get(uid types.EntityUID) (types.Entity, bool) {
 	return types.Entity{}, false
 }
 
-// convertContext converts a request context to a Cedar record. It never
-// interprets strings: a string that looks like Cedar's JSON escapes
-// ({"__entity": ...}) stays a String.
-func convertContext(m map[string]any) (types.Record, error) {
-	rm := make(types.RecordMap, len(m))
-	for k, v := range m {
-		cv, err := convertValue(v)
-		if err != nil {
-			return types.Record{}, err.in("context." + k)
-		}
-		rm[types.String(k)] = cv
-	}
-	return types.NewRecord(rm), nil
-}
-
 // Keys of the context record of the request convention.
 const (
 	keyArgs     = types.String("args")
@@ -183,9 +161,11 @@ func modeRecord(mode string) types.Value {
 	return types.NewRecord(types.RecordMap{keyMode: types.String(mode)})
 }
 
-// convertStandard converts s to the record convertContext gives for the
-// equivalent map. One scratch map serves every record built, since
-// NewRecord copies it.
+// convertStandard converts s to the Cedar context record, never
+// interpreting strings: a string that looks like Cedar's JSON escapes
+// ({"__entity": ...}) stays a String. One scratch map serves every record
+// built, since NewRecord copies it. Its oracle is the map-based conversion
+// in standard_test.go.
 func (e *Engine) convertStandard(s *Standard) (types.Record, error) {
 	scratch := make(types.RecordMap, 8)
 	args, cerr := scratchRecord(scratch, s.Args)
@@ -247,44 +227,6 @@ func (e *conversionError) Error() string {
 	return strings.Join(p, ".") + ": " + e.msg
 }
 
-func convertValue(v any) (types.Value, *conversionError) {
-	switch v := v.(type) {
-	case intent.Value:
-		return convertIntent(v)
-	case intent.Amount:
-		return types.Long(v), nil
-	case string:
-		return types.String(v), nil
-	case int64:
-		return types.Long(v), nil
-	case int:
-		return types.Long(v), nil
-	case bool:
-		return types.Boolean(v), nil
-	case []string:
-		vs := make([]types.Value, len(v))
-		for i, s := range v {
-			vs[i] = types.String(s)
-		}
-		return types.NewSet(vs...), nil
-	case map[string]any:
-		rm := make(types.RecordMap, len(v))
-		for k, x := range v {
-			cv, err := convertValue(x)
-			if err != nil {
-				return nil, err.in(k)
-			}
-			rm[types.String(k)] = cv
-		}
-		return types.NewRecord(rm), nil
-	case map[string]intent.Value:
-		return convertValues(v)
-	case intent.Args:
-		return convertValues(v)
-	}
-	return nil, &conversionError{msg: fmt.Sprintf("unsupported type %T", v)}
-}
-
 // convertIntent converts v without boxing it in an interface.
 func convertIntent(v intent.Value) (types.Value, *conversionError) {
 	switch v.Kind {
@@ -296,16 +238,4 @@ func convertIntent(v intent.Value) (types.Value, *conversionError) {
 		return types.Boolean(v.Bool), nil
 	}
 	return nil, &conversionError{msg: fmt.Sprintf("value of invalid kind %d", v.Kind)}
-}
-
-func convertValues(m map[string]intent.Value) (types.Value, *conversionError) {
-	rm := make(types.RecordMap, len(m))
-	for k, x := range m {
-		cv, err := convertIntent(x)
-		if err != nil {
-			return nil, err.in(k)
-		}
-		rm[types.String(k)] = cv
-	}
-	return types.NewRecord(rm), nil
 }

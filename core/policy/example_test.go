@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/policy"
 )
 
@@ -17,12 +18,10 @@ func ExampleEngine_Evaluate() {
 		Principal: "alice",
 		Action:    "bank.send_money",
 		Resource:  "acct-1",
-		Context: map[string]any{
-			"args":     map[string]any{"recipient": "DE89370400440532013000", "amount": int64(150000), "subject": "rent"},
-			"facts":    map[string]any{"beneficiary_known": true, "daily_total": int64(0)},
-			"approval": map[string]any{"confirm": false, "four_eyes": false},
-			"mandate":  map[string]any{"mode": "normal"},
-			"amount":   int64(150000),
+		Standard: &policy.Standard{
+			Args:  intent.Args{"recipient": intent.Str("DE89370400440532013000"), "amount": intent.AmountValue(150000, 2), "subject": intent.Str("rent")},
+			Facts: map[string]intent.Value{"beneficiary_known": intent.Bool(true), "daily_total": intent.Int(0)},
+			Mode:  "normal", Amount: 150000,
 		},
 	})
 	fmt.Println(res.Verdict, res.Level, res.Policies, res.Reasons)

@@ -506,43 +506,43 @@ func (e *Engine) generate(cases []TestCase) []generated {
 		return true
 	}
 	for _, c := range cases {
-		base := c.Request()
-		var variants []generated
-		variants = append(variants, generated{req: base, desc: fmt.Sprintf("the context of test %q", c.Name)})
-		for _, p := range leafPaths(base.Context) {
-			switch v := p.value.(type) {
-			case int64:
-				for _, n := range nums {
-					if n != v {
-						variants = append(variants, variant(base, c.Name, p.keys, n))
-					}
-				}
-			case string:
-				for _, s := range strs {
-					if s != v {
-						variants = append(variants, variant(base, c.Name, p.keys, s))
-					}
-				}
-			}
+		base := c.Context
+		type variant struct {
+			ctx  Standard
+			desc string
 		}
-		bools := []leaf{}
-		for _, p := range leafPaths(base.Context) {
-			if _, ok := p.value.(bool); ok {
-				bools = append(bools, p)
+		variants := []variant{{base, fmt.Sprintf("the context of test %q", c.Name)}}
+		var bools []leaf
+		for _, l := range leaves(base) {
+			switch l.value.Kind {
+			case intent.KindInt, intent.KindAmount:
+				for _, n := range nums {
+					if n != l.value.Int {
+						v := l.value
+						v.Int = n
+						variants = append(variants, variant{with(base, l.path, v), fmt.Sprintf("the context of test %q with context.%s=%d", c.Name, l.path, n)})
+					}
+				}
+			case intent.KindString:
+				for _, str := range strs {
+					if str != l.value.Str {
+						variants = append(variants, variant{with(base, l.path, intent.Str(str)), fmt.Sprintf("the context of test %q with context.%s=%s", c.Name, l.path, str)})
+					}
+				}
+			case intent.KindBool:
+				bools = append(bools, l)
 			}
 		}
 		for _, v := range variants {
-			flips := []generated{v}
+			flips := []variant{v}
 			for _, b := range bools {
-				cur, _ := lookup(v.req.Context, b.keys).(bool)
-				r := v.req
-				r.Context = replaceAt(v.req.Context, b.keys, !cur)
-				flips = append(flips, generated{req: r, desc: fmt.Sprintf("%s, context.%s=%t", v.desc, strings.Join(b.keys, "."), !cur)})
+				cur := lookup(v.ctx, b.path).Bool
+				flips = append(flips, variant{with(v.ctx, b.path, intent.Bool(!cur)), fmt.Sprintf("%s, context.%s=%t", v.desc, b.path, !cur)})
 			}
 			for _, f := range flips {
 				for _, a := range e.actions {
-					r := f.req
-					r.Action = a
+					ctx := f.ctx
+					r := Request{Principal: intent.Owner(c.Principal), Action: a, Resource: c.Resource, Standard: &ctx}
 					if !add(r, fmt.Sprintf("%s on %s", a, f.desc)) {
 						return out
 					}
@@ -568,58 +568,61 @@ func around(longs []int64) []int64 {
 	return slices.Sorted(maps.Keys(set))
 }
 
-// variant returns base with the context value at keys replaced by v.
-func variant(base Request, test string, keys []string, v any) generated {
-	r := base
-	r.Context = replaceAt(base.Context, keys, v)
-	desc := fmt.Sprintf("the context of test %q with context.%s=%v", test, strings.Join(keys, "."), v)
-	return generated{req: r, desc: desc}
-}
-
-func replaceAt(m map[string]any, keys []string, v any) map[string]any {
-	out := maps.Clone(m)
-	if len(keys) == 1 {
-		out[keys[0]] = v
-		return out
-	}
-	if sub, ok := m[keys[0]].(map[string]any); ok {
-		out[keys[0]] = replaceAt(sub, keys[1:], v)
-	}
-	return out
-}
-
-func lookup(m map[string]any, keys []string) any {
-	v, ok := m[keys[0]]
-	if !ok || len(keys) == 1 {
-		return v
-	}
-	sub, _ := v.(map[string]any)
-	return lookup(sub, keys[1:])
-}
-
-// leaf is a scalar of a context, with its path.
+// leaf is a scalar of a context with its path ("amount",
+// "approval.confirm", "args.<name>", ...); every scalar is an intent.Value.
 type leaf struct {
-	keys  []string
-	value any
+	path  string
+	value intent.Value
 }
 
-// leafPaths lists the scalars of a JSON-shaped context, in key order.
-func leafPaths(m map[string]any) []leaf {
-	var out []leaf
-	var walk func(prefix []string, m map[string]any)
-	walk = func(prefix []string, m map[string]any) {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			keys := append(slices.Clone(prefix), k)
-			switch v := m[k].(type) {
-			case map[string]any:
-				walk(keys, v)
-			case int64, string, bool:
-				out = append(out, leaf{keys: keys, value: v})
-			}
+// leaves lists the scalars of s in the order of their paths.
+func leaves(s Standard) []leaf {
+	out := []leaf{
+		{"amount", intent.Int(int64(s.Amount))},
+		{"approval.confirm", intent.Bool(s.Confirm)},
+		{"approval.four_eyes", intent.Bool(s.FourEyes)},
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Args)) {
+		out = append(out, leaf{"args." + k, s.Args[k]})
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.Facts)) {
+		out = append(out, leaf{"facts." + k, s.Facts[k]})
+	}
+	return append(out, leaf{"mandate.mode", intent.Str(s.Mode)})
+}
+
+// lookup returns the scalar of s at path.
+func lookup(s Standard, path string) intent.Value {
+	for _, l := range leaves(s) {
+		if l.path == path {
+			return l.value
 		}
 	}
-	walk(nil, m)
-	return out
+	return intent.Value{}
+}
+
+// with returns s with the scalar at path replaced by v; s is not changed.
+func with(s Standard, path string, v intent.Value) Standard {
+	switch path {
+	case "amount":
+		s.Amount = intent.Amount(v.Int)
+	case "approval.confirm":
+		s.Confirm = v.Bool
+	case "approval.four_eyes":
+		s.FourEyes = v.Bool
+	case "mandate.mode":
+		s.Mode = v.Str
+	default:
+		section, key, _ := strings.Cut(path, ".")
+		if section == "args" {
+			s.Args = maps.Clone(s.Args)
+			s.Args[key] = v
+		} else {
+			s.Facts = maps.Clone(s.Facts)
+			s.Facts[key] = v
+		}
+	}
+	return s
 }
 
 // policyLiterals collects the Long and String literals of all conditions.

@@ -15,25 +15,17 @@ type Request struct {
 	// Resource becomes the entity Resource::"<Resource>"; empty means
 	// Resource::"none".
 	Resource string
-	// Context becomes the Cedar context record (see the package doc for
-	// the keys every pack uses). Values may be intent.Value (string to
-	// String, int to Long, amount to Long of minor units, bool to
-	// Boolean), intent.Amount (Long of minor units), string, int64, int,
-	// bool, []string (a Set of String), and map[string]any,
-	// map[string]intent.Value or intent.Args (records). Any other type,
-	// including nil, is a conversion error and the request is denied.
-	Context map[string]any
-	// Standard, when not nil, is the context instead of Context, which
-	// must then be nil (a request with both is denied): the record of the
-	// request convention (see the package doc) in typed form, as the
-	// gateway builds it. It converts to the same Cedar record as the
-	// equivalent Context, with less work.
+	// Standard is the context: the record of the request convention (see
+	// the package doc) in typed form. Nil is a conversion error, and the
+	// request is denied.
 	Standard *Standard
 }
 
 // Standard is the context of the request convention in typed form: it
 // becomes the record {args, facts, approval: {confirm, four_eyes},
-// mandate: {mode}, amount}. Nil Args or Facts are empty records.
+// mandate: {mode}, amount}. Args and Facts values become String (string),
+// Long (int, and amount in minor units) or Boolean (bool); nil Args or
+// Facts are empty records. Amount is a Long of minor units.
 type Standard struct {
 	Args     intent.Args
 	Facts    map[string]intent.Value

@@ -167,24 +167,23 @@ func TestLoadErrorString(t *testing.T) {
 }
 
 // sendContext is a valid context for bank.send_money in testdata/bank.
-func sendContext(amount int64, mut func(args, facts, approval map[string]any)) map[string]any {
-	args := map[string]any{"recipient": "DE89370400440532013000", "amount": amount, "subject": "rent"}
-	facts := map[string]any{"beneficiary_known": true, "daily_total": int64(0)}
-	approval := map[string]any{"confirm": false, "four_eyes": false}
+func sendContext(amount int64, mut func(s *policy.Standard)) *policy.Standard {
+	s := &policy.Standard{
+		Args:  intent.Args{"recipient": intent.Str("DE89370400440532013000"), "amount": intent.Int(amount), "subject": intent.Str("rent")},
+		Facts: map[string]intent.Value{"beneficiary_known": intent.Bool(true), "daily_total": intent.Int(0)},
+		Mode:  "normal", Amount: intent.Amount(amount),
+	}
 	if mut != nil {
-		mut(args, facts, approval)
+		mut(s)
 	}
-	return map[string]any{
-		"args": args, "facts": facts, "approval": approval,
-		"mandate": map[string]any{"mode": "normal"}, "amount": amount,
-	}
+	return s
 }
 
 func TestEvaluate(t *testing.T) {
 	t.Parallel()
 	e := mustLoad(t, "testdata/bank")
-	send := func(ctx map[string]any) policy.Request {
-		return policy.Request{Principal: "alice", Action: "bank.send_money", Resource: "acct-1", Context: ctx}
+	send := func(ctx *policy.Standard) policy.Request {
+		return policy.Request{Principal: "alice", Action: "bank.send_money", Resource: "acct-1", Standard: ctx}
 	}
 	tests := []struct {
 		name string
@@ -198,34 +197,26 @@ func TestEvaluate(t *testing.T) {
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
-			name: "allow with intent values and no resource",
-			req: policy.Request{Principal: "alice", Action: "bank.send_money", Context: map[string]any{
-				"args": intent.Args{
-					"recipient": intent.Str("DE89370400440532013000"),
-					"amount":    intent.AmountValue(5000, 2),
-					"subject":   intent.Str("rent"),
-				},
-				"facts":    map[string]intent.Value{"beneficiary_known": intent.Bool(true), "daily_total": intent.Int(0)},
-				"approval": map[string]any{"confirm": false, "four_eyes": false},
-				"mandate":  map[string]any{"mode": "normal"},
-				"amount":   intent.Amount(5000),
-			}},
+			name: "allow with an amount value and no resource",
+			req: policy.Request{Principal: "alice", Action: "bank.send_money", Standard: sendContext(5000, func(s *policy.Standard) {
+				s.Args["amount"] = intent.AmountValue(5000, 2)
+			})},
 			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
 			name: "entity escape in a string argument stays a string",
-			req: send(sendContext(5000, func(args, _, _ map[string]any) {
-				args["recipient"] = `{"__entity":{"type":"Owner","id":"x"}}`
-				args["subject"] = `{"__extn":{"fn":"decimal","arg":"1.0"}}`
+			req: send(sendContext(5000, func(s *policy.Standard) {
+				s.Args["recipient"] = intent.Str(`{"__entity":{"type":"Owner","id":"x"}}`)
+				s.Args["subject"] = intent.Str(`{"__extn":{"fn":"decimal","arg":"1.0"}}`)
 			})),
 			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
 		},
 		{
 			name: "no permit matches",
-			req: send(sendContext(5000, func(_, facts, _ map[string]any) {
-				facts["beneficiary_known"] = false
+			req: send(sendContext(5000, func(s *policy.Standard) {
+				s.Facts["beneficiary_known"] = intent.Bool(false)
 			})),
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Reasons: []string{policy.NoPermitReason}},
@@ -238,8 +229,8 @@ func TestEvaluate(t *testing.T) {
 		},
 		{
 			name: "confirmed",
-			req: send(sendContext(150000, func(_, _, approval map[string]any) {
-				approval["confirm"] = true
+			req: send(sendContext(150000, func(s *policy.Standard) {
+				s.Confirm = true
 			})),
 			want: policy.Result{Verdict: intent.Allow, Level: intent.LevelAuto,
 				Policies: []string{"pay-known"}, Reasons: []string{"payments to a known beneficiary"}},
@@ -253,8 +244,8 @@ func TestEvaluate(t *testing.T) {
 		},
 		{
 			name: "a plain forbid among guards denies",
-			req: send(sendContext(2000000, func(_, facts, _ map[string]any) {
-				facts["daily_total"] = int64(4000000)
+			req: send(sendContext(2000000, func(s *policy.Standard) {
+				s.Facts["daily_total"] = intent.Int(4000000)
 			})),
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Policies: []string{"confirm-large", "daily-limit", "four-eyes-huge"},
@@ -264,31 +255,31 @@ func TestEvaluate(t *testing.T) {
 		{
 			// Cedar skips the erroring forbid and would allow.
 			name: "integer overflow in a forbid denies",
-			req: send(sendContext(5000, func(_, facts, _ map[string]any) {
-				facts["daily_total"] = int64(math.MaxInt64)
+			req: send(sendContext(5000, func(s *policy.Standard) {
+				s.Facts["daily_total"] = intent.Int(math.MaxInt64)
 			})),
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{`policy "daily-limit": integer overflow while attempting to add ` + "`9223372036854775807` with `5000`"}},
 		},
 		{
 			name: "missing context attribute denies",
-			req: send(sendContext(5000, func(_, facts, _ map[string]any) {
-				delete(facts, "daily_total")
+			req: send(sendContext(5000, func(s *policy.Standard) {
+				delete(s.Facts, "daily_total")
 			})),
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{`request: context does not match the schema for Action::"bank.send_money"`}},
 		},
 		{
 			name: "unconvertible value denies",
-			req: send(sendContext(5000, func(args, _, _ map[string]any) {
-				args["amount"] = 50.0
+			req: send(sendContext(5000, func(s *policy.Standard) {
+				s.Args["amount"] = intent.Value{Kind: 99}
 			})),
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
-				Errors: []string{"context.args.amount: unsupported type float64"}},
+				Errors: []string{"context.args.amount: value of invalid kind 99"}},
 		},
 		{
 			name: "unknown action denies",
-			req:  policy.Request{Principal: "alice", Action: "bank.close_account", Context: sendContext(0, nil)},
+			req:  policy.Request{Principal: "alice", Action: "bank.close_account", Standard: sendContext(0, nil)},
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
 				Errors: []string{"request: action `Action::\"bank.close_account\"` does not exist in the supplied schema"}},
 		},
@@ -307,7 +298,7 @@ func TestEvaluate(t *testing.T) {
 func TestEvaluateConcurrent(t *testing.T) {
 	t.Parallel()
 	e := mustLoad(t, "testdata/bank")
-	req := policy.Request{Principal: "alice", Action: "bank.send_money", Resource: "acct-1", Context: sendContext(150000, nil)}
+	req := policy.Request{Principal: "alice", Action: "bank.send_money", Resource: "acct-1", Standard: sendContext(150000, nil)}
 	want := e.Evaluate(req)
 	var wg sync.WaitGroup
 	for range 8 {
