@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/intentplane/intentplane/core/policy"
+	"github.com/intentplane/intentplane/core/policy/policytest"
 	"github.com/intentplane/intentplane/policies"
 )
 
@@ -31,20 +32,20 @@ func TestPacks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cases, err := policy.LoadTests(fsys)
+			cases, err := policytest.LoadCases(fsys)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(cases) == 0 {
 				t.Fatal("pack has no tests")
 			}
-			for _, f := range e.RunTests(cases) {
+			for _, f := range policytest.Run(e, cases) {
 				t.Error(f)
 			}
 			if t.Failed() || testing.Short() {
 				return
 			}
-			r, err := policy.Mutate(fsys)
+			r, err := policytest.Mutate(fsys)
 			if err != nil {
 				t.Fatal(err)
 			}

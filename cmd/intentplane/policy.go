@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/intentplane/intentplane/core/policy"
+	"github.com/intentplane/intentplane/core/policy/policytest"
 	"github.com/intentplane/intentplane/policies"
 )
 
@@ -36,11 +37,11 @@ func (c *policyTestCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	cases, err := policy.LoadTests(fsys)
+	cases, err := policytest.LoadCases(fsys)
 	if err != nil {
 		return err
 	}
-	fails := eng.RunTests(cases)
+	fails := policytest.Run(eng, cases)
 	for _, f := range fails {
 		fmt.Fprintln(e.stdout, "FAIL", f.String())
 	}
@@ -60,7 +61,7 @@ func (c *policyMutateCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	rep, err := policy.Mutate(fsys)
+	rep, err := policytest.Mutate(fsys)
 	if err != nil {
 		return err
 	}

@@ -59,8 +59,11 @@
 //
 // # Tests and mutation check
 //
-// A pack keeps a decision corpus in tests/*.json ([LoadTests],
-// [Engine.RunTests]). [Mutate] checks that corpus: it removes forbids,
-// guards and conditions one at a time and reports each change no test
-// notices.
+// A pack keeps a decision corpus in tests/*.json, which package
+// core/policy/policytest loads and runs. Its mutation check builds on
+// [Engine.Mutants] and [Engine.Apply]: it removes forbids, guards and
+// conditions one at a time and reports each change no test notices.
+//
+// cedar-go's x/exp packages, which cedar-go exempts from semantic
+// versioning, are imported from one file only, cedarexp.go.
 package policy

@@ -11,10 +11,6 @@ import (
 
 	cedar "github.com/cedar-policy/cedar-go"
 	"github.com/cedar-policy/cedar-go/types"
-	xast "github.com/cedar-policy/cedar-go/x/exp/ast"
-	"github.com/cedar-policy/cedar-go/x/exp/schema"
-	"github.com/cedar-policy/cedar-go/x/exp/schema/resolved"
-	"github.com/cedar-policy/cedar-go/x/exp/schema/validate"
 
 	"github.com/intentplane/intentplane/core/intent"
 )
@@ -33,7 +29,7 @@ type Engine struct {
 	set       *cedar.PolicySet
 	meta      map[cedar.PolicyID]PolicyInfo
 	policies  []loaded // in file, line order
-	validator *validate.Validator
+	validator *validator
 	actions   []intent.Action
 	schema    string // name of the schema file
 	constants constants
@@ -84,12 +80,7 @@ func Load(fsys fs.FS) (*Engine, error) {
 		schema:    schemaFiles[0],
 		constants: newConstants(),
 	}
-	rs, err := loadSchema(fsys, e.schema)
-	if err != nil {
-		return nil, err
-	}
-	e.validator = validate.New(rs, validate.WithStrict())
-	if e.actions, err = schemaActions(rs, e.schema); err != nil {
+	if e.validator, e.actions, err = newValidator(fsys, e.schema); err != nil {
 		return nil, err
 	}
 
@@ -110,7 +101,7 @@ func Load(fsys fs.FS) (*Engine, error) {
 			if prev, dup := e.meta[cedar.PolicyID(info.ID)]; dup {
 				return nil, policyError(name, p, info.ID, fmt.Sprintf("duplicate @id %q (first at %s:%d)", info.ID, prev.File, prev.Line))
 			}
-			if err := e.validator.Policy(info.ID, (*xast.Policy)(p.AST())); err != nil {
+			if err := validatePolicy(e.validator, info.ID, p); err != nil {
 				return nil, policyError(name, p, info.ID, joinLines(err.Error()))
 			}
 			e.set.Add(cedar.PolicyID(info.ID), p)
@@ -119,47 +110,6 @@ func Load(fsys fs.FS) (*Engine, error) {
 		}
 	}
 	return e, nil
-}
-
-// loadSchema parses and resolves the Cedar schema file name.
-func loadSchema(fsys fs.FS, name string) (*resolved.Schema, error) {
-	b, err := fs.ReadFile(fsys, name)
-	if err != nil {
-		return nil, &LoadError{File: name, Msg: err.Error()}
-	}
-	var s schema.Schema
-	s.SetFilename(name)
-	if err := s.UnmarshalCedar(b); err != nil {
-		return nil, positioned(name, err.Error())
-	}
-	rs, err := s.Resolve()
-	if err != nil {
-		return nil, &LoadError{File: name, Msg: err.Error()}
-	}
-	return rs, nil
-}
-
-// schemaActions lists the actions of the request convention declared in
-// the schema, sorted, and checks they apply to Owner and Resource.
-func schemaActions(rs *resolved.Schema, file string) ([]intent.Action, error) {
-	var actions []intent.Action
-	for uid, a := range rs.Actions {
-		if uid.Type != actionType || a.AppliesTo == nil {
-			continue
-		}
-		if !slices.Contains(a.AppliesTo.Principals, ownerType) {
-			return nil, &LoadError{File: file, Msg: fmt.Sprintf("action %q does not apply to principal type %s", uid.ID, ownerType)}
-		}
-		if !slices.Contains(a.AppliesTo.Resources, resourceType) {
-			return nil, &LoadError{File: file, Msg: fmt.Sprintf("action %q does not apply to resource type %s", uid.ID, resourceType)}
-		}
-		actions = append(actions, intent.Action(uid.ID))
-	}
-	if len(actions) == 0 {
-		return nil, &LoadError{File: file, Msg: "the schema declares no action"}
-	}
-	slices.Sort(actions)
-	return actions, nil
 }
 
 // describe checks a policy's annotations and returns its PolicyInfo.
@@ -229,7 +179,7 @@ func (e *Engine) Policies() []PolicyInfo {
 func (e *Engine) Actions() []intent.Action { return slices.Clone(e.actions) }
 
 // withPolicies returns a copy of e that evaluates the given policies
-// instead of its own; used to build mutants.
+// instead of its own; Apply uses it to build mutants.
 func (e *Engine) withPolicies(ps []loaded) *Engine {
 	m := *e
 	m.set = cedar.NewPolicySet()

@@ -27,18 +27,3 @@ func ExampleEngine_Evaluate() {
 	fmt.Println(res.Verdict, res.Level, res.Policies, res.Reasons)
 	// Output: step_up confirm [confirm-large] [payments above 1,000.00 need a human to confirm]
 }
-
-func ExampleMutate() {
-	r, err := policy.Mutate(os.DirFS("testdata/equiv"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, m := range r.Survivors() {
-		fmt.Printf("%s equivalent=%t\n", m.ID, m.Equivalent)
-	}
-	// Output:
-	// block-large-read-only:remove equivalent=true
-	// pay-known:cond1.1 equivalent=true
-	// block-large-read-only:cond1.2 equivalent=true
-}

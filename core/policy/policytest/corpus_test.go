@@ -1,4 +1,4 @@
-package policy_test
+package policytest_test
 
 import (
 	"os"
@@ -10,38 +10,39 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/policy"
+	"github.com/intentplane/intentplane/core/policy/policytest"
 )
 
 func TestCorpus(t *testing.T) {
 	t.Parallel()
-	for _, dir := range []string{"testdata/bank", "testdata/equiv"} {
+	for _, dir := range []string{"../testdata/bank", "../testdata/equiv"} {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()
 			e := mustLoad(t, dir)
-			cases, err := policy.LoadTests(os.DirFS(dir))
+			cases, err := policytest.LoadCases(os.DirFS(dir))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(cases) == 0 {
 				t.Fatal("no test cases")
 			}
-			for _, f := range e.RunTests(cases) {
+			for _, f := range policytest.Run(e, cases) {
 				t.Error(f)
 			}
 		})
 	}
 }
 
-func TestLoadTestsDecoding(t *testing.T) {
+func TestLoadCasesDecoding(t *testing.T) {
 	t.Parallel()
 	fsys := fstest.MapFS{"tests/one.json": {Data: []byte(`{"name": "n", "principal": "alice", "action": "bank.send_money",
 		"context": {"amount": 12, "args": {"n": -3, "ok": true, "s": "x"}, "facts": {"f": false},
 		"approval": {"confirm": true, "four_eyes": false}, "mandate": {"mode": "strict"}}, "decision": "step_up", "level": "confirm"}`)}}
-	cases, err := policy.LoadTests(fsys)
+	cases, err := policytest.LoadCases(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []policy.TestCase{{
+	want := []policytest.Case{{
 		Name: "n", Principal: "alice", Action: "bank.send_money",
 		Context: policy.Standard{
 			Args:  intent.Args{"n": intent.Int(-3), "ok": intent.Bool(true), "s": intent.Str("x")},
@@ -50,11 +51,11 @@ func TestLoadTestsDecoding(t *testing.T) {
 		Decision: "step_up", Level: "confirm", File: "tests/one.json",
 	}}
 	if diff := cmp.Diff(want, cases); diff != "" {
-		t.Errorf("LoadTests mismatch (-want, +got):\n%s", diff)
+		t.Errorf("LoadCases mismatch (-want, +got):\n%s", diff)
 	}
 }
 
-func TestLoadTestsErrors(t *testing.T) {
+func TestLoadCasesErrors(t *testing.T) {
 	t.Parallel()
 	const head = `"name": "n", "principal": "alice", "action": "a", `
 	tests := []struct {
@@ -79,9 +80,9 @@ func TestLoadTestsErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := policy.LoadTests(fstest.MapFS{"tests/x.json": {Data: []byte(tt.json)}})
+			_, err := policytest.LoadCases(fstest.MapFS{"tests/x.json": {Data: []byte(tt.json)}})
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "tests/x.json: ") {
-				t.Errorf("LoadTests: got %v, want an error about tests/x.json containing %q", err, tt.want)
+				t.Errorf("LoadCases: got %v, want an error about tests/x.json containing %q", err, tt.want)
 			}
 		})
 	}
@@ -89,17 +90,17 @@ func TestLoadTestsErrors(t *testing.T) {
 
 func TestRunTestsFailures(t *testing.T) {
 	t.Parallel()
-	e := mustLoad(t, "testdata/bank")
-	cases := []policy.TestCase{
-		{Name: "wrong decision", Principal: "alice", Action: "bank.send_money", Context: *sendContext(5000, nil), Decision: "deny"},
-		{Name: "wrong level", Principal: "alice", Action: "bank.send_money", Context: *sendContext(150000, nil), Decision: "step_up", Level: "four_eyes"},
-		{Name: "wrong policies", Principal: "alice", Action: "bank.send_money", Context: *sendContext(5000, nil), Decision: "allow", Policies: []string{"read-balance"}},
+	e := mustLoad(t, "../testdata/bank")
+	cases := []policytest.Case{
+		{Name: "wrong decision", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "deny"},
+		{Name: "wrong level", Principal: "alice", Action: "bank.send_money", Context: sendContext(150000, nil), Decision: "step_up", Level: "four_eyes"},
+		{Name: "wrong policies", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "allow", Policies: []string{"read-balance"}},
 		{Name: "unexpected errors", Principal: "alice", Action: "bank.send_money", Decision: "deny"},
 		{Name: "expected errors", Principal: "alice", Action: "bank.send_money", Decision: "deny", Errors: true},
-		{Name: "right", Principal: "alice", Action: "bank.send_money", Context: *sendContext(5000, nil), Decision: "allow", Policies: []string{"pay-known"}},
+		{Name: "right", Principal: "alice", Action: "bank.send_money", Context: sendContext(5000, nil), Decision: "allow", Policies: []string{"pay-known"}},
 	}
 	var got []string
-	for _, f := range e.RunTests(cases) {
+	for _, f := range policytest.Run(e, cases) {
 		got = append(got, f.Case.Name+": "+f.Msg)
 	}
 	want := []string{
@@ -109,6 +110,28 @@ func TestRunTestsFailures(t *testing.T) {
 		`unexpected errors: unexpected errors: request: context does not match the schema for Action::"bank.send_money"`,
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("RunTests mismatch (-want, +got):\n%s", diff)
+		t.Errorf("Run mismatch (-want, +got):\n%s", diff)
 	}
+}
+
+func mustLoad(t testing.TB, dir string) *policy.Engine {
+	t.Helper()
+	e, err := policy.Load(os.DirFS(dir))
+	if err != nil {
+		t.Fatalf("Load(%s): %v", dir, err)
+	}
+	return e
+}
+
+// sendContext is a valid context for bank.send_money in testdata/bank.
+func sendContext(amount int64, mut func(s *policy.Standard)) policy.Standard {
+	s := policy.Standard{
+		Args:  intent.Args{"recipient": intent.Str("DE89370400440532013000"), "amount": intent.Int(amount), "subject": intent.Str("rent")},
+		Facts: map[string]intent.Value{"beneficiary_known": intent.Bool(true), "daily_total": intent.Int(0)},
+		Mode:  "normal", Amount: intent.Amount(amount),
+	}
+	if mut != nil {
+		mut(&s)
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package policy
+package policytest
 
 import (
 	"bytes"
@@ -11,13 +11,14 @@ import (
 	"strings"
 
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/policy"
 )
 
-// TestCase is one entry of a pack's decision corpus: a request and the
-// decision it must get. LoadTests reads it from tests/*.json, where the
+// Case is one entry of a pack's decision corpus: a request and the
+// decision it must get. LoadCases reads it from tests/*.json, where the
 // keys are "name", "principal", "action", "resource", "context",
 // "decision", "level", "policies" and "errors"; unknown keys are refused.
-type TestCase struct {
+type Case struct {
 	// Name identifies the case; unique within the corpus.
 	Name string
 	// Principal, Action and Resource build the Request ("" resource is
@@ -32,7 +33,7 @@ type TestCase struct {
 	// integers (an int64: no fraction or exponent), which become
 	// intent.Str, intent.Bool and intent.Int. Absent keys are zero; null,
 	// arrays, nested objects and unknown keys are refused.
-	Context Standard
+	Context policy.Standard
 	// Decision is the expected decision: "allow", "deny" or "step_up".
 	Decision string
 	// Level is the expected approval level; "" means not checked.
@@ -44,14 +45,14 @@ type TestCase struct {
 	// denied). A case without it fails if evaluation reports any error, so
 	// a malformed context cannot pass as a deny.
 	Errors bool
-	// File is the corpus file the case came from (set by LoadTests).
+	// File is the corpus file the case came from (set by LoadCases).
 	File string
 }
 
 // Request returns the Request the case describes.
-func (c TestCase) Request() Request {
+func (c Case) Request() policy.Request {
 	ctx := c.Context
-	return Request{
+	return policy.Request{
 		Principal: intent.Owner(c.Principal),
 		Action:    intent.Action(c.Action),
 		Resource:  c.Resource,
@@ -59,7 +60,7 @@ func (c TestCase) Request() Request {
 	}
 }
 
-// jsonCase is a TestCase as tests/*.json writes it.
+// jsonCase is a Case as tests/*.json writes it.
 type jsonCase struct {
 	Name      string       `json:"name"`
 	Principal string       `json:"principal"`
@@ -85,32 +86,32 @@ type jsonContext struct {
 	Amount json.Number `json:"amount"`
 }
 
-// TestFailure is a TestCase whose result differs from what it expects.
-type TestFailure struct {
-	Case TestCase
-	Got  Result
+// Failure is a Case whose result differs from what it expects.
+type Failure struct {
+	Case Case
+	Got  policy.Result
 	// Msg says what differs, e.g. "decision: want allow, got deny".
 	Msg string
 }
 
 // String returns "file: name: msg".
-func (f TestFailure) String() string {
+func (f Failure) String() string {
 	return fmt.Sprintf("%s: %s: %s", f.Case.File, f.Case.Name, f.Msg)
 }
 
-// LoadTests reads the decision corpus tests/*.json of fsys, in file name
+// LoadCases reads the decision corpus tests/*.json of fsys, in file name
 // order. Each file holds one JSON test case object or an array of them.
 // A pack without tests/ gives no cases and no error. It returns an error
 // naming the file for malformed JSON, unknown keys, unsupported values,
 // a missing name, principal, action or decision, an unknown decision or
 // level, and duplicate names.
-func LoadTests(fsys fs.FS) ([]TestCase, error) {
+func LoadCases(fsys fs.FS) ([]Case, error) {
 	files, err := fs.Glob(fsys, "tests/*.json")
 	if err != nil {
 		return nil, err
 	}
 	slices.Sort(files)
-	var cases []TestCase
+	var cases []Case
 	seen := map[string]string{}
 	for _, name := range files {
 		b, err := fs.ReadFile(fsys, name)
@@ -137,7 +138,7 @@ func LoadTests(fsys fs.FS) ([]TestCase, error) {
 	return cases, nil
 }
 
-func decodeCases(b []byte) ([]TestCase, error) {
+func decodeCases(b []byte) ([]Case, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	dec.DisallowUnknownFields()
@@ -156,9 +157,9 @@ func decodeCases(b []byte) ([]TestCase, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errors.New("trailing data after the test cases")
 	}
-	out := make([]TestCase, len(cases))
+	out := make([]Case, len(cases))
 	for i, c := range cases {
-		out[i] = TestCase{Name: c.Name, Principal: c.Principal, Action: c.Action, Resource: c.Resource,
+		out[i] = Case{Name: c.Name, Principal: c.Principal, Action: c.Action, Resource: c.Resource,
 			Decision: c.Decision, Level: c.Level, Policies: c.Policies, Errors: c.Errors}
 		ctx, err := c.Context.standard()
 		if err != nil {
@@ -170,11 +171,11 @@ func decodeCases(b []byte) ([]TestCase, error) {
 }
 
 // standard converts the JSON context; nil is the zero context.
-func (c *jsonContext) standard() (Standard, error) {
+func (c *jsonContext) standard() (policy.Standard, error) {
 	if c == nil {
-		return Standard{}, nil
+		return policy.Standard{}, nil
 	}
-	var s Standard
+	var s policy.Standard
 	var err error
 	if s.Args, err = values("context.args", c.Args); err != nil {
 		return s, err
@@ -218,7 +219,7 @@ func values(path string, m map[string]any) (map[string]intent.Value, error) {
 }
 
 // check validates the case.
-func (c *TestCase) check() error {
+func (c *Case) check() error {
 	switch {
 	case c.Name == "":
 		return errors.New("missing name")
@@ -236,23 +237,23 @@ func (c *TestCase) check() error {
 	return nil
 }
 
-// RunTests evaluates every case and returns those whose result differs
+// Run evaluates every case on e and returns those whose result differs
 // from what they expect, in the order of cases. A case fails when the
 // decision differs, when Level is set and differs, when Policies is
 // non-nil and differs as a set, and when evaluation errors are present
 // but not expected (or expected but absent).
-func (e *Engine) RunTests(cases []TestCase) []TestFailure {
-	var fails []TestFailure
+func Run(e *policy.Engine, cases []Case) []Failure {
+	var fails []Failure
 	for _, c := range cases {
 		got := e.Evaluate(c.Request())
 		if msg := c.mismatch(got); msg != "" {
-			fails = append(fails, TestFailure{Case: c, Got: got, Msg: msg})
+			fails = append(fails, Failure{Case: c, Got: got, Msg: msg})
 		}
 	}
 	return fails
 }
 
-func (c TestCase) mismatch(got Result) string {
+func (c Case) mismatch(got policy.Result) string {
 	var msgs []string
 	if want, _ := intent.ParseVerdict(c.Decision); want != got.Verdict {
 		msgs = append(msgs, fmt.Sprintf("decision: want %s, got %s", want, got.Verdict))

@@ -1,4 +1,4 @@
-package policy_test
+package policytest_test
 
 import (
 	"io/fs"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/intentplane/intentplane/core/policy"
+	"github.com/intentplane/intentplane/core/policy/policytest"
 )
 
 // copyFS copies dir into a MapFS, leaving out the files in drop.
@@ -37,7 +37,7 @@ func copyFS(t *testing.T, dir string, drop ...string) fstest.MapFS {
 
 func TestMutateKillsAll(t *testing.T) {
 	t.Parallel()
-	r, err := policy.Mutate(os.DirFS("testdata/bank"))
+	r, err := policytest.Mutate(os.DirFS("../testdata/bank"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestMutateKillsAll(t *testing.T) {
 
 func TestMutateReportsSurvivor(t *testing.T) {
 	t.Parallel()
-	r, err := policy.Mutate(copyFS(t, "testdata/bank", "tests/daily_limit.json"))
+	r, err := policytest.Mutate(copyFS(t, "../testdata/bank", "tests/daily_limit.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestMutateReportsSurvivor(t *testing.T) {
 
 func TestMutateEquivalent(t *testing.T) {
 	t.Parallel()
-	r, err := policy.Mutate(os.DirFS("testdata/equiv"))
+	r, err := policytest.Mutate(os.DirFS("../testdata/equiv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,13 +133,13 @@ func itoa(n int) string {
 
 func TestMutateErrors(t *testing.T) {
 	t.Parallel()
-	noTests := copyFS(t, "testdata/bank")
+	noTests := copyFS(t, "../testdata/bank")
 	for name := range noTests {
 		if strings.HasPrefix(name, "tests/") {
 			delete(noTests, name)
 		}
 	}
-	failing := copyFS(t, "testdata/bank")
+	failing := copyFS(t, "../testdata/bank")
 	failing["tests/wrong.json"] = &fstest.MapFile{Data: []byte(`{"name": "wrong", "principal": "alice", "action": "bank.get_balance",
 		"context": {"args": {}, "facts": {}, "approval": {"confirm": false, "four_eyes": false}, "mandate": {"mode": "x"}, "amount": 0},
 		"decision": "deny"}`)}
@@ -154,7 +154,7 @@ func TestMutateErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := policy.Mutate(tt.fsys)
+			_, err := policytest.Mutate(tt.fsys)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Mutate: got %v, want an error containing %q", err, tt.want)
 			}
