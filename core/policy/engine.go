@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -91,7 +92,12 @@ func Load(fsys fs.FS) (*Engine, error) {
 		}
 		list, err := cedar.NewPolicyListFromBytes(name, b)
 		if err != nil {
-			return nil, positioned(name, strings.TrimPrefix(err.Error(), "parser error: "))
+			// cedar-go wraps the parser's error in "parser error: %w";
+			// the parser's own error is the message to show.
+			if inner := errors.Unwrap(err); inner != nil {
+				err = inner
+			}
+			return nil, positioned(name, err.Error())
 		}
 		for _, p := range list {
 			info, err := describe(name, p)
@@ -149,6 +155,9 @@ func policyError(file string, p *cedar.Policy, id, msg string) *LoadError {
 
 // posRE finds "name:line:col" in a parser message; cedar-go's policy
 // parser names the file "<input>", its schema parser uses the real name.
+// cedar-go v1.9.1 reports parse positions only in the message (its parser
+// errors are fmt.Errorf values with no position field), so this is the one
+// place that reads one; TestLoadErrors pins the positions it finds.
 var posRE = regexp.MustCompile(`(?:<input>|[^\s:]+):(\d+):(\d+):? ?`)
 
 // positioned turns a parser message into a LoadError with the position it

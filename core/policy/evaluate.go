@@ -36,7 +36,7 @@ func (e *Engine) Evaluate(r Request) Result {
 		Context:   ctx,
 	}
 	if err := e.validator.Request(req); err != nil {
-		return failed([]string{requestError(req, err)}, nil, nil)
+		return failed([]string{e.requestError(req, r.Action, err)}, nil, nil)
 	}
 	decision, diag := cedar.Authorize(e.set, requestEntities{req.Principal, req.Resource}, req)
 
@@ -96,14 +96,17 @@ func (e *Engine) reasons(ids []string) []string {
 	return out
 }
 
-// requestError rewrites the validator's message: for a context mismatch it
-// quotes the whole context, which may hold long attacker-chosen strings.
-func requestError(req cedar.Request, err error) string {
-	msg := err.Error()
-	if strings.HasPrefix(msg, "context `") {
+// requestError rewrites the validator's message. Load checked that every
+// action of the schema applies to Owner and Resource, the types Evaluate
+// always uses, so for an action of the schema the only possible fault is
+// a context that does not match; the validator's message for it quotes the
+// whole context, which may hold long attacker-chosen strings, and is
+// replaced. For any other action the validator's message names the action.
+func (e *Engine) requestError(req cedar.Request, action intent.Action, err error) string {
+	if _, known := slices.BinarySearch(e.actions, action); known {
 		return fmt.Sprintf("request: context does not match the schema for %s", req.Action)
 	}
-	return "request: " + msg
+	return "request: " + err.Error()
 }
 
 // requestEntities is the entity store of one request: the principal and
