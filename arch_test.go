@@ -1,13 +1,20 @@
 // Architecture rules of the design (README: Layout), checked on every test run:
 // the core never imports a pack, a connector, a store driver or a front
-// door; packs stay independent; only core/policy imports cedar-go; every
-// package has a package doc.
+// door; packs stay independent and import no connector or front door; no
+// front door imports another; only core/policy imports cedar-go, and only
+// its file cedarexp.go cedar-go's unstable x/exp packages; every package
+// has a package doc. The groups are listed by path below.
 package intentplane_test
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -15,11 +22,14 @@ import (
 const module = "github.com/intentplane/intentplane"
 
 type pkg struct {
-	ImportPath string
-	Doc        string
-	Imports    []string
-	Deps       []string
-	GoFiles    []string
+	ImportPath   string
+	Dir          string
+	Doc          string
+	Imports      []string
+	Deps         []string
+	GoFiles      []string
+	TestGoFiles  []string
+	XTestGoFiles []string
 }
 
 func listPackages(t *testing.T) []pkg {
@@ -56,12 +66,35 @@ func under(path string, dirs ...string) bool {
 	return false
 }
 
+// The groups of DESIGN's layout, by path under the module.
 var (
 	packs      = []string{"ap", "banking", "healthcare", "workspace"}
 	connectors = []string{"erp", "odoo"}
-	frontDoors = []string{"approvals", "mcpproxy", "cmd", "agentdojo"}
-	drivers    = []string{"github.com/jackc/pgx", "github.com/labstack/echo", "github.com/mark3labs/mcp-go", "go.etcd.io/bbolt", "modernc.org/sqlite"}
+	// frontDoors are where requests come in: the approval page, the MCP
+	// proxy and each binary under cmd/ (see frontDoor).
+	frontDoors = []string{"approvals", "mcpproxy", "cmd"}
+	// harnesses drive the gateway like a front door, for tests and demos.
+	harnesses = []string{"agentdojo", "examples"}
+	drivers   = []string{"github.com/jackc/pgx", "github.com/labstack/echo", "github.com/mark3labs/mcp-go", "go.etcd.io/bbolt"}
 )
+
+// frontDoor returns the front door path belongs to ("approvals",
+// "mcpproxy", "cmd/intentplane", ...), or "".
+func frontDoor(path string) string {
+	rel, ok := strings.CutPrefix(path, module+"/")
+	if !ok {
+		return ""
+	}
+	first, rest, _ := strings.Cut(rel, "/")
+	switch {
+	case first == "cmd":
+		bin, _, _ := strings.Cut(rest, "/")
+		return "cmd/" + bin
+	case under(path, frontDoors...):
+		return first
+	}
+	return ""
+}
 
 func hasPrefixAny(path string, prefixes []string) bool {
 	for _, p := range prefixes {
@@ -99,7 +132,9 @@ func TestCoreImports(t *testing.T) {
 	}
 }
 
-// TestPackImports: packs never import each other, a connector or a store.
+// TestPackImports: packs never import each other, a connector (only ap
+// may use the erp interface, never odoo), a store, a front door or a
+// harness.
 func TestPackImports(t *testing.T) {
 	t.Parallel()
 	for _, p := range listPackages(t) {
@@ -118,26 +153,68 @@ func TestPackImports(t *testing.T) {
 					t.Errorf("pack package %s imports pack %s", p.ImportPath, d)
 				}
 			}
-			if under(d, "odoo", "store", "approvals", "mcpproxy", "cmd", "agentdojo") {
+			switch {
+			case under(d, "odoo", "store") || under(d, frontDoors...) || under(d, harnesses...):
 				t.Errorf("pack package %s imports %s", p.ImportPath, d)
-			}
-			if self != "ap" && under(d, connectors...) {
+			case self != "ap" && under(d, connectors...):
 				t.Errorf("pack package %s imports connector %s", p.ImportPath, d)
 			}
 		}
 	}
 }
 
-// TestOnlyPolicyImportsCedar: core/policy is the only importer of cedar-go.
-func TestOnlyPolicyImportsCedar(t *testing.T) {
+// TestFrontDoorImports: no front door imports another. A binary under
+// cmd/ is the composition root and wires approvals and mcpproxy, but no
+// other binary; approvals and mcpproxy import neither each other nor a
+// binary, nor (DESIGN: May import) a pack, a connector or a store.
+func TestFrontDoorImports(t *testing.T) {
 	t.Parallel()
 	for _, p := range listPackages(t) {
-		if p.ImportPath == module+"/core/policy" {
+		self := frontDoor(p.ImportPath)
+		if self == "" {
 			continue
 		}
-		for _, d := range p.Imports {
-			if strings.HasPrefix(d, "github.com/cedar-policy/cedar-go") {
-				t.Errorf("%s imports %s: only core/policy may", p.ImportPath, d)
+		for _, d := range p.Deps {
+			other := frontDoor(d)
+			switch {
+			case other == "" || other == self:
+			case strings.HasPrefix(self, "cmd/") && !strings.HasPrefix(other, "cmd/"):
+				// The composition root wires the library front doors.
+			default:
+				t.Errorf("front door %s imports front door %s (%s)", p.ImportPath, other, d)
+			}
+			if !strings.HasPrefix(self, "cmd/") && (under(d, packs...) || under(d, connectors...) || under(d, "store")) {
+				t.Errorf("front door %s imports %s: it must not import a pack, a connector or a store", p.ImportPath, d)
+			}
+		}
+	}
+}
+
+// TestOnlyPolicyImportsCedar: core/policy is the only importer of
+// cedar-go, and its file cedarexp.go the only importer (tests included) of
+// cedar-go's x/exp packages, which are not covered by semantic versioning.
+func TestOnlyPolicyImportsCedar(t *testing.T) {
+	t.Parallel()
+	const exp = "github.com/cedar-policy/cedar-go/x/exp"
+	for _, p := range listPackages(t) {
+		if p.ImportPath != module+"/core/policy" {
+			for _, d := range p.Imports {
+				if strings.HasPrefix(d, "github.com/cedar-policy/cedar-go") {
+					t.Errorf("%s imports %s: only core/policy may", p.ImportPath, d)
+				}
+			}
+		}
+		for _, name := range slices.Concat(p.GoFiles, p.TestGoFiles, p.XTestGoFiles) {
+			file := filepath.Join(p.Dir, name)
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if (path == exp || strings.HasPrefix(path, exp+"/")) && (p.ImportPath != module+"/core/policy" || name != "cedarexp.go") {
+					t.Errorf("%s imports %s: only core/policy/cedarexp.go may", file, path)
+				}
 			}
 		}
 	}
