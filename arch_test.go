@@ -228,7 +228,7 @@ func TestStoresAndConnectors(t *testing.T) {
 		switch {
 		case under(p.ImportPath, "store", "erp", "odoo"):
 			for _, d := range p.Deps {
-				if under(d, packs...) || under(d, frontDoors...) || under(d, "core/gateway") && under(p.ImportPath, "erp", "odoo") {
+				if under(d, packs...) || under(d, frontDoors...) || under(d, harnesses...) || under(d, "core/gateway") && under(p.ImportPath, "erp", "odoo") {
 					t.Errorf("%s imports %s", p.ImportPath, d)
 				}
 			}
