@@ -359,28 +359,7 @@ func decodeValue(t Type, raw json.RawMessage) (intent.Value, error) {
 	raw = bytes.TrimSpace(raw)
 	switch t.kind {
 	case intent.KindString:
-		s, ok := unquote(raw)
-		if !ok {
-			return intent.Value{}, fmt.Errorf("must be %s", t)
-		}
-		max := t.maxLen
-		if max <= 0 {
-			max = 1024
-		}
-		if len(s) > max {
-			return intent.Value{}, fmt.Errorf("is %d bytes long; at most %d are accepted", len(s), max)
-		}
-		for i, r := range s {
-			if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
-				return intent.Value{}, fmt.Errorf("contains the control character U+%04X at byte %d", r, i)
-			}
-		}
-		if t.date {
-			if _, err := time.Parse("2006-01-02", s); err != nil {
-				return intent.Value{}, fmt.Errorf("must be a date written YYYY-MM-DD")
-			}
-		}
-		return intent.Str(s), nil
+		return decodeString(t, raw)
 	case intent.KindBool:
 		switch string(raw) {
 		case "true":
@@ -406,6 +385,34 @@ func decodeValue(t Type, raw json.RawMessage) (intent.Value, error) {
 		return intent.AmountValue(a, t.scale), nil
 	}
 	return intent.Value{}, fmt.Errorf("has an unsupported type")
+}
+
+// decodeString decodes a string argument of type t: at most its maximum
+// length (1024 bytes by default), no control character other than tab and
+// line breaks, and for a date type a valid YYYY-MM-DD.
+func decodeString(t Type, raw json.RawMessage) (intent.Value, error) {
+	s, ok := unquote(raw)
+	if !ok {
+		return intent.Value{}, fmt.Errorf("must be %s", t)
+	}
+	max := t.maxLen
+	if max <= 0 {
+		max = 1024
+	}
+	if len(s) > max {
+		return intent.Value{}, fmt.Errorf("is %d bytes long; at most %d are accepted", len(s), max)
+	}
+	for i, r := range s {
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f {
+			return intent.Value{}, fmt.Errorf("contains the control character U+%04X at byte %d", r, i)
+		}
+	}
+	if t.date {
+		if _, err := time.Parse("2006-01-02", s); err != nil {
+			return intent.Value{}, fmt.Errorf("must be a date written YYYY-MM-DD")
+		}
+	}
+	return intent.Str(s), nil
 }
 
 // unquote returns the string the JSON string raw encodes, and false if raw

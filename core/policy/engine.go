@@ -28,7 +28,7 @@ const (
 // after [Load] and safe for concurrent use.
 type Engine struct {
 	set       *cedar.PolicySet
-	meta      map[cedar.PolicyID]PolicyInfo
+	meta      map[cedar.PolicyID]Info
 	policies  []loaded // in file, line order
 	validator *validator
 	actions   []intent.Action
@@ -38,7 +38,7 @@ type Engine struct {
 
 // loaded is one policy as parsed, with its metadata.
 type loaded struct {
-	info   PolicyInfo
+	info   Info
 	policy *cedar.Policy
 }
 
@@ -77,7 +77,7 @@ func Load(fsys fs.FS) (*Engine, error) {
 
 	e := &Engine{
 		set:       cedar.NewPolicySet(),
-		meta:      make(map[cedar.PolicyID]PolicyInfo),
+		meta:      make(map[cedar.PolicyID]Info),
 		schema:    schemaFiles[0],
 		constants: newConstants(),
 	}
@@ -118,10 +118,10 @@ func Load(fsys fs.FS) (*Engine, error) {
 	return e, nil
 }
 
-// describe checks a policy's annotations and returns its PolicyInfo.
-func describe(file string, p *cedar.Policy) (PolicyInfo, error) {
+// describe checks a policy's annotations and returns its Info.
+func describe(file string, p *cedar.Policy) (Info, error) {
 	ann := p.Annotations()
-	info := PolicyInfo{
+	info := Info{
 		ID:       string(ann["id"]),
 		Effect:   "permit",
 		Approval: intent.LevelAuto,
@@ -176,8 +176,8 @@ func positioned(file, msg string) *LoadError {
 func joinLines(s string) string { return strings.ReplaceAll(s, "\n", "; ") }
 
 // Policies describes the loaded policies in file and line order.
-func (e *Engine) Policies() []PolicyInfo {
-	out := make([]PolicyInfo, len(e.policies))
+func (e *Engine) Policies() []Info {
+	out := make([]Info, len(e.policies))
 	for i, l := range e.policies {
 		out[i] = l.info
 	}

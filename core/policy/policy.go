@@ -59,8 +59,8 @@ type Result struct {
 // NoPermitReason is the reason given when no policy matched.
 const NoPermitReason = "no policy permits this action"
 
-// PolicyInfo describes one loaded policy.
-type PolicyInfo struct {
+// Info describes one loaded policy.
+type Info struct {
 	// ID is the policy's @id.
 	ID string
 	// Effect is "permit" or "forbid".
@@ -77,7 +77,7 @@ type PolicyInfo struct {
 }
 
 // Guard reports whether the policy is an approval guard.
-func (p PolicyInfo) Guard() bool { return p.Approval != intent.LevelAuto }
+func (p Info) Guard() bool { return p.Approval != intent.LevelAuto }
 
 // LoadError is returned by [Load] for any problem with a pack's policy or
 // schema. Line and Column count from 1 and are zero when unknown.

@@ -331,7 +331,7 @@ func TestPoliciesAndActions(t *testing.T) {
 		t.Errorf("guards mismatch (-want, +got):\n%s", diff)
 	}
 	first := e.Policies()[0]
-	if want := (policy.PolicyInfo{ID: "read-balance", Effect: "permit", Approval: intent.LevelAuto,
+	if want := (policy.Info{ID: "read-balance", Effect: "permit", Approval: intent.LevelAuto,
 		Reason: "reading the balance moves no money", File: "policy.cedar", Line: 2}); first != want {
 		t.Errorf("Policies()[0] = %+v, want %+v", first, want)
 	}
