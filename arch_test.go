@@ -242,6 +242,28 @@ func TestStoresAndConnectors(t *testing.T) {
 	}
 }
 
+// TestStoresLinkNoPipeline: a store implements core/state and links
+// neither the pipeline nor the policy engine: no store package depends on
+// core/gateway, core/policy or cedar-go (sumdb's storage is a leaf too).
+func TestStoresLinkNoPipeline(t *testing.T) {
+	t.Parallel()
+	seen := 0
+	for _, p := range listPackages(t) {
+		if !under(p.ImportPath, "store") || under(p.ImportPath, "store/internal/paytest") {
+			continue
+		}
+		seen++
+		for _, d := range p.Deps {
+			if under(d, "core/gateway", "core/policy") || strings.HasPrefix(d, "github.com/cedar-policy/cedar-go") {
+				t.Errorf("store package %s depends on %s", p.ImportPath, d)
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("found %d store packages, want at least 5 (mem, embedded, postgres, checkpoint, storetest)", seen)
+	}
+}
+
 // TestPackageDocs: every package says what it is (tailscale's pkgdoc test).
 func TestPackageDocs(t *testing.T) {
 	t.Parallel()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sort"
 	"strconv"
@@ -17,13 +18,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/intentplane/intentplane/core/approval"
-	"github.com/intentplane/intentplane/core/budget"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/policy"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // Config configures a Gateway. The zero value of each optional field means
@@ -50,6 +51,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Limits bound proposals; the zero value means contract's defaults.
 	Limits contract.Limits
+	// LockTTL is how long a record lock (see contract.Contract.Exclusive)
+	// holds if the gateway holding it dies before giving it back; zero
+	// means 10 minutes. It must exceed the longest execution.
+	LockTTL time.Duration
+	// Rand is the source of random lock-holder ids; nil means crypto/rand.
+	Rand io.Reader
 }
 
 // Request is one decision to make.
@@ -98,6 +105,8 @@ type Gateway struct {
 	now       func() time.Time
 	log       *slog.Logger
 	verifier  mandate.Verifier
+	rand      io.Reader
+	lockTTL   time.Duration
 
 	mu       sync.Mutex
 	mandates map[string]*mandate.Mandate // verified tokens
@@ -139,6 +148,13 @@ func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
+	}
+	g.rand, g.lockTTL = cfg.Rand, cfg.LockTTL
+	if g.rand == nil {
+		g.rand = rand.Reader
+	}
+	if g.lockTTL <= 0 {
+		g.lockTTL = 10 * time.Minute
 	}
 	g.verifier = mandate.Verifier{Keys: cfg.Issuers, Audience: cfg.Audience, Revoker: cfg.Revoker, Now: g.now}
 	names := map[string]bool{}
@@ -209,7 +225,7 @@ func (g *Gateway) Actions() []intent.Action {
 func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	now := g.now().UTC()
 	var d Decision
-	st := &state{req: req, now: now}
+	st := &decision{req: req, now: now}
 	g.runGuarded(ctx, st, &d)
 
 	args, resolved := st.args, d.Resolved
@@ -280,7 +296,7 @@ func (g *Gateway) appendRetrying(ctx context.Context, r receipt.Receipt) (receip
 // one bad proposal cannot take the gateway down. A panic inside the
 // executor leaves the outcome unknown: it is reported as a failed
 // execution that may have taken effect, and never retried.
-func (g *Gateway) runGuarded(ctx context.Context, st *state, d *Decision) {
+func (g *Gateway) runGuarded(ctx context.Context, st *decision, d *Decision) {
 	defer func() {
 		if p := recover(); p != nil {
 			g.log.Error("panic in the decision pipeline", "action", st.proposal.Action, "panic", fmt.Sprint(p))
@@ -323,7 +339,7 @@ const maxSentInReceipt = 4096
 // value is replaced by its digest (the proposal is then re-encoded with
 // sorted keys), and a proposal above 4 KiB is cut, followed by its size and
 // digest.
-func sentForReceipt(body []byte, st *state) string {
+func sentForReceipt(body []byte, st *decision) string {
 	if st.contract != nil && st.contract.HasSensitive() {
 		return redactedProposal(st.contract, st.proposal)
 	}
@@ -399,8 +415,8 @@ func redactResolved(c *contract.Contract, rs []intent.Resolved) []intent.Resolve
 	return out
 }
 
-// state carries one decision through the pipeline.
-type state struct {
+// decision carries one decision through the pipeline.
+type decision struct {
 	req        Request
 	contract   *contract.Contract
 	executing  bool
@@ -412,39 +428,28 @@ type state struct {
 	execFailed bool
 	summary    string // what the receipt keeps of the output
 	operation  string // the operation hash in hex, once built
-	opKey      string // opPrefix + operation, the operation's nonce
+	opKey      string // state.NonceKey of the operation
 	bg         context.Context
 }
 
 // detached returns ctx without its cancellation, for the store calls that
 // must happen even if the caller gave up; built once per decision. ctx must
 // be the decision's context.
-func (s *state) detached(ctx context.Context) context.Context {
+func (s *decision) detached(ctx context.Context) context.Context {
 	if s.bg == nil {
 		s.bg = context.WithoutCancel(ctx)
 	}
 	return s.bg
 }
 
-// opPrefix begins the store key that makes an operation execute once.
-const opPrefix = "op:"
-
-// opKey returns opPrefix followed by h in hex, in one allocation.
-func opKey(h intent.OperationHash) string {
-	var b [len(opPrefix) + 2*len(h)]byte
-	copy(b[:], opPrefix)
-	hex.Encode(b[len(opPrefix):], h[:])
-	return string(b[:])
-}
-
-func (s *state) owner() intent.Owner {
+func (s *decision) owner() intent.Owner {
 	if s.mandate == nil {
 		return ""
 	}
 	return s.mandate.Owner
 }
 
-func (s *state) mandateID() string {
+func (s *decision) mandateID() string {
 	if s.mandate == nil {
 		return ""
 	}
@@ -456,7 +461,7 @@ func refuse(d *Decision, code intent.Code, format string, a ...any) {
 	d.Refusal = &intent.Refusal{Code: code, Message: fmt.Sprintf(format, a...)}
 }
 
-func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
+func (g *Gateway) run(ctx context.Context, st *decision, d *Decision) {
 	// 1. Decode.
 	p, err := contract.DecodeProposal(st.req.Proposal, g.cfg.Limits)
 	if err != nil {
@@ -524,7 +529,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	if len(c.Exclusive) > 0 {
 		unlock, err := g.lock(ctx, st, m.Owner, c, res.Args)
 		if err != nil {
-			if errors.Is(err, budget.ErrExceeded) {
+			if errors.Is(err, state.ErrHeld) {
 				refuse(d, intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again.", strings.Join(c.Exclusive, " and "))
 			} else {
 				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
@@ -554,8 +559,8 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		return
 	}
 	d.Operation, d.OperationHash = &op, hash
-	st.opKey = opKey(hash)
-	st.operation = st.opKey[len(opPrefix):]
+	st.opKey = state.NonceKey(hash)
+	st.operation = strings.TrimPrefix(st.opKey, "op:")
 
 	// Approvals presented with the request: checked before policy so that
 	// the policy sees what they grant; consumed only if it allows.
@@ -640,7 +645,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 	if c.Budget != "" {
 		err := g.store.Reserve(ctx, m.ID, m.Budget, resID, intent.Money{Currency: m.Budget.Currency, Amount: amount})
 		if err != nil {
-			if errors.Is(err, budget.ErrDuplicate) {
+			if errors.Is(err, state.ErrDuplicate) {
 				refuse(d, intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again.", st.operation[:16])
 				return
 			}
@@ -658,9 +663,9 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 
 	// 8. Approval: each approval is used once.
 	for _, a := range grant.Approvals {
-		if err := g.store.Consume(ctx, "approval:"+a.ID, a.ExpiresAt); err != nil {
+		if err := g.store.Consume(ctx, state.ApprovalKey(a.ID), a.ExpiresAt); err != nil {
 			release()
-			if errors.Is(err, ErrReplayed) {
+			if errors.Is(err, state.ErrReplayed) {
 				refuse(d, intent.CodeApprovalInvalid, "The approval presented was already used. Nothing was done. Each approval is valid for one execution only.")
 			} else {
 				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
@@ -676,7 +681,7 @@ func (g *Gateway) run(ctx context.Context, st *state, d *Decision) {
 		// expired keys lets the operation execute again in between.
 		if err := g.store.Consume(ctx, st.opKey, m.Expiry.Add(mandate.DefaultSkew)); err != nil {
 			release()
-			if errors.Is(err, ErrReplayed) {
+			if errors.Is(err, state.ErrReplayed) {
 				refuse(d, intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate.", st.operation[:16])
 			} else {
 				refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
@@ -757,7 +762,7 @@ func (g *Gateway) refuseResolution(d *Decision, c *contract.Contract, err error)
 }
 
 func (g *Gateway) refuseBudget(ctx context.Context, d *Decision, m *mandate.Mandate, amount intent.Amount, err error) {
-	if !errors.Is(err, budget.ErrExceeded) && !errors.Is(err, budget.ErrCurrency) {
+	if !errors.Is(err, state.ErrExceeded) && !errors.Is(err, state.ErrCurrency) {
 		refuse(d, intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later.")
 		return
 	}
@@ -769,43 +774,25 @@ func (g *Gateway) refuseBudget(ctx context.Context, d *Decision, m *mandate.Mand
 		intent.FormatAmount(amount, 2), m.Budget.Currency, remaining, intent.FormatAmount(m.Budget.Amount, 2), m.Budget.Currency)
 }
 
-// lockCurrency marks the ledger accounts used as record locks: one unit
-// of an imaginary currency, so a lock can never be confused with money.
-const lockCurrency = "XLK"
-
-// lock holds the contract's exclusive records through the store's ledger
-// (a limit of one unit per record), which makes it hold across gateway
-// replicas that share a store. The returned function releases it.
-func (g *Gateway) lock(ctx context.Context, st *state, owner intent.Owner, c *contract.Contract, args intent.Args) (func(), error) {
-	n := len("lock:") + len(owner) + 1 + len(c.Action)
-	for _, name := range c.Exclusive {
-		n += 1 + len(args[name].Str)
+// lock holds the contract's exclusive records in the store, which makes it
+// hold across gateway replicas that share a store. The returned function
+// gives them back.
+func (g *Gateway) lock(ctx context.Context, st *decision, owner intent.Owner, c *contract.Contract, args intent.Args) (func(), error) {
+	values := make([]string, len(c.Exclusive))
+	for i, name := range c.Exclusive {
+		values[i] = args[name].Str
 	}
-	var kb strings.Builder // one allocation
-	kb.Grow(n)
-	kb.WriteString("lock:")
-	kb.WriteString(string(owner))
-	kb.WriteByte(0)
-	kb.WriteString(string(c.Action))
-	for _, name := range c.Exclusive {
-		kb.WriteByte(0)
-		kb.WriteString(args[name].Str)
-	}
-	key := kb.String()
+	key := state.LockKey(owner, c.Action, values...)
 	var id [16]byte
-	if _, err := rand.Read(id[:]); err != nil {
+	if _, err := io.ReadFull(g.rand, id[:]); err != nil {
 		return nil, err
 	}
-	var hb [len("lock-holder:") + 2*len(id)]byte
-	copy(hb[:], "lock-holder:")
-	hex.Encode(hb[len("lock-holder:"):], id[:])
-	holder := string(hb[:])
-	one := intent.Money{Currency: lockCurrency, Amount: 1}
-	if err := g.store.Reserve(ctx, key, one, holder, one); err != nil {
+	holder := "holder:" + hex.EncodeToString(id[:])
+	if err := g.store.Hold(ctx, key, holder, g.lockTTL); err != nil {
 		return nil, err
 	}
 	return func() {
-		if err := g.store.Release(st.detached(ctx), holder); err != nil {
+		if err := g.store.Unhold(st.detached(ctx), key, holder); err != nil {
 			g.log.Error("lock release failed", "lock", key, "err", err)
 		}
 	}, nil
@@ -824,7 +811,7 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, amount int
 		return err
 	}
 	if m.Budget.Amount-u.Committed-u.Reserved < amount {
-		return budget.ErrExceeded
+		return state.ErrExceeded
 	}
 	return nil
 }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"time"
 
-	"github.com/intentplane/intentplane/core/budget"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/intent"
-	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // Pack is one domain: its contracts, trusted sources, context providers,
@@ -125,18 +123,7 @@ func (f ExecutorFunc) Execute(ctx context.Context, op intent.Operation, hash int
 	return f(ctx, op, hash)
 }
 
-// ErrReplayed is returned by Store.Consume for a key already consumed.
-var ErrReplayed = errors.New("gateway: already consumed")
-
-// Store holds the gateway's state: budget reservations, single-use keys
-// (operation nonces and approval ids) and receipt chains. Implementations
-// must be safe for concurrent use (across processes, for shared stores);
-// package store/storetest holds the conformance suite every Store passes.
-type Store interface {
-	budget.Ledger
-	receipt.Log
-	// Consume marks key as used, once: a second Consume of the same key
-	// returns ErrReplayed, even concurrently. After expires the key can no
-	// longer be valid and the store may forget it.
-	Consume(ctx context.Context, key string, expires time.Time) error
-}
+// Store is the gateway's state: budget ledger, single-use keys, record
+// locks and receipt chains. It is defined in core/state, which stores
+// implement without importing the pipeline.
+type Store = state.Store

@@ -1,5 +1,5 @@
 // Package checkpoint signs receipt checkpoints as a gateway appends
-// receipts: a Store wraps any gateway.Store and, every Config.Every receipts
+// receipts: a Store wraps any state.Store and, every Config.Every receipts
 // of an owner and every Config.Interval, signs a receipt.Checkpoint of the
 // owner's head with a receipt.Signer (Ed25519, or a key in a KMS) and saves
 // it in a Sink (store/embedded and store/postgres are Sinks). An export of
@@ -23,9 +23,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // Sink stores signed checkpoints. SaveCheckpoint may be called
@@ -50,10 +50,10 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Store is a gateway.Store whose Append also signs checkpoints. It is safe
+// Store is a state.Store whose Append also signs checkpoints. It is safe
 // for concurrent use.
 type Store struct {
-	gateway.Store
+	state.Store
 	sink   Sink
 	signer receipt.Signer
 	cfg    Config
@@ -62,7 +62,7 @@ type Store struct {
 	owners map[intent.Owner]*head
 }
 
-var _ gateway.Store = (*Store)(nil)
+var _ state.Store = (*Store)(nil)
 
 // head is what the Store knows of one owner's chain.
 type head struct {
@@ -72,7 +72,7 @@ type head struct {
 }
 
 // Wrap returns st with checkpoints signed by signer and saved to sink.
-func Wrap(st gateway.Store, sink Sink, signer receipt.Signer, cfg Config) *Store {
+func Wrap(st state.Store, sink Sink, signer receipt.Signer, cfg Config) *Store {
 	if cfg.Every == 0 {
 		cfg.Every = 1000
 	}

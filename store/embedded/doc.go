@@ -1,4 +1,4 @@
-// Package embedded is the durable single-node gateway.Store, the default
+// Package embedded is the durable single-node state.Store, the default
 // when no server is configured: budget reservations, single-use keys,
 // receipt chains and their checkpoints in one file, written through
 // go.etcd.io/bbolt.

@@ -14,13 +14,12 @@ import (
 	bolt "go.etcd.io/bbolt"
 	boltErrors "go.etcd.io/bbolt/errors"
 
-	"github.com/intentplane/intentplane/core/budget"
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
-var _ gateway.Store = (*Store)(nil)
+var _ state.Store = (*Store)(nil)
 
 // Errors returned by Open and by a closed Store.
 var (
@@ -56,6 +55,7 @@ var (
 	bucketAccounts     = []byte("accounts")
 	bucketReservations = []byte("reservations")
 	bucketConsumed     = []byte("consumed")
+	bucketLocks        = []byte("locks")
 	bucketHeads        = []byte("heads")
 	bucketReceipts     = []byte("receipts")
 	bucketCheckpoints  = []byte("checkpoints")
@@ -65,15 +65,15 @@ var (
 // fileVersion is the layout version written in the meta bucket.
 const fileVersion = 1
 
-// maxKey is the longest string accepted as an account, reservation id,
-// consumed key or owner, in bytes (bbolt keys are at most 32 KiB).
+// maxKey is the longest owner or checkpoint key id accepted, in bytes
+// (other keys are bounded by state.MaxKeyLen) (bbolt keys are at most 32 KiB).
 const maxKey = 16 << 10
 
 // sweepEvery is how many Consume calls pass between sweeps of expired
 // keys.
 const sweepEvery = 4096
 
-// Store is the embedded gateway.Store over one bbolt file. The zero value
+// Store is the embedded state.Store over one bbolt file. The zero value
 // is not usable; call Open. It is safe for concurrent use.
 type Store struct {
 	db       *bolt.DB
@@ -109,7 +109,7 @@ func Open(path string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("embedded: open %s: %w", path, err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketAccounts, bucketReservations, bucketConsumed, bucketHeads, bucketReceipts, bucketCheckpoints} {
+		for _, b := range [][]byte{bucketMeta, bucketAccounts, bucketReservations, bucketConsumed, bucketLocks, bucketHeads, bucketReceipts, bucketCheckpoints} {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -193,10 +193,11 @@ var errSolo = errors.New("embedded: run alone")
 // clean reports whether err is an answer (the function wrote nothing and
 // the others in its batch may commit) rather than a failure.
 func clean(err error) bool {
-	return errors.Is(err, budget.ErrExceeded) || errors.Is(err, budget.ErrCurrency) ||
-		errors.Is(err, budget.ErrNotFound) || errors.Is(err, budget.ErrDuplicate) ||
-		errors.Is(err, budget.ErrLimitMismatch) ||
-		errors.Is(err, gateway.ErrReplayed) || errors.Is(err, receipt.ErrInvalid) ||
+	return errors.Is(err, state.ErrExceeded) || errors.Is(err, state.ErrCurrency) ||
+		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrDuplicate) ||
+		errors.Is(err, state.ErrLimitMismatch) ||
+		errors.Is(err, state.ErrReplayed) || errors.Is(err, state.ErrHeld) ||
+		errors.Is(err, state.ErrKeyTooLong) || errors.Is(err, receipt.ErrInvalid) ||
 		errors.Is(err, errBadInput)
 }
 
@@ -267,10 +268,10 @@ func (s *Store) view(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 // errBadInput marks arguments refused before any write.
 var errBadInput = errors.New("embedded: invalid argument")
 
-// key returns tag followed by s, or errBadInput if s is too long.
+// key returns tag followed by s, or an error wrapping state.ErrKeyTooLong.
 func key(tag byte, s string) ([]byte, error) {
-	if len(s) > maxKey {
-		return nil, fmt.Errorf("%w: key of %d bytes exceeds %d", errBadInput, len(s), maxKey)
+	if err := state.CheckKeys(s); err != nil {
+		return nil, err
 	}
 	k := make([]byte, 0, 1+len(s))
 	return append(append(k, tag), s...), nil
@@ -290,9 +291,9 @@ func seqKey(owner []byte, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(slices.Clip(owner), seq)
 }
 
-// Reserve implements budget.Ledger. Besides the Ledger's errors it returns
-// an error for a negative amount and for an account or id longer than 16
-// KiB. An account's limit is kept under its own key (tag 'l') in the
+// Reserve implements state.Ledger. Besides the Ledger's errors it returns
+// an error for a negative amount and state.ErrKeyTooLong for an account or id longer than
+// state.MaxKeyLen. An account's limit is kept under its own key (tag 'l') in the
 // accounts bucket; an account written before limits were kept takes the
 // limit of its next reservation.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
@@ -314,10 +315,10 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		accounts, reservations := tx.Bucket(bucketAccounts), tx.Bucket(bucketReservations)
 		if reservations.Get(rk) != nil {
-			return budget.ErrDuplicate
+			return state.ErrDuplicate
 		}
 		if amount.Currency != limit.Currency {
-			return budget.ErrCurrency
+			return state.ErrCurrency
 		}
 		a := account{currency: limit.Currency}
 		if v := accounts.Get(ak); v != nil {
@@ -327,7 +328,7 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 			}
 		}
 		if a.currency != limit.Currency {
-			return budget.ErrCurrency
+			return state.ErrCurrency
 		}
 		// An account without a limit is new, or was opened before limits
 		// were kept: this reservation's limit becomes its limit.
@@ -337,11 +338,11 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 				return fmt.Errorf("embedded: corrupt limit of account %q", acct)
 			}
 			if have := intent.Amount(binary.BigEndian.Uint64(lv)); have != limit.Amount {
-				return fmt.Errorf("%w: account %q has limit %d, not %d", budget.ErrLimitMismatch, acct, have, limit.Amount)
+				return fmt.Errorf("%w: account %q has limit %d, not %d", state.ErrLimitMismatch, acct, have, limit.Amount)
 			}
 		}
 		if limit.Amount-a.committed-a.reserved < amount.Amount {
-			return budget.ErrExceeded
+			return state.ErrExceeded
 		}
 		a.reserved += amount.Amount
 		if err := accounts.Put(ak, a.encode()); err != nil {
@@ -356,12 +357,12 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	})
 }
 
-// Commit implements budget.Ledger.
+// Commit implements state.Ledger.
 func (s *Store) Commit(ctx context.Context, id string) error {
 	return s.close(ctx, id, true)
 }
 
-// Release implements budget.Ledger.
+// Release implements state.Ledger.
 func (s *Store) Release(ctx context.Context, id string) error {
 	return s.close(ctx, id, false)
 }
@@ -369,13 +370,13 @@ func (s *Store) Release(ctx context.Context, id string) error {
 func (s *Store) close(ctx context.Context, id string, commit bool) error {
 	rk, err := key('r', id)
 	if err != nil {
-		return budget.ErrNotFound
+		return err
 	}
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		accounts, reservations := tx.Bucket(bucketAccounts), tx.Bucket(bucketReservations)
 		v := reservations.Get(rk)
 		if v == nil {
-			return budget.ErrNotFound
+			return state.ErrNotFound
 		}
 		r, err := decodeReservation(v)
 		if err != nil {
@@ -401,26 +402,26 @@ func (s *Store) close(ctx context.Context, id string, commit bool) error {
 	})
 }
 
-// Usage implements budget.Ledger.
-func (s *Store) Usage(ctx context.Context, acct string) (budget.Usage, error) {
+// Usage implements state.Ledger.
+func (s *Store) Usage(ctx context.Context, acct string) (state.Usage, error) {
 	ak, err := key('a', acct)
 	if err != nil {
-		return budget.Usage{}, nil
+		return state.Usage{}, err
 	}
-	var u budget.Usage
+	var u state.Usage
 	err = s.view(ctx, func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketAccounts).Get(ak)
 		if v == nil {
 			return nil
 		}
 		a, err := decodeAccount(v)
-		u = budget.Usage{Committed: a.committed, Reserved: a.reserved}
+		u = state.Usage{Committed: a.committed, Reserved: a.reserved}
 		return err
 	})
 	return u, err
 }
 
-// Consume implements gateway.Store. Every 4096th call also forgets keys
+// Consume implements state.Nonces. Every 4096th call also forgets keys
 // whose expiry has passed (by Options.Now), in a transaction of its own.
 func (s *Store) Consume(ctx context.Context, k string, expires time.Time) error {
 	ck, err := key('k', k)
@@ -430,7 +431,7 @@ func (s *Store) Consume(ctx context.Context, k string, expires time.Time) error 
 	err = s.update(ctx, func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketConsumed)
 		if b.Get(ck) != nil {
-			return gateway.ErrReplayed
+			return state.ErrReplayed
 		}
 		return b.Put(ck, binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano())))
 	})
@@ -438,6 +439,53 @@ func (s *Store) Consume(ctx context.Context, k string, expires time.Time) error 
 		_, _ = s.Sweep(context.WithoutCancel(ctx))
 	}
 	return err
+}
+
+// Unconsume implements state.Nonces.
+func (s *Store) Unconsume(ctx context.Context, k string) error {
+	ck, err := key('k', k)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketConsumed).Delete(ck)
+	})
+}
+
+// Hold implements state.Locks. A hold is stored as its expiry (Unix
+// nanoseconds, big-endian) followed by the holder.
+func (s *Store) Hold(ctx context.Context, k, holder string, ttl time.Duration) error {
+	lk, err := key('h', k)
+	if err != nil {
+		return err
+	}
+	if err := state.CheckKeys(holder); err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketLocks)
+		now := s.now()
+		if v := b.Get(lk); len(v) >= 8 && string(v[8:]) != holder && now.UnixNano() < int64(binary.BigEndian.Uint64(v)) {
+			return state.ErrHeld
+		}
+		v := binary.BigEndian.AppendUint64(nil, uint64(now.Add(ttl).UnixNano()))
+		return b.Put(lk, append(v, holder...))
+	})
+}
+
+// Unhold implements state.Locks.
+func (s *Store) Unhold(ctx context.Context, k, holder string) error {
+	lk, err := key('h', k)
+	if err != nil {
+		return err
+	}
+	return s.update(ctx, func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketLocks)
+		if v := b.Get(lk); len(v) >= 8 && string(v[8:]) == holder {
+			return b.Delete(lk)
+		}
+		return nil
+	})
 }
 
 // Sweep forgets the consumed keys whose expiry is before Options.Now and

@@ -10,15 +10,14 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intentplane/intentplane/core/budget"
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/embedded"
 	"github.com/intentplane/intentplane/store/storetest"
 )
 
-func open(t *testing.T, path string) *embedded.Store {
+func open(t testing.TB, path string) *embedded.Store {
 	t.Helper()
 	s, err := embedded.Open(path, embedded.Options{})
 	if err != nil {
@@ -29,7 +28,7 @@ func open(t *testing.T, path string) *embedded.Store {
 }
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) gateway.Store {
+	storetest.Run(t, func(t *testing.T) state.Store {
 		return open(t, filepath.Join(t.TempDir(), "state.db"))
 	})
 }
@@ -72,13 +71,13 @@ func TestReopen(t *testing.T) {
 	if u, err := s.Usage(ctx, "m"); err != nil || u.Committed != 600 || u.Reserved != 300 {
 		t.Fatalf("Usage after reopen = %+v, %v; want committed 600 reserved 300", u, err)
 	}
-	if err := s.Consume(ctx, "op:1", time.Now().Add(time.Hour)); !errors.Is(err, gateway.ErrReplayed) {
+	if err := s.Consume(ctx, "op:1", time.Now().Add(time.Hour)); !errors.Is(err, state.ErrReplayed) {
 		t.Fatalf("Consume of a key consumed before reopening = %v, want ErrReplayed", err)
 	}
 	if err := s.Release(ctx, "b"); err != nil {
 		t.Fatalf("Release of a reservation made before reopening: %v", err)
 	}
-	if err := s.Reserve(ctx, "m", eur(2000), "c", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
+	if err := s.Reserve(ctx, "m", eur(2000), "c", eur(1)); !errors.Is(err, state.ErrLimitMismatch) {
 		t.Fatalf("Reserve with another limit after reopening = %v, want ErrLimitMismatch", err)
 	}
 	r, err := s.Append(ctx, receipt.Receipt{Owner: "", Time: time.Unix(9, 0), Verdict: intent.Allow})
@@ -131,10 +130,10 @@ func TestAccountWithoutLimit(t *testing.T) {
 	if err := s.Reserve(ctx, "m", eur(2000), "c", eur(1100)); err != nil {
 		t.Fatalf("first Reserve on an account without a limit: %v", err)
 	}
-	if err := s.Reserve(ctx, "m", eur(1000), "d", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
+	if err := s.Reserve(ctx, "m", eur(1000), "d", eur(1)); !errors.Is(err, state.ErrLimitMismatch) {
 		t.Fatalf("Reserve with another limit than the one adopted = %v, want ErrLimitMismatch", err)
 	}
-	if err := s.Reserve(ctx, "m", eur(2000), "d", eur(1)); !errors.Is(err, budget.ErrExceeded) {
+	if err := s.Reserve(ctx, "m", eur(2000), "d", eur(1)); !errors.Is(err, state.ErrExceeded) {
 		t.Fatalf("Reserve past the adopted limit = %v, want ErrExceeded", err)
 	}
 	if err := s.Release(ctx, "b"); err != nil {
@@ -171,7 +170,12 @@ func TestSweep(t *testing.T) {
 	if n, err := s.Sweep(ctx); err != nil || n != 1 {
 		t.Fatalf("Sweep = %d, %v; want 1", n, err)
 	}
-	if err := s.Consume(ctx, "new", now.Add(time.Second)); !errors.Is(err, gateway.ErrReplayed) {
+	if err := s.Consume(ctx, "new", now.Add(time.Second)); !errors.Is(err, state.ErrReplayed) {
 		t.Fatalf("unexpired key forgotten: %v", err)
 	}
+}
+
+// FuzzKeys: any key round-trips (seeds in testdata/fuzz/FuzzKeys).
+func FuzzKeys(f *testing.F) {
+	storetest.Fuzz(f, open(f, filepath.Join(f.TempDir(), "state.db")))
 }

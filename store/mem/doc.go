@@ -1,4 +1,4 @@
-// Package mem is an in-memory gateway.Store for unit tests and demos: budget
+// Package mem is an in-memory state.Store for unit tests and demos: budget
 // reservations, single-use keys and one receipt chain per owner, guarded by
 // one mutex. Nothing survives the process.
 //

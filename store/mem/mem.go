@@ -7,21 +7,21 @@ import (
 	"sync"
 	"time"
 
-	"github.com/intentplane/intentplane/core/budget"
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
-var _ gateway.Store = (*Store)(nil)
+var _ state.Store = (*Store)(nil)
 
-// Store is an in-memory gateway.Store. The zero value is not usable; call
+// Store is an in-memory state.Store. The zero value is not usable; call
 // New. It is safe for concurrent use.
 type Store struct {
 	mu       sync.Mutex
 	accounts map[string]*account
 	reserved map[string]reservation              // open reservations by id
 	used     map[string]time.Time                // consumed keys and when they may be forgotten
+	held     map[string]hold                     // record locks by key
 	sweepAt  int                                 // len(used) that triggers the next sweep of expired keys
 	chains   map[intent.Owner][]*receipt.Receipt // by pointer: a long chain grows without copying receipts
 	now      func() time.Time
@@ -32,6 +32,11 @@ type account struct {
 	limit     intent.Amount // fixed by the account's first reservation
 	committed intent.Amount
 	reserved  intent.Amount
+}
+
+type hold struct {
+	holder string
+	until  time.Time
 }
 
 type reservation struct {
@@ -49,14 +54,18 @@ func New(now func() time.Time) *Store {
 		accounts: map[string]*account{},
 		reserved: map[string]reservation{},
 		used:     map[string]time.Time{},
+		held:     map[string]hold{},
 		chains:   map[intent.Owner][]*receipt.Receipt{},
 		now:      now,
 	}
 }
 
-// Reserve implements budget.Ledger.
+// Reserve implements state.Ledger.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := state.CheckKeys(acct, id); err != nil {
 		return err
 	}
 	if amount.Amount < 0 {
@@ -65,10 +74,10 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.reserved[id]; dup {
-		return budget.ErrDuplicate
+		return state.ErrDuplicate
 	}
 	if amount.Currency != limit.Currency {
-		return budget.ErrCurrency
+		return state.ErrCurrency
 	}
 	a := s.accounts[acct]
 	if a == nil {
@@ -76,14 +85,14 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 		a = &account{currency: limit.Currency, limit: limit.Amount}
 	}
 	if a.currency != limit.Currency {
-		return budget.ErrCurrency
+		return state.ErrCurrency
 	}
 	if a.limit != limit.Amount {
-		return fmt.Errorf("%w: account %q has limit %d, not %d", budget.ErrLimitMismatch, acct, a.limit, limit.Amount)
+		return fmt.Errorf("%w: account %q has limit %d, not %d", state.ErrLimitMismatch, acct, a.limit, limit.Amount)
 	}
 	// limit - committed - reserved >= amount, without overflow.
 	if limit.Amount-a.committed-a.reserved < amount.Amount {
-		return budget.ErrExceeded
+		return state.ErrExceeded
 	}
 	a.reserved += amount.Amount
 	s.accounts[acct] = a
@@ -91,22 +100,25 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	return nil
 }
 
-// Commit implements budget.Ledger.
+// Commit implements state.Ledger.
 func (s *Store) Commit(ctx context.Context, id string) error {
 	return s.close(id, true)
 }
 
-// Release implements budget.Ledger.
+// Release implements state.Ledger.
 func (s *Store) Release(ctx context.Context, id string) error {
 	return s.close(id, false)
 }
 
 func (s *Store) close(id string, commit bool) error {
+	if err := state.CheckKeys(id); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.reserved[id]
 	if !ok {
-		return budget.ErrNotFound
+		return state.ErrNotFound
 	}
 	delete(s.reserved, id)
 	a := s.accounts[r.account]
@@ -117,27 +129,30 @@ func (s *Store) close(id string, commit bool) error {
 	return nil
 }
 
-// Usage implements budget.Ledger.
-func (s *Store) Usage(ctx context.Context, acct string) (budget.Usage, error) {
+// Usage implements state.Ledger.
+func (s *Store) Usage(ctx context.Context, acct string) (state.Usage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.accounts[acct]
 	if a == nil {
-		return budget.Usage{}, nil
+		return state.Usage{}, nil
 	}
-	return budget.Usage{Committed: a.committed, Reserved: a.reserved}, nil
+	return state.Usage{Committed: a.committed, Reserved: a.reserved}, nil
 }
 
-// Consume implements gateway.Store. Expired keys are swept whenever the
+// Consume implements state.Store. Expired keys are swept whenever the
 // set of keys has doubled since the last sweep.
 func (s *Store) Consume(ctx context.Context, key string, expires time.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := state.CheckKeys(key); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.used[key]; ok {
-		return gateway.ErrReplayed
+		return state.ErrReplayed
 	}
 	s.used[key] = expires
 	// Sweep expired keys when the set has doubled since the last sweep, so
@@ -150,6 +165,46 @@ func (s *Store) Consume(ctx context.Context, key string, expires time.Time) erro
 			}
 		}
 		s.sweepAt = max(1024, 2*len(s.used))
+	}
+	return nil
+}
+
+// Unconsume implements state.Nonces.
+func (s *Store) Unconsume(ctx context.Context, key string) error {
+	if err := state.CheckKeys(key); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.used, key)
+	return nil
+}
+
+// Hold implements state.Locks. Expired holds of other keys are forgotten
+// when they are taken over, or stay until then (one entry per record).
+func (s *Store) Hold(ctx context.Context, key, holder string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := state.CheckKeys(key, holder); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	if h, ok := s.held[key]; ok && h.holder != holder && now.Before(h.until) {
+		return state.ErrHeld
+	}
+	s.held[key] = hold{holder: holder, until: now.Add(ttl)}
+	return nil
+}
+
+// Unhold implements state.Locks.
+func (s *Store) Unhold(ctx context.Context, key, holder string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h, ok := s.held[key]; ok && h.holder == holder {
+		delete(s.held, key)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-// Package postgres is the gateway.Store for several gateway replicas that
+// Package postgres is the state.Store for several gateway replicas that
 // share one PostgreSQL database, through jackc/pgx/v5.
 //
 // Budget reservations are atomic across replicas: a reservation is one call

@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/intentplane/intentplane/core/budget"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/postgres"
 	"github.com/intentplane/intentplane/store/postgres/internal/pgtest"
 )
@@ -53,7 +53,7 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	if err := s.Reserve(ctx, "m", eur(5000), "x", eur(100)); err != nil {
 		t.Fatalf("first Reserve after the upgrade: %v", err)
 	}
-	if err := s.Reserve(ctx, "m", eur(1000), "y", eur(100)); !errors.Is(err, budget.ErrLimitMismatch) {
+	if err := s.Reserve(ctx, "m", eur(1000), "y", eur(100)); !errors.Is(err, state.ErrLimitMismatch) {
 		t.Fatalf("Reserve with another limit than the adopted one = %v, want ErrLimitMismatch", err)
 	}
 	if err := s.Commit(ctx, "open"); err != nil {

@@ -15,16 +15,15 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/intentplane/intentplane/core/budget"
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
-var _ gateway.Store = (*Store)(nil)
+var _ state.Store = (*Store)(nil)
 
 // ErrUnavailable is wrapped by every error that is not an answer of the
-// store (not a budget sentinel, gateway.ErrReplayed or receipt.ErrNotFound):
+// store (not a budget sentinel, state.ErrReplayed or receipt.ErrNotFound):
 // the database could not be reached, timed out, or failed the call. The
 // error's text names the call and the database's reason; the gateway turns
 // it into a refusal with code gateway.unavailable.
@@ -50,7 +49,7 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Store is the PostgreSQL gateway.Store. The zero value is not usable; call
+// Store is the PostgreSQL state.Store. The zero value is not usable; call
 // Open. It is safe for concurrent use, and several Stores (in several
 // processes) may share one database.
 type Store struct {
@@ -121,10 +120,11 @@ func (s *Store) Close() { s.pool.Close() }
 // answer reports whether err is one of the store's answers rather than a
 // failure.
 func answer(err error) bool {
-	return errors.Is(err, budget.ErrExceeded) || errors.Is(err, budget.ErrCurrency) ||
-		errors.Is(err, budget.ErrNotFound) || errors.Is(err, budget.ErrDuplicate) ||
-		errors.Is(err, budget.ErrLimitMismatch) ||
-		errors.Is(err, gateway.ErrReplayed) || errors.Is(err, receipt.ErrNotFound) ||
+	return errors.Is(err, state.ErrExceeded) || errors.Is(err, state.ErrCurrency) ||
+		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrDuplicate) ||
+		errors.Is(err, state.ErrLimitMismatch) ||
+		errors.Is(err, state.ErrReplayed) || errors.Is(err, state.ErrHeld) ||
+		errors.Is(err, state.ErrKeyTooLong) || errors.Is(err, receipt.ErrNotFound) ||
 		errors.Is(err, receipt.ErrInvalid) || errors.Is(err, errBadInput) || errors.Is(err, ErrSchemaVersion)
 }
 
@@ -232,19 +232,19 @@ func (s *Store) ledger(ctx context.Context, acct string, op ledgerOp) error {
 	return err
 }
 
-var ledgerErrs = []error{nil, budget.ErrExceeded, budget.ErrCurrency, budget.ErrDuplicate, budget.ErrNotFound, budget.ErrLimitMismatch}
+var ledgerErrs = []error{nil, state.ErrExceeded, state.ErrCurrency, state.ErrDuplicate, state.ErrNotFound, state.ErrLimitMismatch}
 
 func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledgerOp, struct{}]) {
 	n := len(batch)
-	ops, ids, currencies := make([]string, n), make([]string, n), make([]string, n)
+	ops, currencies, ids := make([]string, n), make([]string, n), make([][]byte, n)
 	limits, amounts := make([]int64, n), make([]int64, n)
 	for i, b := range batch {
-		ops[i], ids[i], currencies[i], limits[i], amounts[i] = b.in.op, b.in.id, b.in.currency, b.in.limit, b.in.amount
+		ops[i], ids[i], currencies[i], limits[i], amounts[i] = b.in.op, []byte(b.in.id), b.in.currency, b.in.limit, b.in.amount
 	}
 	err := s.do(ctx, "budget "+batch[0].in.op, func(ctx context.Context) error {
 		var codes []int32
 		err := s.pool.QueryRow(ctx, `SELECT intentplane_ledger($1, $2, $3, $4, $5, $6)`,
-			acct, ops, ids, currencies, limits, amounts).Scan(&codes)
+			[]byte(acct), ops, ids, currencies, limits, amounts).Scan(&codes)
 		if err != nil {
 			return err
 		}
@@ -266,17 +266,20 @@ func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledge
 	}
 }
 
-// Reserve implements budget.Ledger; it also returns an error for a negative
+// Reserve implements state.Ledger; it also returns an error for a negative
 // amount.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := state.CheckKeys(acct, id); err != nil {
 		return err
 	}
 	if amount.Amount < 0 {
 		return fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
 	}
 	if amount.Currency != limit.Currency {
-		return budget.ErrCurrency
+		return state.ErrCurrency
 	}
 	err := s.ledger(ctx, acct, ledgerOp{op: "reserve", id: id, currency: limit.Currency, limit: int64(limit.Amount), amount: int64(amount.Amount)})
 	if err == nil {
@@ -297,12 +300,12 @@ UPDATE budget_accounts a
        committed = a.committed + CASE WHEN $2::bool THEN r.amount ELSE 0 END
   FROM r WHERE a.account = r.account`
 
-// Commit implements budget.Ledger.
+// Commit implements state.Ledger.
 func (s *Store) Commit(ctx context.Context, id string) error {
 	return s.closeReservation(ctx, "commit", id)
 }
 
-// Release implements budget.Ledger.
+// Release implements state.Ledger.
 func (s *Store) Release(ctx context.Context, id string) error {
 	return s.closeReservation(ctx, "release", id)
 }
@@ -311,12 +314,15 @@ func (s *Store) closeReservation(ctx context.Context, op, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := state.CheckKeys(id); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	acct, known := s.reservedIn[id]
 	s.mu.Unlock()
 	if known {
 		err := s.ledger(ctx, acct, ledgerOp{op: op, id: id})
-		if err == nil || errors.Is(err, budget.ErrNotFound) {
+		if err == nil || errors.Is(err, state.ErrNotFound) {
 			s.mu.Lock()
 			delete(s.reservedIn, id)
 			s.mu.Unlock()
@@ -324,28 +330,28 @@ func (s *Store) closeReservation(ctx context.Context, op, id string) error {
 		return err
 	}
 	return s.do(ctx, "budget "+op, func(ctx context.Context) error {
-		tag, err := s.pool.Exec(ctx, closeReservation, id, op == "commit")
+		tag, err := s.pool.Exec(ctx, closeReservation, []byte(id), op == "commit")
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return budget.ErrNotFound
+			return state.ErrNotFound
 		}
 		return nil
 	})
 }
 
-// Usage implements budget.Ledger.
-func (s *Store) Usage(ctx context.Context, account string) (budget.Usage, error) {
-	var u budget.Usage
+// Usage implements state.Ledger.
+func (s *Store) Usage(ctx context.Context, account string) (state.Usage, error) {
+	var u state.Usage
 	err := s.do(ctx, "usage", func(ctx context.Context) error {
 		var committed, reserved int64
-		err := s.pool.QueryRow(ctx, `SELECT committed, reserved FROM budget_accounts WHERE account = $1`, account).Scan(&committed, &reserved)
+		err := s.pool.QueryRow(ctx, `SELECT committed, reserved FROM budget_accounts WHERE account = $1`, []byte(account)).Scan(&committed, &reserved)
 		if errors.Is(err, pgx.ErrNoRows) {
-			u = budget.Usage{}
+			u = state.Usage{}
 			return nil
 		}
-		u = budget.Usage{Committed: intent.Amount(committed), Reserved: intent.Amount(reserved)}
+		u = state.Usage{Committed: intent.Amount(committed), Reserved: intent.Amount(reserved)}
 		return err
 	})
 	return u, err
@@ -357,12 +363,15 @@ type consumeReq struct {
 	expires time.Time
 }
 
-// Consume implements gateway.Store: exactly one of any number of concurrent
+// Consume implements state.Nonces: exactly one of any number of concurrent
 // calls with one key, in any number of processes, inserts its row.
 // Concurrent calls in this process are inserted together, in one
 // statement.
 func (s *Store) Consume(ctx context.Context, key string, expires time.Time) error {
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := state.CheckKeys(key); err != nil {
 		return err
 	}
 	_, err := s.consumes.run(consumeReq{key: key, expires: expires.UTC()}, s.cfg.MaxBatch, func(batch []*job[consumeReq, struct{}]) {
@@ -384,25 +393,25 @@ func (s *Store) writeConsumes(ctx context.Context, batch []*job[consumeReq, stru
 		}
 	}
 	slices.Sort(keys)
-	expires := make([]time.Time, len(keys))
+	keyBytes, expires := make([][]byte, len(keys)), make([]time.Time, len(keys))
 	for i, k := range keys {
-		expires[i] = first[k].in.expires
+		keyBytes[i], expires[i] = []byte(k), first[k].in.expires
 	}
 	inserted := map[string]bool{}
 	err := s.do(ctx, "consume", func(ctx context.Context) error {
 		rows, err := s.pool.Query(ctx, `INSERT INTO consumed_keys (key, expires)
-			SELECT * FROM unnest($1::text[], $2::timestamptz[])
-			ON CONFLICT (key) DO NOTHING RETURNING key`, keys, expires)
+			SELECT * FROM unnest($1::bytea[], $2::timestamptz[])
+			ON CONFLICT (key) DO NOTHING RETURNING key`, keyBytes, expires)
 		if err != nil {
 			return err
 		}
-		got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		got, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
 		if err != nil {
 			return err
 		}
 		clear(inserted)
 		for _, k := range got {
-			inserted[k] = true
+			inserted[string(k)] = true
 		}
 		return nil
 	})
@@ -413,9 +422,57 @@ func (s *Store) writeConsumes(ctx context.Context, batch []*job[consumeReq, stru
 		case first[b.in.key] == b && inserted[b.in.key]:
 			b.err = nil
 		default:
-			b.err = gateway.ErrReplayed
+			b.err = state.ErrReplayed
 		}
 	}
+}
+
+// Unconsume implements state.Nonces.
+func (s *Store) Unconsume(ctx context.Context, key string) error {
+	if err := state.CheckKeys(key); err != nil {
+		return err
+	}
+	return s.do(ctx, "unconsume", func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, `DELETE FROM consumed_keys WHERE key = $1`, []byte(key))
+		return err
+	})
+}
+
+// Hold implements state.Locks, in one statement: the row is inserted, or
+// taken over if its hold expired or is the holder's own, or left alone.
+// Expiry is measured by the database's clock, the same for every replica.
+func (s *Store) Hold(ctx context.Context, key, holder string, ttl time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := state.CheckKeys(key, holder); err != nil {
+		return err
+	}
+	return s.do(ctx, "hold", func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, `INSERT INTO record_locks (key, holder, expires)
+			VALUES ($1, $2, clock_timestamp() + $3 * interval '1 microsecond')
+			ON CONFLICT (key) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
+			WHERE record_locks.holder = excluded.holder OR record_locks.expires <= clock_timestamp()`,
+			[]byte(key), []byte(holder), ttl.Microseconds())
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return state.ErrHeld
+		}
+		return nil
+	})
+}
+
+// Unhold implements state.Locks.
+func (s *Store) Unhold(ctx context.Context, key, holder string) error {
+	if err := state.CheckKeys(key, holder); err != nil {
+		return err
+	}
+	return s.do(ctx, "unhold", func(ctx context.Context) error {
+		_, err := s.pool.Exec(ctx, `DELETE FROM record_locks WHERE key = $1 AND holder = $2`, []byte(key), []byte(holder))
+		return err
+	})
 }
 
 // Sweep forgets the consumed keys that expired before now and returns how

@@ -12,6 +12,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/internal/paytest"
 	"github.com/intentplane/intentplane/store/postgres"
 	"github.com/intentplane/intentplane/store/postgres/internal/pgtest"
@@ -32,7 +33,7 @@ func open(t testing.TB, cfg postgres.Config) (*postgres.Store, string) {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	storetest.Run(t, func(t *testing.T) gateway.Store {
+	storetest.Run(t, func(t *testing.T) state.Store {
 		s, _ := open(t, postgres.Config{})
 		return s
 	})
@@ -160,4 +161,11 @@ func TestTimeout(t *testing.T) {
 	if err := s.Consume(cctx, "k", time.Now()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Consume with a cancelled context = %v", err)
 	}
+}
+
+// FuzzKeys: any key round-trips, NUL and non-UTF-8 bytes included (seeds
+// in testdata/fuzz/FuzzKeys).
+func FuzzKeys(f *testing.F) {
+	s, _ := open(f, postgres.Config{})
+	storetest.Fuzz(f, s)
 }

@@ -5,25 +5,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/intentplane/intentplane/core/budget"
-	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // Run runs the conformance suite. newStore must return an empty store that
 // is independent of every other one it returned (a fresh database schema or
 // distinct key prefixes).
-func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
+func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 	t.Helper()
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, s gateway.Store)
+		fn   func(t *testing.T, s state.Store)
 	}{
 		{"ReserveUpToLimit", testReserveUpToLimit},
 		{"ReserveConcurrentNeverExceeds", testReserveConcurrent},
@@ -33,6 +33,12 @@ func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
 		{"AccountLimitFixedConcurrent", testAccountLimitFixedConcurrent},
 		{"ConsumeOnce", testConsumeOnce},
 		{"ConsumeConcurrentExactlyOnce", testConsumeConcurrent},
+		{"Unconsume", testUnconsume},
+		{"HoldExclusive", testHold},
+		{"HoldConcurrentOneHolder", testHoldConcurrent},
+		{"HoldExpires", testHoldExpires},
+		{"OpaqueKeys", testOpaqueKeys},
+		{"KeyTooLong", testKeyTooLong},
 		{"ReceiptChainPerOwner", testReceiptChain},
 		{"ReceiptConcurrentAppendNoFork", testReceiptConcurrent},
 	}
@@ -45,13 +51,13 @@ func Run(t *testing.T, newStore func(t *testing.T) gateway.Store) {
 
 var eur = func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
 
-func testReserveUpToLimit(t *testing.T, s gateway.Store) {
+func testReserveUpToLimit(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	limit := eur(10000)
 	if err := s.Reserve(ctx, "m1", limit, "r1", eur(6000)); err != nil {
 		t.Fatalf("Reserve r1: %v", err)
 	}
-	if err := s.Reserve(ctx, "m1", limit, "r2", eur(4001)); !errors.Is(err, budget.ErrExceeded) {
+	if err := s.Reserve(ctx, "m1", limit, "r2", eur(4001)); !errors.Is(err, state.ErrExceeded) {
 		t.Fatalf("Reserve over the limit by one cent = %v, want ErrExceeded", err)
 	}
 	if err := s.Reserve(ctx, "m1", limit, "r3", eur(4000)); err != nil {
@@ -69,7 +75,7 @@ func testReserveUpToLimit(t *testing.T, s gateway.Store) {
 	}
 }
 
-func testReserveConcurrent(t *testing.T, s gateway.Store) {
+func testReserveConcurrent(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	const workers, each = 32, 20
 	limit := eur(12345)
@@ -90,7 +96,7 @@ func testReserveConcurrent(t *testing.T, s gateway.Store) {
 							t.Errorf("Commit %s: %v", id, err)
 						}
 					}
-				case errors.Is(err, budget.ErrExceeded):
+				case errors.Is(err, state.ErrExceeded):
 				default:
 					t.Errorf("Reserve %s: %v", id, err)
 				}
@@ -110,7 +116,7 @@ func testReserveConcurrent(t *testing.T, s gateway.Store) {
 	}
 }
 
-func testCommitRelease(t *testing.T, s gateway.Store) {
+func testCommitRelease(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	limit := eur(1000)
 	must := func(err error) {
@@ -123,7 +129,7 @@ func testCommitRelease(t *testing.T, s gateway.Store) {
 	must(s.Release(ctx, "a"))
 	must(s.Reserve(ctx, "m", limit, "b", eur(700)))
 	must(s.Commit(ctx, "b"))
-	if err := s.Reserve(ctx, "m", limit, "c", eur(301)); !errors.Is(err, budget.ErrExceeded) {
+	if err := s.Reserve(ctx, "m", limit, "c", eur(301)); !errors.Is(err, state.ErrExceeded) {
 		t.Fatalf("after committing 7.00 of 10.00, reserving 3.01 = %v, want ErrExceeded", err)
 	}
 	must(s.Reserve(ctx, "m", limit, "c", eur(300)))
@@ -134,31 +140,31 @@ func testCommitRelease(t *testing.T, s gateway.Store) {
 	}
 }
 
-func testReservationErrors(t *testing.T, s gateway.Store) {
+func testReservationErrors(t *testing.T, s state.Store) {
 	ctx := context.Background()
-	if err := s.Commit(ctx, "nope"); !errors.Is(err, budget.ErrNotFound) {
+	if err := s.Commit(ctx, "nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Commit unknown = %v, want ErrNotFound", err)
 	}
-	if err := s.Release(ctx, "nope"); !errors.Is(err, budget.ErrNotFound) {
+	if err := s.Release(ctx, "nope"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Release unknown = %v, want ErrNotFound", err)
 	}
 	if err := s.Reserve(ctx, "m", eur(1000), "x", eur(1)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Reserve(ctx, "m", eur(1000), "x", eur(1)); !errors.Is(err, budget.ErrDuplicate) {
+	if err := s.Reserve(ctx, "m", eur(1000), "x", eur(1)); !errors.Is(err, state.ErrDuplicate) {
 		t.Errorf("Reserve same id twice = %v, want ErrDuplicate", err)
 	}
 	if err := s.Commit(ctx, "x"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Commit(ctx, "x"); !errors.Is(err, budget.ErrNotFound) {
+	if err := s.Commit(ctx, "x"); !errors.Is(err, state.ErrNotFound) {
 		t.Errorf("Commit twice = %v, want ErrNotFound", err)
 	}
 	usd := intent.Money{Currency: "USD", Amount: 1}
-	if err := s.Reserve(ctx, "m", eur(1000), "y", usd); !errors.Is(err, budget.ErrCurrency) {
+	if err := s.Reserve(ctx, "m", eur(1000), "y", usd); !errors.Is(err, state.ErrCurrency) {
 		t.Errorf("Reserve USD against EUR limit = %v, want ErrCurrency", err)
 	}
-	if err := s.Reserve(ctx, "m", intent.Money{Currency: "USD", Amount: 1000}, "z", usd); !errors.Is(err, budget.ErrCurrency) {
+	if err := s.Reserve(ctx, "m", intent.Money{Currency: "USD", Amount: 1000}, "z", usd); !errors.Is(err, state.ErrCurrency) {
 		t.Errorf("Reserve on an EUR account with a USD limit = %v, want ErrCurrency", err)
 	}
 }
@@ -166,7 +172,7 @@ func testReservationErrors(t *testing.T, s gateway.Store) {
 // testAccountLimitFixed: the first reservation fixes the account's limit;
 // a Reserve with another limit, larger or smaller, is refused and holds
 // nothing.
-func testAccountLimitFixed(t *testing.T, s gateway.Store) {
+func testAccountLimitFixed(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -175,21 +181,21 @@ func testAccountLimitFixed(t *testing.T, s gateway.Store) {
 		}
 	}
 	must(s.Reserve(ctx, "m", eur(1000), "a", eur(500)))
-	if err := s.Reserve(ctx, "m", eur(1_000_000), "b", eur(600)); !errors.Is(err, budget.ErrLimitMismatch) {
+	if err := s.Reserve(ctx, "m", eur(1_000_000), "b", eur(600)); !errors.Is(err, state.ErrLimitMismatch) {
 		t.Errorf("Reserve with a larger limit = %v, want ErrLimitMismatch", err)
 	}
-	if err := s.Reserve(ctx, "m", eur(999), "b", eur(1)); !errors.Is(err, budget.ErrLimitMismatch) {
+	if err := s.Reserve(ctx, "m", eur(999), "b", eur(1)); !errors.Is(err, state.ErrLimitMismatch) {
 		t.Errorf("Reserve with a smaller limit = %v, want ErrLimitMismatch", err)
 	}
 	// The refused Reserve neither held anything nor used its id.
 	must(s.Reserve(ctx, "m", eur(1000), "b", eur(500)))
-	if err := s.Reserve(ctx, "m", eur(1000), "c", eur(1)); !errors.Is(err, budget.ErrExceeded) {
+	if err := s.Reserve(ctx, "m", eur(1000), "c", eur(1)); !errors.Is(err, state.ErrExceeded) {
 		t.Errorf("Reserve past the first limit = %v, want ErrExceeded", err)
 	}
 	must(s.Commit(ctx, "a"))
 	must(s.Release(ctx, "b"))
 	// The limit stays fixed once nothing is held.
-	if err := s.Reserve(ctx, "m", eur(2000), "d", eur(600)); !errors.Is(err, budget.ErrLimitMismatch) {
+	if err := s.Reserve(ctx, "m", eur(2000), "d", eur(600)); !errors.Is(err, state.ErrLimitMismatch) {
 		t.Errorf("Reserve with another limit after closing everything = %v, want ErrLimitMismatch", err)
 	}
 	u, err := s.Usage(ctx, "m")
@@ -204,7 +210,7 @@ func testAccountLimitFixed(t *testing.T, s gateway.Store) {
 // testAccountLimitFixedConcurrent: workers race to open one account with
 // two different limits; only one limit is ever accepted, and the account
 // never holds more than it.
-func testAccountLimitFixedConcurrent(t *testing.T, s gateway.Store) {
+func testAccountLimitFixedConcurrent(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	const workers, each = 16, 8
 	limits := [2]intent.Money{eur(1000), eur(1_000_000)}
@@ -219,9 +225,9 @@ func testAccountLimitFixedConcurrent(t *testing.T, s gateway.Store) {
 				switch {
 				case err == nil:
 					ok[w%2].Add(1)
-				case errors.Is(err, budget.ErrLimitMismatch):
+				case errors.Is(err, state.ErrLimitMismatch):
 					mismatch[w%2].Add(1)
-				case errors.Is(err, budget.ErrExceeded):
+				case errors.Is(err, state.ErrExceeded):
 				default:
 					t.Errorf("Reserve: %v", err)
 				}
@@ -248,13 +254,13 @@ func testAccountLimitFixedConcurrent(t *testing.T, s gateway.Store) {
 	}
 }
 
-func testConsumeOnce(t *testing.T, s gateway.Store) {
+func testConsumeOnce(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	exp := time.Now().Add(time.Hour)
 	if err := s.Consume(ctx, "op:1", exp); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Consume(ctx, "op:1", exp); !errors.Is(err, gateway.ErrReplayed) {
+	if err := s.Consume(ctx, "op:1", exp); !errors.Is(err, state.ErrReplayed) {
 		t.Fatalf("second Consume = %v, want ErrReplayed", err)
 	}
 	if err := s.Consume(ctx, "op:2", exp); err != nil {
@@ -262,7 +268,7 @@ func testConsumeOnce(t *testing.T, s gateway.Store) {
 	}
 }
 
-func testConsumeConcurrent(t *testing.T, s gateway.Store) {
+func testConsumeConcurrent(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	exp := time.Now().Add(time.Hour)
 	const n = 64
@@ -276,7 +282,7 @@ func testConsumeConcurrent(t *testing.T, s gateway.Store) {
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case errors.Is(err, gateway.ErrReplayed):
+			case errors.Is(err, state.ErrReplayed):
 			default:
 				t.Errorf("Consume: %v", err)
 			}
@@ -300,7 +306,7 @@ func draft(owner intent.Owner, i int) receipt.Receipt {
 	}
 }
 
-func testReceiptChain(t *testing.T, s gateway.Store) {
+func testReceiptChain(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	var last receipt.Receipt
 	for i := range 5 {
@@ -340,7 +346,7 @@ func testReceiptChain(t *testing.T, s gateway.Store) {
 	verifyAll(t, s, "alice", "bob")
 }
 
-func testReceiptConcurrent(t *testing.T, s gateway.Store) {
+func testReceiptConcurrent(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	const n = 64
 	var wg sync.WaitGroup
@@ -370,7 +376,7 @@ func testReceiptConcurrent(t *testing.T, s gateway.Store) {
 }
 
 // verifyAll exports the owners' chains and verifies them offline.
-func verifyAll(t *testing.T, s gateway.Store, owners ...intent.Owner) {
+func verifyAll(t *testing.T, s state.Store, owners ...intent.Owner) {
 	t.Helper()
 	var all []receipt.Receipt
 	for _, o := range owners {
@@ -399,4 +405,234 @@ func seqs(rs []receipt.Receipt) []uint64 {
 		out[i] = r.Seq
 	}
 	return out
+}
+
+func testUnconsume(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	if err := s.Unconsume(ctx, "op:never"); err != nil {
+		t.Fatalf("Unconsume of a key never consumed = %v, want nil", err)
+	}
+	if err := s.Consume(ctx, "op:1", exp); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Unconsume(ctx, "op:1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Consume(ctx, "op:1", exp); err != nil {
+		t.Fatalf("Consume after Unconsume = %v, want nil", err)
+	}
+	if err := s.Consume(ctx, "op:1", exp); !errors.Is(err, state.ErrReplayed) {
+		t.Fatalf("second Consume after Unconsume = %v, want ErrReplayed", err)
+	}
+}
+
+func testHold(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	key := state.LockKey("cfo@northwind", "ap.pay_bill", "res.partner:7")
+	if err := s.Hold(ctx, key, "a", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Hold(ctx, key, "b", time.Hour); !errors.Is(err, state.ErrHeld) {
+		t.Fatalf("Hold by another holder = %v, want ErrHeld", err)
+	}
+	if err := s.Hold(ctx, key, "a", time.Hour); err != nil {
+		t.Fatalf("Hold renewed by its holder = %v, want nil", err)
+	}
+	if err := s.Hold(ctx, state.LockKey("cfo@northwind", "ap.pay_bill", "res.partner:8"), "b", time.Hour); err != nil {
+		t.Fatalf("another record: %v", err)
+	}
+	if err := s.Unhold(ctx, key, "b"); err != nil {
+		t.Fatalf("Unhold by a holder that does not hold = %v, want nil", err)
+	}
+	if err := s.Hold(ctx, key, "b", time.Hour); !errors.Is(err, state.ErrHeld) {
+		t.Fatalf("Unhold by another holder released the hold: %v", err)
+	}
+	if err := s.Unhold(ctx, key, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Hold(ctx, key, "b", time.Hour); err != nil {
+		t.Fatalf("Hold after Unhold = %v, want nil", err)
+	}
+}
+
+func testHoldConcurrent(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	const n = 32
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := s.Hold(ctx, "lock:bill", fmt.Sprintf("holder-%d", i), time.Hour)
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, state.ErrHeld):
+			default:
+				t.Errorf("Hold: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if ok.Load() != 1 {
+		t.Fatalf("%d of %d concurrent Hold calls succeeded, want exactly 1", ok.Load(), n)
+	}
+}
+
+func testHoldExpires(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	if err := s.Hold(ctx, "lock:crashed", "a", time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		err := s.Hold(ctx, "lock:crashed", "b", time.Hour)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, state.ErrHeld) || time.Now().After(deadline) {
+			t.Fatalf("Hold of an expired hold = %v, want nil", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := s.Hold(ctx, "lock:crashed", "a", time.Hour); !errors.Is(err, state.ErrHeld) {
+		t.Fatalf("the expired holder took the hold back: %v", err)
+	}
+}
+
+// PackKeys are keys as the gateway builds them for packs' operations: a
+// record lock on an AP vendor (NUL-separated), nonces and approval ids,
+// and keys of arbitrary bytes: NUL, bytes that are not UTF-8, a key of
+// state.MaxKeyLen bytes.
+func PackKeys() []string {
+	var h intent.OperationHash
+	for i := range h {
+		h[i] = byte(255 - i)
+	}
+	return []string{
+		state.LockKey("cfo@northwind", "ap.pay_bill", "res.partner:7"),
+		state.LockKey("cfo@northwind", "ap.change_bank_account", "7"),
+		state.LockKey("emma", "banking.send_money", "GB29NWBK60161331926819", "\xff\x00"),
+		state.NonceKey(h),
+		state.ApprovalKey("ap-01J9Z"),
+		"",
+		"\x00",
+		"\x00\x00",
+		"\xc3\x28\xff\xfe",
+		"lock:\x00",
+		strings.Repeat("\x00\xff", state.MaxKeyLen/2)[1:], // a NUL can still be appended
+	}
+}
+
+func testOpaqueKeys(t *testing.T, s state.Store) {
+	for _, k := range PackKeys() {
+		CheckKey(t, s, k)
+	}
+}
+
+// CheckKey checks that key round-trips through every operation of s that
+// takes a key, and leaves s as it found it (but for an account opened with
+// a limit of 100 EUR). For the fuzz targets of each store.
+func CheckKey(t *testing.T, s state.Store, key string) {
+	t.Helper()
+	ctx := context.Background()
+	exp := time.Now().Add(time.Hour)
+	if err := s.Consume(ctx, key, exp); err != nil {
+		t.Fatalf("Consume(%s) = %v", show(key), err)
+	}
+	if err := s.Consume(ctx, key, exp); !errors.Is(err, state.ErrReplayed) {
+		t.Fatalf("second Consume(%s) = %v, want ErrReplayed", show(key), err)
+	}
+	if err := s.Consume(ctx, key+"\x00", exp); err != nil {
+		t.Fatalf("Consume(%s), the key and a NUL = %v, want nil", show(key+"\x00"), err)
+	}
+	if err := s.Unconsume(ctx, key); err != nil {
+		t.Fatalf("Unconsume(%s) = %v", show(key), err)
+	}
+	if err := s.Consume(ctx, key+"\x00", exp); !errors.Is(err, state.ErrReplayed) {
+		t.Fatalf("Unconsume(%s) also released %s", show(key), show(key+"\x00"))
+	}
+	if err := s.Unconsume(ctx, key+"\x00"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Hold(ctx, key, "a\x00", time.Hour); err != nil {
+		t.Fatalf("Hold(%s) = %v", show(key), err)
+	}
+	if err := s.Hold(ctx, key, "a", time.Hour); !errors.Is(err, state.ErrHeld) {
+		t.Fatalf("Hold(%s) by another holder = %v, want ErrHeld", show(key), err)
+	}
+	if err := s.Unhold(ctx, key, "a\x00"); err != nil {
+		t.Fatalf("Unhold(%s) = %v", show(key), err)
+	}
+	if err := s.Hold(ctx, key, "a", time.Hour); err != nil {
+		t.Fatalf("Hold(%s) after Unhold = %v", show(key), err)
+	}
+	if err := s.Unhold(ctx, key, "a"); err != nil {
+		t.Fatal(err)
+	}
+	limit := eur(100)
+	if err := s.Reserve(ctx, key, limit, key, eur(60)); err != nil {
+		t.Fatalf("Reserve(account %s, id %s) = %v", show(key), show(key), err)
+	}
+	if err := s.Reserve(ctx, key+"\x00", limit, key+"\x00", eur(60)); err != nil {
+		t.Fatalf("Reserve on account %s = %v: it shares a row with %s", show(key+"\x00"), err, show(key))
+	}
+	if u, err := s.Usage(ctx, key); err != nil || u.Reserved != 60 || u.Committed != 0 {
+		t.Fatalf("Usage(%s) = %+v, %v, want 60 reserved", show(key), u, err)
+	}
+	for _, k := range []string{key, key + "\x00"} {
+		if err := s.Release(ctx, k); err != nil {
+			t.Fatalf("Release(%s) = %v", show(k), err)
+		}
+	}
+	if u, err := s.Usage(ctx, key); err != nil || u.Reserved != 0 {
+		t.Fatalf("Usage(%s) after Release = %+v, %v", show(key), u, err)
+	}
+}
+
+func testKeyTooLong(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	long := strings.Repeat("k", state.MaxKeyLen+1)
+	checks := map[string]error{
+		"Consume":   s.Consume(ctx, long, time.Now().Add(time.Hour)),
+		"Unconsume": s.Unconsume(ctx, long),
+		"Hold":      s.Hold(ctx, long, "a", time.Hour),
+		"Reserve":   s.Reserve(ctx, long, eur(1), "r", eur(1)),
+		"Release":   s.Release(ctx, long),
+	}
+	for name, err := range checks {
+		if !errors.Is(err, state.ErrKeyTooLong) {
+			t.Errorf("%s of a key of %d bytes = %v, want ErrKeyTooLong", name, len(long), err)
+		}
+	}
+}
+
+// show quotes a key for a message, cut after 40 bytes.
+func show(k string) string {
+	if len(k) > 40 {
+		return fmt.Sprintf("%q… (%d bytes)", k[:40], len(k))
+	}
+	return fmt.Sprintf("%q", k)
+}
+
+// Fuzz runs CheckKey on s for arbitrary keys, seeded with PackKeys; keys
+// too long for CheckKey (which appends a byte) must be refused with
+// state.ErrKeyTooLong. Call it from a store's fuzz target:
+//
+//	func FuzzKeys(f *testing.F) { storetest.Fuzz(f, mem.New(nil)) }
+func Fuzz(f *testing.F, s state.Store) {
+	for _, k := range PackKeys() {
+		f.Add([]byte(k))
+	}
+	f.Fuzz(func(t *testing.T, key []byte) {
+		if len(key) >= state.MaxKeyLen {
+			if err := s.Consume(context.Background(), string(key)+"\x00", time.Now()); !errors.Is(err, state.ErrKeyTooLong) {
+				t.Fatalf("Consume of a key of %d bytes = %v, want ErrKeyTooLong", len(key)+1, err)
+			}
+			return
+		}
+		CheckKey(t, s, string(key))
+	})
 }

@@ -1,4 +1,4 @@
-package budget
+package state
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 // Errors returned by a Ledger.
 var (
 	// ErrExceeded: the reservation would take the account over its limit.
-	ErrExceeded = errors.New("budget: limit exceeded")
+	ErrExceeded = errors.New("state: limit exceeded")
 	// ErrCurrency: the amount is not in the limit's currency.
-	ErrCurrency = errors.New("budget: currency does not match the budget")
+	ErrCurrency = errors.New("state: currency does not match the budget")
 	// ErrNotFound: no open reservation has this id.
-	ErrNotFound = errors.New("budget: reservation not found")
+	ErrNotFound = errors.New("state: reservation not found")
 	// ErrDuplicate: a reservation with this id already exists.
-	ErrDuplicate = errors.New("budget: reservation already exists")
+	ErrDuplicate = errors.New("state: reservation already exists")
 	// ErrLimitMismatch: the limit differs from the one the account was
 	// opened with.
-	ErrLimitMismatch = errors.New("budget: limit differs from the account's limit")
+	ErrLimitMismatch = errors.New("state: limit differs from the account's limit")
 )
 
 // Usage is what an account has spent and holds, in minor units of the

@@ -1,0 +1,76 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// MaxKeyLen is the longest key, in bytes, that every Store accepts (an
+// account, a reservation id, a single-use key or a record lock). A longer
+// key is refused with ErrKeyTooLong.
+const MaxKeyLen = 2048
+
+// Errors returned by Nonces and Locks, and by any Store method given a key
+// longer than MaxKeyLen.
+var (
+	// ErrReplayed: Consume of a key already consumed.
+	ErrReplayed = errors.New("state: already consumed")
+	// ErrHeld: Hold of a record another holder holds.
+	ErrHeld = errors.New("state: record held by another operation")
+	// ErrKeyTooLong: a key longer than MaxKeyLen.
+	ErrKeyTooLong = errors.New("state: key longer than MaxKeyLen")
+)
+
+// Nonces are single-use keys: operation nonces ("op:" and the operation
+// hash) and approval ids.
+type Nonces interface {
+	// Consume marks key as used, once: a second Consume of the same key
+	// returns ErrReplayed, even concurrently and across processes sharing
+	// the store. After expires the key can no longer be valid and the store
+	// may forget it.
+	Consume(ctx context.Context, key string, expires time.Time) error
+	// Unconsume makes a consumed key usable again. The gateway calls it
+	// only when it knows that what the key guarded did not happen (the
+	// system of record refused the operation), and only for a key its own
+	// Consume took, so that no one else can hold it meanwhile. Unconsume
+	// of a key not consumed returns nil.
+	Unconsume(ctx context.Context, key string) error
+}
+
+// Locks hold records (a bill, a vendor's bank account) for one operation at
+// a time, across every gateway that shares the store.
+type Locks interface {
+	// Hold takes key for holder until ttl from now. It returns ErrHeld if
+	// another holder holds key and its hold has not expired; a hold past
+	// its ttl is taken over, so that a crashed holder cannot hold a record
+	// for ever. Hold by the holder that holds key renews it.
+	Hold(ctx context.Context, key, holder string, ttl time.Duration) error
+	// Unhold gives key back if holder holds it; otherwise (expired and
+	// taken over, or never held) it returns nil and changes nothing.
+	Unhold(ctx context.Context, key, holder string) error
+}
+
+// Store is the gateway's state. Implementations must be safe for
+// concurrent use (across processes, for shared stores); package
+// store/storetest holds the conformance suite every Store passes.
+type Store interface {
+	Ledger
+	Nonces
+	Locks
+	receipt.Log
+}
+
+// CheckKeys returns an error wrapping ErrKeyTooLong if a key is longer than
+// MaxKeyLen bytes, for stores to call first.
+func CheckKeys(keys ...string) error {
+	for _, k := range keys {
+		if len(k) > MaxKeyLen {
+			return fmt.Errorf("%w: %d bytes", ErrKeyTooLong, len(k))
+		}
+	}
+	return nil
+}
