@@ -4,8 +4,13 @@
 // policy, budget, approval, execute, receipt. What executes is built from
 // the mandate and the trusted sources, never from the agent's spelling.
 //
-// The gateway defines the interfaces it consumes (Store, Executor,
-// ContextProvider) and the Pack it is given. It imports only core/ and
-// must never import a pack, a connector, a store driver, a front door
-// (echo, mcp-go) or the testing package.
+// Read it in this order: Decide (gateway.go) runs run (steps.go), which
+// calls one method per step, each returning a refusal or nil; every
+// message an agent can read is in the catalogue of refusals.go, keyed by
+// reason code (docs/reason-codes.md).
+//
+// The gateway defines the interfaces it consumes (Executor,
+// ContextProvider; its state, Store, is core/state's) and the Pack it is
+// given. It imports only core/ and must never import a pack, a connector,
+// a store driver, a front door (echo, mcp-go) or the testing package.
 package gateway

@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"fmt"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// message is one refusal the gateway gives an agent: its reason code and
+// its text, a fmt format whose arguments the step gives.
+type message struct {
+	code intent.Code
+	text string
+}
+
+// with returns the refusal, its text formatted with a.
+func (m message) with(a ...any) *intent.Refusal {
+	text := m.text
+	if len(a) > 0 {
+		text = fmt.Sprintf(m.text, a...)
+	}
+	return &intent.Refusal{Code: m.code, Message: text}
+}
+
+// refusals is the catalogue: every message an agent can read from the
+// gateway, grouped by reason code, so that what agents are told is
+// reviewed in one place. docs/reason-codes.md documents each code; a test
+// checks that the two agree. Every message says whether anything was done.
+var refusals = struct {
+	Malformed                                                   message
+	MandateInvalid, OutOfScope                                  message
+	UnknownAction                                               message
+	BadArgument, BadValue, Unencodable                          message
+	NotTrusted                                                  message
+	SourcesUnreadable, SourceUnreadable, SystemsUnreadable      message
+	InvalidText                                                 message
+	PolicyDenied, PolicyError                                   message
+	ApprovalRequired                                            message
+	ApprovalsOff, ApprovalInvalid, ApproverOutOfScope, Approval message
+	BudgetExceeded                                              message
+	Replayed, Executing                                         message
+	InFlight                                                    message
+	ExecutionRefused, ExecutionUnknown                          message
+	Unavailable, Internal                                       message
+}{
+	Malformed: message{intent.CodeMalformed, `The proposal was refused: %s. Nothing was done. Send a JSON object with only "action" and "args".`},
+
+	// Code from the mandate's error: mandate.invalid, .expired, .audience
+	// or .revoked.
+	MandateInvalid: message{intent.CodeMandateInvalid, "The user's mandate does not allow any action: %v. Nothing was done; the user must issue a new mandate."},
+	OutOfScope:     message{intent.CodeOutOfScope, "The action %q is not part of what the user authorised in this session (mandate %s). Nothing was done. Do not try to reach the same result with another action; tell the user what you wanted to do."},
+
+	UnknownAction: message{intent.CodeUnknownAction, "The action %q does not exist on this gateway. Nothing was done."},
+
+	BadArgument: message{intent.CodeBadArgument, "The proposal was refused: %v. Nothing was done."},
+	BadValue:    message{intent.CodeBadArgument, "The value given for %q was refused: %s. Nothing was done."},
+	Unencodable: message{intent.CodeBadArgument, "The proposal was refused: an argument cannot be encoded. Nothing was done."},
+
+	// The parameter, the value sent (quoted, or nothing if secret), why
+	// it matched nothing, and the contract's hint.
+	NotTrusted: message{intent.CodeNotTrusted, "The %s you gave%s %s, so nothing was done. %s"},
+
+	SourcesUnreadable: message{intent.CodeContextFailed, "The trusted sources could not be read, so nothing was done. Try again later."},
+	SourceUnreadable:  message{intent.CodeContextFailed, "The trusted source for %q could not be read, so nothing was done. Try again later."},
+	SystemsUnreadable: message{intent.CodeContextFailed, "The systems of record needed to check this operation could not be read, so nothing was done. Try again later."},
+	InvalidText:       message{intent.CodeContextFailed, "A system of record returned data that cannot be recorded (text that is not valid UTF-8), so nothing was done. Tell the user; the record must be corrected."},
+
+	PolicyDenied: message{intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user."},
+	PolicyError:  message{intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done."},
+
+	// The level, the policies' reasons, the operation hash's first 16
+	// hex digits.
+	ApprovalRequired: message{intent.CodeApprovalRequired, "This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval."},
+
+	ApprovalsOff:       message{intent.CodeApprovalInvalid, "Approvals are not configured on this gateway. Nothing was done."},
+	ApprovalInvalid:    message{intent.CodeApprovalInvalid, "The approval presented is not valid for this exact operation (%v). Nothing was done. Any change to the operation needs a new approval."},
+	ApproverOutOfScope: message{intent.CodeApprovalInvalid, "The approval presented was given by someone who may not approve for this user. Nothing was done."},
+	Approval:           message{intent.CodeApprovalInvalid, "The approval presented was already used. Nothing was done. Each approval is valid for one execution only."},
+
+	// The amount and currency, what remains, the budget and currency.
+	BudgetExceeded: message{intent.CodeBudgetExceeded, "The amount %s %s exceeds what remains of the budget the user authorised (%s of %s %s). Nothing was done; only the user can raise the budget."},
+
+	Replayed:  message{intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate."},
+	Executing: message{intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again."},
+
+	InFlight: message{intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again."},
+
+	ExecutionRefused: message{intent.CodeExecutionFailed, "The operation was allowed but the system of record refused it (%s). Nothing was done."},
+	ExecutionUnknown: message{intent.CodeExecutionFailed, "The operation was allowed but its execution failed; it may or may not have taken effect and will not be retried automatically. Tell the user to check."},
+
+	Unavailable: message{intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later."},
+	Internal:    message{intent.CodeUnavailable, "The gateway hit an internal error while checking this proposal, so nothing was done."},
+}

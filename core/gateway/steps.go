@@ -1,0 +1,526 @@
+package gateway
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/policy"
+	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/core/state"
+)
+
+// decision carries one decision through the pipeline: what each step
+// found, for the steps after it and for the receipt.
+type decision struct {
+	req      Request
+	now      time.Time
+	out      *Decision // what Decide returns
+	proposal intent.Proposal
+	decoded  bool // proposal holds the decoded proposal
+	mandate  *mandate.Mandate
+	route    *route
+	args     intent.Args // the decoded arguments, then the resolved ones
+	sent     intent.Args // the decoded arguments, before resolution
+	res      resolve.Output
+	amount   intent.Amount // minor units reserved against the budget
+	grant    approval.Grant
+	evidence []receipt.Evidence
+
+	operation string // the operation hash in hex, once built
+	nonce     string // state.NonceKey of the operation
+	lock      string // the record-lock key held, if any
+	holder    string // this decision's holder id for lock
+	reserved  bool   // a budget reservation is open under operation
+
+	executing bool
+	result    string // receipt.ResultExecuted, ResultFailed or ResultNotExecuted
+	summary   string // what the receipt keeps of the output
+}
+
+// run is the pipeline, steps 1 to 9 (the receipt, step 10, is Decide's):
+// each step returns a refusal, which ends the decision, or nil. A step-up
+// is a refusal with code approval.required. What a step holds (a record
+// lock, a reservation) is given back by the step that took it or by
+// cleanup.
+func (g *Gateway) run(ctx context.Context, st *decision) *intent.Refusal {
+	defer g.cleanup(ctx, st)
+	if r := g.decode(ctx, st); r != nil {
+		return r
+	}
+	if r := g.checkMandate(ctx, st); r != nil {
+		return r
+	}
+	if r := g.contract(st); r != nil {
+		return r
+	}
+	if r := g.resolve(ctx, st); r != nil {
+		return r
+	}
+	if r := g.context(ctx, st); r != nil {
+		return r
+	}
+	if r := g.policy(ctx, st); r != nil {
+		return r
+	}
+	if r := g.budget(ctx, st); r != nil {
+		return r
+	}
+	if r := g.approval(ctx, st); r != nil {
+		return r
+	}
+	return g.execute(ctx, st)
+}
+
+// 1. Decode the proposal strictly.
+func (g *Gateway) decode(ctx context.Context, st *decision) *intent.Refusal {
+	p, err := contract.DecodeProposal(st.req.Proposal, g.cfg.Limits)
+	if err != nil {
+		// The receipt still belongs to the mandate's owner when the
+		// mandate is genuine, so an owner's chain shows every attempt.
+		if m, merr := g.verifyMandate(ctx, st.req.Mandate); merr == nil {
+			st.mandate = m
+		}
+		reason := err.Error()
+		if me := (*contract.MalformedError)(nil); errors.As(err, &me) {
+			reason = me.Reason
+		}
+		return refusals.Malformed.with(reason)
+	}
+	st.proposal, st.decoded = p, true
+	return nil
+}
+
+// 2. Mandate: verified, in force, and scoped to the action.
+func (g *Gateway) checkMandate(ctx context.Context, st *decision) *intent.Refusal {
+	m, err := g.verifyMandate(ctx, st.req.Mandate)
+	if err != nil {
+		r := refusals.MandateInvalid.with(err)
+		var me *mandate.Error
+		if errors.As(err, &me) {
+			r.Code = me.Code()
+		}
+		return r
+	}
+	st.mandate = m
+	if !m.Allows(st.proposal.Action) {
+		return refusals.OutOfScope.with(truncate(string(st.proposal.Action)), m.ID)
+	}
+	return nil
+}
+
+// 3. Contract: the action's contract decodes the arguments.
+func (g *Gateway) contract(st *decision) *intent.Refusal {
+	rt, ok := g.contracts[st.proposal.Action]
+	if !ok {
+		return refusals.UnknownAction.with(truncate(string(st.proposal.Action)))
+	}
+	st.route = rt
+	args, err := rt.contract.Decode(st.proposal.Args)
+	if err != nil {
+		return refusals.BadArgument.with(err)
+	}
+	st.args = args
+	return nil
+}
+
+// 4. Resolve each critical value through the mandate or a trusted source.
+func (g *Gateway) resolve(ctx context.Context, st *decision) *intent.Refusal {
+	c, m := st.route.contract, st.mandate
+	res, err := st.route.resolver.Resolve(ctx, c, resolve.Input{
+		Owner: m.Owner, MandateID: m.ID, Claims: m.Claims,
+		Strict: m.Mode == mandate.ModeStrict, Args: st.args,
+	})
+	if err != nil {
+		return resolutionRefusal(c, err)
+	}
+	st.res, st.sent, st.args = res, st.args, res.Args
+	st.out.Resolved = res.Resolved
+	return nil
+}
+
+// 5. Context: hold the records one operation at a time may act on, read
+// the facts, and build the operation. The records are held from before
+// their facts are read until after execution, so that two concurrent
+// payments of one bill cannot both see it unpaid.
+func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
+	c, m := st.route.contract, st.mandate
+	if len(c.Exclusive) > 0 {
+		if r := g.hold(ctx, st); r != nil {
+			return r
+		}
+	}
+	facts, err := g.facts(ctx, st.route, m, st.res)
+	if err != nil {
+		return refusals.SystemsUnreadable.with()
+	}
+	if !validText(facts, st.res) {
+		st.args, st.out.Resolved = st.sent, nil // keep only what the receipt can record
+		return refusals.InvalidText.with()
+	}
+	st.out.Facts = facts
+	op := intent.Operation{Action: c.Action, Args: st.args, MandateID: m.ID, Owner: m.Owner}
+	hash, err := op.Hash()
+	if err != nil {
+		return refusals.Unencodable.with()
+	}
+	st.out.Operation, st.out.OperationHash = &op, hash
+	st.nonce = state.NonceKey(hash)
+	st.operation = strings.TrimPrefix(st.nonce, "op:")
+	if c.Budget != "" {
+		st.amount = intent.Amount(st.args[c.Budget].Int)
+	}
+	return nil
+}
+
+// hold takes the contract's exclusive records in the store, which makes
+// the hold work across gateway replicas that share it; cleanup gives them
+// back.
+func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
+	c := st.route.contract
+	values := make([]string, len(c.Exclusive))
+	for i, name := range c.Exclusive {
+		values[i] = st.res.Args[name].Str
+	}
+	var id [16]byte
+	if _, err := io.ReadFull(g.rand, id[:]); err != nil {
+		return refusals.Internal.with()
+	}
+	key, holder := state.LockKey(st.mandate.Owner, c.Action, values...), "holder:"+hex.EncodeToString(id[:])
+	if err := g.store.Hold(ctx, key, holder, g.lockTTL); err != nil {
+		if errors.Is(err, state.ErrHeld) {
+			return refusals.InFlight.with(strings.Join(c.Exclusive, " and "))
+		}
+		return refusals.Unavailable.with()
+	}
+	st.lock, st.holder = key, holder
+	return nil
+}
+
+// 6. Policy: the approvals presented are checked first, so that the
+// policy sees what they grant (they are consumed in step 8, only if it
+// allows); then Cedar decides.
+func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
+	if r := g.checkApprovals(st); r != nil {
+		return r
+	}
+	c, m, rt := st.route.contract, st.mandate, st.route
+	resource := ""
+	if c.Resource != "" {
+		resource = st.args[c.Resource].String()
+	}
+	pr := rt.engine.Evaluate(policy.Request{
+		Principal: m.Owner,
+		Action:    c.Action,
+		Resource:  resource,
+		Standard: &policy.Standard{
+			Args:     st.args,
+			Facts:    st.out.Facts,
+			Confirm:  st.grant.Confirm || st.grant.FourEyes,
+			FourEyes: st.grant.FourEyes,
+			Mode:     string(m.Mode),
+			Amount:   st.amount,
+		},
+	})
+	st.out.Policies = pr.Policies
+	switch pr.Verdict {
+	case intent.Allow:
+		return nil
+	case intent.StepUp:
+		// No one is asked to approve what the budget cannot pay.
+		if err := g.budgetFits(ctx, m, st.amount); err != nil {
+			return g.budgetRefusal(ctx, m, st.amount, err)
+		}
+		st.out.Level = pr.Level
+		return refusals.ApprovalRequired.with(levelText(pr.Level), reasonText(pr.Reasons), st.operation[:16])
+	}
+	if len(pr.Errors) > 0 {
+		return refusals.PolicyError.with()
+	}
+	// A denial is final: quote the forbids that decided it, not the
+	// approval guards that also matched (no approval could help).
+	var reasons []string
+	for i, id := range pr.Policies {
+		if !rt.guards[id] && i < len(pr.Reasons) {
+			reasons = append(reasons, pr.Reasons[i])
+		}
+	}
+	return refusals.PolicyDenied.with(reasonText(reasons))
+}
+
+// checkApprovals checks the approvals presented with the request against
+// the operation, and that each approver may approve for the owner.
+func (g *Gateway) checkApprovals(st *decision) *intent.Refusal {
+	if len(st.req.Approvals) == 0 {
+		return nil
+	}
+	if g.cfg.Approvers == nil {
+		return refusals.ApprovalsOff.with()
+	}
+	m := st.mandate
+	grant, err := approval.Evaluate(g.cfg.Approvers, st.out.OperationHash, m.ID, st.now, st.req.Approvals)
+	if err != nil {
+		return refusals.ApprovalInvalid.with(err)
+	}
+	for _, a := range grant.Approvals {
+		if g.cfg.ApproverScope != nil && !g.cfg.ApproverScope(a.Approver, m.Owner) {
+			return refusals.ApproverOutOfScope.with()
+		}
+	}
+	for _, a := range grant.Approvals {
+		st.evidence = append(st.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
+	}
+	st.grant = grant
+	return nil
+}
+
+// 7. Budget: the amount is reserved against the mandate's budget, under
+// the operation hash.
+func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
+	if st.route.contract.Budget == "" {
+		return nil
+	}
+	m := st.mandate
+	err := g.store.Reserve(ctx, m.ID, m.Budget, st.operation, intent.Money{Currency: m.Budget.Currency, Amount: st.amount})
+	if errors.Is(err, state.ErrDuplicate) {
+		return refusals.Executing.with(st.operation[:16])
+	}
+	if err != nil {
+		return g.budgetRefusal(ctx, m, st.amount, err)
+	}
+	st.reserved = true
+	return nil
+}
+
+// 8. Approval: each approval is used once.
+func (g *Gateway) approval(ctx context.Context, st *decision) *intent.Refusal {
+	for _, a := range st.grant.Approvals {
+		err := g.store.Consume(ctx, state.ApprovalKey(a.ID), a.ExpiresAt)
+		if errors.Is(err, state.ErrReplayed) {
+			return refusals.Approval.with()
+		}
+		if err != nil {
+			return refusals.Unavailable.with()
+		}
+	}
+	return nil
+}
+
+// 9. Execute, once: the operation's nonce is consumed first.
+func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
+	c, m := st.route.contract, st.mandate
+	if !c.ReadOnly {
+		// The verifier accepts a mandate until DefaultSkew after its
+		// expiry; the nonce must outlive that, or a store that forgets
+		// expired keys lets the operation execute again in between.
+		err := g.store.Consume(ctx, st.nonce, m.Expiry.Add(mandate.DefaultSkew))
+		if errors.Is(err, state.ErrReplayed) {
+			return refusals.Replayed.with(st.operation[:16])
+		}
+		if err != nil {
+			return refusals.Unavailable.with()
+		}
+	}
+	st.executing = true
+	out, err := st.route.pack.Executor.Execute(ctx, *st.out.Operation, st.out.OperationHash)
+	st.executing = false
+	if err != nil {
+		return g.executionFailed(ctx, st, err)
+	}
+	g.settle(ctx, st, true)
+	st.result = receipt.ResultExecuted
+	st.out.Executed, st.out.Output = true, out.Output
+	st.summary = out.Summary
+	if st.summary == "" && out.Output != "" {
+		st.summary = receipt.OutputDigest(out.Output)
+	}
+	return nil
+}
+
+// executionFailed reports an executor's error. When the executor is
+// certain nothing happened (ErrNotExecuted) the reservation is released;
+// otherwise money may have moved, so the amount is kept as spent.
+func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) *intent.Refusal {
+	st.result = receipt.ResultFailed
+	if !errors.Is(err, ErrNotExecuted) {
+		g.settle(ctx, st, true)
+		return refusals.ExecutionUnknown.with()
+	}
+	why := "it gave no reason that can be shown"
+	var ve *VisibleError
+	if errors.As(err, &ve) {
+		why = ve.Msg
+	}
+	return refusals.ExecutionRefused.with(why)
+}
+
+// settle closes the decision's budget reservation: committed when the
+// operation executed or may have, released otherwise (by cleanup).
+func (g *Gateway) settle(ctx context.Context, st *decision, commit bool) {
+	if !st.reserved {
+		return
+	}
+	st.reserved = false
+	ctx = context.WithoutCancel(ctx)
+	if commit {
+		if err := g.store.Commit(ctx, st.operation); err != nil {
+			g.log.Error("budget commit failed", "reservation", st.operation, "err", err)
+		}
+		return
+	}
+	if err := g.store.Release(ctx, st.operation); err != nil {
+		g.log.Error("budget release failed", "reservation", st.operation, "err", err)
+	}
+}
+
+// cleanup gives back what the decision still holds when it ends: a
+// reservation not settled (the operation did not execute) and the record
+// lock. It runs even if the caller gave up.
+func (g *Gateway) cleanup(ctx context.Context, st *decision) {
+	if !st.executing { // after a panic in the executor the outcome is unknown: keep the reservation
+		g.settle(ctx, st, false)
+	}
+	if st.lock != "" {
+		if err := g.store.Unhold(context.WithoutCancel(ctx), st.lock, st.holder); err != nil {
+			g.log.Error("lock release failed", "lock", st.lock, "err", err)
+		}
+	}
+}
+
+func resolutionRefusal(c *contract.Contract, err error) *intent.Refusal {
+	var re *resolve.Error
+	if !errors.As(err, &re) {
+		return refusals.SourcesUnreadable.with()
+	}
+	prm, _ := c.Param(re.Param)
+	sent := fmt.Sprintf(" (%q)", truncate(re.Sent))
+	detail := re.Detail
+	if prm.Sensitive {
+		sent, detail = "", "is not accepted" // never echo a secret
+	}
+	switch {
+	case errors.Is(re, resolve.ErrNotNormalizable):
+		return refusals.BadValue.with(re.Param, detail)
+	case errors.Is(re, resolve.ErrNoMatch):
+		hint := "Only values the user authorised or records on file can be used; if the user wants another one, they must add it themselves through a trusted channel, not through you."
+		if prm.OnNoMatch != "" {
+			hint = prm.OnNoMatch
+		}
+		return refusals.NotTrusted.with(re.Param, sent, re.Detail, hint)
+	}
+	return refusals.SourceUnreadable.with(re.Param)
+}
+
+func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, amount intent.Amount, err error) *intent.Refusal {
+	if !errors.Is(err, state.ErrExceeded) && !errors.Is(err, state.ErrCurrency) {
+		return refusals.Unavailable.with()
+	}
+	remaining := "unknown"
+	if u, uerr := g.store.Usage(ctx, m.ID); uerr == nil {
+		remaining = intent.FormatAmount(m.Budget.Amount-u.Committed-u.Reserved, 2) + " " + m.Budget.Currency
+	}
+	return refusals.BudgetExceeded.with(intent.FormatAmount(amount, 2), m.Budget.Currency, remaining, intent.FormatAmount(m.Budget.Amount, 2), m.Budget.Currency)
+}
+
+// budgetFits checks, without holding anything, that amount still fits the
+// mandate's budget, so no one is asked to approve what cannot execute.
+func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, amount intent.Amount) error {
+	if amount == 0 {
+		return nil
+	}
+	// A read, not a probe reservation: concurrent step-ups must not see
+	// each other's probes as spending.
+	u, err := g.store.Usage(ctx, m.ID)
+	if err != nil {
+		return err
+	}
+	if m.Budget.Amount-u.Committed-u.Reserved < amount {
+		return state.ErrExceeded
+	}
+	return nil
+}
+
+func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res resolve.Output) (map[string]intent.Value, error) {
+	facts := map[string]intent.Value{}
+	for param, attrs := range res.Attrs {
+		for k, v := range attrs {
+			facts[param+"_"+k] = v
+		}
+	}
+	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Claims: m.Claims}
+	for _, p := range rt.pack.Context {
+		fs, err := p.Facts(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range fs {
+			if _, dup := facts[k]; dup {
+				return nil, fmt.Errorf("gateway: fact %q given twice", k)
+			}
+			facts[k] = v
+		}
+	}
+	return facts, nil
+}
+
+// validText reports whether every string read from the systems of record
+// (facts, resolved values and their provenance) is valid UTF-8: the
+// receipt, which is written after execution, must be able to record them.
+func validText(facts map[string]intent.Value, res resolve.Output) bool {
+	for k, v := range facts {
+		if !utf8.ValidString(k) || v.Kind == intent.KindString && !utf8.ValidString(v.Str) {
+			return false
+		}
+	}
+	for _, r := range res.Resolved {
+		p := r.Provenance
+		if !utf8.ValidString(r.Value) || !utf8.ValidString(p.Source) || !utf8.ValidString(p.RecordID) || !utf8.ValidString(p.Version) {
+			return false
+		}
+	}
+	return true
+}
+
+func levelText(l intent.Level) string {
+	if l == intent.LevelFourEyes {
+		return "the approval of two different people (four eyes)"
+	}
+	return "a person's confirmation"
+}
+
+func reasonText(rs []string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r != "" && !seen[r] {
+			seen[r] = true
+			parts = append(parts, r)
+		}
+	}
+	if len(parts) == 0 {
+		return "no rule allows it"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func truncate(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	for i := 80; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return ""
+}
