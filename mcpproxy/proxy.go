@@ -429,7 +429,7 @@ func refused(cs *call, d gateway.Decision) *mcp.CallToolResult {
 	msg := "The operation was refused. Nothing was done."
 	if d.Refusal != nil {
 		msg = d.Refusal.Message
-		if d.Refusal.Code == intent.CodeExecutionFailed && cs.failure != "" {
+		if (d.Refusal.Code == intent.CodeExecutionFailed || d.Refusal.Code == intent.CodeExecutionRefused) && cs.failure != "" {
 			msg += " Detail: " + cs.failure
 		}
 	}

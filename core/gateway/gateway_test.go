@@ -83,6 +83,7 @@ type executed struct {
 	mu   sync.Mutex
 	ops  []intent.Operation
 	hook func(op intent.Operation) // called before executing; set before use
+	fail func() error              // the error of this call, if not nil; called under mu; set before use
 }
 
 func (e *executed) Execute(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
@@ -94,6 +95,11 @@ func (e *executed) Execute(ctx context.Context, op intent.Operation, h intent.Op
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.fail != nil {
+		if err := e.fail(); err != nil {
+			return gateway.Result{}, err
+		}
+	}
 	e.ops = append(e.ops, op)
 	return gateway.Result{Output: fmt.Sprintf(`{"ok":true,"n":%d}`, len(e.ops))}, nil
 }
@@ -368,7 +374,7 @@ func TestExecutorFailureReleasesBudget(t *testing.T) {
 	w := newWorld(t)
 	tok := w.mandate("emma", 1000)
 	d := w.decide(tok, `{"action":"pay.send","args":{"recipient":"GB29","amount":"10.00","memo":"explode"}}`)
-	if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeExecutionFailed || d.Receipt.Result != "failed" {
+	if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeExecutionRefused || d.Receipt.Result != receipt.ResultNotExecuted {
 		t.Fatalf("got %s %+v result %s", d.Verdict, d.Refusal, d.Receipt.Result)
 	}
 	if !strings.Contains(d.Refusal.Message, "the bank refused the memo") || strings.Contains(d.Refusal.Message, "10.0.0.7") {

@@ -547,7 +547,7 @@ func (w *propWorld) decide(req proptest.Request) gateway.Decision {
 	want := receipt.ResultNotExecuted
 	if ran {
 		want = receipt.ResultExecuted
-	} else if len(w.calls) == 1 {
+	} else if len(w.calls) == 1 && w.calls[0].outcome == execUnknown {
 		want = receipt.ResultFailed
 	}
 	if d.Receipt.Result != want {

@@ -85,8 +85,9 @@ var refusals = struct {
 
 	InFlight: message{intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again."},
 
-	ExecutionRefused: message{intent.CodeExecutionFailed, "The operation was allowed but the system of record refused it (%s). Nothing was done."},
-	ExecutionUnknown: message{intent.CodeExecutionFailed, "The operation was allowed but its execution failed; it may or may not have taken effect and will not be retried automatically. Tell the user to check."},
+	// Why, in the executor's visible words.
+	ExecutionRefused: message{intent.CodeExecutionRefused, "The operation was allowed but the system of record refused it (%s). Nothing was done: it did not execute, and its budget and records are free again. Tell the user why; the same operation can be sent again once the cause is fixed."},
+	ExecutionUnknown: message{intent.CodeExecutionFailed, "The operation was allowed but its outcome is unknown: it may or may not have taken effect. It stays held: this exact operation will not execute again, and its amount stays counted against the budget. Do not retry; tell the user to check the system of record (for a payment, its list of payments) first."},
 
 	Unavailable: message{intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later."},
 	Internal:    message{intent.CodeUnavailable, "The gateway hit an internal error while checking this proposal, so nothing was done."},

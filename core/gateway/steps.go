@@ -348,13 +348,24 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 }
 
 // executionFailed reports an executor's error. When the executor is
-// certain nothing happened (ErrNotExecuted) the reservation is released;
-// otherwise money may have moved, so the amount is kept as spent.
+// certain nothing happened (ErrNotExecuted: the system of record refused
+// it) the operation's nonce is given back here, its reservation and record
+// lock by cleanup, so the same operation can run once the cause is fixed.
+// Otherwise the outcome is unknown (money may have moved): the operation
+// stays held, its nonce consumed and its amount committed.
 func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) *intent.Refusal {
-	st.result = receipt.ResultFailed
 	if !errors.Is(err, ErrNotExecuted) {
+		st.result = receipt.ResultFailed
 		g.settle(ctx, st, true)
 		return refusals.ExecutionUnknown.with()
+	}
+	if !st.route.contract.ReadOnly {
+		// This decision consumed the nonce and holds it: no other can
+		// have consumed it meanwhile. If it cannot be given back, a retry
+		// is refused as replayed, which is safe.
+		if err := g.store.Unconsume(context.WithoutCancel(ctx), st.nonce); err != nil {
+			g.log.Error("nonce not given back after a refused execution", "operation", st.operation, "err", err)
+		}
 	}
 	why := "it gave no reason that can be shown"
 	var ve *VisibleError

@@ -18,7 +18,7 @@ import (
 const (
 	ResultExecuted    = "executed"     // the executor ran the operation
 	ResultNotExecuted = "not_executed" // refused, stepped up, or never reached the executor
-	ResultFailed      = "failed"       // the executor reported an error; nothing is retried
+	ResultFailed      = "failed"       // the outcome is unknown: it may have taken effect; nothing is retried
 )
 
 // Evidence is one approval presented for an operation.
