@@ -6,50 +6,21 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
-	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/internal/browsertest"
 	"github.com/intentplane/intentplane/store/mem"
 )
-
-// The test pack "pay", as in core/gateway's tests: one registry of
-// beneficiaries, and payments above 1,000.00 need a person to confirm.
-
-const paySchema = `
-entity Owner;
-entity Resource;
-type Approval = { confirm: Bool, four_eyes: Bool };
-type Mandate = { mode: String };
-action "pay.send" appliesTo {
-  principal: Owner, resource: Resource,
-  context: {
-    args: { recipient: String, amount: Long, memo?: String },
-    facts: { recipient_trusted?: Bool },
-    approval: Approval, mandate: Mandate, amount: Long,
-  },
-};
-`
-
-const payPolicy = `
-@id("send") @reason("payments to resolved recipients")
-permit (principal, action == Action::"pay.send", resource);
-
-@id("confirm-large") @approval("confirm") @reason("payments above 1,000.00 need a person to confirm")
-forbid (principal, action == Action::"pay.send", resource)
-when { context.amount > 100000 } unless { context.approval.confirm };
-`
 
 // pendingFrom is what a front door does with a step-up: the Pending shows
 // exactly what the gateway decided on.
@@ -87,34 +58,26 @@ func TestEndToEnd(t *testing.T) {
 	// The gateway, trusting the page's approver keys.
 	issuerPub, issuer, _ := ed25519.GenerateKey(seed(1))
 	var executed []intent.Operation
-	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Params: []contract.Parameter{
-		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true,
-			Normalizer: func(s string) (string, error) { return strings.ToUpper(strings.ReplaceAll(s, " ", "")), nil },
-			Sources:    []contract.Source{contract.FromRegistry("beneficiaries")}},
-		{Name: "amount", Type: contract.Amount(2), Required: true},
-		{Name: "memo", Type: contract.String(140)},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	beneficiaries := resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
 		if owner == "emma" && v == "GB29" {
 			return resolve.Record{ID: "ben-1", Value: "GB29", Version: "4", At: t0.Add(-90 * 24 * time.Hour)}, nil
 		}
 		return resolve.Record{}, resolve.ErrNoMatch
 	})
-	gw, err := gateway.New(gateway.Config{
-		Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub},
-		Approvers: page.Keys(), Now: clk.Now,
-	}, st, gateway.Pack{
-		Name: "pay", Contracts: []*contract.Contract{send},
-		Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(payPolicy)}, "schema.cedarschema": {Data: []byte(paySchema)}},
-		Registries: map[string]resolve.Registry{"beneficiaries": beneficiaries},
+	// The shared test pack "pay": payments above 1,000.00 need a person
+	// to confirm.
+	pack, err := gatewaytest.Pack(gatewaytest.Options{Beneficiaries: beneficiaries,
 		Executor: gateway.ExecutorFunc(func(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
 			executed = append(executed, op)
 			return gateway.Result{Output: "ok", Summary: "tx-" + h.String()[:8]}, nil
-		}),
-	})
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := gateway.New(gateway.Config{
+		Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub},
+		Approvers: page.Keys(), Now: clk.Now,
+	}, st, pack)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/policy"
 )
@@ -41,7 +42,7 @@ func BenchmarkDecide(b *testing.B) {
 // BenchmarkCedarFloor measures Cedar evaluation alone on the same pack and
 // an equivalent request: the floor under BenchmarkDecide.
 func BenchmarkCedarFloor(b *testing.B) {
-	eng, err := policy.Load(fstest.MapFS{"policy.cedar": {Data: []byte(policyText)}, "schema.cedarschema": {Data: []byte(schema)}})
+	eng, err := policy.Load(fstest.MapFS{"policy.cedar": {Data: []byte(gatewaytest.Policy(1000_00))}, "schema.cedarschema": {Data: []byte(gatewaytest.Schema)}})
 	if err != nil {
 		b.Fatal(err)
 	}

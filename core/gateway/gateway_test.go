@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -23,47 +24,8 @@ import (
 	"github.com/intentplane/intentplane/store/mem"
 )
 
-// The test pack "pay": a tiny payment domain with one registry, one
-// context provider and an executor that records what it was asked to do.
-
-const schema = `
-entity Owner;
-entity Resource;
-type Approval = { confirm: Bool, four_eyes: Bool };
-type Mandate = { mode: String };
-action "pay.send" appliesTo {
-  principal: Owner, resource: Resource,
-  context: {
-    args: { recipient: String, amount: Long, memo?: String },
-    facts: { recipient_trusted?: Bool, paid_today: Long },
-    approval: Approval, mandate: Mandate, amount: Long,
-  },
-};
-action "pay.balance" appliesTo {
-  principal: Owner, resource: Resource,
-  context: { args: {}, facts: { paid_today: Long }, approval: Approval, mandate: Mandate, amount: Long },
-};
-`
-
-const policyText = `
-@id("read") @reason("reading moves no money")
-permit (principal, action == Action::"pay.balance", resource);
-
-@id("send") @reason("payments to resolved recipients")
-permit (principal, action == Action::"pay.send", resource);
-
-@id("untrusted-account") @reason("the recipient's bank account is not trusted")
-forbid (principal, action == Action::"pay.send", resource)
-when { context.facts has recipient_trusted && !context.facts.recipient_trusted };
-
-@id("confirm-large") @approval("confirm") @reason("payments above 1,000.00 need a person to confirm")
-forbid (principal, action == Action::"pay.send", resource)
-when { context.amount > 100000 } unless { context.approval.confirm };
-
-@id("four-eyes-huge") @approval("four_eyes") @reason("payments above 10,000.00 need two people")
-forbid (principal, action == Action::"pay.send", resource)
-when { context.amount > 1000000 } unless { context.approval.four_eyes };
-`
+// The tests run the shared "pay" test pack (core/gateway/gatewaytest)
+// with an executor that records what it was asked to do.
 
 type seed byte
 
@@ -140,35 +102,10 @@ func newWorld(t *testing.T) *world {
 		}
 		return resolve.Record{}, resolve.ErrNoMatch
 	})
-	upper := func(s string) (string, error) {
-		if strings.ContainsFunc(s, func(r rune) bool { return r > 127 }) {
-			return "", errors.New("non-ASCII characters are refused")
-		}
-		return strings.ToUpper(strings.ReplaceAll(s, " ", "")), nil
-	}
-	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Exclusive: []string{"recipient"}, Params: []contract.Parameter{
-		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: upper,
-			Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
-		{Name: "amount", Type: contract.Amount(2), Required: true},
-		{Name: "memo", Type: contract.String(140)},
-	}})
+	var err error
+	w.pack, err = gatewaytest.Pack(gatewaytest.Options{Executor: w.exec, Beneficiaries: beneficiaries, Exclusive: true})
 	if err != nil {
 		t.Fatal(err)
-	}
-	balance, err := contract.New(contract.Contract{Action: "pay.balance", ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	paidToday := gateway.ContextFunc(func(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
-		return map[string]intent.Value{"paid_today": intent.Int(0)}, nil
-	})
-	w.pack = gateway.Pack{
-		Name:       "pay",
-		Contracts:  []*contract.Contract{send, balance},
-		Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(policyText)}, "schema.cedarschema": {Data: []byte(schema)}},
-		Registries: map[string]resolve.Registry{"beneficiaries": beneficiaries},
-		Context:    []gateway.ContextProvider{paidToday},
-		Executor:   w.exec,
 	}
 	w.gw, err = gateway.New(gateway.Config{
 		Audience:  "intentplane-test",
@@ -447,7 +384,7 @@ func TestNewRefusesBadPolicy(t *testing.T) {
 	t.Parallel()
 	_, err := gateway.New(gateway.Config{Audience: "a", Issuers: mandate.StaticKeys{}}, mem.New(nil), gateway.Pack{
 		Name:     "pay",
-		Policies: fstest.MapFS{"policy.cedar": {Data: []byte("permit (principal, action, resource) when { context.nope };")}, "schema.cedarschema": {Data: []byte(schema)}},
+		Policies: fstest.MapFS{"policy.cedar": {Data: []byte("permit (principal, action, resource) when { context.nope };")}, "schema.cedarschema": {Data: []byte(gatewaytest.Schema)}},
 		Executor: &executed{},
 	})
 	if err == nil || !strings.Contains(err.Error(), "policy.cedar:1") {

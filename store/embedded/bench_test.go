@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/store/checkpoint"
 	"github.com/intentplane/intentplane/store/embedded"
-	"github.com/intentplane/intentplane/store/internal/paytest"
 )
 
 var _ checkpoint.Sink = (*embedded.Store)(nil)
@@ -45,30 +45,30 @@ func BenchmarkDecide(b *testing.B) {
 				}
 				b.Cleanup(func() { st.Close() })
 				for range tc.replicas {
-					gw, err := paytest.Gateway(st, &paytest.Recorder{})
+					gw, err := gatewaytest.Gateway(st, &gatewaytest.Recorder{})
 					if err != nil {
 						sb.Fatal(err)
 					}
 					gws = append(gws, gw)
 				}
-				if tok, err = paytest.Mandate("m-bench", "bench", 1<<60, time.Now()); err != nil {
+				if tok, err = gatewaytest.Mandate("m-bench", "bench", 1<<60, time.Now()); err != nil {
 					sb.Fatal(err)
 				}
-				if _, err := paytest.Load(context.Background(), gws, tok, 64, 512, &next); err != nil {
+				if _, err := gatewaytest.Load(context.Background(), gws, tok, 64, 512, &next); err != nil {
 					sb.Fatal(err)
 				}
 			}
 			sb.ResetTimer()
 			start := time.Now()
-			lat, err := paytest.Load(context.Background(), gws, tok, tc.clients, sb.N, &next)
+			lat, err := gatewaytest.Load(context.Background(), gws, tok, tc.clients, sb.N, &next)
 			elapsed := time.Since(start)
 			sb.StopTimer()
 			if err != nil {
 				sb.Fatal(err)
 			}
 			sb.ReportMetric(float64(sb.N)/elapsed.Seconds(), "decisions/s")
-			sb.ReportMetric(float64(paytest.Percentile(lat, 50).Microseconds())/1000, "p50-ms")
-			sb.ReportMetric(float64(paytest.Percentile(lat, 99).Microseconds())/1000, "p99-ms")
+			sb.ReportMetric(float64(gatewaytest.Percentile(lat, 50).Microseconds())/1000, "p50-ms")
+			sb.ReportMetric(float64(gatewaytest.Percentile(lat, 99).Microseconds())/1000, "p99-ms")
 		})
 	}
 }

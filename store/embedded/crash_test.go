@@ -18,10 +18,10 @@ import (
 
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/store/embedded"
-	"github.com/intentplane/intentplane/store/internal/paytest"
 )
 
 // The crash test re-executes the test binary as a gateway process (the
@@ -56,7 +56,7 @@ func proposal(i int) []byte {
 	if i%16 == 15 {
 		amount = "150.00"
 	}
-	return paytest.Send(paytest.Recipients[i%len(paytest.Recipients)], amount, fmt.Sprintf("stream %d", i))
+	return gatewaytest.Send(gatewaytest.Recipients[i%len(gatewaytest.Recipients)], amount, fmt.Sprintf("stream %d", i))
 }
 
 // decideOne decides proposal i, presenting an approval if it steps up.
@@ -66,7 +66,7 @@ func decideOne(ctx context.Context, gw *gateway.Gateway, tok string, i int, now 
 	if err != nil || d.Verdict != intent.StepUp {
 		return d, err
 	}
-	a, err := paytest.Approve(d, "crash", now)
+	a, err := gatewaytest.Approve(d, "crash", now)
 	if err != nil {
 		return d, err
 	}
@@ -87,12 +87,12 @@ func child(dir string) error {
 	if err != nil {
 		return err
 	}
-	gw, err := paytest.Gateway(st, &paytest.Recorder{Out: log})
+	gw, err := gatewaytest.Gateway(st, &gatewaytest.Recorder{Out: log})
 	if err != nil {
 		return err
 	}
 	now := time.Now()
-	tok, err := paytest.Mandate(crashID, crashOwner, crashBudget, now)
+	tok, err := gatewaytest.Mandate(crashID, crashOwner, crashBudget, now)
 	if err != nil {
 		return err
 	}
@@ -206,13 +206,13 @@ func TestKill9MidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	rec := &paytest.Recorder{Out: log}
-	gw, err := paytest.Gateway(st, rec)
+	rec := &gatewaytest.Recorder{Out: log}
+	gw, err := gatewaytest.Gateway(st, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	tok, err := paytest.Mandate(crashID, crashOwner, crashBudget, now)
+	tok, err := gatewaytest.Mandate(crashID, crashOwner, crashBudget, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
-	"github.com/intentplane/intentplane/store/internal/paytest"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/store/postgres"
 	"github.com/intentplane/intentplane/store/postgres/internal/pgtest"
 )
@@ -50,19 +50,19 @@ func BenchmarkDecide(b *testing.B) {
 						sb.Fatal(err)
 					}
 					b.Cleanup(st.Close)
-					gw, err := paytest.Gateway(st, &paytest.Recorder{})
+					gw, err := gatewaytest.Gateway(st, &gatewaytest.Recorder{})
 					if err != nil {
 						sb.Fatal(err)
 					}
 					gws = append(gws, gw)
 				}
 				var err error
-				if tok, err = paytest.Mandate("m-bench", "bench", 1<<60, time.Now()); err != nil {
+				if tok, err = gatewaytest.Mandate("m-bench", "bench", 1<<60, time.Now()); err != nil {
 					sb.Fatal(err)
 				}
 				// Warm up: connections, prepared statements, the mandate
 				// cache.
-				if _, err := paytest.Load(context.Background(), gws, tok, 64, 512, &next); err != nil {
+				if _, err := gatewaytest.Load(context.Background(), gws, tok, 64, 512, &next); err != nil {
 					sb.Fatal(err)
 				}
 			}
@@ -76,13 +76,13 @@ func BenchmarkDecide(b *testing.B) {
 func benchLoad(b *testing.B, gws []*gateway.Gateway, tok string, clients int, next *atomic.Int64) {
 	b.ResetTimer()
 	start := time.Now()
-	lat, err := paytest.Load(context.Background(), gws, tok, clients, b.N, next)
+	lat, err := gatewaytest.Load(context.Background(), gws, tok, clients, b.N, next)
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "decisions/s")
-	b.ReportMetric(float64(paytest.Percentile(lat, 50).Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(paytest.Percentile(lat, 99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(gatewaytest.Percentile(lat, 50).Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(gatewaytest.Percentile(lat, 99).Microseconds())/1000, "p99-ms")
 }

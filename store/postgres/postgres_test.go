@@ -10,10 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/core/state"
-	"github.com/intentplane/intentplane/store/internal/paytest"
 	"github.com/intentplane/intentplane/store/postgres"
 	"github.com/intentplane/intentplane/store/postgres/internal/pgtest"
 	"github.com/intentplane/intentplane/store/storetest"
@@ -91,20 +91,20 @@ func TestDeadDatabase(t *testing.T) {
 	}
 
 	s, _ := open(t, postgres.Config{Timeout: time.Second})
-	gw, err := paytest.Gateway(s, &paytest.Recorder{})
+	gw, err := gatewaytest.Gateway(s, &gatewaytest.Recorder{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := paytest.Mandate("m-dead", "emma", 100_00, time.Now())
+	tok, err := gatewaytest.Mandate("m-dead", "emma", 100_00, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", "1.00", "before")})
+	d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: gatewaytest.Send("GB29", "1.00", "before")})
 	if err != nil || d.Verdict != intent.Allow {
 		t.Fatalf("before the database is lost: %v %v %+v", d.Verdict, err, d.Refusal)
 	}
 	s.Close()
-	d, err = gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", "1.00", "after")})
+	d, err = gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: gatewaytest.Send("GB29", "1.00", "after")})
 	if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeUnavailable || d.Executed {
 		t.Fatalf("with the database lost: verdict %v refusal %+v executed %v, want deny %s", d.Verdict, d.Refusal, d.Executed, intent.CodeUnavailable)
 	}

@@ -19,10 +19,10 @@ import (
 
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/store/checkpoint"
-	"github.com/intentplane/intentplane/store/internal/paytest"
 	"github.com/intentplane/intentplane/store/postgres"
 )
 
@@ -75,11 +75,11 @@ func replicaProposal(r, c, k int) []byte {
 		if n%3 == 0 {
 			amount = fmt.Sprintf("%d.00", 101+n)
 		}
-		return paytest.Send(paytest.Recipients[n%len(paytest.Recipients)], amount, fmt.Sprintf("shared %d", n))
+		return gatewaytest.Send(gatewaytest.Recipients[n%len(gatewaytest.Recipients)], amount, fmt.Sprintf("shared %d", n))
 	}
 	n := (r*1000+c)*1000 + k
 	amount := fmt.Sprintf("%d.%02d", n%7, (n*7919)%100)
-	return paytest.Send(paytest.Recipients[n%len(paytest.Recipients)], amount, fmt.Sprintf("r%d c%d k%d", r, c, k))
+	return gatewaytest.Send(gatewaytest.Recipients[n%len(gatewaytest.Recipients)], amount, fmt.Sprintf("r%d c%d k%d", r, c, k))
 }
 
 // lockedWriter serializes writes to w, one line per Write.
@@ -105,10 +105,10 @@ func replica(spec string) error {
 		return err
 	}
 	defer st.Close()
-	_, cpriv := paytest.CheckpointKey()
+	_, cpriv := gatewaytest.CheckpointKey()
 	cp := checkpoint.Wrap(st, st, receipt.NewEd25519Signer("cp", cpriv), checkpoint.Config{Every: 25, Interval: -1})
 	out := &lockedWriter{w: os.Stdout}
-	gw, err := paytest.Gateway(cp, &paytest.Recorder{Out: out})
+	gw, err := gatewaytest.Gateway(cp, &gatewaytest.Recorder{Out: out})
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func replica(spec string) error {
 				if err == nil && d.Verdict == intent.StepUp {
 					fmt.Fprintf(out, "decision %s %s %d\n", d.Verdict, d.Refusal.Code, d.Receipt.Seq)
 					var a approval.Approval
-					if a, err = paytest.Approve(d, "replicas", now); err != nil {
+					if a, err = gatewaytest.Approve(d, "replicas", now); err != nil {
 						errc <- err
 						return
 					}
@@ -298,7 +298,7 @@ func checkState(t *testing.T, st *postgres.Store, o *outcome, budget intent.Amou
 	if err := receipt.WriteCheckpoints(&buf, cs); err != nil {
 		t.Fatal(err)
 	}
-	pub, _ := paytest.CheckpointKey()
+	pub, _ := gatewaytest.CheckpointKey()
 	rep, err := receipt.Verify(&buf, receipt.NewEd25519Verifier(map[string]ed25519.PublicKey{"cp": pub}))
 	if err != nil {
 		t.Fatalf("the chain does not verify: %v", err)
@@ -320,7 +320,7 @@ func TestReplicas(t *testing.T) {
 	}
 	st, dsn := open(t, postgres.Config{})
 	const budget = intent.Amount(6_000_00)
-	tok, err := paytest.Mandate(replicaID, replicaOwner, budget, time.Now())
+	tok, err := gatewaytest.Mandate(replicaID, replicaOwner, budget, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestReplicaKill9(t *testing.T) {
 	}
 	st, dsn := open(t, postgres.Config{})
 	const budget = intent.Amount(1_000_000_00)
-	tok, err := paytest.Mandate(replicaID, replicaOwner, budget, time.Now())
+	tok, err := gatewaytest.Mandate(replicaID, replicaOwner, budget, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

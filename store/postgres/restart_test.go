@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
-	"github.com/intentplane/intentplane/store/internal/paytest"
 	"github.com/intentplane/intentplane/store/postgres"
 )
 
@@ -33,13 +33,13 @@ func TestRestart(t *testing.T) {
 		t.Skip("PG_RESTART_CMD is not set")
 	}
 	st, _ := open(t, postgres.Config{Timeout: 2 * time.Second})
-	rec := &paytest.Recorder{}
-	gw, err := paytest.Gateway(st, rec)
+	rec := &gatewaytest.Recorder{}
+	gw, err := gatewaytest.Gateway(st, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const budget = intent.Amount(1_000_000_00)
-	tok, err := paytest.Mandate("m-restart", "acme", budget, time.Now())
+	tok, err := gatewaytest.Mandate("m-restart", "acme", budget, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRestart(t *testing.T) {
 				default:
 				}
 				k := next.Add(1)
-				d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: paytest.Send("GB29", fmt.Sprintf("1.%02d", k%100), fmt.Sprintf("restart %d", k))})
+				d, err := gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: gatewaytest.Send("GB29", fmt.Sprintf("1.%02d", k%100), fmt.Sprintf("restart %d", k))})
 				switch {
 				case err != nil:
 					receiptLost.Add(1)

@@ -1,4 +1,4 @@
-package paytest
+package gatewaytest
 
 import (
 	"context"

@@ -1,21 +1,25 @@
-// Package paytest is a minimal payment pack and gateway wiring shared by the
-// stores' crash, multi-replica and benchmark tests: one action, pay.send,
-// whose recipient resolves through a fixed registry, whose amount is
-// reserved against the mandate's budget, and which needs a person's
-// confirmation above 100.00. Keys come from fixed seeds so that separate
-// processes agree on them.
+// Package gatewaytest is the "pay" test pack, the one pack every test of
+// the pipeline shares (core/gateway's, the stores' crash, multi-replica and
+// benchmark tests, the approval page's end-to-end test): pay.send pays a
+// recipient that resolves through the mandate's "payees" claim or the
+// "beneficiaries" registry, reserves its amount against the mandate's
+// budget, needs a person's confirmation above Options.ConfirmAbove and two
+// people's above 10,000.00; pay.balance reads. Keys come from fixed seeds so
+// that separate processes agree on them.
 //
 // It is for tests only. It imports core/ and the standard library; it must
 // never import a store, a pack or a front door.
-package paytest
+package gatewaytest
 
 import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"testing/fstest"
 	"time"
@@ -28,7 +32,8 @@ import (
 	"github.com/intentplane/intentplane/core/resolve"
 )
 
-const schema = `
+// Schema is the pack's Cedar schema.
+const Schema = `
 entity Owner;
 entity Resource;
 type Approval = { confirm: Bool, four_eyes: Bool };
@@ -37,24 +42,120 @@ action "pay.send" appliesTo {
   principal: Owner, resource: Resource,
   context: {
     args: { recipient: String, amount: Long, memo?: String },
-    facts: { recipient_trusted?: Bool },
+    facts: { recipient_trusted?: Bool, paid_today: Long },
     approval: Approval, mandate: Mandate, amount: Long,
   },
 };
+action "pay.balance" appliesTo {
+  principal: Owner, resource: Resource,
+  context: { args: {}, facts: { paid_today: Long }, approval: Approval, mandate: Mandate, amount: Long },
+};
 `
 
-const policyText = `
+// Policy is the pack's Cedar policy: a person confirms payments above
+// confirmAbove (minor units), two people those above 10,000.00, and a
+// recipient whose record says it is not trusted is refused.
+func Policy(confirmAbove intent.Amount) string {
+	return fmt.Sprintf(`
+@id("read") @reason("reading moves no money")
+permit (principal, action == Action::"pay.balance", resource);
+
 @id("send") @reason("payments to resolved recipients")
 permit (principal, action == Action::"pay.send", resource);
 
-@id("untrusted") @reason("the recipient is not trusted")
+@id("untrusted-account") @reason("the recipient's bank account is not trusted")
 forbid (principal, action == Action::"pay.send", resource)
 when { context.facts has recipient_trusted && !context.facts.recipient_trusted };
 
-@id("confirm-large") @approval("confirm") @reason("payments above 100.00 need a person to confirm")
+@id("confirm-large") @approval("confirm") @reason("payments above %s need a person to confirm")
 forbid (principal, action == Action::"pay.send", resource)
-when { context.amount > 10000 } unless { context.approval.confirm };
-`
+when { context.amount > %d } unless { context.approval.confirm };
+
+@id("four-eyes-huge") @approval("four_eyes") @reason("payments above 10,000.00 need two people")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.amount > 1000000 } unless { context.approval.four_eyes };
+`, grouped(confirmAbove), confirmAbove)
+}
+
+// grouped formats minor units with two decimals and thousands separated by
+// commas: 100000 is "1,000.00".
+func grouped(a intent.Amount) string {
+	s := intent.FormatAmount(a, 2)
+	for i := len(s) - 6; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Options configures Pack. The zero value of each field means the default
+// stated on it.
+type Options struct {
+	// Executor carries out operations; nil means a Recorder.
+	Executor gateway.Executor
+	// Beneficiaries is the recipients' registry; nil means Recipients,
+	// trusted, for every owner.
+	Beneficiaries resolve.Registry
+	// Context are the context providers; nil means one that says nothing
+	// was paid today (fact paid_today = 0).
+	Context []gateway.ContextProvider
+	// ConfirmAbove is the amount, in minor units, above which a person
+	// confirms; zero means 1,000.00.
+	ConfirmAbove intent.Amount
+	// Exclusive makes pay.send hold its recipient while it runs.
+	Exclusive bool
+}
+
+// Normalize is the recipient's normalizer: spaces removed, upper case;
+// characters outside ASCII are refused.
+func Normalize(s string) (string, error) {
+	if strings.ContainsFunc(s, func(r rune) bool { return r > 127 }) {
+		return "", errors.New("non-ASCII characters are refused")
+	}
+	return strings.ToUpper(strings.ReplaceAll(s, " ", "")), nil
+}
+
+// Pack returns the pay pack.
+func Pack(o Options) (gateway.Pack, error) {
+	if o.Executor == nil {
+		o.Executor = &Recorder{}
+	}
+	if o.Beneficiaries == nil {
+		o.Beneficiaries = recipients()
+	}
+	if o.Context == nil {
+		o.Context = []gateway.ContextProvider{gateway.ContextFunc(func(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+			return map[string]intent.Value{"paid_today": intent.Int(0)}, nil
+		})}
+	}
+	if o.ConfirmAbove == 0 {
+		o.ConfirmAbove = 1000_00
+	}
+	var exclusive []string
+	if o.Exclusive {
+		exclusive = []string{"recipient"}
+	}
+	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Exclusive: exclusive, Params: []contract.Parameter{
+		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: Normalize,
+			Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
+		{Name: "amount", Type: contract.Amount(2), Required: true},
+		{Name: "memo", Type: contract.String(140)},
+	}})
+	if err != nil {
+		return gateway.Pack{}, err
+	}
+	balance, err := contract.New(contract.Contract{Action: "pay.balance", ReadOnly: true})
+	if err != nil {
+		return gateway.Pack{}, err
+	}
+	return gateway.Pack{
+		Name:       "pay",
+		Contracts:  []*contract.Contract{send, balance},
+		Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(Policy(o.ConfirmAbove))}, "schema.cedarschema": {Data: []byte(Schema)}},
+		Registries: map[string]resolve.Registry{"beneficiaries": o.Beneficiaries},
+		Context:    o.Context,
+		Executor:   o.Executor,
+	}, nil
+}
 
 // Audience is the gateway's name in the test mandates.
 const Audience = "intentplane-storetest"
@@ -89,39 +190,23 @@ func Keys() (issuerPub ed25519.PublicKey, issuer ed25519.PrivateKey, approverPub
 // CheckpointKey returns the fixed checkpoint signing key pair.
 func CheckpointKey() (ed25519.PublicKey, ed25519.PrivateKey) { return keyPair(3) }
 
-// Pack returns the pay pack with exec as its executor.
-func Pack(exec gateway.Executor) (gateway.Pack, error) {
+func recipients() resolve.Registry {
 	trusted := map[string]bool{}
 	for _, r := range Recipients {
 		trusted[r] = true
 	}
-	payees := resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
+	return resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
 		if !trusted[v] {
 			return resolve.Record{}, resolve.ErrNoMatch
 		}
 		return resolve.Record{ID: "payee-" + v, Value: v, Attrs: map[string]intent.Value{"trusted": intent.Bool(true)}}, nil
 	})
-	send, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient", Params: []contract.Parameter{
-		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Sources: []contract.Source{contract.FromRegistry("payees")}},
-		{Name: "amount", Type: contract.Amount(2), Required: true},
-		{Name: "memo", Type: contract.String(140)},
-	}})
-	if err != nil {
-		return gateway.Pack{}, err
-	}
-	return gateway.Pack{
-		Name:       "pay",
-		Contracts:  []*contract.Contract{send},
-		Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(policyText)}, "schema.cedarschema": {Data: []byte(schema)}},
-		Registries: map[string]resolve.Registry{"payees": payees},
-		Executor:   exec,
-	}, nil
 }
 
 // Gateway returns a gateway over st with the pay pack executing through
-// exec.
+// exec, persons confirming payments above 100.00 (the stores' tests).
 func Gateway(st gateway.Store, exec gateway.Executor) (*gateway.Gateway, error) {
-	p, err := Pack(exec)
+	p, err := Pack(Options{Executor: exec, ConfirmAbove: 100_00})
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +239,7 @@ func Send(recipient, amount, memo string) []byte {
 // that callers in separate processes make the same approval.
 func Approve(d gateway.Decision, tag string, now time.Time) (approval.Approval, error) {
 	if d.Operation == nil {
-		return approval.Approval{}, fmt.Errorf("paytest: decision has no operation")
+		return approval.Approval{}, fmt.Errorf("gatewaytest: decision has no operation")
 	}
 	_, _, _, priv := Keys()
 	id := sha256.Sum256([]byte(d.OperationHash.String() + "/" + tag))
