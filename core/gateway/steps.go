@@ -44,6 +44,7 @@ type decision struct {
 	reserved  bool   // a budget reservation is open under operation
 
 	executing bool
+	spent     bool   // the reservation is committed, not released, at cleanup
 	result    string // receipt.ResultExecuted, ResultFailed or ResultNotExecuted
 	summary   string // what the receipt keeps of the output
 }
@@ -188,15 +189,18 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 // back.
 func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 	c := st.route.contract
-	values := make([]string, len(c.Exclusive))
-	for i, name := range c.Exclusive {
-		values[i] = st.res.Args[name].Str
+	var buf [4]string // Exclusive names one or two records
+	values := buf[:0]
+	for _, name := range c.Exclusive {
+		values = append(values, st.res.Args[name].Str)
 	}
 	var id [16]byte
 	if _, err := io.ReadFull(g.rand, id[:]); err != nil {
 		return refusals.Internal.with()
 	}
-	key, holder := state.LockKey(st.mandate.Owner, c.Action, values...), "holder:"+hex.EncodeToString(id[:])
+	var hb [len("holder:") + 2*len(id)]byte
+	hex.Encode(hb[copy(hb[:], "holder:"):], id[:])
+	key, holder := state.LockKey(st.mandate.Owner, c.Action, values...), string(hb[:])
 	if err := g.store.Hold(ctx, key, holder, g.lockTTL); err != nil {
 		if errors.Is(err, state.ErrHeld) {
 			return refusals.InFlight.with(strings.Join(c.Exclusive, " and "))
@@ -337,7 +341,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 	if err != nil {
 		return g.executionFailed(ctx, st, err)
 	}
-	g.settle(ctx, st, true)
+	st.spent = true
 	st.result = receipt.ResultExecuted
 	st.out.Executed, st.out.Output = true, out.Output
 	st.summary = out.Summary
@@ -355,8 +359,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 // stays held, its nonce consumed and its amount committed.
 func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) *intent.Refusal {
 	if !errors.Is(err, ErrNotExecuted) {
-		st.result = receipt.ResultFailed
-		g.settle(ctx, st, true)
+		st.result, st.spent = receipt.ResultFailed, true
 		return refusals.ExecutionUnknown.with()
 	}
 	if !st.route.contract.ReadOnly {
@@ -375,34 +378,29 @@ func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) 
 	return refusals.ExecutionRefused.with(why)
 }
 
-// settle closes the decision's budget reservation: committed when the
-// operation executed or may have, released otherwise (by cleanup).
-func (g *Gateway) settle(ctx context.Context, st *decision, commit bool) {
-	if !st.reserved {
+// cleanup settles what the decision holds when it ends, even if the
+// caller gave up: the budget reservation is committed when the operation
+// executed or may have (spent), released when it did not; the record lock
+// is given back. After a panic in the executor (still executing) the
+// outcome is unknown: the reservation stays open.
+func (g *Gateway) cleanup(ctx context.Context, st *decision) {
+	if !st.reserved && st.lock == "" {
 		return
 	}
-	st.reserved = false
 	ctx = context.WithoutCancel(ctx)
-	if commit {
+	switch {
+	case !st.reserved || st.executing:
+	case st.spent:
 		if err := g.store.Commit(ctx, st.operation); err != nil {
 			g.log.Error("budget commit failed", "reservation", st.operation, "err", err)
 		}
-		return
-	}
-	if err := g.store.Release(ctx, st.operation); err != nil {
-		g.log.Error("budget release failed", "reservation", st.operation, "err", err)
-	}
-}
-
-// cleanup gives back what the decision still holds when it ends: a
-// reservation not settled (the operation did not execute) and the record
-// lock. It runs even if the caller gave up.
-func (g *Gateway) cleanup(ctx context.Context, st *decision) {
-	if !st.executing { // after a panic in the executor the outcome is unknown: keep the reservation
-		g.settle(ctx, st, false)
+	default:
+		if err := g.store.Release(ctx, st.operation); err != nil {
+			g.log.Error("budget release failed", "reservation", st.operation, "err", err)
+		}
 	}
 	if st.lock != "" {
-		if err := g.store.Unhold(context.WithoutCancel(ctx), st.lock, st.holder); err != nil {
+		if err := g.store.Unhold(ctx, st.lock, st.holder); err != nil {
 			g.log.Error("lock release failed", "lock", st.lock, "err", err)
 		}
 	}

@@ -34,7 +34,11 @@ func Digest(s string) string {
 // OutputDigest is "sha256:<hex> (<n> bytes)", what a receipt keeps of an
 // executor's output given without summary.
 func OutputDigest(out string) string {
-	return Digest(out) + " (" + strconv.Itoa(len(out)) + " bytes)"
+	sum := sha256.Sum256([]byte(out))
+	b := make([]byte, 0, len("sha256: ( bytes)")+2*len(sum)+20)
+	b = hex.AppendEncode(append(b, "sha256:"...), sum[:])
+	b = strconv.AppendInt(append(b, " ("...), int64(len(out)), 10)
+	return string(append(b, " bytes)"...))
 }
 
 // SentFor is what a receipt keeps of what the agent sent (Receipt.Sent):

@@ -15,8 +15,9 @@ import (
 // NonceKey is the single-use key that makes an operation execute once:
 // "op:" and the operation hash in hex.
 func NonceKey(h intent.OperationHash) string {
-	b := make([]byte, 0, len("op:")+hex.EncodedLen(len(h)))
-	return string(hex.AppendEncode(append(b, "op:"...), h[:]))
+	var b [len("op:") + 2*len(h)]byte
+	hex.Encode(b[copy(b[:], "op:"):], h[:])
+	return string(b[:])
 }
 
 // ApprovalKey is the single-use key of an approval: "approval:" and its id.
@@ -29,8 +30,21 @@ func ApprovalKey(id string) string { return "approval:" + id }
 // key longer than MaxKeyLen is replaced by "lock:sha256:" and its digest
 // in hex.
 func LockKey(owner intent.Owner, action intent.Action, values ...string) string {
-	parts := append([]string{"lock:" + string(owner), string(action)}, values...)
-	key := strings.Join(parts, "\x00")
+	n := len("lock:") + len(owner) + 1 + len(action)
+	for _, v := range values {
+		n += 1 + len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString("lock:")
+	b.WriteString(string(owner))
+	b.WriteByte(0)
+	b.WriteString(string(action))
+	for _, v := range values {
+		b.WriteByte(0)
+		b.WriteString(v)
+	}
+	key := b.String()
 	if len(key) > MaxKeyLen {
 		sum := sha256.Sum256([]byte(key))
 		key = "lock:sha256:" + hex.EncodeToString(sum[:])
