@@ -27,20 +27,6 @@ import (
 // The tests run the shared "pay" test pack (core/gateway/gatewaytest)
 // with an executor that records what it was asked to do.
 
-type seed byte
-
-func (s seed) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(s)
-	}
-	return len(p), nil
-}
-
-func keyPair(b byte) (ed25519.PublicKey, ed25519.PrivateKey) {
-	pub, priv, _ := ed25519.GenerateKey(seed(b))
-	return pub, priv
-}
-
 type executed struct {
 	mu   sync.Mutex
 	ops  []intent.Operation
@@ -82,9 +68,9 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	w := &world{t: t, store: mem.New(nil), exec: &executed{}, now: t0}
-	issuerPub, issuerPriv := keyPair(1)
-	alicePub, alicePriv := keyPair(2)
-	bobPub, bobPriv := keyPair(3)
+	issuerPub, issuerPriv := gatewaytest.KeyPair(1)
+	alicePub, alicePriv := gatewaytest.KeyPair(2)
+	bobPub, bobPriv := gatewaytest.KeyPair(3)
 	w.issuer = issuerPriv
 	w.approvers = map[string]ed25519.PrivateKey{"alice": alicePriv, "bob": bobPriv}
 	// The registry's records are built once, as a database would hold them;
@@ -431,7 +417,7 @@ func TestExclusiveRecord(t *testing.T) {
 func secretWorld(t *testing.T) (*world, string) {
 	t.Helper()
 	w := newWorld(t)
-	issuerPub, _ := keyPair(1)
+	issuerPub, _ := gatewaytest.KeyPair(1)
 	setPw, err := contract.New(contract.Contract{Action: "acct.set_password", Params: []contract.Parameter{
 		{Name: "password", Type: contract.String(64), Required: true, Critical: true, Sensitive: true, Sources: []contract.Source{contract.FromMandate("new_password")}},
 		{Name: "panic", Type: contract.Bool()},
@@ -516,9 +502,9 @@ func TestPanicIsRefusedNotFatal(t *testing.T) {
 func TestApproverScope(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	issuerPub, _ := keyPair(1)
-	alicePub, _ := keyPair(2)
-	bobPub, _ := keyPair(3)
+	issuerPub, _ := gatewaytest.KeyPair(1)
+	alicePub, _ := gatewaytest.KeyPair(2)
+	bobPub, _ := gatewaytest.KeyPair(3)
 	var err error
 	// Rebuild the gateway of the same world with a scope: alice approves for
 	// emma only.
@@ -570,7 +556,7 @@ func TestInvalidTextFromSourceFailsClosed(t *testing.T) {
 	w.pack.Registries = map[string]resolve.Registry{"beneficiaries": resolve.RegistryFunc(func(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
 		return resolve.Record{ID: "ben-\xff", Value: "GB29", Attrs: map[string]intent.Value{"trusted": intent.Bool(true)}}, nil
 	})}
-	issuerPub, _ := keyPair(1)
+	issuerPub, _ := gatewaytest.KeyPair(1)
 	var err error
 	w.gw, err = gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub}, Now: func() time.Time { return w.now }}, w.store, w.pack)
 	if err != nil {
@@ -607,7 +593,7 @@ func TestReceiptOfExecutedOperationIsRetried(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
 	fs := &flakyStore{Store: w.store, fails: 2}
-	issuerPub, _ := keyPair(1)
+	issuerPub, _ := gatewaytest.KeyPair(1)
 	gw, err := gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub}, Now: func() time.Time { return w.now }}, fs, w.pack)
 	if err != nil {
 		t.Fatal(err)

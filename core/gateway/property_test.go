@@ -19,6 +19,7 @@ import (
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/normalize"
@@ -254,10 +255,10 @@ func newPropWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *prop
 		files:    map[intent.Owner][]propCounterparty{},
 	}
 	w.store = mem.New(func() time.Time { return w.now })
-	issuerPub, issuerPriv := keyPair(11)
-	_, attackerPriv := keyPair(66)
-	alicePub, alicePriv := keyPair(12)
-	bobPub, bobPriv := keyPair(13)
+	issuerPub, issuerPriv := gatewaytest.KeyPair(11)
+	_, attackerPriv := gatewaytest.KeyPair(66)
+	alicePub, alicePriv := gatewaytest.KeyPair(12)
+	bobPub, bobPriv := gatewaytest.KeyPair(13)
 	w.issuer, w.attacker = issuerPriv, attackerPriv
 	w.approvers = map[string]ed25519.PrivateKey{"alice": alicePriv, "bob-approver": bobPriv}
 	w.approverNames = []string{"alice", "bob-approver"}

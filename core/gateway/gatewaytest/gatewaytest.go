@@ -175,20 +175,22 @@ func (s seed) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func keyPair(b byte) (ed25519.PublicKey, ed25519.PrivateKey) {
+// KeyPair returns the Ed25519 key pair derived from a seed of 32 bytes b:
+// the same in every process. For tests only.
+func KeyPair(b byte) (ed25519.PublicKey, ed25519.PrivateKey) {
 	pub, priv, _ := ed25519.GenerateKey(seed(b))
 	return pub, priv
 }
 
 // Keys returns the fixed issuer and approver key pairs.
 func Keys() (issuerPub ed25519.PublicKey, issuer ed25519.PrivateKey, approverPub ed25519.PublicKey, approver ed25519.PrivateKey) {
-	issuerPub, issuer = keyPair(1)
-	approverPub, approver = keyPair(2)
+	issuerPub, issuer = KeyPair(1)
+	approverPub, approver = KeyPair(2)
 	return
 }
 
 // CheckpointKey returns the fixed checkpoint signing key pair.
-func CheckpointKey() (ed25519.PublicKey, ed25519.PrivateKey) { return keyPair(3) }
+func CheckpointKey() (ed25519.PublicKey, ed25519.PrivateKey) { return KeyPair(3) }
 
 func recipients() resolve.Registry {
 	trusted := map[string]bool{}
