@@ -104,7 +104,7 @@ func TestApproveSigns(t *testing.T) {
 		t.Fatalf("approve: %d %.300s", r.code, r.body)
 	}
 	out := f.outcome(tk.ID)
-	if out.Status != approvals.StatusApproved || len(out.Approvals) != 1 || len(out.Decisions) != 1 {
+	if out.Status != approvals.StatusApproved || len(out.Approvals) != 1 || len(out.Votes) != 1 {
 		t.Fatalf("outcome %+v", out)
 	}
 	a := out.Approvals[0]
@@ -132,7 +132,7 @@ func TestApproveSigns(t *testing.T) {
 	if len(rs[1].Approvals) != 1 || rs[1].Approvals[0].ID != a.ID || rs[1].Approvals[0].Approver != "alice" || rs[1].Prev != rs[0].Hash {
 		t.Fatalf("decision receipt %+v", rs[1])
 	}
-	if out.Decisions[0].Receipt.Hash != rs[1].Hash {
+	if out.Votes[0].Receipt.Hash != rs[1].Hash {
 		t.Fatal("decision does not carry its receipt")
 	}
 	// The page lists the decision with its receipt.
@@ -298,7 +298,7 @@ func TestReject(t *testing.T) {
 		t.Fatal(r.code)
 	}
 	out := f.outcome(tk.ID)
-	if out.Status != approvals.StatusRejected || len(out.Decisions) != 2 || out.Decisions[1].Approve {
+	if out.Status != approvals.StatusRejected || len(out.Votes) != 2 || out.Votes[1].Approve {
 		t.Fatalf("outcome %+v", out)
 	}
 	if r := f.signedIn("carol").decide(tk.ID, true); r.code != http.StatusConflict {
@@ -419,8 +419,8 @@ func TestCSRFAndHeaders(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tt.name, r.code, tt.want)
 		}
 	}
-	if out := f.outcome(tk.ID); len(out.Decisions) != 0 {
-		t.Fatalf("a refused post was recorded: %+v", out.Decisions)
+	if out := f.outcome(tk.ID); len(out.Votes) != 0 {
+		t.Fatalf("a refused post was recorded: %+v", out.Votes)
 	}
 	// Signed out: nothing.
 	if r := f.client().do("POST", "/requests/"+tk.ID+"/approve", url.Values{"csrf": {csrf}, "operation": {hash}}, nil); r.code != http.StatusForbidden {
@@ -576,7 +576,7 @@ func TestApproverOwners(t *testing.T) {
 	if p := carol.do("POST", "/requests/"+tk.ID+"/reject", url.Values{"csrf": {csrf}, "operation": {hash}}, nil); p.code != http.StatusNotFound {
 		t.Fatalf("carol rejected emma's request: %d", p.code)
 	}
-	if out := f.outcome(tk.ID); out.Status != approvals.StatusPending || len(out.Decisions) != 0 {
+	if out := f.outcome(tk.ID); out.Status != approvals.StatusPending || len(out.Votes) != 0 {
 		t.Fatalf("outcome %+v", out)
 	}
 	alice := f.signedIn("alice")

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/internal/browsertest"
 )
@@ -170,7 +171,7 @@ func TestBrowser(t *testing.T) {
 		if got := text(t, ctx, "#title"); got != "Already decided" {
 			t.Fatalf("replayed approval: %q", got)
 		}
-		if out := f.outcome(tk.ID); len(out.Approvals) != 1 || len(out.Decisions) != 1 {
+		if out := f.outcome(tk.ID); len(out.Approvals) != 1 || len(out.Votes) != 1 {
 			t.Fatalf("replay added a decision: %+v", out)
 		}
 	})
@@ -195,7 +196,7 @@ func TestBrowser(t *testing.T) {
 		if got := text(t, ctx, "#title"); got != "Refused" {
 			t.Fatalf("cross-site post: %q", got)
 		}
-		if out := f.outcome(tk.ID); len(out.Decisions) != 0 {
+		if out := f.outcome(tk.ID); len(out.Votes) != 0 {
 			t.Fatalf("cross-site post decided: %+v", out)
 		}
 	})
@@ -243,7 +244,7 @@ func TestBrowser(t *testing.T) {
 
 // apPending is an accounts-payable payment awaiting four eyes, as the
 // screenshot shows it.
-func apPending(t *testing.T) approvals.Pending {
+func apPending(t *testing.T) approval.Request {
 	t.Helper()
 	op := intent.Operation{
 		Action: "ap.pay_bill", MandateID: "m-acme-2026-11", Owner: "acme-gmbh",
@@ -258,7 +259,7 @@ func apPending(t *testing.T) approvals.Pending {
 		t.Fatal(err)
 	}
 	at := t0.Add(-200 * 24 * time.Hour)
-	return approvals.Pending{
+	return approval.Request{
 		Operation: op, Hash: h, Level: intent.LevelFourEyes, Currency: "EUR",
 		Reason: "payments above 10,000.00 need two people", Requester: "alice",
 		Resolved: []intent.Resolved{

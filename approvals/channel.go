@@ -20,10 +20,13 @@ import (
 // concurrently. ErrNotFound means the id names no request (never created, or
 // forgotten some time after it ended).
 type Channel interface {
-	// Request submits p and returns its ticket. It returns ErrInvalid for
-	// an incomplete Pending, ErrExpired if p has already expired, and an
-	// error wrapping ErrTampered if p's content does not hash to p.Hash.
-	Request(ctx context.Context, p Pending) (Ticket, error)
+	// Request submits r and returns its ticket. It returns ErrInvalid for
+	// an incomplete request, ErrExpired if r has already expired, and an
+	// error wrapping ErrTampered if r's content does not hash to r.Hash or
+	// a resolved value is not the string form of its argument. Facts are
+	// shown, sorted by name, escaped and flagged like every value; they
+	// never make a request refused.
+	Request(ctx context.Context, r approval.Request) (Ticket, error)
 	// Outcome returns the request's current state without blocking.
 	Outcome(ctx context.Context, id string) (Outcome, error)
 	// Wait blocks until the request is decided, expires or is refused, or
@@ -38,47 +41,6 @@ type Channel interface {
 type Log interface {
 	// Append links r into its owner's chain and returns it as stored.
 	Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error)
-}
-
-// Pending is what the gateway asked a person to approve: the exact resolved
-// operation of a step-up, as the gateway's decision gave it.
-type Pending struct {
-	// Operation is the resolved operation: action, trusted arguments,
-	// mandate id and owner.
-	Operation intent.Operation
-	// Hash is the operation hash the gateway named. A Pending whose
-	// Operation does not hash to it is refused (ErrTampered).
-	Hash intent.OperationHash
-	// Level is the approval level required: intent.LevelConfirm or
-	// intent.LevelFourEyes.
-	Level intent.Level
-	// Resolved lists each critical value with its provenance and what the
-	// agent originally sent. Each Value must be the string form of the
-	// operation's argument of the same name, or the Pending is refused.
-	Resolved []intent.Resolved
-	// Reason says why a person must approve (the step-up's message); empty
-	// shows none.
-	Reason string
-	// Facts are the facts the gateway's policy saw (gateway.Decision.Facts):
-	// what was read from the systems of record when the request was made,
-	// such as a vendor's name on file or the account a change replaces.
-	// The page shows them, sorted by name, escaped and flagged like every
-	// value, for the approver to spot an attack; nil shows none. They are
-	// NOT covered by Hash, which names the operation only: a Pending is
-	// never refused over its facts, and an approval is signed over the
-	// operation alone.
-	Facts map[string]intent.Value
-	// Currency is the ISO 4217 code amounts are in ("EUR"); empty shows
-	// amounts without a currency.
-	Currency string
-	// Requester names the approver, if any, on whose behalf the agent acts
-	// (the user of the agent's client). It is shown on the page. Like every
-	// approver, the requester's approval counts at most once: four eyes
-	// always needs a second, different approver.
-	Requester string
-	// ExpiresAt is when the request lapses, and with it every approval
-	// given for it; zero means Config.TTL after Request.
-	ExpiresAt time.Time
 }
 
 // Ticket names a submitted request.
@@ -104,8 +66,9 @@ const (
 	StatusRefused  Status = "refused"  // its content does not hash to its operation hash
 )
 
-// Decision is one approver's decision on a request.
-type Decision struct {
+// Vote is one approver's decision on a request: an approval or a
+// rejection.
+type Vote struct {
 	// Approver names who decided.
 	Approver string
 	// Approve is true for an approval, false for a rejection.
@@ -132,8 +95,8 @@ type Outcome struct {
 	// at most; with StatusApproved they grant Level. Each is single use
 	// (the gateway consumes its id) and expires with the request.
 	Approvals []approval.Approval
-	// Decisions are the approvers' decisions, in order.
-	Decisions []Decision
+	// Votes are the approvers' decisions, in order.
+	Votes []Vote
 	// ExpiresAt is when the request lapses, in UTC.
 	ExpiresAt time.Time
 }
@@ -143,7 +106,7 @@ type Outcome struct {
 var (
 	// ErrNotFound: the id names no request.
 	ErrNotFound = errors.New("approvals: no such request")
-	// ErrInvalid: the Pending is incomplete, its level is not confirm or
+	// ErrInvalid: the request is incomplete, its level is not confirm or
 	// four_eyes, or four eyes is asked of a channel with fewer than two
 	// approvers.
 	ErrInvalid = errors.New("approvals: invalid request")

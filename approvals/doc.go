@@ -1,6 +1,6 @@
 // Package approvals is the approval channel outside the agent's client: when
 // the gateway steps up, a front door submits the exact resolved operation
-// (a Pending) to a Channel, a person approves or rejects it, and the channel
+// (an approval.Request) to a Channel, a person approves or rejects it, and the channel
 // hands back approvals signed with that person's Ed25519 key over the
 // operation hash, which the front door presents to gateway.Decide.
 //

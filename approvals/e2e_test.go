@@ -24,8 +24,8 @@ import (
 
 // pendingFrom is what a front door does with a step-up: the Pending shows
 // exactly what the gateway decided on.
-func pendingFrom(d gateway.Decision, currency string) approvals.Pending {
-	return approvals.Pending{
+func pendingFrom(d gateway.Decision, currency string) approval.Request {
+	return approval.Request{
 		Operation: *d.Operation, Hash: d.OperationHash, Level: d.Level,
 		Resolved: d.Resolved, Reason: d.Refusal.Message, Currency: currency,
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/approval"
 )
 
 // A front door that got a step-up submits the operation to the page and
@@ -13,7 +14,7 @@ import (
 // would give the agent the link at once and let it call again.
 func ExampleAwait() {
 	var page *approvals.Server // approvals.New(cfg, gatewayReceiptLog)
-	var p approvals.Pending    // built from the gateway's StepUp decision
+	var p approval.Request     // built from the gateway's StepUp decision
 	wait := 30 * time.Second   // from the front door's configuration
 	ctx := context.Background()
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 )
@@ -150,10 +151,10 @@ func operation(t *testing.T, amount intent.Amount, memo string) (intent.Operatio
 	return op, h
 }
 
-func pending(t *testing.T, amount intent.Amount, memo string, level intent.Level) approvals.Pending {
+func pending(t *testing.T, amount intent.Amount, memo string, level intent.Level) approval.Request {
 	t.Helper()
 	op, h := operation(t, amount, memo)
-	return approvals.Pending{
+	return approval.Request{
 		Operation: op, Hash: h, Level: level, Currency: "EUR",
 		Reason: "payments above 1,000.00 need a person to confirm",
 		Resolved: []intent.Resolved{{Param: "recipient", Sent: "gb 29", Value: "GB29",
@@ -161,7 +162,7 @@ func pending(t *testing.T, amount intent.Amount, memo string, level intent.Level
 	}
 }
 
-func (f *fixture) request(p approvals.Pending) approvals.Ticket {
+func (f *fixture) request(p approval.Request) approvals.Ticket {
 	f.t.Helper()
 	tk, err := f.srv.Request(context.Background(), p)
 	if err != nil {

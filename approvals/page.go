@@ -399,15 +399,15 @@ func (s *Server) list(c echo.Context) error {
 			continue
 		}
 		verdict := "rejected"
-		if e.decision.Approve {
+		if e.vote.Approve {
 			verdict = "approved"
 		}
 		v.Recent = append(v.Recent, recentView{
-			At: e.decision.At.Format("2006-01-02 15:04:05 UTC"), Approver: e.decision.Approver, Verdict: verdict,
-			Approve: e.decision.Approve, ID: e.req.id, Action: string(e.req.op.Action), Amount: e.req.amountText(),
+			At: e.vote.At.Format("2006-01-02 15:04:05 UTC"), Approver: e.vote.Approver, Verdict: verdict,
+			Approve: e.vote.Approve, ID: e.req.id, Action: string(e.req.op.Action), Amount: e.req.amountText(),
 			Hash:        e.req.hash.String()[:16],
-			Receipt:     fmt.Sprintf("%s #%d", ownerText(e.decision.Receipt.Owner), e.decision.Receipt.Seq),
-			ReceiptHash: e.decision.Receipt.Hash.String(),
+			Receipt:     fmt.Sprintf("%s #%d", ownerText(e.vote.Receipt.Owner), e.vote.Receipt.Seq),
+			ReceiptHash: e.vote.Receipt.Hash.String(),
 		})
 	}
 	s.mu.Unlock()
@@ -455,7 +455,7 @@ func (s *Server) show(c echo.Context) error {
 		Expires: r.expires.Format("2006-01-02 15:04:05 UTC"), ExpiresIn: until(now, r.expires),
 		Have: len(r.approvals), Need: r.need(),
 	}
-	for _, d := range r.decisions {
+	for _, d := range r.votes {
 		if d.Approve {
 			v.Approvers = append(v.Approvers, d.Approver)
 		} else {

@@ -61,7 +61,7 @@ type Config struct {
 	// Approvers are the people who may approve. Required: at least one,
 	// with distinct names, a passcode hash and a key.
 	Approvers []Approver
-	// TTL is a request's lifetime when Pending.ExpiresAt is zero; zero
+	// TTL is a request's lifetime when approval.Request.ExpiresAt is zero; zero
 	// means 15 minutes.
 	TTL time.Duration
 	// SessionTTL is how long a sign-in lasts; zero means 30 minutes.
@@ -149,14 +149,14 @@ type request struct {
 	status    Status
 	refusal   string // why it was refused
 	approvals []approval.Approval
-	decisions []Decision
+	votes     []Vote
 	receipt   receipt.Receipt // the request's receipt
 	done      chan struct{}   // closed when the status becomes final
 }
 
 type recentEntry struct {
-	req      *request
-	decision Decision
+	req  *request
+	vote Vote
 }
 
 // New returns a Server over log with cfg. It returns an error if cfg has no
@@ -340,16 +340,16 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // request's page. It records a receipt for the request; if that fails,
 // nothing is submitted.
 //
-// A Pending whose operation does not hash to p.Hash, or whose trusted values
+// A request whose operation does not hash to p.Hash, or whose trusted values
 // do not match the operation's arguments, is refused: it is recorded and
 // listed on the page as refused, so that approvers see the attempt, and
 // Request returns its Ticket with an error wrapping ErrTampered. Nothing can
 // ever be approved for it.
-func (s *Server) Request(ctx context.Context, p Pending) (Ticket, error) {
+func (s *Server) Request(ctx context.Context, p approval.Request) (Ticket, error) {
 	return s.submit(ctx, p, "page")
 }
 
-func (s *Server) submit(ctx context.Context, p Pending, via string) (Ticket, error) {
+func (s *Server) submit(ctx context.Context, p approval.Request, via string) (Ticket, error) {
 	now := s.now().UTC()
 	if p.Level != intent.LevelConfirm && p.Level != intent.LevelFourEyes {
 		return Ticket{}, fmt.Errorf("%w: level %q is not confirm or four_eyes", ErrInvalid, p.Level)
@@ -477,7 +477,7 @@ func (r *request) outcome() Outcome {
 	return Outcome{
 		ID: r.id, Status: r.status, Level: r.level, Hash: r.hash,
 		Approvals: append([]approval.Approval(nil), r.approvals...),
-		Decisions: append([]Decision(nil), r.decisions...),
+		Votes:     append([]Vote(nil), r.votes...),
 		ExpiresAt: r.expires,
 	}
 }
@@ -565,7 +565,7 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 		err = ErrOtherOperation
 	}
 	if err == nil {
-		for _, d := range r.decisions {
+		for _, d := range r.votes {
 			if d.Approver == approver {
 				err = ErrSameApprover
 			}
@@ -623,18 +623,18 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 	if err != nil {
 		return Outcome{}, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
 	}
-	d := Decision{Approver: approver, Approve: approve, At: now, Via: via, Receipt: stored}
+	d := Vote{Approver: approver, Approve: approve, At: now, Via: via, Receipt: stored}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if approve {
 		r.approvals = append(r.approvals, ap)
 	}
-	r.decisions = append(r.decisions, d)
+	r.votes = append(r.votes, d)
 	if status != StatusPending {
 		r.status = status
 		close(r.done)
 	}
-	s.recent = append(s.recent, recentEntry{req: r, decision: d})
+	s.recent = append(s.recent, recentEntry{req: r, vote: d})
 	if len(s.recent) > s.cfg.Recent {
 		s.recent = append(s.recent[:0:0], s.recent[len(s.recent)-s.cfg.Recent:]...)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 )
 
@@ -135,7 +136,7 @@ type WebhookPayload struct {
 	// Reason says why a person must approve.
 	Reason string `json:"reason,omitempty"`
 	// Facts are the facts read from the systems of record when the request
-	// was made (Pending.Facts), by name; the operation hash does not cover
+	// was made (approval.Request.Facts), by name; the operation hash does not cover
 	// them.
 	Facts map[string]WebhookArg `json:"facts,omitempty"`
 	// Currency is the ISO 4217 code of amounts, if known.
@@ -191,7 +192,7 @@ type WebhookCallback struct {
 // Request submits p like Server.Request (the request is listed on the
 // page) and posts it to the webhook's URL. If the post fails, it returns
 // the Ticket and an error wrapping ErrNotDelivered.
-func (w *Webhook) Request(ctx context.Context, p Pending) (Ticket, error) {
+func (w *Webhook) Request(ctx context.Context, p approval.Request) (Ticket, error) {
 	t, err := w.s.submit(ctx, p, "webhook")
 	if err != nil {
 		return t, err

@@ -110,7 +110,7 @@ func TestWebhook(t *testing.T) {
 	}
 	out := f.outcome(tk.ID)
 	g, err := approval.Evaluate(f.srv.Keys(), p.Hash, "m-emma", f.clock.Now(), out.Approvals)
-	if err != nil || !g.FourEyes || out.Decisions[0].Via != "webhook" || out.Decisions[1].Via != "page" {
+	if err != nil || !g.FourEyes || out.Votes[0].Via != "webhook" || out.Votes[1].Via != "page" {
 		t.Fatalf("outcome %+v, %v", out, err)
 	}
 

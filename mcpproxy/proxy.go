@@ -60,30 +60,10 @@ type Signer struct {
 	Key  ed25519.PrivateKey
 }
 
-// StepUp is an operation waiting for a person's approval.
-type StepUp struct {
-	// Tool is the tool the agent called.
-	Tool string
-	// Level is the approval level the policy asks for.
-	Level intent.Level
-	// Operation is the exact resolved operation, and OperationHash its
-	// hash: what an approval is signed over.
-	Operation     intent.Operation
-	OperationHash intent.OperationHash
-	// Resolved lists each critical value with its provenance.
-	Resolved []intent.Resolved
-	// Reason is the gateway's explanation.
-	Reason string
-	// Facts are the facts the policy saw (gateway.Decision.Facts), read
-	// from the systems of record when the operation was decided: what an
-	// approver needs to judge it (a vendor's name on file, the account
-	// being replaced). They are not part of the operation hash.
-	Facts map[string]intent.Value
-}
-
 // Approvals is the out-of-band approval channel (the approval page) for
 // clients that cannot confirm themselves and for four eyes. Request
-// registers a step-up and returns the link a person opens to decide;
+// registers a step-up (Currency, Requester and ExpiresAt are left for the
+// channel to fill) and returns the link a person opens to decide;
 // requesting the same operation again returns its link again. Await waits
 // up to wait (zero: does not wait) for the approvals given to the
 // operation and returns those valid so far, possibly none; it returns
@@ -91,7 +71,7 @@ type StepUp struct {
 // any other error only when the channel failed. Both are called
 // concurrently.
 type Approvals interface {
-	Request(ctx context.Context, s StepUp) (link string, err error)
+	Request(ctx context.Context, r approval.Request) (link string, err error)
 	Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error)
 }
 

@@ -188,8 +188,8 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 			reason = d.Refusal.Message
 		}
 		var link string
-		link, err = p.cfg.Approvals.Request(ctx, StepUp{
-			Tool: t.Name, Level: d.Level, Operation: *d.Operation, OperationHash: d.OperationHash,
+		link, err = p.cfg.Approvals.Request(ctx, approval.Request{
+			Level: d.Level, Operation: *d.Operation, Hash: d.OperationHash,
 			Resolved: d.Resolved, Reason: reason, Facts: d.Facts,
 		})
 		if err == nil {

@@ -292,10 +292,10 @@ func newPageApprovals(ch approvals.Channel, currency string, until time.Time, no
 // mcpproxy.ErrRejected, without a new request, for an operation a person
 // rejected, and mcpproxy.ErrTooManyRequests when the page holds as many
 // pending requests as it accepts.
-func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string, error) {
+func (a *pageApprovals) Request(ctx context.Context, s approval.Request) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err := a.rejectedLocked(s.OperationHash); err != nil {
+	if err := a.rejectedLocked(s.Hash); err != nil {
 		return "", err
 	}
 	now := a.now()
@@ -304,13 +304,11 @@ func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string,
 			delete(a.byOp, op)
 		}
 	}
-	if t, ok := a.byOp[s.OperationHash]; ok {
+	if t, ok := a.byOp[s.Hash]; ok {
 		return t.URL, nil
 	}
-	t, err := a.ch.Request(ctx, approvals.Pending{
-		Operation: s.Operation, Hash: s.OperationHash, Level: s.Level,
-		Resolved: s.Resolved, Reason: s.Reason, Currency: a.currency, Facts: s.Facts,
-	})
+	s.Currency = a.currency
+	t, err := a.ch.Request(ctx, s)
 	if err != nil {
 		if errors.Is(err, approvals.ErrTooMany) {
 			return "", fmt.Errorf("%w: %w", mcpproxy.ErrTooManyRequests, err)
@@ -321,7 +319,7 @@ func (a *pageApprovals) Request(ctx context.Context, s mcpproxy.StepUp) (string,
 		// The webhook missed it, but the request is on the page.
 		a.log.Warn("approval request not delivered to the webhook; it is on the page", "id", t.ID, "err", err)
 	}
-	a.byOp[s.OperationHash] = t
+	a.byOp[s.Hash] = t
 	return t.URL, nil
 }
 
@@ -358,7 +356,7 @@ func (a *pageApprovals) Await(ctx context.Context, op intent.OperationHash, wait
 		return out.Approvals, nil
 	case approvals.StatusRejected:
 		who := ""
-		for _, d := range out.Decisions {
+		for _, d := range out.Votes {
 			if !d.Approve {
 				who = d.Approver
 			}

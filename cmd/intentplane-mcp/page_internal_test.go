@@ -19,11 +19,11 @@ type fakeChannel struct {
 	mu       sync.Mutex
 	n        int
 	outcomes map[string]approvals.Outcome
-	pending  []approvals.Pending
+	pending  []approval.Request
 	err      error
 }
 
-func (f *fakeChannel) Request(ctx context.Context, p approvals.Pending) (approvals.Ticket, error) {
+func (f *fakeChannel) Request(ctx context.Context, p approval.Request) (approvals.Ticket, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.n++
@@ -53,17 +53,17 @@ func (f *fakeChannel) set(id string, s approvals.Status, as ...approval.Approval
 	o := f.outcomes[id]
 	o.Status, o.Approvals = s, as
 	if s == approvals.StatusRejected {
-		o.Decisions = []approvals.Decision{{Approver: "bob"}}
+		o.Votes = []approvals.Vote{{Approver: "bob"}}
 	}
 	f.outcomes[id] = o
 }
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-func stepUp(b byte) mcpproxy.StepUp {
+func stepUp(b byte) approval.Request {
 	var h intent.OperationHash
 	h[0] = b
-	return mcpproxy.StepUp{Tool: "send_money", Level: intent.LevelConfirm, OperationHash: h,
+	return approval.Request{Level: intent.LevelConfirm, Hash: h,
 		Operation: intent.Operation{Action: "bank.send_money", MandateID: "m", Owner: "northwind"}}
 }
 
@@ -76,7 +76,7 @@ func TestPageApprovals(t *testing.T) {
 	s.Facts = map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies")}
 
 	// No request yet: nothing to await.
-	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
+	if as, err := a.Await(ctx, s.Hash, 0); err != nil || as != nil {
 		t.Fatalf("await before request: %v %v", as, err)
 	}
 	l1, err := a.Request(ctx, s)
@@ -86,22 +86,22 @@ func TestPageApprovals(t *testing.T) {
 	if l2, _ := a.Request(ctx, s); l2 != l1 || ch.n != 1 {
 		t.Fatalf("the same operation made another request: %s, %s (%d requests)", l1, l2, ch.n)
 	}
-	if ch.pending[0].Currency != "EUR" || ch.pending[0].Hash != s.OperationHash || ch.pending[0].Facts["vendor_name"] != intent.Str("ACME Supplies") {
+	if ch.pending[0].Currency != "EUR" || ch.pending[0].Hash != s.Hash || ch.pending[0].Facts["vendor_name"] != intent.Str("ACME Supplies") {
 		t.Fatalf("pending %+v", ch.pending[0])
 	}
 	id := fmt.Sprintf("%032x", 1)
-	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
+	if as, err := a.Await(ctx, s.Hash, 0); err != nil || as != nil {
 		t.Fatalf("await while pending: %v %v", as, err)
 	}
 
 	// Approved: the approvals, until the request expires.
 	ap := approval.Approval{ID: "a1", Approver: "alice"}
 	ch.set(id, approvals.StatusApproved, ap)
-	if as, err := a.Await(ctx, s.OperationHash, time.Second); err != nil || len(as) != 1 || as[0].ID != "a1" {
+	if as, err := a.Await(ctx, s.Hash, time.Second); err != nil || len(as) != 1 || as[0].ID != "a1" {
 		t.Fatalf("await approved: %v %v", as, err)
 	}
 	now = t0.Add(2 * time.Hour)
-	if as, err := a.Await(ctx, s.OperationHash, 0); err != nil || as != nil {
+	if as, err := a.Await(ctx, s.Hash, 0); err != nil || as != nil {
 		t.Fatalf("await after expiry: %v %v", as, err)
 	}
 	if l3, _ := a.Request(ctx, s); l3 == l1 {
@@ -114,12 +114,12 @@ func TestPageApprovals(t *testing.T) {
 	s2 := stepUp(2)
 	l4, _ := a.Request(ctx, s2)
 	ch.set(l4[len(l4)-32:], approvals.StatusRejected)
-	if _, err := a.Await(ctx, s2.OperationHash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
+	if _, err := a.Await(ctx, s2.Hash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
 		t.Fatalf("await rejected: %v", err)
 	}
 	n := ch.n
 	now = t0.Add(7 * time.Hour)
-	if _, err := a.Await(ctx, s2.OperationHash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
+	if _, err := a.Await(ctx, s2.Hash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
 		t.Fatalf("await after a rejection: %v", err)
 	}
 	if l5, err := a.Request(ctx, s2); !errors.Is(err, mcpproxy.ErrRejected) || l5 != "" || ch.n != n {

@@ -1,0 +1,48 @@
+package approval
+
+import (
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Request is a step-up awaiting a person's approval: the exact resolved
+// operation the gateway decided needs Level, with what an approver needs to
+// judge it. A front door builds it from the gateway's decision and hands it
+// to an approval channel (the page, a webhook); an approval given for it is
+// signed over Hash alone.
+type Request struct {
+	// Operation is the resolved operation: action, trusted arguments,
+	// mandate id and owner.
+	Operation intent.Operation
+	// Hash is the operation hash the gateway named: what an approval is
+	// signed over. A channel refuses a Request whose Operation does not
+	// hash to it.
+	Hash intent.OperationHash
+	// Level is the approval level required: intent.LevelConfirm or
+	// intent.LevelFourEyes.
+	Level intent.Level
+	// Resolved lists each critical value with its provenance and what the
+	// agent originally sent. Each Value is the string form of the
+	// operation's argument of the same name.
+	Resolved []intent.Resolved
+	// Reason says why a person must approve (the step-up's message); empty
+	// means none.
+	Reason string
+	// Facts are the facts the gateway's policy saw (gateway.Decision.Facts),
+	// read from the systems of record when the operation was decided: what
+	// an approver needs to judge it, such as a vendor's name on file or the
+	// account a change replaces. They are NOT covered by Hash, which names
+	// the operation only; nil means none.
+	Facts map[string]intent.Value
+	// Currency is the ISO 4217 code amounts are in ("EUR"), usually the
+	// mandate's budget currency; empty shows amounts without a currency.
+	Currency string
+	// Requester names the approver, if any, on whose behalf the agent acts
+	// (the user of the agent's client); empty means none. Like every
+	// approver's, the requester's approval counts at most once.
+	Requester string
+	// ExpiresAt is when the request lapses, and with it every approval
+	// given for it, in UTC; zero means the channel's default lifetime.
+	ExpiresAt time.Time
+}
