@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
-	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
@@ -59,13 +57,6 @@ func (a *app) Close() error {
 	return errors.Join(errs...)
 }
 
-var normalizers = map[string]contract.Normalizer{
-	"iban":           normalize.IBAN,
-	"account_number": normalize.AccountNumber,
-	"email":          normalize.Email,
-	"identifier":     normalize.Identifier,
-}
-
 // inFileOrder returns the keys of a table under prefix in the order they
 // appear in the file.
 func inFileOrder[V any](c *config, prefix []string, m map[string]V) []string {
@@ -95,8 +86,9 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		at := []string{"registries", name}
 		var norm contract.Normalizer
 		if rc.Normalizer != "" {
-			if norm = normalizers[rc.Normalizer]; norm == nil {
-				return nil, c.errAt(append(at, "normalizer"), "unknown normalizer %q (iban, account_number, email, identifier)", rc.Normalizer)
+			var ok bool
+			if norm, ok = mcpproxy.Normalizer(rc.Normalizer); !ok {
+				return nil, c.errAt(append(at, "normalizer"), "unknown normalizer %q (%s)", rc.Normalizer, mcpproxy.NormalizerNames)
 			}
 		}
 		if rc.File == "" {
@@ -343,107 +335,30 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 }
 
 // toolContract builds the contract of a proxied tool and checks its
-// parameters against the downstream's input schema.
+// parameters against the downstream's input schema (mcpproxy.ToolSpec).
+// Errors name the file and line of the declaration at fault.
 func toolContract(c *config, at []string, tc toolConfig, raw *mcpproxy.RawTool, regNorm map[string]string) (*contract.Contract, map[string]mcpproxy.AmountFormat, error) {
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	_ = json.Unmarshal(raw.InputSchema, &schema) // a schema we cannot read checks nothing
-	inSchemaRequired := map[string]bool{}
-	for _, r := range schema.Required {
-		inSchemaRequired[r] = true
-		if _, ok := tc.Params[r]; !ok {
-			return nil, nil, c.errAt(at, "tool %q requires the argument %q: declare it under [%s.params.%s]", raw.Name, r, strings.Join(at, "."), r)
-		}
-	}
-	if tc.Action == "" {
-		return nil, nil, c.errAt(at, "tool needs an action (\"pack.verb\")")
-	}
-	amounts := map[string]mcpproxy.AmountFormat{}
-	var params []contract.Parameter
+	spec := mcpproxy.ToolSpec{Action: intent.Action(tc.Action), Budget: tc.Budget, ReadOnly: tc.ReadOnly}
 	for _, name := range inFileOrder(c, append(at, "params"), tc.Params) {
 		pc := tc.Params[name]
-		pat := append(append([]string{}, at...), "params", name)
-		if schema.Properties != nil {
-			if _, ok := schema.Properties[name]; !ok {
-				return nil, nil, c.errAt(pat, "tool %q has no argument %q in its input schema", raw.Name, name)
-			}
-		}
-		p := contract.Parameter{Name: name, Critical: pc.Critical, OnNoMatch: pc.OnNoMatch, Required: inSchemaRequired[name]}
-		if pc.Required != nil {
-			p.Required = *pc.Required
-		}
-		if d, ok := schema.Properties[name]; ok {
-			var ps struct {
-				Description string `json:"description"`
-			}
-			_ = json.Unmarshal(d, &ps)
-			p.Doc = ps.Description
-		}
-		switch pc.Type {
-		case "", "string":
-			p.Type = contract.String(pc.MaxLength)
-		case "amount":
-			if pc.Scale < 0 || pc.Scale > 18 {
-				return nil, nil, c.errAt(append(pat, "scale"), "scale must be between 0 and 18")
-			}
-			p.Type = contract.Amount(uint8(pc.Scale))
-			f, err := mcpproxy.ParseAmountFormat(pc.Format)
-			if err != nil {
-				return nil, nil, c.errAt(append(pat, "format"), "%v", err)
-			}
-			amounts[name] = f
-		case "integer":
-			p.Type = contract.Integer()
-		case "bool":
-			p.Type = contract.Bool()
-		case "date":
-			p.Type = contract.Date()
-		default:
-			return nil, nil, c.errAt(append(pat, "type"), "unknown type %q (string, amount, integer, bool, date)", pc.Type)
-		}
-		if pc.Format != "" && pc.Type != "amount" {
-			return nil, nil, c.errAt(append(pat, "format"), "format applies to amounts only")
-		}
-		if pc.Normalizer != "" {
-			if p.Normalizer = normalizers[pc.Normalizer]; p.Normalizer == nil {
-				return nil, nil, c.errAt(append(pat, "normalizer"), "unknown normalizer %q (iban, account_number, email, identifier)", pc.Normalizer)
-			}
-		}
-		if pc.Critical && len(pc.Sources) == 0 {
-			return nil, nil, c.errAt(pat, "critical parameter %q has no sources: give sources = [\"registry:NAME\"] or [\"mandate:CLAIM\"]", name)
-		}
-		if !pc.Critical && len(pc.Sources) > 0 {
-			return nil, nil, c.errAt(append(pat, "sources"), "parameter %q has sources but is not critical", name)
-		}
-		for _, s := range pc.Sources {
-			kind, sname, _ := strings.Cut(s, ":")
-			switch {
-			case kind == "registry" && sname != "":
-				rn, ok := regNorm[sname]
-				if !ok {
-					return nil, nil, c.errAt(append(pat, "sources"), "unknown registry %q (declare it under [registries.%s])", sname, sname)
-				}
-				if rn != pc.Normalizer {
-					return nil, nil, c.errAt(append(pat, "normalizer"), "parameter %q uses normalizer %q but registry %q normalizes with %q; they must match", name, pc.Normalizer, sname, rn)
-				}
-				p.Sources = append(p.Sources, contract.FromRegistry(sname))
-			case kind == "mandate" && sname != "":
-				p.Sources = append(p.Sources, contract.FromMandate(sname))
-			default:
-				return nil, nil, c.errAt(append(pat, "sources"), "source %q is not registry:NAME or mandate:CLAIM", s)
-			}
-		}
-		params = append(params, p)
+		spec.Params = append(spec.Params, mcpproxy.ParamSpec{
+			Name: name, Type: pc.Type, Scale: pc.Scale, MaxLength: pc.MaxLength, Required: pc.Required,
+			Critical: pc.Critical, Sources: pc.Sources, Normalizer: pc.Normalizer, Format: pc.Format, OnNoMatch: pc.OnNoMatch,
+		})
 	}
-	ct, err := contract.New(contract.Contract{
-		Action: intent.Action(tc.Action), Params: params, Budget: tc.Budget, ReadOnly: tc.ReadOnly, Doc: raw.Description,
-	})
-	if err != nil {
-		return nil, nil, c.errAt(at, "%s", strings.TrimPrefix(err.Error(), contract.ErrInvalidContract.Error()+": "))
+	ct, amounts, err := spec.Contract(*raw, regNorm)
+	var se *mcpproxy.SpecError
+	if errors.As(err, &se) {
+		where := append([]string{}, at...)
+		if se.Param != "" {
+			where = append(where, "params", se.Param)
+		}
+		if se.Field != "" {
+			where = append(where, se.Field)
+		}
+		return nil, nil, c.errAt(where, "%v", se)
 	}
-	return ct, amounts, nil
+	return ct, amounts, err
 }
 
 // mountPack builds a pack mounted as a server. On Odoo, it logs in and

@@ -1,0 +1,228 @@
+package mcpproxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
+)
+
+// ToolSpec declares a downstream tool as a gateway action: the action its
+// calls propose and how each argument is typed and trusted. Contract turns
+// it into the action's contract, checked against the tool's input schema.
+type ToolSpec struct {
+	// Action is the gateway action ("bank.send_money"). Required.
+	Action intent.Action
+	// Budget names the amount parameter reserved against the mandate's
+	// budget; empty means the tool spends nothing.
+	Budget string
+	// ReadOnly tools change nothing (pass-through reads).
+	ReadOnly bool
+	// Params are the tool's arguments, in the order declared. Every
+	// argument the input schema requires must be declared.
+	Params []ParamSpec
+}
+
+// ParamSpec declares one argument of a tool.
+type ParamSpec struct {
+	// Name is the argument's name in the input schema.
+	Name string
+	// Type is "string" (or empty), "amount", "integer", "bool" or "date".
+	Type string
+	// Scale is an amount's number of decimals (2 for cents), 0 to 18.
+	Scale int
+	// MaxLength bounds a string in bytes; zero means 1024.
+	MaxLength int
+	// Required overrides the input schema's "required"; nil keeps it.
+	Required *bool
+	// Critical parameters take their values only from Sources.
+	Critical bool
+	// Sources are "registry:NAME" or "mandate:CLAIM"; a critical parameter
+	// needs at least one, another parameter none.
+	Sources []string
+	// Normalizer names a normalizer (Normalizer); empty means none. A
+	// parameter resolved through a registry uses the registry's.
+	Normalizer string
+	// Format is how the downstream takes an amount: "number" (or empty),
+	// "string" or "minor_units"; amounts only.
+	Format string
+	// OnNoMatch tells the agent what the user can do when a critical value
+	// matches nothing; empty means a generic text.
+	OnNoMatch string
+}
+
+// SpecError is a ToolSpec that Contract refuses, with where the fault is,
+// so that a caller can point at the declaration's line.
+type SpecError struct {
+	// Param names the parameter at fault (possibly one the schema requires
+	// but the spec does not declare); empty means the tool itself.
+	Param string
+	// Field names the parameter's field at fault ("type", "scale",
+	// "format", "normalizer", "sources"); empty means the parameter (or
+	// the tool) as a whole.
+	Field string
+	// Msg says what is wrong, in words for the person writing the
+	// declaration.
+	Msg string
+	// Err is the underlying error, if any (a *contract error wrapping
+	// contract.ErrInvalidContract, or the amount format's).
+	Err error
+}
+
+func (e *SpecError) Error() string {
+	if e.Msg == "" && e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e *SpecError) Unwrap() error { return e.Err }
+
+// normalizers are the normalizers a ToolSpec or a registry can name.
+var normalizers = map[string]contract.Normalizer{
+	"iban":           normalize.IBAN,
+	"account_number": normalize.AccountNumber,
+	"email":          normalize.Email,
+	"identifier":     normalize.Identifier,
+}
+
+// NormalizerNames lists the names Normalizer knows, for messages.
+const NormalizerNames = "iban, account_number, email, identifier"
+
+// Normalizer returns the normalizer called name: "iban", "account_number",
+// "email" or "identifier" (package core/normalize); ok is false for any
+// other name.
+func Normalizer(name string) (n contract.Normalizer, ok bool) {
+	n, ok = normalizers[name]
+	return n, ok
+}
+
+// Contract returns the contract of the tool raw declared by s, and the
+// format each amount parameter is sent to the downstream in. registries
+// maps each registry a source may name to the normalizer name its values
+// are normalized with ("" for none); a parameter resolved through a
+// registry must use the same normalizer. Each parameter must be an
+// argument of raw's input schema (when it lists properties), and every
+// argument the schema requires must be declared; a schema that cannot be
+// read checks nothing. A parameter's documentation is the schema's
+// description of it. Errors are *SpecError.
+func (s ToolSpec) Contract(raw RawTool, registries map[string]string) (*contract.Contract, map[string]AmountFormat, error) {
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	_ = json.Unmarshal(raw.InputSchema, &schema) // a schema we cannot read checks nothing
+	declared := map[string]bool{}
+	for _, p := range s.Params {
+		declared[p.Name] = true
+	}
+	inSchemaRequired := map[string]bool{}
+	for _, r := range schema.Required {
+		inSchemaRequired[r] = true
+		if !declared[r] {
+			return nil, nil, &SpecError{Param: r, Msg: fmt.Sprintf("tool %q requires the argument %q: declare it as a parameter (params.%s)", raw.Name, r, r)}
+		}
+	}
+	if s.Action == "" {
+		return nil, nil, &SpecError{Msg: "tool needs an action (\"pack.verb\")"}
+	}
+	amounts := map[string]AmountFormat{}
+	var params []contract.Parameter
+	for _, ps := range s.Params {
+		d, inSchema := schema.Properties[ps.Name]
+		if schema.Properties != nil && !inSchema {
+			return nil, nil, &SpecError{Param: ps.Name, Msg: fmt.Sprintf("tool %q has no argument %q in its input schema", raw.Name, ps.Name)}
+		}
+		p, err := ps.parameter(inSchemaRequired[ps.Name], registries)
+		if err != nil {
+			return nil, nil, err
+		}
+		if inSchema {
+			var doc struct {
+				Description string `json:"description"`
+			}
+			_ = json.Unmarshal(d, &doc)
+			p.Doc = doc.Description
+		}
+		if ps.Type == "amount" {
+			f, err := ParseAmountFormat(ps.Format)
+			if err != nil {
+				return nil, nil, &SpecError{Param: ps.Name, Field: "format", Err: err}
+			}
+			amounts[ps.Name] = f
+		}
+		params = append(params, p)
+	}
+	ct, err := contract.New(contract.Contract{
+		Action: s.Action, Params: params, Budget: s.Budget, ReadOnly: s.ReadOnly, Doc: raw.Description,
+	})
+	if err != nil {
+		return nil, nil, &SpecError{Err: err}
+	}
+	return ct, amounts, nil
+}
+
+// parameter checks ps and returns its contract parameter, without Doc.
+func (ps ParamSpec) parameter(required bool, registries map[string]string) (contract.Parameter, error) {
+	fail := func(field, format string, a ...any) (contract.Parameter, error) {
+		return contract.Parameter{}, &SpecError{Param: ps.Name, Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	p := contract.Parameter{Name: ps.Name, Critical: ps.Critical, OnNoMatch: ps.OnNoMatch, Required: required}
+	if ps.Required != nil {
+		p.Required = *ps.Required
+	}
+	switch ps.Type {
+	case "", "string":
+		p.Type = contract.String(ps.MaxLength)
+	case "amount":
+		if ps.Scale < 0 || ps.Scale > 18 {
+			return fail("scale", "scale must be between 0 and 18")
+		}
+		p.Type = contract.Amount(uint8(ps.Scale))
+	case "integer":
+		p.Type = contract.Integer()
+	case "bool":
+		p.Type = contract.Bool()
+	case "date":
+		p.Type = contract.Date()
+	default:
+		return fail("type", "unknown type %q (string, amount, integer, bool, date)", ps.Type)
+	}
+	if ps.Format != "" && ps.Type != "amount" {
+		return fail("format", "format applies to amounts only")
+	}
+	if ps.Normalizer != "" {
+		var ok bool
+		if p.Normalizer, ok = Normalizer(ps.Normalizer); !ok {
+			return fail("normalizer", "unknown normalizer %q (%s)", ps.Normalizer, NormalizerNames)
+		}
+	}
+	if ps.Critical && len(ps.Sources) == 0 {
+		return fail("", "critical parameter %q has no sources: give sources = [\"registry:NAME\"] or [\"mandate:CLAIM\"]", ps.Name)
+	}
+	if !ps.Critical && len(ps.Sources) > 0 {
+		return fail("sources", "parameter %q has sources but is not critical", ps.Name)
+	}
+	for _, src := range ps.Sources {
+		kind, name, _ := strings.Cut(src, ":")
+		switch {
+		case kind == "registry" && name != "":
+			rn, ok := registries[name]
+			if !ok {
+				return fail("sources", "unknown registry %q (declare it under [registries.%s])", name, name)
+			}
+			if rn != ps.Normalizer {
+				return fail("normalizer", "parameter %q uses normalizer %q but registry %q normalizes with %q; they must match", ps.Name, ps.Normalizer, name, rn)
+			}
+			p.Sources = append(p.Sources, contract.FromRegistry(name))
+		case kind == "mandate" && name != "":
+			p.Sources = append(p.Sources, contract.FromMandate(name))
+		default:
+			return fail("sources", "source %q is not registry:NAME or mandate:CLAIM", src)
+		}
+	}
+	return p, nil
+}
