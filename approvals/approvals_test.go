@@ -65,15 +65,32 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		cfg  approvals.Config
+		want *approvals.ApproverError // nil: not an approver's fault
 	}{
-		{"no approver", approvals.Config{}},
-		{"no key", approvals.Config{Approvers: []approvals.Approver{{Name: "alice", Passcode: good.Passcode}}}},
-		{"plain passcode", approvals.Config{Approvers: []approvals.Approver{{Name: "alice", Passcode: "hunter22", Key: good.Key}}}},
-		{"twice", approvals.Config{Approvers: []approvals.Approver{good, good}}},
-		{"base URL with path", approvals.Config{Approvers: []approvals.Approver{good}, BaseURL: "http://x/approve"}},
+		{"no approver", approvals.Config{}, nil},
+		{"no name", approvals.Config{Approvers: []approvals.Approver{good, {Passcode: good.Passcode, Key: good.Key}}}, &approvals.ApproverError{Index: 1, Field: "name"}},
+		{"name too long", approvals.Config{Approvers: []approvals.Approver{{Name: strings.Repeat("a", 65), Passcode: good.Passcode, Key: good.Key}}}, &approvals.ApproverError{Name: strings.Repeat("a", 65), Field: "name"}},
+		{"no key", approvals.Config{Approvers: []approvals.Approver{{Name: "alice", Passcode: good.Passcode}}}, &approvals.ApproverError{Name: "alice", Field: "key"}},
+		{"plain passcode", approvals.Config{Approvers: []approvals.Approver{{Name: "alice", Passcode: "hunter22", Key: good.Key}}}, &approvals.ApproverError{Name: "alice", Field: "passcode"}},
+		{"twice", approvals.Config{Approvers: []approvals.Approver{good, good}}, &approvals.ApproverError{Index: 1, Name: "alice", Field: "name"}},
+		{"base URL with path", approvals.Config{Approvers: []approvals.Approver{good}, BaseURL: "http://x/approve"}, nil},
 	} {
-		if _, err := approvals.New(tt.cfg, &memLog{}); err == nil {
+		_, err := approvals.New(tt.cfg, &memLog{})
+		if err == nil {
 			t.Errorf("%s: New succeeded", tt.name)
+			continue
+		}
+		var ae *approvals.ApproverError
+		switch {
+		case tt.want == nil && errors.As(err, &ae):
+			t.Errorf("%s: New() = %v, an approver's error", tt.name, err)
+		case tt.want != nil && !errors.As(err, &ae):
+			t.Errorf("%s: New() = %v, want an *ApproverError", tt.name, err)
+		case tt.want != nil && (ae.Index != tt.want.Index || ae.Name != tt.want.Name || ae.Field != tt.want.Field):
+			t.Errorf("%s: New() = %+v, want %+v", tt.name, ae, tt.want)
+		}
+		if tt.name == "plain passcode" && !errors.Is(err, approvals.ErrBadPasscodeHash) {
+			t.Errorf("%s: %v does not wrap ErrBadPasscodeHash", tt.name, err)
 		}
 	}
 	s, err := approvals.New(approvals.Config{Approvers: []approvals.Approver{good}}, &memLog{})

@@ -42,6 +42,30 @@ type Approver struct {
 	Owners []intent.Owner
 }
 
+// ApproverError is an approver that New (or NewWebhook) refuses, with
+// where the fault is, so that a caller can point at its configuration.
+type ApproverError struct {
+	// Index is the approver's position in Config.Approvers (or in
+	// WebhookConfig.Approvers), from 0.
+	Index int
+	// Name is the approver's name, as configured.
+	Name string
+	// Field is the field at fault: "name", "key" or "passcode" (of
+	// Approver), or "webhook" (a webhook approver that is not one of the
+	// server's).
+	Field string
+	// Reason says what is wrong, in a few words ("declared twice").
+	Reason string
+	// Err is the underlying error, if any (ErrBadPasscodeHash).
+	Err error
+}
+
+func (e *ApproverError) Error() string {
+	return fmt.Sprintf("approvals: approver %q: %s", e.Name, e.Reason)
+}
+
+func (e *ApproverError) Unwrap() error { return e.Err }
+
 // Config configures a Server. The zero value of each optional field means
 // the default stated on it.
 type Config struct {
@@ -160,8 +184,9 @@ type recentEntry struct {
 }
 
 // New returns a Server over log with cfg. It returns an error if cfg has no
-// approver, an approver without name, key or valid passcode hash, two
-// approvers of one name, or a malformed BaseURL.
+// approver or a malformed BaseURL, and an *ApproverError for an approver
+// without a name (or one over 64 bytes), key or valid passcode hash, or
+// whose name an earlier approver has.
 func New(cfg Config, log Log) (*Server, error) {
 	if log == nil {
 		return nil, errors.New("approvals: a receipt log is required")
@@ -204,16 +229,18 @@ func New(cfg Config, log Log) (*Server, error) {
 	if s.cfg.Retain <= 0 {
 		s.cfg.Retain = time.Hour
 	}
-	for _, a := range cfg.Approvers {
-		if a.Name == "" || len(a.Name) > 64 || s.approvers[a.Name] != nil {
-			return nil, fmt.Errorf("approvals: approver name %q is empty, too long or used twice", a.Name)
-		}
-		if len(a.Key) != ed25519.PrivateKeySize {
-			return nil, fmt.Errorf("approvals: approver %q has no valid Ed25519 key", a.Name)
+	for i, a := range cfg.Approvers {
+		switch {
+		case a.Name == "" || len(a.Name) > 64:
+			return nil, &ApproverError{Index: i, Name: a.Name, Field: "name", Reason: "a name has 1 to 64 bytes"}
+		case s.approvers[a.Name] != nil:
+			return nil, &ApproverError{Index: i, Name: a.Name, Field: "name", Reason: "declared twice"}
+		case len(a.Key) != ed25519.PrivateKeySize:
+			return nil, &ApproverError{Index: i, Name: a.Name, Field: "key", Reason: "no valid Ed25519 private key"}
 		}
 		h, err := parsePasscodeHash(a.Passcode)
 		if err != nil {
-			return nil, fmt.Errorf("approvals: approver %q: %w", a.Name, err)
+			return nil, &ApproverError{Index: i, Name: a.Name, Field: "passcode", Reason: "malformed passcode hash", Err: err}
 		}
 		e := &approverEntry{name: a.Name, hash: h, key: a.Key}
 		if len(a.Owners) > 0 {

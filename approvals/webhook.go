@@ -90,8 +90,8 @@ var (
 var ErrNotDelivered = errors.New("approvals: webhook not delivered")
 
 // NewWebhook returns a webhook channel whose requests are held, and whose
-// approvals are signed, by s. It returns an error without URL or Key, or
-// for an approver s does not know.
+// approvals are signed, by s. It returns an error without URL or Key, and
+// an *ApproverError (Field "webhook") for an approver s does not know.
 func NewWebhook(s *Server, cfg WebhookConfig) (*Webhook, error) {
 	if s == nil || cfg.URL == "" || len(cfg.Key) != ed25519.PrivateKeySize {
 		return nil, errors.New("approvals: a webhook needs a server, a URL and an Ed25519 key")
@@ -99,9 +99,9 @@ func NewWebhook(s *Server, cfg WebhookConfig) (*Webhook, error) {
 	if cfg.CallbackKey != nil && len(cfg.CallbackKey) != ed25519.PublicKeySize {
 		return nil, errors.New("approvals: invalid webhook callback key")
 	}
-	for _, a := range cfg.Approvers {
+	for i, a := range cfg.Approvers {
 		if s.approvers[a] == nil {
-			return nil, fmt.Errorf("approvals: webhook approver %q is not configured", a)
+			return nil, &ApproverError{Index: i, Name: a, Field: "webhook", Reason: "not an approver of the page, so no webhook callback may decide for it"}
 		}
 	}
 	if cfg.Client == nil {
@@ -361,8 +361,14 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		reply(http.StatusNotFound, "no such request")
 	case errors.Is(err, ErrExpired):
 		reply(http.StatusGone, "request expired")
-	case errors.Is(err, ErrDecided), errors.Is(err, ErrSameApprover), errors.Is(err, ErrOtherOperation), errors.Is(err, ErrTampered):
-		reply(http.StatusConflict, "refused: "+strings.TrimPrefix(err.Error(), "approvals: "))
+	case errors.Is(err, ErrDecided):
+		reply(http.StatusConflict, "refused: request already decided")
+	case errors.Is(err, ErrSameApprover):
+		reply(http.StatusConflict, "refused: approver already decided on this request")
+	case errors.Is(err, ErrOtherOperation):
+		reply(http.StatusConflict, "refused: decision is for another operation")
+	case errors.Is(err, ErrTampered):
+		reply(http.StatusConflict, "refused: shown content does not match the operation hash")
 	default:
 		w.s.logger.Error("webhook callback", "err", err)
 		reply(http.StatusInternalServerError, "not recorded")

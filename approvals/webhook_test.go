@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -66,7 +67,7 @@ func TestWebhook(t *testing.T) {
 	}
 	mu.Unlock()
 
-	post := func(cb approvals.WebhookCallback, signer ed25519.PrivateKey, at time.Time) int {
+	post := func(cb approvals.WebhookCallback, signer ed25519.PrivateKey, at time.Time) (int, string) {
 		t.Helper()
 		body, _ := json.Marshal(cb)
 		req, _ := http.NewRequest("POST", callbacks.URL, bytes.NewReader(body))
@@ -75,8 +76,9 @@ func TestWebhook(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
+		defer resp.Body.Close()
+		text, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(text)
 	}
 	cb := func(approver, nonce string) approvals.WebhookCallback {
 		return approvals.WebhookCallback{ID: tk.ID, Operation: p.Hash.String(), Approver: approver, Decision: "approve", Nonce: nonce}
@@ -88,17 +90,18 @@ func TestWebhook(t *testing.T) {
 		key  ed25519.PrivateKey
 		at   time.Time
 		want int
+		says string // in the answer's body
 	}{
-		{"forged", cb("alice", "nonce-forged-0001"), key(23), now, http.StatusUnauthorized},
-		{"stale", cb("alice", "nonce-stale-00001"), botKey, now.Add(-time.Hour), http.StatusUnauthorized},
-		{"approver it may not speak for", cb("carol", "nonce-carol-00001"), botKey, now, http.StatusForbidden},
-		{"another operation", approvals.WebhookCallback{ID: tk.ID, Operation: intent.OperationHash{1}.String(), Approver: "alice", Decision: "approve", Nonce: "nonce-other-00001"}, botKey, now, http.StatusConflict},
-		{"alice", cb("alice", "nonce-alice-00001"), botKey, now, http.StatusOK},
-		{"replayed callback", cb("alice", "nonce-alice-00001"), botKey, now, http.StatusUnauthorized},
-		{"alice twice", cb("alice", "nonce-alice-00002"), botKey, now, http.StatusConflict},
+		{"forged", cb("alice", "nonce-forged-0001"), key(23), now, http.StatusUnauthorized, ""},
+		{"stale", cb("alice", "nonce-stale-00001"), botKey, now.Add(-time.Hour), http.StatusUnauthorized, ""},
+		{"approver it may not speak for", cb("carol", "nonce-carol-00001"), botKey, now, http.StatusForbidden, ""},
+		{"another operation", approvals.WebhookCallback{ID: tk.ID, Operation: intent.OperationHash{1}.String(), Approver: "alice", Decision: "approve", Nonce: "nonce-other-00001"}, botKey, now, http.StatusConflict, "refused: decision is for another operation"},
+		{"alice", cb("alice", "nonce-alice-00001"), botKey, now, http.StatusOK, "pending"},
+		{"replayed callback", cb("alice", "nonce-alice-00001"), botKey, now, http.StatusUnauthorized, "nonce already used"},
+		{"alice twice", cb("alice", "nonce-alice-00002"), botKey, now, http.StatusConflict, "refused: approver already decided on this request"},
 	} {
-		if code := post(tt.cb, tt.key, tt.at); code != tt.want {
-			t.Errorf("%s: %d, want %d", tt.name, code, tt.want)
+		if code, text := post(tt.cb, tt.key, tt.at); code != tt.want || !strings.Contains(text, tt.says) {
+			t.Errorf("%s: %d %q, want %d %q", tt.name, code, text, tt.want, tt.says)
 		}
 	}
 	if out := f.outcome(tk.ID); out.Status != approvals.StatusPending || len(out.Approvals) != 1 {
@@ -127,7 +130,9 @@ func TestWebhook(t *testing.T) {
 	if !errors.Is(err, approvals.ErrNotDelivered) || f.outcome(tk.ID).Status != approvals.StatusPending {
 		t.Fatalf("undelivered: %v", err)
 	}
-	if _, err := approvals.NewWebhook(f.srv, approvals.WebhookConfig{URL: receiver.URL, Key: hookKey, Approvers: []string{"mallory"}}); err == nil {
-		t.Fatal("webhook for an unknown approver")
+	_, err = approvals.NewWebhook(f.srv, approvals.WebhookConfig{URL: receiver.URL, Key: hookKey, Approvers: []string{"alice", "mallory"}})
+	var ae *approvals.ApproverError
+	if !errors.As(err, &ae) || ae.Index != 1 || ae.Name != "mallory" || ae.Field != "webhook" {
+		t.Fatalf("webhook for an unknown approver: %v", err)
 	}
 }

@@ -8,11 +8,13 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -463,10 +465,12 @@ func (d *Downstream) dead(c *client.Client, why error) {
 	go func() { _ = c.Close() }() // reap the child off the caller's path
 }
 
+// isClosed reports whether err says the connection to the server is gone:
+// its transport closed, its stdout ended, or a write to its stdin found the
+// pipe broken (EPIPE) or already closed. mcp-go wraps these with %w.
 func isClosed(err error) bool {
 	return errors.Is(err, transport.ErrTransportClosed) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrClosedPipe) || strings.Contains(err.Error(), "broken pipe") ||
-		strings.Contains(err.Error(), "file already closed")
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) || errors.Is(err, os.ErrClosed)
 }
 
 // CallOptions carry what an upstream call passes on downstream.

@@ -66,24 +66,17 @@ type Signer struct {
 // channel to fill) and returns the link a person opens to decide;
 // requesting the same operation again returns its link again. Await waits
 // up to wait (zero: does not wait) for the approvals given to the
-// operation and returns those valid so far, possibly none; it returns
-// an error wrapping ErrRejected when a person rejected the operation, and
-// any other error only when the channel failed. Both are called
-// concurrently.
+// operation and returns those valid so far, possibly none. Both return an
+// error wrapping approval.ErrRejected when a person rejected the operation
+// (the agent is told not to retry), Request one wrapping
+// approval.ErrTooManyRequests when the channel accepts no more requests,
+// and any other error only when the channel failed. Both are called
+// concurrently. approvals.Tracker implements it over the approval page;
+// cmd/ wires it, since front doors never import each other.
 type Approvals interface {
 	Request(ctx context.Context, r approval.Request) (link string, err error)
 	Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error)
 }
-
-// ErrRejected is wrapped by Approvals.Await (and Request) when a person
-// rejected the operation: the call is then refused, and the agent told not
-// to retry.
-var ErrRejected = errors.New("mcpproxy: a person rejected this operation")
-
-// ErrTooManyRequests is wrapped by Approvals.Request when the channel holds
-// as many open requests as it accepts: the call is refused without a new
-// request.
-var ErrTooManyRequests = errors.New("mcpproxy: too many approval requests open")
 
 // Config configures a Proxy. The zero value of each optional field means
 // the default stated on it.

@@ -213,9 +213,9 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 	}
 	if err != nil {
 		switch {
-		case errors.Is(err, ErrRejected):
+		case errors.Is(err, approval.ErrRejected):
 			return mcp.NewToolResultError(msgRejected)
-		case errors.Is(err, ErrTooManyRequests):
+		case errors.Is(err, approval.ErrTooManyRequests):
 			return mcp.NewToolResultError(msgPageBusy)
 		case errors.Is(err, context.Canceled):
 			return mcp.NewToolResultError("The call was cancelled while waiting for approval. Nothing was done.")

@@ -11,14 +11,11 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/intentplane/intentplane/approvals"
-	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
-	"github.com/intentplane/intentplane/mcpproxy"
 )
 
 // page is the approval page wired for the proxy: the server, the channel
@@ -30,8 +27,8 @@ type page struct {
 	webhook *approvals.Webhook // non-nil when callbacks are accepted
 	listen  string
 	// owners maps each page approver to the owners they may approve for;
-	// a nil set means every owner.
-	owners map[string]map[intent.Owner]bool
+	// none means every owner (approval.Scope.Owners).
+	owners map[string][]intent.Owner
 }
 
 // buildPage builds the approval page from [approvals], or returns nil when
@@ -86,20 +83,14 @@ func buildPage(c *config, st approvals.Log, clientApprover string, callbacks app
 	if maxRequests == 0 {
 		maxRequests = 32
 	}
-	p := &page{listen: listen, owners: map[string]map[intent.Owner]bool{}}
+	p := &page{listen: listen, owners: map[string][]intent.Owner{}}
 	cfg := approvals.Config{Addr: listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: maxRequests,
 		Callbacks: callbacks, Logger: log}
 	for i, a := range ac.Approvers {
 		aat := append(at, "approvers", fmt.Sprint(i))
 		switch {
-		case a.Name == "":
-			return nil, c.errAt(aat, "an approver needs a name")
-		case a.Name == clientApprover:
+		case a.Name != "" && a.Name == clientApprover:
 			return nil, c.errAt(append(aat, "name"), "approver %q is the name the MCP client's user approves under (approvals.approver); a page approver needs another name", a.Name)
-		case has(ac.Approvers[:i], a.Name):
-			return nil, c.errAt(append(aat, "name"), "approver %q is declared twice", a.Name)
-		case a.PasscodeHash == "":
-			return nil, c.errAt(aat, "approver %q needs a passcode_hash (make one with `intentplane hash-passcode`)", a.Name)
 		case a.Key == "":
 			return nil, c.errAt(aat, "approver %q needs a key: a file with their Ed25519 private key (\"ed25519-priv:…\", from `intentplane mandate keygen`)", a.Name)
 		}
@@ -108,28 +99,24 @@ func buildPage(c *config, st approvals.Log, clientApprover string, callbacks app
 			return nil, c.errAt(append(aat, "key"), "%v", err)
 		}
 		var owners []intent.Owner
-		if len(a.Owners) > 0 {
-			set := map[intent.Owner]bool{}
-			for _, o := range a.Owners {
-				set[intent.Owner(o)] = true
-				owners = append(owners, intent.Owner(o))
-			}
-			p.owners[a.Name] = set
-		} else {
-			p.owners[a.Name] = nil
+		for _, o := range a.Owners {
+			owners = append(owners, intent.Owner(o))
 		}
+		p.owners[a.Name] = owners
 		cfg.Approvers = append(cfg.Approvers, approvals.Approver{Name: a.Name, Passcode: a.PasscodeHash, Key: priv, Owners: owners})
 	}
 	srv, err := approvals.New(cfg, st)
-	if err != nil {
-		// Point at the approver the error names, if any.
-		where := append(at, "approvers")
-		for i, a := range ac.Approvers {
-			if strings.Contains(err.Error(), fmt.Sprintf("approver %q", a.Name)) {
-				where = append(where, fmt.Sprint(i), "passcode_hash")
-			}
+	var ae *approvals.ApproverError
+	if errors.As(err, &ae) {
+		key := map[string]string{"name": "name", "key": "key", "passcode": "passcode_hash"}[ae.Field]
+		hint := ""
+		if ae.Field == "passcode" {
+			hint = " (make one with `intentplane hash-passcode`)"
 		}
-		return nil, c.errAt(where, "%s", strings.ReplaceAll(err.Error(), "approvals: ", ""))
+		return nil, c.errAt(append(at, "approvers", fmt.Sprint(ae.Index), key), "approver %q: %s%s", ae.Name, ae.Reason, hint)
+	}
+	if err != nil {
+		return nil, c.errAt(append(at, "approvers"), "%v", err)
 	}
 	p.srv, p.ch = srv, srv
 	if w := ac.Webhook; w != nil {
@@ -158,8 +145,11 @@ func buildPage(c *config, st approvals.Log, clientApprover string, callbacks app
 			return nil, c.errAt(append(wat, "approvers"), "approvers decide through callbacks, which need callback_key")
 		}
 		wh, err := approvals.NewWebhook(srv, wc)
+		if errors.As(err, &ae) {
+			return nil, c.errAt(append(wat, "approvers"), "approver %q: %s", ae.Name, ae.Reason)
+		}
 		if err != nil {
-			return nil, c.errAt(wat, "%s", strings.TrimPrefix(err.Error(), "approvals: "))
+			return nil, c.errAt(wat, "%v", err)
 		}
 		p.ch = wh
 		if wc.CallbackKey != nil {
@@ -176,15 +166,6 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-func has(as []pageApproverConfig, name string) bool {
-	for _, a := range as {
-		if a.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // readPrivateKey reads an "ed25519-priv:…" key file.
@@ -234,164 +215,4 @@ func (p *page) serve(ctx context.Context) (<-chan error, error) {
 		_ = hs.Shutdown(sctx)
 	}()
 	return errc, nil
-}
-
-// approverScope says who may approve for whom: the MCP client's user
-// (client) only for the session's owner, each page approver for the owners
-// listed, or every owner when none is.
-func approverScope(client string, session intent.Owner, p *page) func(string, intent.Owner) bool {
-	return func(approver string, owner intent.Owner) bool {
-		if approver == client {
-			return owner == session
-		}
-		if p == nil {
-			return false
-		}
-		set, ok := p.owners[approver]
-		return ok && (set == nil || set[owner])
-	}
-}
-
-// pageApprovals adapts an approvals.Channel to mcpproxy.Approvals. It
-// remembers the request of each operation hash, so that the agent's second
-// call of the same operation finds the approvals given on the page. It is
-// safe for concurrent use.
-type pageApprovals struct {
-	ch       approvals.Channel
-	currency string    // the mandate's budget currency, shown with amounts
-	until    time.Time // the mandate's expiry: rejections are kept until then
-	now      func() time.Time
-	log      *slog.Logger
-
-	mu   sync.Mutex
-	byOp map[intent.OperationHash]approvals.Ticket
-	// rejected holds the operations a person rejected, with who did: a
-	// rejection is final for the mandate's life, so that asking again does
-	// not wear approvers down.
-	rejected map[intent.OperationHash]string
-}
-
-var _ mcpproxy.Approvals = (*pageApprovals)(nil)
-
-// newPageApprovals adapts ch; until is the mandate's expiry, up to which
-// rejections are remembered (operations name their mandate, so none can
-// execute after it).
-func newPageApprovals(ch approvals.Channel, currency string, until time.Time, now func() time.Time, log *slog.Logger) *pageApprovals {
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &pageApprovals{ch: ch, currency: currency, until: until, now: now, log: log,
-		byOp: map[intent.OperationHash]approvals.Ticket{}, rejected: map[intent.OperationHash]string{}}
-}
-
-// Request submits s to the channel, or returns the link of the request
-// already open for the same operation. It returns an error wrapping
-// mcpproxy.ErrRejected, without a new request, for an operation a person
-// rejected, and mcpproxy.ErrTooManyRequests when the page holds as many
-// pending requests as it accepts.
-func (a *pageApprovals) Request(ctx context.Context, s approval.Request) (string, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.rejectedLocked(s.Hash); err != nil {
-		return "", err
-	}
-	now := a.now()
-	for op, t := range a.byOp {
-		if !now.Before(t.ExpiresAt) {
-			delete(a.byOp, op)
-		}
-	}
-	if t, ok := a.byOp[s.Hash]; ok {
-		return t.URL, nil
-	}
-	s.Currency = a.currency
-	t, err := a.ch.Request(ctx, s)
-	if err != nil {
-		if errors.Is(err, approvals.ErrTooMany) {
-			return "", fmt.Errorf("%w: %w", mcpproxy.ErrTooManyRequests, err)
-		}
-		if !errors.Is(err, approvals.ErrNotDelivered) || t.ID == "" {
-			return "", err
-		}
-		// The webhook missed it, but the request is on the page.
-		a.log.Warn("approval request not delivered to the webhook; it is on the page", "id", t.ID, "err", err)
-	}
-	a.byOp[s.Hash] = t
-	return t.URL, nil
-}
-
-// Await returns the approvals given on the page for op once its request
-// is approved (waiting up to wait for it), none while it is pending or
-// when there is no live request, and an error wrapping
-// mcpproxy.ErrRejected when a person rejected it. A rejected, expired or
-// refused request is forgotten, so that a later call opens a new one.
-func (a *pageApprovals) Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error) {
-	a.mu.Lock()
-	if err := a.rejectedLocked(op); err != nil {
-		a.mu.Unlock()
-		return nil, err
-	}
-	t, ok := a.byOp[op]
-	a.mu.Unlock()
-	if !ok {
-		return nil, nil
-	}
-	out, err := approvals.Await(ctx, a.ch, t.ID, wait)
-	if errors.Is(err, approvals.ErrNotFound) {
-		a.forget(op, t.ID)
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	switch out.Status {
-	case approvals.StatusApproved:
-		if !a.now().Before(out.ExpiresAt) {
-			a.forget(op, t.ID)
-			return nil, nil
-		}
-		return out.Approvals, nil
-	case approvals.StatusRejected:
-		who := ""
-		for _, d := range out.Votes {
-			if !d.Approve {
-				who = d.Approver
-			}
-		}
-		a.mu.Lock()
-		if a.now().Before(a.until) {
-			a.rejected[op] = fmt.Sprintf("request %s, by %s", t.ID, who)
-		}
-		a.mu.Unlock()
-		a.forget(op, t.ID)
-		return nil, fmt.Errorf("%w (request %s, by %s)", mcpproxy.ErrRejected, t.ID, who)
-	case approvals.StatusPending:
-		return nil, nil
-	}
-	a.forget(op, t.ID)
-	return nil, nil
-}
-
-// rejectedLocked returns an error wrapping mcpproxy.ErrRejected if a
-// person rejected op. a.mu is held.
-func (a *pageApprovals) rejectedLocked(op intent.OperationHash) error {
-	if !a.now().Before(a.until) {
-		clear(a.rejected) // the mandate expired: no operation of it can run
-		return nil
-	}
-	if why, ok := a.rejected[op]; ok {
-		return fmt.Errorf("%w (%s)", mcpproxy.ErrRejected, why)
-	}
-	return nil
-}
-
-func (a *pageApprovals) forget(op intent.OperationHash, id string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.byOp[op].ID == id {
-		delete(a.byOp, op)
-	}
 }

@@ -378,7 +378,7 @@ func TestPageConfigErrors(t *testing.T) {
 		{"unknown approver key", `name = "bob"`, "name = \"bob\"\npasscode = \"bob-passcode-22\"", "passcode = ", `unknown key "approvals.approvers.passcode"`},
 		{"unknown approvals key", "wait = 0", "wait = 0\nwaits = 3", "waits", `unknown key "approvals.waits"`},
 		{"client approver name", `name = "bob"`, `name = "mcp-user"`, `name = "mcp-user"`, `approver "mcp-user" is the name the MCP client's user approves under`},
-		{"approver twice", `name = "bob"`, `name = "alice"`, `name = "alice"`, `approver "alice" is declared twice`},
+		{"approver twice", `name = "bob"`, `name = "alice"`, `name = "alice"`, `approver "alice": declared twice`},
 		{"missing key file", `key = "bob.key"`, `key = "nobody.key"`, "nobody.key", "no such file"},
 		{"bad passcode hash", `name = "bob"`, "name = \"bob\"\npasscode_hash = \"hunter2\"", "hunter2", `approver "bob": malformed passcode hash`},
 		{"negative wait", "wait = 0", "wait = -1", "wait = -1", "wait is a number of seconds"},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
@@ -21,6 +22,9 @@ import (
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
+
+// The approval page's tracker is the proxy's approval channel.
+var _ mcpproxy.Approvals = (*approvals.Tracker)(nil)
 
 // app is a wired proxy and what it owns.
 type app struct {
@@ -304,9 +308,13 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 	if audience == "" {
 		audience = "intentplane-mcp"
 	}
+	scope := approval.Scope{Client: signer.Name, Session: m.Owner}
+	if pg != nil {
+		scope.Owners = pg.owners
+	}
 	gw, err := gateway.New(gateway.Config{
 		Audience: audience, Issuers: issuers, Approvers: approvers,
-		ApproverScope: approverScope(signer.Name, m.Owner, pg), Logger: log,
+		ApproverScope: scope.Allows, Logger: log,
 	}, st, packs...)
 	if err != nil {
 		return nil, c.errAt([]string{"policy"}, "%v", err)
@@ -323,7 +331,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		pcfg.ClientApprover = signer
 	}
 	if pg != nil {
-		pcfg.Approvals = newPageApprovals(pg.ch, m.Budget.Currency, m.Expiry, now, log)
+		pcfg.Approvals = approvals.NewTracker(pg.ch, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log})
 		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
 	p, err := mcpproxy.New(pcfg, gw, a.tools...)

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"errors"
 	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
@@ -46,3 +47,15 @@ type Request struct {
 	// given for it, in UTC; zero means the channel's default lifetime.
 	ExpiresAt time.Time
 }
+
+// Errors of an approval channel that front doors branch on with errors.Is:
+// the approval page returns errors wrapping them, and the MCP proxy tells
+// the agent what each means.
+var (
+	// ErrRejected: a person rejected the operation. It stays rejected for
+	// its mandate's life; the agent must not ask again.
+	ErrRejected = errors.New("approval: a person rejected this operation")
+	// ErrTooManyRequests: the channel holds as many open requests as it
+	// accepts; no request was made.
+	ErrTooManyRequests = errors.New("approval: too many approval requests open")
+)

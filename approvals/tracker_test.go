@@ -1,9 +1,10 @@
-package main
+package approvals_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
-	"github.com/intentplane/intentplane/mcpproxy"
 )
 
 // fakeChannel is an approvals.Channel whose outcomes the test sets.
@@ -58,8 +58,6 @@ func (f *fakeChannel) set(id string, s approvals.Status, as ...approval.Approval
 	f.outcomes[id] = o
 }
 
-var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-
 func stepUp(b byte) approval.Request {
 	var h intent.OperationHash
 	h[0] = b
@@ -67,11 +65,12 @@ func stepUp(b byte) approval.Request {
 		Operation: intent.Operation{Action: "bank.send_money", MandateID: "m", Owner: "northwind"}}
 }
 
-func TestPageApprovals(t *testing.T) {
+func TestTracker(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := t0
 	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
-	a := newPageApprovals(ch, "EUR", t0.Add(8*time.Hour), func() time.Time { return now }, nil)
+	a := approvals.NewTracker(ch, approvals.TrackerConfig{Currency: "EUR", Until: t0.Add(8 * time.Hour), Now: func() time.Time { return now }})
 	s := stepUp(1)
 	s.Facts = map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies")}
 
@@ -114,15 +113,15 @@ func TestPageApprovals(t *testing.T) {
 	s2 := stepUp(2)
 	l4, _ := a.Request(ctx, s2)
 	ch.set(l4[len(l4)-32:], approvals.StatusRejected)
-	if _, err := a.Await(ctx, s2.Hash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
+	if _, err := a.Await(ctx, s2.Hash, 0); !errors.Is(err, approval.ErrRejected) {
 		t.Fatalf("await rejected: %v", err)
 	}
 	n := ch.n
 	now = t0.Add(7 * time.Hour)
-	if _, err := a.Await(ctx, s2.Hash, 0); !errors.Is(err, mcpproxy.ErrRejected) {
+	if _, err := a.Await(ctx, s2.Hash, 0); !errors.Is(err, approval.ErrRejected) {
 		t.Fatalf("await after a rejection: %v", err)
 	}
-	if l5, err := a.Request(ctx, s2); !errors.Is(err, mcpproxy.ErrRejected) || l5 != "" || ch.n != n {
+	if l5, err := a.Request(ctx, s2); !errors.Is(err, approval.ErrRejected) || l5 != "" || ch.n != n {
 		t.Fatalf("a rejected operation was asked again: %q %v (%d requests)", l5, err, ch.n)
 	}
 	now = t0.Add(9 * time.Hour) // the mandate expired: nothing of it can run anyway
@@ -131,9 +130,9 @@ func TestPageApprovals(t *testing.T) {
 	}
 	now = t0
 
-	// A full page refuses the request with mcpproxy.ErrTooManyRequests.
+	// A full page refuses the request with approval.ErrTooManyRequests.
 	ch.err = approvals.ErrTooMany
-	if _, err := a.Request(ctx, stepUp(5)); !errors.Is(err, mcpproxy.ErrTooManyRequests) {
+	if _, err := a.Request(ctx, stepUp(5)); !errors.Is(err, approval.ErrTooManyRequests) {
 		t.Fatalf("full page: %v", err)
 	}
 	ch.err = nil
@@ -150,27 +149,37 @@ func TestPageApprovals(t *testing.T) {
 	}
 }
 
-func TestApproverScope(t *testing.T) {
-	p := &page{owners: map[string]map[intent.Owner]bool{"alice": nil, "carol": {"globex": true}}}
-	scope := approverScope("mcp-user", "northwind", p)
-	for _, tc := range []struct {
-		approver string
-		owner    intent.Owner
-		want     bool
-	}{
-		{"mcp-user", "northwind", true},
-		{"mcp-user", "globex", false},
-		{"alice", "northwind", true},
-		{"alice", "globex", true},
-		{"carol", "globex", true},
-		{"carol", "northwind", false},
-		{"mallory", "northwind", false},
-	} {
-		if got := scope(tc.approver, tc.owner); got != tc.want {
-			t.Errorf("%s for %s: %v, want %v", tc.approver, tc.owner, got, tc.want)
-		}
+// TestTrackerRejectionNamesWho: a request's own currency and requester reach
+// the channel as given; a rejection names the request and who rejected.
+func TestTrackerRejectionNamesWho(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
+	a := approvals.NewTracker(ch, approvals.TrackerConfig{Currency: "EUR", Until: t0.Add(time.Hour), Now: func() time.Time { return t0 }})
+	s := stepUp(7)
+	s.Currency, s.Requester = "GBP", "mcp-user"
+	l, err := a.Request(ctx, s)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if approverScope("mcp-user", "northwind", nil)("alice", "northwind") {
-		t.Error("a page approver without a page")
+	if ch.pending[0].Currency != "GBP" || ch.pending[0].Requester != "mcp-user" {
+		t.Fatalf("the channel got %+v", ch.pending[0])
+	}
+	id := l[len(l)-32:]
+	ch.set(id, approvals.StatusRejected)
+	_, err = a.Await(ctx, s.Hash, 0)
+	if !errors.Is(err, approval.ErrRejected) || !strings.Contains(err.Error(), "request "+id+", by bob") {
+		t.Fatalf("await rejected: %v", err)
+	}
+	// Refused and expired requests are forgotten: the next call opens a
+	// new one.
+	s8 := stepUp(8)
+	l8, _ := a.Request(ctx, s8)
+	ch.set(l8[len(l8)-32:], approvals.StatusRefused)
+	if as, err := a.Await(ctx, s8.Hash, 0); err != nil || as != nil {
+		t.Fatalf("await refused: %v %v", as, err)
+	}
+	if l9, err := a.Request(ctx, s8); err != nil || l9 == l8 {
+		t.Fatalf("after a refused request: %q %v", l9, err)
 	}
 }
