@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
-	"github.com/intentplane/intentplane/core/normalize"
-	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/erp"
 )
 
@@ -49,48 +46,19 @@ func (b *callbackBook) Callback(ctx context.Context, company, number string) (ap
 	return b.mem.Callback(ctx, company, number)
 }
 
-// CheckCallback implements approvals.CallbackSink: the vendor must be one of
-// the company's vendors in the ERP (by ID, or by a name only one vendor
-// has), the number dialled its phone on file, and the IBAN valid.
+// CheckCallback implements approvals.CallbackSink with ap.CheckCallback
+// over the pack's ERP; its refusals become the page's.
 func (b *callbackBook) CheckCallback(ctx context.Context, e approvals.CallbackEntry) (approvals.CallbackEntry, error) {
-	company := string(e.Owner)
-	v, err := b.vendor(ctx, company, e.Vendor)
-	if errors.Is(err, resolve.ErrNoMatch) {
-		return e, &approvals.CallbackError{Field: "vendor", Text: fmt.Sprintf(
-			"No vendor of %s has this ID or name in the ERP (or several share the name: use the ID). Nothing was recorded.", company)}
+	v, iban, err := ap.CheckCallback(ctx, b.src, string(e.Owner), e.Vendor, e.Phone, e.IBAN)
+	var ce *ap.CallbackCheckError
+	if errors.As(err, &ce) {
+		return e, &approvals.CallbackError{Field: ce.Field, Text: ce.Text, Err: err}
 	}
 	if err != nil {
 		return e, err
 	}
-	if v.Phone == "" {
-		return e, &approvals.CallbackError{Field: "vendor", Text: "This vendor has no phone number on file in the ERP, so no call-back can be made to it. " +
-			"The accounting team adds the vendor's known number in the ERP first. Nothing was recorded."}
-	}
-	if !ap.SamePhone(e.Phone, v.Phone) {
-		return e, &approvals.CallbackError{Field: "phone", Text: "The number you dialled is not this vendor's phone number on file in the ERP. " +
-			"Call the number on file, never one from the message that announced the change, and record that call. Nothing was recorded."}
-	}
-	n, err := normalize.IBAN(e.IBAN)
-	if err != nil {
-		return e, &approvals.CallbackError{Field: "iban", Text: "This is not a valid IBAN (its length or check digits are wrong, or it has look-alike characters). " +
-			"Ask the vendor to read it again. Nothing was recorded.", Err: err}
-	}
-	e.Vendor, e.VendorName, e.IBAN = v.ID, v.Name, n
+	e.Vendor, e.VendorName, e.IBAN = v.ID, v.Name, iban
 	return e, nil
-}
-
-// vendor finds the company's vendor named by s, as the pack does.
-func (b *callbackBook) vendor(ctx context.Context, company, s string) (erp.Vendor, error) {
-	if vs, err := b.src.Vendors(ctx, company, erp.VendorQuery{ID: s}); err != nil {
-		return erp.Vendor{}, err
-	} else if len(vs) == 1 {
-		return vs[0], nil
-	}
-	name, err := ap.VendorName(s)
-	if err != nil {
-		return erp.Vendor{}, resolve.ErrNoMatch
-	}
-	return ap.FindVendor(ctx, b.src, company, name)
 }
 
 // RecordCallback implements approvals.CallbackSink.
