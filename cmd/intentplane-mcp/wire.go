@@ -20,6 +20,7 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/core/resolve/filereg"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
 
@@ -98,7 +99,7 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		if rc.File == "" {
 			return nil, c.errAt(at, "registry %q needs a file", name)
 		}
-		r, err := loadRegistry(c.file(rc.File), norm)
+		r, err := filereg.Load(c.file(rc.File), norm)
 		if err != nil {
 			return nil, c.errAt(append(at, "file"), "%v", err)
 		}
