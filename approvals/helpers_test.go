@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/approvals/passcode"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -95,7 +96,7 @@ var passcodes = map[string]string{"alice": "alice-passcode-1", "bob": "bob-passc
 var hashes = sync.OnceValue(func() map[string]string {
 	m := map[string]string{}
 	for name, p := range passcodes {
-		h, err := approvals.HashPasscode(p, approvals.PasscodeParams{LogN: 4, R: 1}, nil)
+		h, err := passcode.Hash(p, passcode.Params{LogN: 4, R: 1}, nil)
 		if err != nil {
 			panic(err)
 		}

@@ -245,9 +245,9 @@ func (s *Server) login(c echo.Context) error {
 	s.lim.fail(now, keys...)
 	ok := false
 	if a != nil {
-		ok = a.hash.check(pass)
+		ok = a.hash.Check(pass)
 	} else {
-		s.dummy.check(pass)
+		s.dummy.Check(pass)
 	}
 	if !ok {
 		s.logger.Warn("approval page: failed sign-in", "approver", name, "ip", c.RealIP())

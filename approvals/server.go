@@ -20,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/intentplane/intentplane/approvals/passcode"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -30,7 +31,7 @@ type Approver struct {
 	// Name identifies the approver: it is the name they sign in with and
 	// the Approver of their approvals. 1 to 64 bytes.
 	Name string
-	// Passcode is the scrypt hash of their passcode, as HashPasscode
+	// Passcode is the scrypt hash of their passcode, as passcode.Hash
 	// writes it (intentplane hash-passcode).
 	Passcode string
 	// Key signs the approver's approvals. The gateway verifies them with
@@ -56,7 +57,7 @@ type ApproverError struct {
 	Field string
 	// Reason says what is wrong, in a few words ("declared twice").
 	Reason string
-	// Err is the underlying error, if any (ErrBadPasscodeHash).
+	// Err is the underlying error, if any (passcode.ErrMalformed).
 	Err error
 }
 
@@ -124,7 +125,7 @@ type Server struct {
 	rand      io.Reader
 	approvers map[string]*approverEntry
 	names     []string // sorted
-	dummy     passcodeHash
+	dummy     passcode.Hashed
 	lim       *limiter
 	e         *echo.Echo
 	tmpl      *template.Template
@@ -147,7 +148,7 @@ var _ Channel = (*Server)(nil)
 
 type approverEntry struct {
 	name   string
-	hash   passcodeHash
+	hash   passcode.Hashed
 	key    ed25519.PrivateKey
 	owners map[intent.Owner]bool // nil: every owner
 }
@@ -238,7 +239,7 @@ func New(cfg Config, log Log) (*Server, error) {
 		case len(a.Key) != ed25519.PrivateKeySize:
 			return nil, &ApproverError{Index: i, Name: a.Name, Field: "key", Reason: "no valid Ed25519 private key"}
 		}
-		h, err := parsePasscodeHash(a.Passcode)
+		h, err := passcode.Parse(a.Passcode)
 		if err != nil {
 			return nil, &ApproverError{Index: i, Name: a.Name, Field: "passcode", Reason: "malformed passcode hash", Err: err}
 		}
@@ -255,8 +256,8 @@ func New(cfg Config, log Log) (*Server, error) {
 	// Unknown names are checked against a hash of the same cost, so that
 	// timing does not tell which names exist.
 	first := s.approvers[cfg.Approvers[0].Name].hash
-	s.dummy = passcodeHash{params: first.params, salt: make([]byte, len(first.salt)), key: make([]byte, len(first.key))}
-	if _, err := io.ReadFull(s.rand, s.dummy.salt); err != nil {
+	var err error
+	if s.dummy, err = first.Decoy(s.rand); err != nil {
 		return nil, err
 	}
 	s.base = s.cfg.BaseURL

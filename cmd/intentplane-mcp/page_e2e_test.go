@@ -27,6 +27,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/approvals/passcode"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -80,7 +81,7 @@ func newPageEnv(t *testing.T, wait int, extra string) *pageEnv {
 			t.Fatal(err)
 		}
 		writeFile(t, filepath.Join(e.dir, a.name+".key"), mandate.EncodePrivateKey(priv)+"\n")
-		h, err := approvals.HashPasscode(passcodes[a.name], approvals.PasscodeParams{LogN: 10}, nil)
+		h, err := passcode.Hash(passcodes[a.name], passcode.Params{LogN: 10}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

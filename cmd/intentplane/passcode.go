@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/approvals/passcode"
 )
 
 // hashPasscodeCmd prints the scrypt hash of an approver's passcode for the
@@ -30,7 +30,7 @@ func (c *hashPasscodeCmd) Run(e *env) error {
 	if c.LogN < 14 || c.LogN > 20 {
 		return fmt.Errorf("--log-n %d: use 14 to 20; a lower cost makes passcodes cheap to guess from a stolen configuration", c.LogN)
 	}
-	h, err := approvals.HashPasscode(pass, approvals.PasscodeParams{LogN: c.LogN}, nil)
+	h, err := passcode.Hash(pass, passcode.Params{LogN: c.LogN}, nil)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func readPasscode(in io.Reader, prompt io.Writer) (string, error) {
 		}
 		return string(p1), nil
 	}
-	line, err := bufio.NewReader(io.LimitReader(in, approvals.MaxPasscodeLen+2)).ReadString('\n')
+	line, err := bufio.NewReader(io.LimitReader(in, passcode.MaxLen+2)).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return "", err
 	}

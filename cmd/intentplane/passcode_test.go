@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/approvals/passcode"
 )
 
 func TestReadPasscodeFromStdin(t *testing.T) {
@@ -23,11 +23,11 @@ func TestReadPasscodeFromStdin(t *testing.T) {
 		t.Error("empty passcode accepted")
 	}
 	pass, _ := readPasscode(strings.NewReader("correct horse\n"), nil)
-	h, err := approvals.HashPasscode(pass, approvals.PasscodeParams{LogN: 4}, nil)
+	h, err := passcode.Hash(pass, passcode.Params{LogN: 4}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := approvals.CheckPasscode(h, "correct horse"); !ok || err != nil {
-		t.Fatalf("CheckPasscode = %v, %v", ok, err)
+	if ok, err := passcode.Check(h, "correct horse"); !ok || err != nil {
+		t.Fatalf("Check = %v, %v", ok, err)
 	}
 }

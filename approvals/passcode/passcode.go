@@ -1,4 +1,11 @@
-package approvals
+// Package passcode hashes and checks the passcodes approval-page approvers
+// sign in with: scrypt, in the PHC string form
+// "$scrypt$ln=15,r=8,p=1$<salt>$<hash>", with common and patterned
+// passcodes refused before anything is hashed. It is separate from the
+// page so that the CLI that hashes a passcode does not link the web stack.
+//
+// It imports only the standard library and golang.org/x/crypto.
+package passcode
 
 import (
 	"crypto/rand"
@@ -13,10 +20,10 @@ import (
 	"golang.org/x/crypto/scrypt"
 )
 
-// PasscodeParams are the scrypt cost parameters of a passcode hash. The zero
+// Params are the scrypt cost parameters of a passcode hash. The zero
 // value means the defaults: LogN 15 (N = 32768), R 8, P 1, which take about
 // 32 MiB and some 50 ms per check.
-type PasscodeParams struct {
+type Params struct {
 	// LogN is log2 of scrypt's CPU/memory cost N, from 1 to 20; zero means 15.
 	LogN uint8
 	// R is scrypt's block size, from 1 to 32; zero means 8.
@@ -25,7 +32,7 @@ type PasscodeParams struct {
 	P int
 }
 
-func (p PasscodeParams) withDefaults() PasscodeParams {
+func (p Params) withDefaults() Params {
 	if p.LogN == 0 {
 		p.LogN = 15
 	}
@@ -38,32 +45,32 @@ func (p PasscodeParams) withDefaults() PasscodeParams {
 	return p
 }
 
-func (p PasscodeParams) valid() bool {
+func (p Params) valid() bool {
 	return p.LogN >= 1 && p.LogN <= 20 && p.R >= 1 && p.R <= 32 && p.P >= 1 && p.P <= 16
 }
 
 const (
-	passcodeSaltLen = 16
-	passcodeKeyLen  = 32
-	// MinPasscodeLen is the minimum length of a passcode, in bytes.
-	MinPasscodeLen = 12
-	// MaxPasscodeLen is the maximum length of a passcode, in bytes.
-	MaxPasscodeLen = 1024
+	saltLen = 16
+	keyLen  = 32
+	// MinLen is the minimum length of a passcode, in bytes.
+	MinLen = 12
+	// MaxLen is the maximum length of a passcode, in bytes.
+	MaxLen = 1024
 )
 
-// ErrBadPasscodeHash is returned by CheckPasscode and New for a passcode
-// hash that is not in the form HashPasscode writes, or whose parameters are
+// ErrMalformed is returned by Check and Parse (and wrapped by
+// approvals.New) for a passcode hash that is not in the form Hash writes, or whose parameters are
 // out of range.
-var ErrBadPasscodeHash = errors.New("approvals: malformed passcode hash")
+var ErrMalformed = errors.New("passcode: malformed passcode hash")
 
-// ErrWeakPasscode is returned by HashPasscode for a passcode shorter than
-// MinPasscodeLen or longer than MaxPasscodeLen bytes, and for a common or
-// patterned one (see weakPasscode).
-var ErrWeakPasscode = fmt.Errorf("approvals: a passcode must have %d to %d bytes and not be common or a simple pattern", MinPasscodeLen, MaxPasscodeLen)
+// ErrWeak is returned by Hash for a passcode shorter than
+// MinLen or longer than MaxLen bytes, and for a common or
+// patterned one (see weak).
+var ErrWeak = fmt.Errorf("passcode: a passcode must have %d to %d bytes and not be common or a simple pattern", MinLen, MaxLen)
 
-// commonPasscodes are frequent passwords of MinPasscodeLen bytes or more
+// common are frequent passwords of MinLen bytes or more
 // (lowercase), refused before anything is hashed.
-var commonPasscodes = map[string]bool{
+var common = map[string]bool{
 	"password1234": true, "passwordpassword": true, "password12345": true, "password123456": true,
 	"123456789012": true, "1234567890123": true, "12345678901234": true, "123456789abc": true,
 	"qwertyuiopas": true, "qwerty123456": true, "qwertyqwerty": true, "1q2w3e4r5t6y": true,
@@ -75,13 +82,13 @@ var commonPasscodes = map[string]bool{
 	"intentplane123": true, "approvalpage": true,
 }
 
-// weakPasscode reports whether p is common or a simple pattern: fewer than
+// weak reports whether p is common or a simple pattern: fewer than
 // 5 distinct characters, a repeated unit of up to 6 characters, a run of
 // consecutive characters ("abcdefghijkl", "987654321098"), or a common
 // password. It is cheap and catches only the obvious.
-func weakPasscode(p string) bool {
+func weak(p string) bool {
 	l := strings.ToLower(p)
-	if commonPasscodes[l] {
+	if common[l] {
 		return true
 	}
 	distinct := map[rune]bool{}
@@ -107,53 +114,55 @@ func weakPasscode(p string) bool {
 
 var b64 = base64.RawStdEncoding
 
-// HashPasscode returns the scrypt hash of passcode in a self-describing
+// Hash returns the scrypt hash of passcode in a self-describing
 // text form (the PHC string format), for the approvers' configuration:
 //
 //	$scrypt$ln=15,r=8,p=1$<salt, base64>$<hash, base64>
 //
 // The salt is 16 bytes read from r (nil means crypto/rand); the hash is 32
-// bytes. It returns ErrWeakPasscode for a passcode of the wrong length, or
+// bytes. It returns ErrWeak for a passcode of the wrong length, or
 // a common or patterned one.
-func HashPasscode(passcode string, p PasscodeParams, r io.Reader) (string, error) {
-	if len(passcode) < MinPasscodeLen || len(passcode) > MaxPasscodeLen || weakPasscode(passcode) {
-		return "", ErrWeakPasscode
+func Hash(passcode string, p Params, r io.Reader) (string, error) {
+	if len(passcode) < MinLen || len(passcode) > MaxLen || weak(passcode) {
+		return "", ErrWeak
 	}
 	p = p.withDefaults()
 	if !p.valid() {
-		return "", fmt.Errorf("approvals: scrypt parameters out of range: %+v", p)
+		return "", fmt.Errorf("passcode: scrypt parameters out of range: %+v", p)
 	}
 	if r == nil {
 		r = rand.Reader
 	}
-	salt := make([]byte, passcodeSaltLen)
+	salt := make([]byte, saltLen)
 	if _, err := io.ReadFull(r, salt); err != nil {
 		return "", err
 	}
-	key, err := scrypt.Key([]byte(passcode), salt, 1<<p.LogN, p.R, p.P, passcodeKeyLen)
+	key, err := scrypt.Key([]byte(passcode), salt, 1<<p.LogN, p.R, p.P, keyLen)
 	if err != nil {
 		return "", err
 	}
 	return fmt.Sprintf("$scrypt$ln=%d,r=%d,p=%d$%s$%s", p.LogN, p.R, p.P, b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
 
-// passcodeHash is a parsed passcode hash.
-type passcodeHash struct {
-	params    PasscodeParams
+// Hashed is a parsed passcode hash, ready to check passcodes against.
+type Hashed struct {
+	params    Params
 	salt, key []byte
 }
 
-func parsePasscodeHash(s string) (passcodeHash, error) {
-	var h passcodeHash
+// Parse reads a passcode hash as Hash writes it. It returns ErrMalformed
+// for anything else, or for cost parameters out of range.
+func Parse(s string) (Hashed, error) {
+	var h Hashed
 	parts := strings.Split(s, "$")
 	if len(parts) != 5 || parts[0] != "" || parts[1] != "scrypt" {
-		return h, ErrBadPasscodeHash
+		return h, ErrMalformed
 	}
 	for _, kv := range strings.Split(parts[2], ",") {
 		k, v, ok := strings.Cut(kv, "=")
 		n, err := strconv.Atoi(v)
 		if !ok || err != nil || n < 0 || n > 255 {
-			return h, ErrBadPasscodeHash
+			return h, ErrMalformed
 		}
 		switch k {
 		case "ln":
@@ -163,35 +172,52 @@ func parsePasscodeHash(s string) (passcodeHash, error) {
 		case "p":
 			h.params.P = n
 		default:
-			return h, ErrBadPasscodeHash
+			return h, ErrMalformed
 		}
 	}
 	if !h.params.valid() {
-		return h, ErrBadPasscodeHash
+		return h, ErrMalformed
 	}
 	var err1, err2 error
 	h.salt, err1 = b64.DecodeString(parts[3])
 	h.key, err2 = b64.DecodeString(parts[4])
 	if err1 != nil || err2 != nil || len(h.salt) < 8 || len(h.key) < 16 {
-		return h, ErrBadPasscodeHash
+		return h, ErrMalformed
 	}
 	return h, nil
 }
 
-func (h passcodeHash) check(passcode string) bool {
-	if len(passcode) > MaxPasscodeLen {
+// Check reports whether passcode matches h, in constant time for a given
+// length; a passcode over MaxLen bytes never matches.
+func (h Hashed) Check(passcode string) bool {
+	if len(passcode) > MaxLen {
 		return false
 	}
 	key, err := scrypt.Key([]byte(passcode), h.salt, 1<<h.params.LogN, h.params.R, h.params.P, len(h.key))
 	return err == nil && subtle.ConstantTimeCompare(key, h.key) == 1
 }
 
-// CheckPasscode reports whether passcode matches hash, as written by
-// HashPasscode. It returns ErrBadPasscodeHash if hash is malformed.
-func CheckPasscode(hash, passcode string) (bool, error) {
-	h, err := parsePasscodeHash(hash)
+// Check reports whether passcode matches hash, as written by
+// Hash. It returns ErrMalformed if hash is malformed.
+func Check(hash, passcode string) (bool, error) {
+	h, err := Parse(hash)
 	if err != nil {
 		return false, err
 	}
-	return h.check(passcode), nil
+	return h.Check(passcode), nil
+}
+
+// Decoy returns a hash of h's cost that no passcode matches (a salt from r,
+// nil meaning crypto/rand, and a zero key): checking an unknown approver's
+// passcode against it takes as long as a known one's, so that timing does
+// not tell which names exist.
+func (h Hashed) Decoy(r io.Reader) (Hashed, error) {
+	if r == nil {
+		r = rand.Reader
+	}
+	d := Hashed{params: h.params, salt: make([]byte, len(h.salt)), key: make([]byte, len(h.key))}
+	if _, err := io.ReadFull(r, d.salt); err != nil {
+		return Hashed{}, err
+	}
+	return d, nil
 }
