@@ -25,6 +25,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/internal/version"
 )
 
@@ -90,7 +91,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	_ = level.UnmarshalText([]byte(c.LogLevel))
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	cfg, err := loadConfig(c.Config)
+	cfg, err := config.Load(c.Config)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if a.page != nil {
 		errc, err := a.page.serve(ctx)
 		if err != nil {
-			return cfg.errAt([]string{"approvals", "listen"}, "%v", err)
+			return cfg.ErrAt([]string{"approvals", "listen"}, "%v", err)
 		}
 		fmt.Fprintf(stderr, "intentplane-mcp: approval page at %s\n", a.page.srv.URL())
 		go func() {

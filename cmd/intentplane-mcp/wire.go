@@ -8,12 +8,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
@@ -21,6 +21,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/core/resolve/filereg"
+	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
 
@@ -62,19 +63,9 @@ func (a *app) Close() error {
 	return errors.Join(errs...)
 }
 
-// inFileOrder returns the keys of a table under prefix in the order they
-// appear in the file.
-func inFileOrder[V any](c *config, prefix []string, m map[string]V) []string {
-	keys := sortedKeys(m)
-	sort.SliceStable(keys, func(i, j int) bool {
-		return c.pos.line(append(append([]string{}, prefix...), keys[i])) < c.pos.line(append(append([]string{}, prefix...), keys[j]))
-	})
-	return keys
-}
-
 // build wires the gateway and the proxy from c. Errors name the file and
 // line of the offending key.
-func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (_ *app, err error) {
+func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Logger) (_ *app, err error) {
 	a := &app{}
 	defer func() {
 		if err != nil {
@@ -82,66 +73,78 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 		}
 	}()
 	now := time.Now
-
-	// Registries.
-	regs := map[string]resolve.Registry{}
-	regNorm := map[string]string{}
-	for _, name := range inFileOrder(c, []string{"registries"}, c.Registries) {
-		rc := c.Registries[name]
-		at := []string{"registries", name}
-		var norm contract.Normalizer
-		if rc.Normalizer != "" {
-			var ok bool
-			if norm, ok = mcpproxy.Normalizer(rc.Normalizer); !ok {
-				return nil, c.errAt(append(at, "normalizer"), "unknown normalizer %q (%s)", rc.Normalizer, mcpproxy.NormalizerNames)
-			}
-		}
-		if rc.File == "" {
-			return nil, c.errAt(at, "registry %q needs a file", name)
-		}
-		r, err := filereg.Load(c.file(rc.File), norm)
-		if err != nil {
-			return nil, c.errAt(append(at, "file"), "%v", err)
-		}
-		regs[name], regNorm[name] = r, rc.Normalizer
+	w := &wiring{servers: map[string]*mcpproxy.Downstream{}, cbs: &callbackBook{}}
+	err = w.startServers(ctx, c, stderr, now, log)
+	a.downstreams = w.downstreams
+	if err != nil {
+		return nil, err
 	}
-
-	// Servers: downstream processes and URLs, and pack mounts.
-	servers := map[string]*mcpproxy.Downstream{}
-	var packs []gateway.Pack
-	type named struct {
-		server string
-		tool   mcpproxy.Tool
+	if err := w.proxyTools(c); err != nil {
+		return nil, err
 	}
-	var all []named
-	var mounts []odooMount
-	cbs := &callbackBook{} // call-backs recorded on the page, read by the ap pack
-	for _, name := range inFileOrder(c, []string{"servers"}, c.Servers) {
-		sc := c.Servers[name]
-		at := []string{"servers", name}
-		kinds := 0
-		for _, s := range []string{sc.Command, sc.URL, sc.Pack} {
-			if s != "" {
-				kinds++
-			}
+	a.tools = w.clientTools()
+	token, issuers, m, err := buildMandate(ctx, c, w.actions(), now)
+	if err != nil {
+		return nil, err
+	}
+	a.mandate, a.issued = m, c.Mandate.File == ""
+	for _, om := range w.mounts {
+		if err := om.checkOwner(c, string(m.Owner)); err != nil {
+			return nil, err
 		}
-		if kinds != 1 {
-			return nil, c.errAt(at, "server %q needs exactly one of command, url and pack", name)
-		}
-		if sc.Odoo != nil && sc.ERP != "odoo" {
-			return nil, c.errAt(append(at, "odoo"), "an [%s.odoo] table needs pack = \"ap\" and erp = \"odoo\"", strings.Join(at, "."))
-		}
+	}
+	signer, err := buildApprover(c)
+	if err != nil {
+		return nil, err
+	}
+	if a.store, err = openStore(ctx, c, log); err != nil {
+		return nil, err
+	}
+	// The approval page logs its requests and decisions into the
+	// gateway's store.
+	if a.page, err = buildPage(c, a.store, w.cbs.sink(), log); err != nil {
+		return nil, err
+	}
+	if a.gateway, err = buildGateway(c, a.store, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
+		return nil, err
+	}
+	a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.tools, now, log)
+	return a, err
+}
+
+// wiring is what build gathers from the servers and tools of the
+// configuration.
+type wiring struct {
+	servers     map[string]*mcpproxy.Downstream // by name; not packs
+	downstreams []*mcpproxy.Downstream          // started, in order
+	packs       []gateway.Pack
+	tools       []namedTool // in file order
+	mounts      []odooMount
+	cbs         *callbackBook // call-backs recorded on the page, read by the ap pack
+}
+
+// namedTool is a tool with the server it comes from, for names that
+// collide.
+type namedTool struct {
+	server string
+	tool   mcpproxy.Tool
+}
+
+// startServers starts the downstream servers and mounts the packs.
+func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.Writer, now func() time.Time, log *slog.Logger) error {
+	for _, name := range config.Ordered(c, []string{"servers"}, c.Servers) {
+		sc, at := c.Servers[name], []string{"servers", name}
 		if sc.Pack != "" {
-			p, err := mountPack(ctx, c, at, sc, cbs, now, log)
+			p, err := mountPack(ctx, c, at, sc, w.cbs, now, log)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if sc.ERP == "odoo" {
-				mounts = append(mounts, odooMount{at: append(append([]string{}, at...), "odoo"), companies: sc.Odoo.Companies})
+				w.mounts = append(w.mounts, odooMount{at: append(append([]string{}, at...), "odoo"), companies: sc.Odoo.Companies})
 			}
-			packs = append(packs, p)
+			w.packs = append(w.packs, p)
 			for _, t := range mcpproxy.PackTools(p, sc.Prefix) {
-				all = append(all, named{name, t})
+				w.tools = append(w.tools, namedTool{name, t})
 			}
 			continue
 		}
@@ -151,204 +154,106 @@ func build(ctx context.Context, c *config, stderr io.Writer, log *slog.Logger) (
 				env = append(env, k+"="+v)
 			}
 		}
-		for _, k := range sortedKeys(sc.Env) {
+		for _, k := range config.SortedKeys(sc.Env) {
 			env = append(env, k+"="+sc.Env[k])
 		}
 		cmd := sc.Command
 		if strings.Contains(cmd, string(os.PathSeparator)) {
-			cmd = c.file(cmd)
+			cmd = c.File(cmd)
 		}
 		d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{
-			Name: name, Command: cmd, Args: sc.Args, Env: env, Dir: c.file(sc.Dir),
+			Name: name, Command: cmd, Args: sc.Args, Env: env, Dir: c.File(sc.Dir),
 			URL: sc.URL, Headers: sc.Headers, Stderr: prefixWriter{w: stderr, prefix: "[" + name + "] "},
 			CallTimeout: sc.CallTimeout.Duration, Logger: log,
 		})
 		if err != nil {
-			return nil, c.errAt(at, "%v", err)
+			return c.ErrAt(at, "%v", err)
 		}
-		a.downstreams = append(a.downstreams, d)
-		servers[name] = d
+		w.downstreams = append(w.downstreams, d)
+		w.servers[name] = d
 	}
+	return nil
+}
 
-	// Tools of downstream servers: contracts, routes and mirrored tools.
+// proxyTools turns the [tools] of downstream servers into one pack: their
+// contracts, the routes that forward them and the tools the client sees.
+func (w *wiring) proxyTools(c *config.Config) error {
+	regs, regNorm, err := loadRegistries(c)
+	if err != nil || len(c.Tools) == 0 {
+		return err
+	}
 	fwd := &mcpproxy.Forwarder{Routes: map[intent.Action]mcpproxy.Route{}}
 	var contracts []*contract.Contract
-	packName := ""
-	declared := map[string]string{} // server/tool → table key
-	for _, key := range inFileOrder(c, []string{"tools"}, c.Tools) {
-		tc := c.Tools[key]
-		at := []string{"tools", key}
-		d := servers[tc.Server]
-		if d == nil {
-			if _, ok := c.Servers[tc.Server]; ok {
-				return nil, c.errAt(append(at, "server"), "server %q mounts a pack; its tools are exposed without a [tools] entry", tc.Server)
-			}
-			return nil, c.errAt(append(at, "server"), "unknown server %q", tc.Server)
-		}
-		toolName := tc.Tool
-		if toolName == "" {
-			toolName = key
-		}
-		if prev, dup := declared[tc.Server+"/"+toolName]; dup {
-			return nil, c.errAt(at, "tool %q of server %q is already declared as [tools.%s]", toolName, tc.Server, prev)
-		}
-		declared[tc.Server+"/"+toolName] = key
-		var raw *mcpproxy.RawTool
-		var names []string
-		for _, t := range d.Tools() {
-			names = append(names, t.Name)
-			if t.Name == toolName {
-				raw = &t
-			}
-		}
-		if raw == nil {
-			return nil, c.errAt(at, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
-		}
-		ct, amounts, err := toolContract(c, at, tc, raw, regNorm)
+	for _, key := range config.Ordered(c, []string{"tools"}, c.Tools) {
+		ct, t, err := w.proxyTool(c, key, regNorm, fwd)
 		if err != nil {
-			return nil, err
-		}
-		pn, _, _ := strings.Cut(tc.Action, ".")
-		if packName == "" {
-			packName = pn
-		} else if pn != packName {
-			return nil, c.errAt(append(at, "action"), "action %q: every proxied tool's action must start with %q, since they share one policy", tc.Action, packName+".")
+			return err
 		}
 		contracts = append(contracts, ct)
-		fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: toolName, Amounts: amounts}
-		desc := raw.Description
-		if tc.Description != "" {
-			desc = tc.Description
-		}
-		name := toolName
-		if tc.Name != "" {
-			name = tc.Name
-		}
-		mirror := &mcpproxy.Mirror{Server: d, Tool: toolName, Description: tc.Description}
-		for _, p := range ct.Params {
-			mirror.Params = append(mirror.Params, p.Name)
-			if p.Critical {
-				mirror.Critical = append(mirror.Critical, p.Name)
-			}
-		}
-		all = append(all, named{tc.Server, mcpproxy.Tool{Name: name, Title: raw.Title, Action: ct.Action, Description: desc, InputSchema: raw.InputSchema, ReadOnly: tc.ReadOnly, Mirror: mirror}})
+		w.tools = append(w.tools, namedTool{c.Tools[key].Server, t})
 	}
-	if len(contracts) > 0 {
-		for _, p := range packs {
-			if p.Name == packName {
-				return nil, c.errAt([]string{"tools"}, "the proxied tools' actions use the prefix %q, which a mounted pack already uses", packName)
-			}
+	name, _, _ := strings.Cut(string(contracts[0].Action), ".")
+	for _, p := range w.packs {
+		if p.Name == name {
+			return c.ErrAt([]string{"tools"}, "the proxied tools' actions use the prefix %q, which a mounted pack already uses", name)
 		}
-		if c.Policy.Dir == "" {
-			return nil, c.errAt([]string{"policy"}, "[policy] dir is required: the Cedar policy and schema of the proxied tools")
-		}
-		dir := c.file(c.Policy.Dir)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, c.errAt([]string{"policy", "dir"}, "policy directory %s does not exist", dir)
-		}
-		packs = append(packs, gateway.Pack{
-			Name: packName, Contracts: contracts, Policies: os.DirFS(dir), Registries: regs, Executor: fwd,
-		})
 	}
+	dir := c.File(c.Policy.Dir)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return c.ErrAt([]string{"policy", "dir"}, "policy directory %s does not exist", dir)
+	}
+	w.packs = append(w.packs, gateway.Pack{Name: name, Contracts: contracts, Policies: os.DirFS(dir), Registries: regs, Executor: fwd})
+	return nil
+}
 
-	// Names the client sees: prefixed with the server on collision.
-	count := map[string]int{}
-	for _, n := range all {
-		count[n.tool.Name]++
+// proxyTool builds the contract, the route and the mirrored tool of
+// [tools.key].
+func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]string, fwd *mcpproxy.Forwarder) (*contract.Contract, mcpproxy.Tool, error) {
+	tc, at := c.Tools[key], []string{"tools", key}
+	d := w.servers[tc.Server]
+	toolName := tc.Tool
+	if toolName == "" {
+		toolName = key
 	}
-	for _, n := range all {
-		if count[n.tool.Name] > 1 {
-			n.tool.Name = n.server + "_" + n.tool.Name
-		}
-		a.tools = append(a.tools, n.tool)
-	}
-
-	// Mandate, approver, store, gateway.
-	var actions []intent.Action
-	for _, p := range packs {
-		for _, ct := range p.Contracts {
-			actions = append(actions, ct.Action)
+	var raw *mcpproxy.RawTool
+	var names []string
+	for _, t := range d.Tools() {
+		names = append(names, t.Name)
+		if t.Name == toolName {
+			raw = &t
 		}
 	}
-	token, issuers, m, err := buildMandate(ctx, c, actions, now)
-	if err != nil {
-		return nil, err
+	if raw == nil {
+		return nil, mcpproxy.Tool{}, c.ErrAt(at, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
 	}
-	a.mandate, a.issued = m, c.Mandate.File == ""
-	for _, om := range mounts {
-		if err := om.checkOwner(c, string(m.Owner)); err != nil {
-			return nil, err
+	ct, amounts, err := toolContract(c, at, tc, raw, regNorm)
+	if err != nil {
+		return nil, mcpproxy.Tool{}, err
+	}
+	fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: toolName, Amounts: amounts}
+	t := mcpproxy.Tool{Name: toolName, Title: raw.Title, Action: ct.Action, Description: raw.Description, InputSchema: raw.InputSchema, ReadOnly: tc.ReadOnly,
+		Mirror: &mcpproxy.Mirror{Server: d, Tool: toolName, Description: tc.Description}}
+	if tc.Description != "" {
+		t.Description = tc.Description
+	}
+	if tc.Name != "" {
+		t.Name = tc.Name
+	}
+	for _, p := range ct.Params {
+		t.Mirror.Params = append(t.Mirror.Params, p.Name)
+		if p.Critical {
+			t.Mirror.Critical = append(t.Mirror.Critical, p.Name)
 		}
 	}
-	signer, err := buildApprover(c)
-	if err != nil {
-		return nil, err
-	}
-	st, err := openStore(ctx, c, log)
-	if err != nil {
-		return nil, err
-	}
-	a.store = st
-
-	// The approval page logs its requests and decisions into the
-	// gateway's store, and the gateway trusts its approvers' keys next to
-	// the client's user's. The client's user approves only for the
-	// session's owner; page approvers for the owners configured.
-	pg, err := buildPage(c, st, signer.Name, cbs.sink(), log)
-	if err != nil {
-		return nil, err
-	}
-	a.page = pg
-	approvers := approval.StaticKeys{signer.Name: signer.Key.Public().(ed25519.PublicKey)}
-	if pg != nil {
-		for name, k := range pg.srv.Keys() {
-			approvers[name] = k
-		}
-	}
-	audience := c.Audience
-	if audience == "" {
-		audience = "intentplane-mcp"
-	}
-	scope := approval.Scope{Client: signer.Name, Session: m.Owner}
-	if pg != nil {
-		scope.Owners = pg.owners
-	}
-	gw, err := gateway.New(gateway.Config{
-		Audience: audience, Issuers: issuers, Approvers: approvers,
-		ApproverScope: scope.Allows, Logger: log,
-	}, st, packs...)
-	if err != nil {
-		return nil, c.errAt([]string{"policy"}, "%v", err)
-	}
-	a.gateway = gw
-	pcfg := mcpproxy.Config{
-		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
-		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
-		MaxPendingConfirmations: c.Approvals.MaxPending,
-		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,
-		Logger:                  log,
-	}
-	if c.Approvals.Elicitation == nil || *c.Approvals.Elicitation {
-		pcfg.ClientApprover = signer
-	}
-	if pg != nil {
-		pcfg.Approvals = approvals.NewTracker(pg.ch, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log})
-		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
-	}
-	p, err := mcpproxy.New(pcfg, gw, a.tools...)
-	if err != nil {
-		return nil, c.errAt([]string{"tools"}, "%v", err)
-	}
-	a.proxy = p
-	return a, nil
+	return ct, t, nil
 }
 
 // toolContract builds the contract of a proxied tool and checks its
 // parameters against the downstream's input schema (mcpproxy.ToolSpec).
 // Errors name the file and line of the declaration at fault.
-func toolContract(c *config, at []string, tc toolConfig, raw *mcpproxy.RawTool, regNorm map[string]string) (*contract.Contract, map[string]mcpproxy.AmountFormat, error) {
+func toolContract(c *config.Config, at []string, tc config.Tool, raw *mcpproxy.RawTool, regNorm map[string]string) (*contract.Contract, map[string]mcpproxy.AmountFormat, error) {
 	spec := mcpproxy.ToolSpec{Action: intent.Action(tc.Action), Budget: tc.Budget, ReadOnly: tc.ReadOnly}
-	for _, name := range inFileOrder(c, append(at, "params"), tc.Params) {
+	for _, name := range config.Ordered(c, append(at, "params"), tc.Params) {
 		pc := tc.Params[name]
 		spec.Params = append(spec.Params, mcpproxy.ParamSpec{
 			Name: name, Type: pc.Type, Scale: pc.Scale, MaxLength: pc.MaxLength, Required: pc.Required,
@@ -365,160 +270,143 @@ func toolContract(c *config, at []string, tc toolConfig, raw *mcpproxy.RawTool, 
 		if se.Field != "" {
 			where = append(where, se.Field)
 		}
-		return nil, nil, c.errAt(where, "%v", se)
+		return nil, nil, c.ErrAt(where, "%v", se)
 	}
 	return ct, amounts, err
 }
 
-// mountPack builds a pack mounted as a server. On Odoo, it logs in and
-// checks the identities' rights first. The ap pack reads its call-backs
-// from cbs. Errors name the file and line.
-func mountPack(ctx context.Context, c *config, at []string, sc serverConfig, cbs *callbackBook, now func() time.Time, log *slog.Logger) (gateway.Pack, error) {
-	switch sc.Pack {
-	case ap.Name:
-		switch sc.ERP {
-		case "", "demo":
-			books := ap.DemoERP(now)
-			p, err := ap.NewPack(books, ap.Config{Callbacks: cbs.forPack(books)})
-			if err != nil {
-				return gateway.Pack{}, c.errAt(append(at, "pack"), "%v", err)
-			}
-			return p, nil
-		case "odoo":
-			books, err := openOdoo(ctx, c, at, sc.Odoo, log)
-			if err != nil {
-				return gateway.Pack{}, err
-			}
-			p, err := ap.NewPack(books, ap.Config{Callbacks: cbs.forPack(books)})
-			if err != nil {
-				return gateway.Pack{}, c.errAt(append(at, "pack"), "%v", err)
-			}
-			return p, nil
+// loadRegistries reads the [registries] files; regNorm maps each to the
+// name of its normalizer.
+func loadRegistries(c *config.Config) (regs map[string]resolve.Registry, regNorm map[string]string, err error) {
+	regs, regNorm = map[string]resolve.Registry{}, map[string]string{}
+	for _, name := range config.Ordered(c, []string{"registries"}, c.Registries) {
+		rc := c.Registries[name]
+		norm, _ := mcpproxy.Normalizer(rc.Normalizer) // known: config checked it
+		r, err := filereg.Load(c.File(rc.File), norm)
+		if err != nil {
+			return nil, nil, c.ErrAt([]string{"registries", name, "file"}, "%v", err)
 		}
-		return gateway.Pack{}, c.errAt(append(at, "erp"), "unknown erp %q for pack ap (demo, odoo)", sc.ERP)
+		regs[name], regNorm[name] = r, rc.Normalizer
 	}
-	return gateway.Pack{}, c.errAt(append(at, "pack"), "unknown pack %q (ap)", sc.Pack)
+	return regs, regNorm, nil
 }
 
-// buildMandate reads the signed mandate, or issues one at start, and
-// returns it verified.
-func buildMandate(ctx context.Context, c *config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, *mandate.Mandate, error) {
-	tok, keys, err := mandateToken(c, actions, now)
-	if err != nil {
-		return "", nil, nil, err
+// clientTools returns the tools as the client sees them: a name that two
+// servers share is prefixed with each server's name.
+func (w *wiring) clientTools() []mcpproxy.Tool {
+	count := map[string]int{}
+	for _, n := range w.tools {
+		count[n.tool.Name]++
 	}
-	audience := c.Audience
-	if audience == "" {
-		audience = "intentplane-mcp"
-	}
-	m, err := mandate.Verifier{Keys: keys, Audience: audience, Now: now}.Verify(ctx, tok)
-	if err != nil {
-		at := []string{"mandate"}
-		if c.Mandate.File != "" {
-			at = append(at, "file")
+	out := make([]mcpproxy.Tool, 0, len(w.tools))
+	for _, n := range w.tools {
+		if count[n.tool.Name] > 1 {
+			n.tool.Name = n.server + "_" + n.tool.Name
 		}
-		return "", nil, nil, c.errAt(at, "the mandate is not valid for this gateway: %v", err)
+		out = append(out, n.tool)
 	}
-	return tok, keys, m, nil
+	return out
 }
 
-// mandateToken reads the signed mandate, or issues one at start.
-func mandateToken(c *config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, error) {
-	m := c.Mandate
-	at := []string{"mandate"}
-	if m.File != "" {
-		if m.Owner != "" || m.Budget != "" || len(m.Claims) > 0 || len(m.Scope) > 0 {
-			return "", nil, c.errAt(at, "a mandate is either a file (file, issuer, issuer_key) or issued at start (owner, scope, budget, claims), not both")
+// actions lists every action of every pack, for a mandate issued at start.
+func (w *wiring) actions() []intent.Action {
+	var out []intent.Action
+	for _, p := range w.packs {
+		for _, ct := range p.Contracts {
+			out = append(out, ct.Action)
 		}
-		if m.Issuer == "" || m.IssuerKey == "" {
-			return "", nil, c.errAt(at, "a mandate file needs issuer and issuer_key (the issuer's public key file)")
-		}
-		tok, err := os.ReadFile(c.file(m.File))
+	}
+	return out
+}
+
+// mountPack builds a pack mounted as a server (config checked that it is
+// ap over demo or Odoo). On Odoo, it logs in and checks the identities'
+// rights first. The ap pack reads its call-backs from cbs.
+func mountPack(ctx context.Context, c *config.Config, at []string, sc config.Server, cbs *callbackBook, now func() time.Time, log *slog.Logger) (gateway.Pack, error) {
+	var books erp.Source = ap.DemoERP(now)
+	if sc.ERP == "odoo" {
+		client, err := openOdoo(ctx, c, at, sc.Odoo, log)
 		if err != nil {
-			return "", nil, c.errAt(append(at, "file"), "%v", err)
+			return gateway.Pack{}, err
 		}
-		kb, err := os.ReadFile(c.file(m.IssuerKey))
-		if err != nil {
-			return "", nil, c.errAt(append(at, "issuer_key"), "%v", err)
-		}
-		pub, err := mandate.ParsePublicKey(string(kb))
-		if err != nil {
-			return "", nil, c.errAt(append(at, "issuer_key"), "%v", err)
-		}
-		return strings.TrimSpace(string(tok)), mandate.StaticKeys{m.Issuer: pub}, nil
+		books = client
 	}
-	if m.Owner == "" {
-		return "", nil, c.errAt(at, "[mandate] needs either file or owner")
-	}
-	budget := intent.Money{Currency: "EUR"}
-	if m.Budget != "" {
-		var err error
-		if budget, err = intent.ParseMoney(strings.TrimSpace(m.Budget)); err != nil {
-			return "", nil, c.errAt(append(at, "budget"), "budget must read like \"EUR 12000.00\": %v", err)
-		}
-	}
-	scope := actions
-	if len(m.Scope) > 0 {
-		scope = nil
-		for _, s := range m.Scope {
-			scope = append(scope, intent.Action(s))
-		}
-	}
-	mode := mandate.ModeKnownCounterparties
-	if m.Mode != "" {
-		mode = mandate.Mode(m.Mode)
-	}
-	valid := m.ValidFor.Duration
-	if valid == 0 {
-		valid = 8 * time.Hour
-	}
-	pub, priv, err := mandate.GenerateKey(nil)
+	p, err := ap.NewPack(books, ap.Config{Callbacks: cbs.forPack(books)})
 	if err != nil {
-		return "", nil, err
+		return gateway.Pack{}, c.ErrAt(append(at, "pack"), "%v", err)
 	}
-	id, err := mandate.NewID(nil)
+	return p, nil
+}
+
+// buildGateway builds the gateway over st: it trusts the mandate's issuers
+// and the approvers' keys (the client's user's and the page's), each
+// approving only for whom approval.Scope says.
+func buildGateway(c *config.Config, st *store, packs []gateway.Pack, issuers mandate.Keys, signer *mcpproxy.Signer, owner intent.Owner, pg *page, log *slog.Logger) (*gateway.Gateway, error) {
+	approvers := approval.StaticKeys{signer.Name: signer.Key.Public().(ed25519.PublicKey)}
+	scope := approval.Scope{Client: signer.Name, Session: owner}
+	if pg != nil {
+		for name, k := range pg.srv.Keys() {
+			approvers[name] = k
+		}
+		scope.Owners = pg.owners
+	}
+	gw, err := gateway.New(gateway.Config{
+		Audience: c.Audience, Issuers: issuers, Approvers: approvers, ApproverScope: scope.Allows, Logger: log,
+	}, st, packs...)
 	if err != nil {
-		return "", nil, err
+		return nil, c.ErrAt([]string{"policy"}, "%v", err)
 	}
-	audience := c.Audience
-	if audience == "" {
-		audience = "intentplane-mcp"
+	return gw, nil
+}
+
+// buildProxy builds the MCP proxy serving tools through gw under the
+// session's mandate, asking the client's user by elicitation and, with a
+// page, through an approvals.Tracker.
+func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, tools []mcpproxy.Tool, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
+	pcfg := mcpproxy.Config{
+		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
+		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
+		MaxPendingConfirmations: c.Approvals.MaxPending,
+		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,
+		Logger:                  log,
 	}
-	t := now().UTC().Truncate(time.Second)
-	tok, err := mandate.Issue(mandate.Mandate{
-		ID: id, Issuer: "intentplane-mcp-start", Audience: audience, Owner: intent.Owner(m.Owner),
-		Scope: scope, Budget: budget, Claims: m.Claims, Mode: mode,
-		NotBefore: t.Add(-time.Minute), Expiry: t.Add(valid),
-	}, "intentplane-mcp-start", priv)
+	if c.Approvals.Elicitation == nil || *c.Approvals.Elicitation {
+		pcfg.ClientApprover = signer
+	}
+	if pg != nil {
+		pcfg.Approvals = approvals.NewTracker(pg.ch, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log})
+		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
+	}
+	p, err := mcpproxy.New(pcfg, gw, tools...)
 	if err != nil {
-		return "", nil, c.errAt(at, "%v", err)
+		return nil, c.ErrAt([]string{"tools"}, "%v", err)
 	}
-	return tok, mandate.StaticKeys{"intentplane-mcp-start": pub}, nil
+	return p, nil
 }
 
 // buildApprover loads or generates the key of the user at the client.
-func buildApprover(c *config) (*mcpproxy.Signer, error) {
-	name := c.Approvals.Approver
-	if name == "" {
-		name = "mcp-user"
-	}
-	var priv ed25519.PrivateKey
-	if c.Approvals.ApproverKey != "" {
-		b, err := os.ReadFile(c.file(c.Approvals.ApproverKey))
-		if err != nil {
-			return nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
-		}
-		if priv, err = mandate.ParsePrivateKey(string(b)); err != nil {
-			return nil, c.errAt([]string{"approvals", "approver_key"}, "%v", err)
-		}
-	} else {
+func buildApprover(c *config.Config) (*mcpproxy.Signer, error) {
+	if c.Approvals.ApproverKey == "" {
 		_, k, err := ed25519.GenerateKey(nil)
 		if err != nil {
 			return nil, err
 		}
-		priv = k
+		return &mcpproxy.Signer{Name: c.Approvals.Approver, Key: k}, nil
 	}
-	return &mcpproxy.Signer{Name: name, Key: priv}, nil
+	priv, err := readPrivateKey(c.File(c.Approvals.ApproverKey))
+	if err != nil {
+		return nil, c.ErrAt([]string{"approvals", "approver_key"}, "%v", err)
+	}
+	return &mcpproxy.Signer{Name: c.Approvals.Approver, Key: priv}, nil
+}
+
+// readPrivateKey reads an "ed25519-priv:…" key file.
+func readPrivateKey(path string) (ed25519.PrivateKey, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return mandate.ParsePrivateKey(strings.TrimSpace(string(b)))
 }
 
 // prefixWriter prefixes each write (a child's stderr) with its server.

@@ -1,4 +1,12 @@
-package main
+// Package config is intentplane-mcp's TOML configuration: the schema (each
+// field with its unit and what its zero value means), strict loading
+// (unknown keys refused, with file and line), the line of every key, and
+// the checks that need nothing but the file. What needs the environment,
+// other files or the network (keys, registries, Odoo, the store) is checked
+// when the binary wires it, with ErrAt pointing at the key.
+//
+// Only cmd/intentplane-mcp imports it.
+package config
 
 import (
 	"bytes"
@@ -15,8 +23,8 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// config is the TOML configuration file. Unknown keys are refused.
-type config struct {
+// Config is the TOML configuration file. Unknown keys are refused.
+type Config struct {
 	// Name is the server name the client sees; empty means "intentplane".
 	Name string `toml:"name"`
 	// Audience is the gateway's name, which the mandate must be issued
@@ -27,23 +35,23 @@ type config struct {
 	// ForwardMeta lists the keys of the client's _meta passed on to the
 	// downstream server with a call ("com.example/trace"); empty means
 	// none: only the resolved operation reaches the server.
-	ForwardMeta []string                `toml:"forward_meta"`
-	Mandate     mandateConfig           `toml:"mandate"`
-	Policy      policyConfig            `toml:"policy"`
-	Store       storeConfig             `toml:"store"`
-	Approvals   approvalsConfig         `toml:"approvals"`
-	Registries  map[string]registryConf `toml:"registries"`
-	Servers     map[string]serverConfig `toml:"servers"`
-	Tools       map[string]toolConfig   `toml:"tools"`
+	ForwardMeta []string            `toml:"forward_meta"`
+	Mandate     Mandate             `toml:"mandate"`
+	Policy      Policy              `toml:"policy"`
+	Store       Store               `toml:"store"`
+	Approvals   Approvals           `toml:"approvals"`
+	Registries  map[string]Registry `toml:"registries"`
+	Servers     map[string]Server   `toml:"servers"`
+	Tools       map[string]Tool     `toml:"tools"`
 
 	path string // the file, for messages
 	dir  string // its directory: relative paths are relative to it
 	pos  positions
 }
 
-// mandateConfig is either a signed mandate file with its issuer's public
+// Mandate is either a signed mandate file with its issuer's public
 // key, or what to issue at start for one user with a generated key.
-type mandateConfig struct {
+type Mandate struct {
 	// File holds a signed mandate token (ipm1.…).
 	File string `toml:"file"`
 	// Issuer is the issuer's key id, IssuerKey a file holding its public
@@ -60,18 +68,20 @@ type mandateConfig struct {
 	// Mode is "known_counterparties" (default) or "strict".
 	Mode string `toml:"mode"`
 	// ValidFor is the mandate's lifetime from start; empty means 8h.
-	ValidFor duration `toml:"valid_for"`
+	ValidFor Duration `toml:"valid_for"`
 	// Claims are the values the user names (payees = ["…"]).
 	Claims map[string][]string `toml:"claims"`
 }
 
-type policyConfig struct {
+// Policy is [policy]: the Cedar policy of the proxied tools.
+type Policy struct {
 	// Dir holds policy.cedar (any *.cedar) and schema.cedarschema for the
 	// proxied tools' actions.
 	Dir string `toml:"dir"`
 }
 
-type storeConfig struct {
+// Store is [store]: where budgets, nonces and receipts are kept.
+type Store struct {
 	// Kind is "mem" (the default; state is lost at exit), "embedded" (a
 	// durable file, Path) or "postgres" (DSNEnv).
 	Kind string `toml:"kind"`
@@ -92,10 +102,12 @@ type storeConfig struct {
 	CheckpointEvery int `toml:"checkpoint_every"`
 	// CheckpointInterval is how often every head not yet covered is
 	// checkpointed (and once more at exit); empty means 1m.
-	CheckpointInterval duration `toml:"checkpoint_interval"`
+	CheckpointInterval Duration `toml:"checkpoint_interval"`
 }
 
-type approvalsConfig struct {
+// Approvals is [approvals]: confirmations in the client, and the approval
+// page with its approvers and webhook.
+type Approvals struct {
 	// Elicitation asks the user in the client when it can; default true.
 	Elicitation *bool `toml:"elicitation"`
 	// Approver names the user at the MCP client as an approver; empty
@@ -105,13 +117,13 @@ type approvalsConfig struct {
 	// ("ed25519-priv:…"); empty means a key generated at start.
 	ApproverKey string `toml:"approver_key"`
 	// ConfirmTimeout bounds the user's answer; empty means 5m.
-	ConfirmTimeout duration `toml:"confirm_timeout"`
+	ConfirmTimeout Duration `toml:"confirm_timeout"`
 	// MaxPending caps the calls blocked on a person at once: open
 	// confirmations in the client and calls waiting for the page; zero
 	// means 16.
 	MaxPending int `toml:"max_pending"`
 	// ApprovalTTL is an elicited approval's validity; empty means 2m.
-	ApprovalTTL duration `toml:"approval_ttl"`
+	ApprovalTTL Duration `toml:"approval_ttl"`
 
 	// The approval page is served when Approvers is not empty.
 
@@ -131,15 +143,15 @@ type approvalsConfig struct {
 	// gives the agent the link at once.
 	Wait int `toml:"wait"`
 	// RequestTTL is a request's lifetime on the page; empty means 15m.
-	RequestTTL duration `toml:"request_ttl"`
+	RequestTTL Duration `toml:"request_ttl"`
 	// Approvers are the people who approve on the page.
-	Approvers []pageApproverConfig `toml:"approvers"`
+	Approvers []PageApprover `toml:"approvers"`
 	// Webhook also posts each request to a URL; nil means none.
-	Webhook *webhookConfig `toml:"webhook"`
+	Webhook *Webhook `toml:"webhook"`
 }
 
-// pageApproverConfig is one person who approves on the page.
-type pageApproverConfig struct {
+// PageApprover is one person who approves on the page.
+type PageApprover struct {
 	// Name is what they sign in with.
 	Name string `toml:"name"`
 	// PasscodeHash is their passcode's scrypt hash (intentplane
@@ -152,8 +164,8 @@ type pageApproverConfig struct {
 	Owners []string `toml:"owners"`
 }
 
-// webhookConfig posts each approval request, signed, to a URL.
-type webhookConfig struct {
+// Webhook posts each approval request, signed, to a URL.
+type Webhook struct {
 	// URL receives the signed requests.
 	URL string `toml:"url"`
 	// Key is a file with the Ed25519 private key signing the payloads.
@@ -166,7 +178,9 @@ type webhookConfig struct {
 	Approvers []string `toml:"approvers"`
 }
 
-type registryConf struct {
+// Registry is one [registries.NAME]: a JSON file of trusted values
+// (core/resolve/filereg).
+type Registry struct {
 	// File is a JSON object: owner → array of values or records
 	// {"id","value","version","at","attrs"}.
 	File string `toml:"file"`
@@ -175,7 +189,9 @@ type registryConf struct {
 	Normalizer string `toml:"normalizer"`
 }
 
-type serverConfig struct {
+// Server is one [servers.NAME]: a downstream MCP server (a command or a
+// URL) or a mounted pack.
+type Server struct {
 	// Command, Args, Env, PassEnv and Dir run a stdio server. The child's
 	// environment is Env plus the variables named in PassEnv taken from
 	// the proxy's; nothing else.
@@ -189,20 +205,20 @@ type serverConfig struct {
 	Headers map[string]string `toml:"headers"`
 	// Pack mounts a pack instead ("ap"), over ERP ("demo": in-memory
 	// demo data; "odoo": the Odoo 17 database described by Odoo).
-	Pack string      `toml:"pack"`
-	ERP  string      `toml:"erp"`
-	Odoo *odooConfig `toml:"odoo"`
+	Pack string `toml:"pack"`
+	ERP  string `toml:"erp"`
+	Odoo *Odoo  `toml:"odoo"`
 	// Prefix is put before the pack's tool names; empty means none.
 	Prefix string `toml:"prefix"`
 	// CallTimeout bounds one call; empty means 60s.
-	CallTimeout duration `toml:"call_timeout"`
+	CallTimeout Duration `toml:"call_timeout"`
 }
 
-// odooConfig reaches the Odoo 17 database a pack mounted with
+// Odoo reaches the Odoo 17 database a pack mounted with
 // erp = "odoo" reads and pays through. Passwords are never written in the
 // file: each identity names the environment variable holding its
 // password (or API key).
-type odooConfig struct {
+type Odoo struct {
 	// URL is Odoo's base URL ("http://127.0.0.1:8069"), without
 	// credentials.
 	URL string `toml:"url"`
@@ -211,18 +227,18 @@ type odooConfig struct {
 	// Reader reads vendors, bank accounts, bills and payments; Payer
 	// registers payments; both are required. BankAdmin changes bank
 	// accounts; omitted, every bank-detail change fails in Odoo.
-	Reader    odooIdentityConfig  `toml:"reader"`
-	Payer     odooIdentityConfig  `toml:"payer"`
-	BankAdmin *odooIdentityConfig `toml:"bank_admin"`
+	Reader    OdooIdentity  `toml:"reader"`
+	Payer     OdooIdentity  `toml:"payer"`
+	BankAdmin *OdooIdentity `toml:"bank_admin"`
 	// Companies maps a mandate's owner ("northwind") to its res.company
 	// id; at least one.
 	Companies map[string]int64 `toml:"companies"`
 	// Timeout limits each XML-RPC call; empty means 30s.
-	Timeout duration `toml:"timeout"`
+	Timeout Duration `toml:"timeout"`
 }
 
-// odooIdentityConfig is one Odoo user of the connector.
-type odooIdentityConfig struct {
+// OdooIdentity is one Odoo user of the connector.
+type OdooIdentity struct {
 	// Login is the user's login.
 	Login string `toml:"login"`
 	// PasswordEnv names the environment variable holding its password
@@ -232,7 +248,9 @@ type odooIdentityConfig struct {
 	Password string `toml:"password"`
 }
 
-type toolConfig struct {
+// Tool is one [tools.NAME]: a downstream tool shown to the client, with
+// the gateway action its calls propose (mcpproxy.ToolSpec).
+type Tool struct {
 	// Server is the downstream server; Tool the tool's name there (empty
 	// means the table's key).
 	Server string `toml:"server"`
@@ -247,11 +265,13 @@ type toolConfig struct {
 	// ReadOnly tools change nothing (pass-through reads).
 	ReadOnly bool `toml:"read_only"`
 	// Description replaces the downstream's description; empty keeps it.
-	Description string                 `toml:"description"`
-	Params      map[string]paramConfig `toml:"params"`
+	Description string           `toml:"description"`
+	Params      map[string]Param `toml:"params"`
 }
 
-type paramConfig struct {
+// Param is one [tools.NAME.params.ARG]: how an argument is typed and
+// trusted (mcpproxy.ParamSpec).
+type Param struct {
 	// Type is string, amount, integer, bool or date.
 	Type string `toml:"type"`
 	// Scale is an amount's number of decimals (2 for cents).
@@ -273,65 +293,76 @@ type paramConfig struct {
 	OnNoMatch string `toml:"on_no_match"`
 }
 
-// duration is a time.Duration written as "90s", "5m".
-type duration struct{ time.Duration }
+// Duration is a time.Duration written as "90s", "5m"; negative durations
+// are refused.
+type Duration struct{ time.Duration }
 
-// UnmarshalText parses a Go duration.
-func (d *duration) UnmarshalText(b []byte) error {
+// UnmarshalText parses a Go Duration.
+func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
 		return err
 	}
 	if v < 0 {
-		return errors.New("duration must not be negative")
+		return errors.New("Duration must not be negative")
 	}
 	d.Duration = v
 	return nil
 }
 
-// configError is a configuration error at a place in the file.
-type configError struct {
+// Error is a configuration error at a place in the file.
+type Error struct {
+	// File is the configuration file's path, as given to Load.
 	File string
+	// Line is the line of the key at fault, from 1; zero means the file
+	// as a whole.
 	Line int
-	Msg  string
+	// Msg says what is wrong.
+	Msg string
 }
 
-func (e *configError) Error() string {
+func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }
 
-// errAt returns an error at the line of the key path (or its nearest
-// parent that has one).
-func (c *config) errAt(path []string, format string, a ...any) error {
-	return &configError{File: c.path, Line: c.pos.line(path), Msg: fmt.Sprintf(format, a...)}
+// ErrAt returns an *Error at the line of the key path (or its nearest
+// parent that has one), such as {"tools", "send_money", "params", "iban"}.
+func (c *Config) ErrAt(path []string, format string, a ...any) error {
+	return &Error{File: c.path, Line: c.pos.line(path), Msg: fmt.Sprintf(format, a...)}
 }
 
-// file resolves a path relative to the configuration's directory.
-func (c *config) file(p string) string {
+// File resolves a path relative to the configuration's directory; empty
+// and absolute paths are returned as they are.
+func (c *Config) File(p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
 	}
 	return filepath.Join(c.dir, p)
 }
 
-// loadConfig reads and decodes path strictly.
-func loadConfig(path string) (*config, error) {
+// Load reads and decodes path strictly, checks what needs nothing but the
+// file (unknown keys, and the rules validate lists), then fills the
+// defaults stated on the fields that wiring reads: Audience,
+// Approvals.Approver, and, with page approvers, Approvals.Listen and
+// MaxRequests. Errors are *Error values naming the file and line (several,
+// joined, for unknown keys); a file that cannot be read gives the os error.
+func Load(path string) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	c := &config{path: path, dir: filepath.Dir(path)}
+	c := &Config{path: path, dir: filepath.Dir(path)}
 	pos, perr := index(b)
 	if perr != nil {
 		var pe *unstable.ParserError
 		if errors.As(perr, &pe) {
 			line := 1 + bytes.Count(b[:max(0, len(b)-len(tailFrom(b, pe.Highlight)))], []byte("\n"))
-			return nil, &configError{File: path, Line: line, Msg: pe.Message}
+			return nil, &Error{File: path, Line: line, Msg: pe.Message}
 		}
-		return nil, &configError{File: path, Msg: perr.Error()}
+		return nil, &Error{File: path, Msg: perr.Error()}
 	}
 	c.pos = pos
 	dec := toml.NewDecoder(bytes.NewReader(b))
@@ -342,17 +373,21 @@ func loadConfig(path string) (*config, error) {
 			var msgs []string
 			for _, e := range sm.Errors {
 				row, _ := e.Position()
-				msgs = append(msgs, (&configError{File: path, Line: row, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), "."))}).Error())
+				msgs = append(msgs, (&Error{File: path, Line: row, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), "."))}).Error())
 			}
 			return nil, errors.New(strings.Join(msgs, "\n"))
 		}
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, _ := de.Position()
-			return nil, &configError{File: path, Line: row, Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+			return nil, &Error{File: path, Line: row, Msg: de.Error()}
 		}
-		return nil, &configError{File: path, Msg: err.Error()}
+		return nil, &Error{File: path, Msg: err.Error()}
 	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	c.defaults()
 	return c, nil
 }
 
@@ -463,8 +498,21 @@ func index(data []byte) (positions, error) {
 	return pos, p.Error()
 }
 
-// sortedKeys returns a map's keys in order, for deterministic errors.
-func sortedKeys[V any](m map[string]V) []string {
+// Line returns the line of the key path (or of its nearest parent that has
+// one); zero when none has.
+func (c *Config) Line(path ...string) int { return c.pos.line(path) }
+
+// Ordered returns the keys of the table m at prefix in the order they
+// appear in c's file (then by name).
+func Ordered[V any](c *Config, prefix []string, m map[string]V) []string {
+	keys := SortedKeys(m)
+	at := func(k string) int { return c.pos.line(append(append([]string{}, prefix...), k)) }
+	sort.SliceStable(keys, func(i, j int) bool { return at(keys[i]) < at(keys[j]) })
+	return keys
+}
+
+// SortedKeys returns a map's keys in order, for deterministic errors.
+func SortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
