@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/intentplane/intentplane/examples/apdemo"
-	"github.com/intentplane/intentplane/examples/demo"
+	"github.com/intentplane/intentplane/internal/demo/apdemo"
+	"github.com/intentplane/intentplane/internal/demo/emma"
 )
 
 type demoCmd struct {
@@ -12,7 +12,7 @@ type demoCmd struct {
 
 func (c *demoCmd) Run(e *env) error {
 	if c.Scenario == "ap" {
-		return apdemo.Run(e.ctx, e.stdout)
+		return apdemo.Run(e.ctx, e.stdout, apdemo.Config{})
 	}
-	return demo.Run(e.ctx, e.stdout, demo.Options{Receipts: c.Receipts})
+	return emma.Run(e.ctx, e.stdout, emma.Options{Receipts: c.Receipts})
 }

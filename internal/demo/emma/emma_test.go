@@ -1,4 +1,4 @@
-package demo_test
+package emma_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/intentplane/intentplane/core/receipt"
-	"github.com/intentplane/intentplane/examples/demo"
+	"github.com/intentplane/intentplane/internal/demo/emma"
 )
 
 // TestRun plays the scenario: Run fails if any decision differs from the
@@ -18,7 +18,7 @@ func TestRun(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	file := filepath.Join(t.TempDir(), "receipts.jsonl")
-	if err := demo.Run(context.Background(), &out, demo.Options{Receipts: file}); err != nil {
+	if err := emma.Run(context.Background(), &out, emma.Options{Receipts: file}); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	if strings.Contains(out.String(), "UNEXPECTED") {
