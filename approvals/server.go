@@ -336,15 +336,40 @@ func (s *Server) URL() string { return s.base }
 // until ctx is done, then shuts down gracefully. It returns the listener's
 // error, or nil after ctx ends.
 func (s *Server) ListenAndServe(ctx context.Context) error {
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ln, err := s.Listen()
 	if err != nil {
 		return err
+	}
+	return s.Serve(ctx, ln, nil)
+}
+
+// Listen binds Config.Addr, with TLS when Config.TLS is set, for Serve; a
+// caller that must report a busy address before serving calls it first.
+func (s *Server) Listen() (net.Listener, error) {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return nil, err
 	}
 	if s.cfg.TLS != nil {
 		ln = tls.NewListener(ln, s.cfg.TLS)
 	}
+	return ln, nil
+}
+
+// Serve serves the page on ln, and w's signed callbacks at /webhook when w
+// is not nil, until ctx is done; it then shuts down gracefully (for up to 5
+// seconds) and returns nil. Otherwise it returns the listener's error. It
+// closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, w *Webhook) error {
+	h := http.Handler(s.e)
+	if w != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/webhook", w)
+		mux.Handle("/", s.e)
+		h = mux
+	}
 	hs := &http.Server{
-		Handler:           s.e,
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,

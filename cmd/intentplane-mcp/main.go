@@ -111,6 +111,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintf(stdout, "configuration OK: %d tools; %s\n", len(a.tools), what)
 		return nil
 	}
+	return serve(ctx, a, cfg, stdin, stdout, stderr, log)
+}
+
+// serve runs a until stdin ends or ctx is done: the checkpoint loop, the
+// approval page on its own address, and the proxy on stdio.
+func serve(ctx context.Context, a *app, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) error {
 	fmt.Fprintf(stderr, "intentplane-mcp: %s\n", a.describeMandate())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
@@ -24,7 +21,6 @@ type page struct {
 	srv     *approvals.Server
 	ch      approvals.Channel
 	webhook *approvals.Webhook // non-nil when callbacks are accepted
-	listen  string
 	// owners maps each page approver to the owners they may approve for;
 	// none means every owner (approval.Scope.Owners).
 	owners map[string][]intent.Owner
@@ -39,9 +35,8 @@ func buildPage(c *config.Config, st approvals.Log, callbacks approvals.CallbackS
 	if len(ac.Approvers) == 0 {
 		return nil, nil
 	}
-	listen := ac.Listen
-	p := &page{listen: listen, owners: map[string][]intent.Owner{}}
-	cfg := approvals.Config{Addr: listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: ac.MaxRequests,
+	p := &page{owners: map[string][]intent.Owner{}}
+	cfg := approvals.Config{Addr: ac.Listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: ac.MaxRequests,
 		Callbacks: callbacks, Logger: log}
 	for i, a := range ac.Approvers {
 		aat := append(at, "approvers", fmt.Sprint(i))
@@ -70,73 +65,57 @@ func buildPage(c *config.Config, st approvals.Log, callbacks approvals.CallbackS
 		return nil, c.ErrAt(append(at, "approvers"), "%v", err)
 	}
 	p.srv, p.ch = srv, srv
-	if w := ac.Webhook; w != nil {
-		wat := append(at, "webhook")
-		key, err := readPrivateKey(c.File(w.Key))
-		if err != nil {
-			return nil, c.ErrAt(append(wat, "key"), "%v", err)
-		}
-		wc := approvals.WebhookConfig{URL: w.URL, Key: key, Approvers: w.Approvers}
-		if w.CallbackKey != "" {
-			b, err := os.ReadFile(c.File(w.CallbackKey))
-			if err != nil {
-				return nil, c.ErrAt(append(wat, "callback_key"), "%v", err)
-			}
-			if wc.CallbackKey, err = mandate.ParsePublicKey(strings.TrimSpace(string(b))); err != nil {
-				return nil, c.ErrAt(append(wat, "callback_key"), "%v", err)
-			}
-		}
-		wh, err := approvals.NewWebhook(srv, wc)
-		if errors.As(err, &ae) {
-			return nil, c.ErrAt(append(wat, "approvers"), "approver %q: %s", ae.Name, ae.Reason)
-		}
-		if err != nil {
-			return nil, c.ErrAt(wat, "%v", err)
-		}
-		p.ch = wh
-		if wc.CallbackKey != nil {
-			p.webhook = wh
+	if ac.Webhook != nil {
+		if err := p.addWebhook(c, ac.Webhook); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
 }
 
-// serve listens on the page's address and serves the page (and the
-// webhook's callbacks at /webhook) until ctx is done. It returns once the
-// listener is bound; errc receives the server's error, if any.
+// serve binds the page's address, then serves the page (and the webhook's
+// callbacks at /webhook) until ctx is done. It returns once the listener is
+// bound; errc receives the server's error, if any.
 func (p *page) serve(ctx context.Context) (<-chan error, error) {
-	ln, err := net.Listen("tcp", p.listen)
+	ln, err := p.srv.Listen()
 	if err != nil {
 		return nil, fmt.Errorf("approval page: %w", err)
 	}
-	h := p.srv.Handler()
-	if p.webhook != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/webhook", p.webhook)
-		mux.Handle("/", h)
-		h = mux
-	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-	}
 	errc := make(chan error, 1)
-	go func() {
-		err := hs.Serve(ln)
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
-		}
-		errc <- err
-	}()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
+	go func() { errc <- p.srv.Serve(ctx, ln, p.webhook) }()
 	return errc, nil
+}
+
+// addWebhook puts the webhook [approvals.webhook] describes in front of the
+// page: requests go to it, and, with a callback key, its signed callbacks
+// are served at /webhook.
+func (p *page) addWebhook(c *config.Config, w *config.Webhook) error {
+	wat := []string{"approvals", "webhook"}
+	key, err := readPrivateKey(c.File(w.Key))
+	if err != nil {
+		return c.ErrAt(append(wat, "key"), "%v", err)
+	}
+	wc := approvals.WebhookConfig{URL: w.URL, Key: key, Approvers: w.Approvers}
+	if w.CallbackKey != "" {
+		b, err := os.ReadFile(c.File(w.CallbackKey))
+		if err != nil {
+			return c.ErrAt(append(wat, "callback_key"), "%v", err)
+		}
+		if wc.CallbackKey, err = mandate.ParsePublicKey(strings.TrimSpace(string(b))); err != nil {
+			return c.ErrAt(append(wat, "callback_key"), "%v", err)
+		}
+	}
+	wh, err := approvals.NewWebhook(p.srv, wc)
+	var ae *approvals.ApproverError
+	if errors.As(err, &ae) {
+		return c.ErrAt(append(wat, "approvers"), "approver %q: %s", ae.Name, ae.Reason)
+	}
+	if err != nil {
+		return c.ErrAt(wat, "%v", err)
+	}
+	p.ch = wh
+	if wc.CallbackKey != nil {
+		p.webhook = wh
+	}
+	return nil
 }
