@@ -20,6 +20,7 @@ import (
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/internal/demo"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -406,32 +407,13 @@ func (r *run) show(d gateway.Decision, callsBefore int64) {
 			}
 			fmt.Fprintf(w, "    result: %s\n", out)
 		}
-	case intent.StepUp:
-		fmt.Fprintf(w, "    STEP-UP (%s) %s\n    reason: %s\n", d.Level, d.Refusal.Code, d.Refusal.Message)
 	default:
-		fmt.Fprintf(w, "    DENY %s\n    reason: %s\n", d.Refusal.Code, d.Refusal.Message)
+		demo.ShowRefusal(w, d)
 	}
 	fmt.Fprintf(w, "    receipt: #%d %s (prev %s…)", d.Receipt.Seq, d.Receipt.Hash, d.Receipt.Prev.String()[:8])
-	if len(d.Policies) > 0 {
-		fmt.Fprintf(w, ", policies %s", strings.Join(d.Policies, ", "))
-	}
-	fmt.Fprintln(w)
+	demo.ShowPolicies(w, d)
 }
 
 func expect(s step, d gateway.Decision) string {
-	if d.Verdict != s.verdict {
-		return fmt.Sprintf("verdict %s, expected %s", d.Verdict, s.verdict)
-	}
-	if s.code != "" && (d.Refusal == nil || d.Refusal.Code != s.code) {
-		return fmt.Sprintf("refusal %+v, expected code %s", d.Refusal, s.code)
-	}
-	if s.verdict == intent.Allow && !d.Executed {
-		return "allowed but not executed"
-	}
-	if s.check != nil {
-		if err := s.check(d); err != nil {
-			return err.Error()
-		}
-	}
-	return ""
+	return demo.Unexpected(d, demo.Outcome{Verdict: s.verdict, Code: s.code, Check: s.check})
 }
