@@ -16,6 +16,11 @@ import (
 type ToolSpec struct {
 	// Action is the gateway action ("bank.send_money"). Required.
 	Action intent.Action
+	// Name is the tool's name as the client sees it; empty means the
+	// downstream's.
+	Name string
+	// Description replaces the downstream's description; empty keeps it.
+	Description string
 	// Budget names the amount parameter reserved against the mandate's
 	// budget; empty means the tool spends nothing.
 	Budget string
@@ -225,4 +230,27 @@ func (ps ParamSpec) parameter(required bool, registries map[string]string) (cont
 		}
 	}
 	return p, nil
+}
+
+// Tool returns the tool the client sees for raw, served by d, whose calls
+// propose ct's action (ct as Contract returned it): raw's title and input
+// schema byte for byte, s's name and description when set, and a Mirror
+// that follows d's changes to the tool, made unavailable when it drops a
+// declared or critical parameter.
+func (s ToolSpec) Tool(d *Downstream, raw RawTool, ct *contract.Contract) Tool {
+	t := Tool{Name: raw.Name, Title: raw.Title, Action: ct.Action, Description: raw.Description, InputSchema: raw.InputSchema, ReadOnly: s.ReadOnly,
+		Mirror: &Mirror{Server: d, Tool: raw.Name, Description: s.Description}}
+	if s.Name != "" {
+		t.Name = s.Name
+	}
+	if s.Description != "" {
+		t.Description = s.Description
+	}
+	for _, p := range ct.Params {
+		t.Mirror.Params = append(t.Mirror.Params, p.Name)
+		if p.Critical {
+			t.Mirror.Critical = append(t.Mirror.Critical, p.Name)
+		}
+	}
+	return t
 }

@@ -135,3 +135,26 @@ func TestNormalizer(t *testing.T) {
 		t.Error(`Normalizer("upper") found`)
 	}
 }
+
+func TestToolSpecTool(t *testing.T) {
+	t.Parallel()
+	spec := sendMoneySpec()
+	ct, _, err := spec.Contract(sendMoney, map[string]string{"payees": "iban"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := spec.Tool(nil, sendMoney, ct)
+	if got.Name != "send_money" || got.Action != "bank.send_money" || got.Description != sendMoney.Description ||
+		string(got.InputSchema) != string(sendMoney.InputSchema) || got.ReadOnly {
+		t.Errorf("tool = %+v", got)
+	}
+	if m := got.Mirror; m == nil || m.Tool != "send_money" || strings.Join(m.Params, ",") != "recipient_iban,amount,reference" ||
+		strings.Join(m.Critical, ",") != "recipient_iban" || m.Description != "" {
+		t.Errorf("mirror = %+v", got.Mirror)
+	}
+	spec.Name, spec.Description, spec.ReadOnly = "pay", "Pay a payee on file.", true
+	got = spec.Tool(nil, sendMoney, ct)
+	if got.Name != "pay" || got.Description != "Pay a payee on file." || got.Mirror.Description != "Pay a payee on file." || got.Mirror.Tool != "send_money" || !got.ReadOnly {
+		t.Errorf("renamed tool = %+v, mirror %+v", got, got.Mirror)
+	}
+}

@@ -226,33 +226,19 @@ func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]stri
 	if raw == nil {
 		return nil, mcpproxy.Tool{}, c.ErrAt(at, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
 	}
-	ct, amounts, err := toolContract(c, at, tc, raw, regNorm)
+	spec := toolSpec(c, at, tc)
+	ct, amounts, err := spec.Contract(*raw, regNorm)
 	if err != nil {
-		return nil, mcpproxy.Tool{}, err
+		return nil, mcpproxy.Tool{}, specError(c, at, err)
 	}
 	fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: toolName, Amounts: amounts}
-	t := mcpproxy.Tool{Name: toolName, Title: raw.Title, Action: ct.Action, Description: raw.Description, InputSchema: raw.InputSchema, ReadOnly: tc.ReadOnly,
-		Mirror: &mcpproxy.Mirror{Server: d, Tool: toolName, Description: tc.Description}}
-	if tc.Description != "" {
-		t.Description = tc.Description
-	}
-	if tc.Name != "" {
-		t.Name = tc.Name
-	}
-	for _, p := range ct.Params {
-		t.Mirror.Params = append(t.Mirror.Params, p.Name)
-		if p.Critical {
-			t.Mirror.Critical = append(t.Mirror.Critical, p.Name)
-		}
-	}
-	return ct, t, nil
+	return ct, spec.Tool(d, *raw, ct), nil
 }
 
-// toolContract builds the contract of a proxied tool and checks its
-// parameters against the downstream's input schema (mcpproxy.ToolSpec).
-// Errors name the file and line of the declaration at fault.
-func toolContract(c *config.Config, at []string, tc config.Tool, raw *mcpproxy.RawTool, regNorm map[string]string) (*contract.Contract, map[string]mcpproxy.AmountFormat, error) {
-	spec := mcpproxy.ToolSpec{Action: intent.Action(tc.Action), Budget: tc.Budget, ReadOnly: tc.ReadOnly}
+// toolSpec is the declaration of the proxied tool at [tools.KEY], its
+// parameters in file order.
+func toolSpec(c *config.Config, at []string, tc config.Tool) mcpproxy.ToolSpec {
+	spec := mcpproxy.ToolSpec{Action: intent.Action(tc.Action), Name: tc.Name, Description: tc.Description, Budget: tc.Budget, ReadOnly: tc.ReadOnly}
 	for _, name := range config.Ordered(c, append(at, "params"), tc.Params) {
 		pc := tc.Params[name]
 		spec.Params = append(spec.Params, mcpproxy.ParamSpec{
@@ -260,19 +246,24 @@ func toolContract(c *config.Config, at []string, tc config.Tool, raw *mcpproxy.R
 			Critical: pc.Critical, Sources: pc.Sources, Normalizer: pc.Normalizer, Format: pc.Format, OnNoMatch: pc.OnNoMatch,
 		})
 	}
-	ct, amounts, err := spec.Contract(*raw, regNorm)
+	return spec
+}
+
+// specError points a *mcpproxy.SpecError at the line of the declaration at
+// fault, under the tool's table at.
+func specError(c *config.Config, at []string, err error) error {
 	var se *mcpproxy.SpecError
-	if errors.As(err, &se) {
-		where := append([]string{}, at...)
-		if se.Param != "" {
-			where = append(where, "params", se.Param)
-		}
-		if se.Field != "" {
-			where = append(where, se.Field)
-		}
-		return nil, nil, c.ErrAt(where, "%v", se)
+	if !errors.As(err, &se) {
+		return err
 	}
-	return ct, amounts, err
+	where := append([]string{}, at...)
+	if se.Param != "" {
+		where = append(where, "params", se.Param)
+	}
+	if se.Field != "" {
+		where = append(where, se.Field)
+	}
+	return c.ErrAt(where, "%v", se)
 }
 
 // loadRegistries reads the [registries] files; regNorm maps each to the
