@@ -29,8 +29,13 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 )
 
-// Vendor is a supplier of a company: in Odoo a res.partner with
-// is_company set and supplier_rank above zero.
+// Vendor is a supplier of a company: in Odoo a commercial partner
+// (res.partner that is a company, or an individual without a parent
+// company) with supplier_rank above zero. A contact person of a company is
+// never a vendor itself: what is addressed to it belongs to its company
+// (commercial_partner_id). A vendor without a company (company_id unset,
+// Odoo's default in a single-company database) is one of every company's
+// vendors, as Odoo shows it to every company.
 type Vendor struct {
 	// ID identifies the vendor in the ERP (res.partner id).
 	ID string
@@ -115,8 +120,14 @@ type Bill struct {
 	// Ref is the vendor's reference, as typed from the vendor's document
 	// ("INV-2290"); several spellings of one reference may exist.
 	Ref string
-	// Vendor is the ID of the vendor (partner_id).
+	// Vendor is the ID of the vendor: the commercial partner of the
+	// partner the bill is addressed to (commercial_partner_id).
 	Vendor string
+	// VendorName is the vendor's name as the ERP displays it.
+	VendorName string
+	// Contact is the ID of the contact person the bill is addressed to
+	// (partner_id) when that is not the vendor itself; empty otherwise.
+	Contact string
 	// Kind is KindBill or KindCreditNote.
 	Kind Kind
 	// Currency is the ISO 4217 code of the amounts ("EUR").
@@ -140,6 +151,11 @@ type Bill struct {
 	// Reverses is, for a credit note, the ID of the bill it reduces
 	// (reversed_entry_id); empty otherwise.
 	Reverses string
+	// Payments are, when BillQuery.WithPayments asked for them, the
+	// payments registered against the bill under an idempotency key
+	// (through intentplane), whatever their state; an implementation may
+	// give the others too. Nil otherwise.
+	Payments []Payment
 }
 
 // PaymentStatus is the state of a payment (account.payment state).
@@ -168,6 +184,10 @@ type Payment struct {
 	Amount intent.Money
 	// Date is when the payment was registered, in UTC.
 	Date time.Time
+	// Day is the payment's accounting date (account.payment date) as
+	// YYYY-MM-DD: the day in the company's calendar (its time zone) on
+	// which it was registered; empty if unknown.
+	Day string
 	// State is draft (in flight), posted or cancel.
 	State PaymentStatus
 	// Key is the idempotency key it was registered under (the operation
@@ -188,6 +208,19 @@ type PaymentRequest struct {
 	// Key is the idempotency key (the operation hash); required. A request
 	// with a key already used returns the payment made then.
 	Key string
+	// Decided, if not nil, is the bill as the caller read it (with
+	// BillQuery.WithPayments) while deciding this payment, after taking
+	// an exclusive hold on the bill's vendor that it keeps until the
+	// payment returns; Account is then the bank account as it read it in
+	// the same decision. An implementation checks the request against
+	// them (and a payment under Key among Decided.Payments is returned as
+	// made) instead of reading them again: a read before the write is
+	// never atomic with it in Odoo, so reading again narrows no race and
+	// costs a round trip. The ERP's own checks still apply, and the
+	// payment made is read back and compared with the request.
+	Decided *Bill
+	// Account is the bank account as read with Decided; required with it.
+	Account *BankAccount
 }
 
 // BankChange asks to make a number a vendor's current bank account: the
@@ -211,6 +244,8 @@ type BankChange struct {
 
 // VendorQuery selects vendors; each empty field selects all.
 type VendorQuery struct {
+	// Limit, if above zero, returns at most that many vendors.
+	Limit int
 	// ID selects the vendor with this ID.
 	ID string
 	// Name selects vendors whose name equals it, ignoring case and
@@ -225,8 +260,19 @@ type BankAccountQuery struct {
 	ID string
 	// Vendor selects the accounts of the vendor with this ID.
 	Vendor string
-	// Number selects accounts whose sanitized number equals Sanitize(Number).
+	// Number selects accounts whose sanitized number equals
+	// Sanitize(Number). The sanitized number folds look-alikes in Odoo
+	// (ß is stored as SS): a caller that matches a number compares the
+	// raw Number of each account itself.
 	Number string
+	// Active selects active accounts only: archived accounts are never
+	// candidates for a payment.
+	Active bool
+	// Holders, with Number, also selects the other accounts of every
+	// vendor holding an account Number selects (active ones when Active
+	// is set), so that one read tells whether the account is its
+	// vendor's current one.
+	Holders bool
 }
 
 // BillQuery selects bills and credit notes; each empty or false field
@@ -239,6 +285,19 @@ type BillQuery struct {
 	// Open selects posted vendor bills (not credit notes) with a residual
 	// above zero.
 	Open bool
+	// Lookup selects the bills that a bill ID, number or vendor reference
+	// typed as Lookup may name: the bill with that ID, those whose number
+	// equals it ignoring case, and those whose reference contains
+	// LookupKey(Lookup), ignoring case. It keeps every reference with the
+	// same digits (whatever its letters and separators); for a value
+	// without digits, only references holding its longest run of letters.
+	// The caller compares exactly.
+	Lookup string
+	// WithPayments fills each bill's Payments.
+	WithPayments bool
+	// Limit, if above zero, returns at most that many bills, and Offset
+	// skips that many first (both in ID order): a page of the selection.
+	Limit, Offset int
 }
 
 // PaymentQuery selects payments; each empty field selects all.
@@ -299,6 +358,13 @@ var (
 	ErrNotFound = errors.New("erp: no such record for this company")
 	// ErrRefused: the ERP refused the write and nothing was written.
 	ErrRefused = errors.New("erp: refused")
+	// ErrNotWritten: the write failed before anything was written, for a
+	// reason that is not the request's: the ERP could not be reached (the
+	// connection was refused), the identity lacks a right, or the ERP
+	// failed and rolled the call back. Nothing was written; the request
+	// may be made again once the cause is fixed. A write whose answer was
+	// lost matches neither this nor ErrRefused: it may have been made.
+	ErrNotWritten = errors.New("erp: nothing written")
 )
 
 // Sanitize returns an account number as Odoo's sanitized_acc_number

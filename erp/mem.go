@@ -259,7 +259,7 @@ func (m *Mem) Vendors(ctx context.Context, company string, q VendorQuery) ([]Ven
 		out = append(out, v.Vendor)
 	}
 	slices.SortFunc(out, func(a, b Vendor) int { return CompareIDs(a.ID, b.ID) })
-	return out, nil
+	return page(out, 0, q.Limit), nil
 }
 
 // BankAccounts implements Reader.
@@ -270,13 +270,21 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 	number := Sanitize(q.Number)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	holders := map[string]bool{}
+	if q.Holders && q.Number != "" {
+		for _, a := range m.accounts {
+			if a.Sanitized == number && (a.Active || !q.Active) {
+				holders[a.Vendor] = true
+			}
+		}
+	}
 	var out []BankAccount
 	for _, a := range m.accounts {
 		if v := m.vendors[a.Vendor]; v == nil || v.company != company {
 			continue
 		}
 		if (q.ID != "" && a.ID != q.ID) || (q.Vendor != "" && a.Vendor != q.Vendor) ||
-			(q.Number != "" && a.Sanitized != number) {
+			(q.Number != "" && a.Sanitized != number && !holders[a.Vendor]) || (q.Active && !a.Active) {
 			continue
 		}
 		out = append(out, *a)
@@ -294,16 +302,78 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	defer m.mu.Unlock()
 	var out []Bill
 	for _, b := range m.bills {
-		if b.company != company || (q.ID != "" && b.ID != q.ID) || (q.Vendor != "" && b.Vendor != q.Vendor) {
+		if b.company != company || (q.ID != "" && b.ID != q.ID) || (q.Vendor != "" && b.Vendor != q.Vendor) ||
+			(q.Lookup != "" && !LookupMatches(q.Lookup, b.ID, b.Name, b.Ref)) {
 			continue
 		}
 		if q.Open && (b.Kind != KindBill || b.State != StatePosted || b.Residual <= 0) {
 			continue
 		}
-		out = append(out, b.Bill)
+		bill := b.Bill
+		if v := m.vendors[b.Vendor]; v != nil {
+			bill.VendorName = v.Name
+		}
+		if q.WithPayments {
+			bill.Payments = []Payment{}
+			for _, p := range m.payments {
+				if p.company == company && p.Bill == b.ID {
+					bill.Payments = append(bill.Payments, p.Payment)
+				}
+			}
+			slices.SortFunc(bill.Payments, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
+		}
+		out = append(out, bill)
 	}
 	slices.SortFunc(out, func(a, b Bill) int { return CompareIDs(a.ID, b.ID) })
-	return out, nil
+	return page(out, q.Offset, q.Limit), nil
+}
+
+// page returns the page of s that offset and limit select (limit 0: all).
+func page[T any](s []T, offset, limit int) []T {
+	s = s[min(max(offset, 0), len(s)):]
+	if limit > 0 && limit < len(s) {
+		s = s[:limit]
+	}
+	return s
+}
+
+// LookupMatches reports whether a bill with this ID, number and vendor
+// reference is selected by BillQuery.Lookup value (see there).
+func LookupMatches(value, id, number, ref string) bool {
+	if value == id || strings.EqualFold(value, number) {
+		return true
+	}
+	k := LookupKey(value)
+	return k != "" && strings.Contains(strings.ToUpper(ref), strings.ToUpper(k))
+}
+
+// LookupKey is what BillQuery.Lookup looks for in a vendor reference: the
+// longest run of ASCII digits of value (the first of equal length) without
+// its leading zeros, or, when value has no digit, its longest run of ASCII
+// letters.
+func LookupKey(value string) string {
+	if k := longestRun(value, func(c byte) bool { return '0' <= c && c <= '9' }); k != "" {
+		if k = strings.TrimLeft(k, "0"); k == "" {
+			k = "0"
+		}
+		return k
+	}
+	return longestRun(value, func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' })
+}
+
+func longestRun(s string, in func(byte) bool) string {
+	best, run := "", 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && in(s[i]) {
+			run++
+			continue
+		}
+		if run > len(best) {
+			best = s[i-run : i]
+		}
+		run = 0
+	}
+	return best
 }
 
 // Payments implements Reader.
@@ -362,9 +432,10 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 	}
 	b.Residual -= r.Amount.Amount
 	b.PaymentState = paymentState(b.Residual)
+	now := m.now().UTC()
 	p := Payment{
 		ID: m.id(), Bill: b.ID, Vendor: b.Vendor, BankAccount: a.ID,
-		Amount: r.Amount, Date: m.now().UTC(), State: PaymentPosted, Key: r.Key,
+		Amount: r.Amount, Date: now, Day: now.Format(time.DateOnly), State: PaymentPosted, Key: r.Key,
 	}
 	m.payments[p.ID] = &memPayment{company: company, Payment: p}
 	m.keys[key] = p.ID

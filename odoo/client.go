@@ -83,6 +83,13 @@ type Config struct {
 	// such as "northwind") to its res.company id. A company not in the
 	// map has no records.
 	Companies map[string]int64
+	// TimeZone is the IANA name of the time zone whose calendar dates a
+	// payment ("Europe/Berlin") when the company's own partner has none
+	// (res.company's partner_id, its tz field: "Timezone" on the company's
+	// contact in Odoo's UI, which the company's settings set); empty means
+	// UTC. Odoo would otherwise date a payment in the paying user's time
+	// zone, so a payer set to UTC+14 books tomorrow's date.
+	TimeZone string
 	// Timeout limits each XML-RPC call; zero means DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient makes the calls; nil means a new http.Client. Its own
@@ -106,6 +113,9 @@ type Client struct {
 	mu         sync.Mutex
 	locks      map[string]chan struct{} // company and bill or vendor → a lock held while paying it
 	currencies map[int64]currency       // res.currency id → code and decimals
+	zones      map[int64]*time.Location // res.company id → its calendar's time zone
+	zone       *time.Location           // Config.TimeZone
+	now        func() time.Time
 }
 
 type currency struct {
@@ -125,11 +135,20 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	t.secrets = []string{cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password}
+	zone := time.UTC
+	if cfg.TimeZone != "" {
+		if zone, err = time.LoadLocation(cfg.TimeZone); err != nil || cfg.TimeZone == "Local" {
+			return nil, fmt.Errorf("odoo: Config.TimeZone %q is not an IANA time zone", cfg.TimeZone)
+		}
+	}
 	c := &Client{
 		t:          t,
 		companies:  make(map[string]int64, len(cfg.Companies)),
 		locks:      map[string]chan struct{}{},
 		currencies: map[int64]currency{},
+		zones:      map[int64]*time.Location{},
+		zone:       zone,
+		now:        time.Now,
 	}
 	for k, v := range cfg.Companies {
 		c.companies[k] = v
@@ -141,8 +160,9 @@ func New(cfg Config) (*Client, error) {
 }
 
 // Login authenticates every configured identity that has not yet, so that
-// a wrong password shows at startup rather than at the first payment. It
-// returns an error wrapping ErrAccessDenied for a refused login.
+// a wrong password shows at startup rather than at the first payment, and
+// reads the time zone of each company the payer pays for. It returns an
+// error wrapping ErrAccessDenied for a refused login.
 func (c *Client) Login(ctx context.Context) error {
 	for _, s := range []*session{c.reader, c.payer, c.bankAdmin} {
 		if s.id.Login == "" {
@@ -152,7 +172,73 @@ func (c *Client) Login(ctx context.Context) error {
 			return err
 		}
 	}
+	if c.payer.id.Login != "" {
+		for _, cid := range c.companies {
+			if _, err := c.companyZone(ctx, cid); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
+}
+
+// companyZone returns the time zone of a company's calendar: the tz of
+// the company's partner, else Config.TimeZone, else UTC. It is read once
+// per company (two calls, as the payer) and cached: a company's time
+// zone is configuration, not a fact a payment decides on.
+func (c *Client) companyZone(ctx context.Context, cid int64) (*time.Location, error) {
+	c.mu.Lock()
+	z, ok := c.zones[cid]
+	c.mu.Unlock()
+	if ok {
+		return z, nil
+	}
+	v, err := c.payer.execute(ctx, "res.company", "read", []any{[]any{cid}}, map[string]any{"fields": strs([]string{"partner_id"})})
+	if err != nil {
+		return nil, err
+	}
+	rs, err := records(v)
+	if err != nil || len(rs) != 1 {
+		return nil, fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, ErrBadAnswer))
+	}
+	partner, _, err := rs[0].many2one("partner_id")
+	if err != nil {
+		return nil, fmt.Errorf("odoo: res.company %d: %w", cid, err)
+	}
+	z = c.zone
+	if partner != 0 {
+		v, err = c.payer.execute(ctx, "res.partner", "read", []any{[]any{partner}}, map[string]any{"fields": strs([]string{"tz"})})
+		if err != nil {
+			return nil, err
+		}
+		ps, err := records(v)
+		if err != nil {
+			return nil, fmt.Errorf("odoo: res.partner %d: %w", partner, err)
+		}
+		if len(ps) == 1 {
+			tz, err := ps[0].str("tz")
+			if err != nil {
+				return nil, fmt.Errorf("odoo: res.partner %d: %w", partner, err)
+			}
+			if l, err := time.LoadLocation(tz); tz != "" && tz != "Local" && err == nil {
+				z = l
+			}
+		}
+	}
+	c.mu.Lock()
+	c.zones[cid] = z
+	c.mu.Unlock()
+	return z, nil
+}
+
+// today is the date of a payment made now: today in the company's
+// calendar, YYYY-MM-DD.
+func (c *Client) today(ctx context.Context, cid int64) (string, error) {
+	z, err := c.companyZone(ctx, cid)
+	if err != nil {
+		return "", err
+	}
+	return c.now().In(z).Format(time.DateOnly), nil
 }
 
 // Calls returns the number of XML-RPC calls (HTTP round trips) the Client

@@ -32,6 +32,10 @@ var (
 	// a timeout, an HTTP status other than 200. A write whose answer was
 	// lost may have been committed.
 	ErrNetwork = errors.New("odoo: network error")
+	// ErrNotSent: the connection could not be made (refused, no route,
+	// an unknown host), so the call never reached Odoo and nothing it
+	// would have written was written; it also matches ErrNetwork.
+	ErrNotSent = errors.New("odoo: not sent")
 	// ErrBadAnswer: the server answered with something the connector
 	// cannot decode (not XML-RPC, or values of unexpected types).
 	ErrBadAnswer = errors.New("odoo: bad answer")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -87,9 +88,14 @@ func (t *transport) call(ctx context.Context, service, what, method string, args
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 			t.log.DebugContext(ctx, "odoo call", "service", service, "call", what, "err", "timeout or cancelled")
 		}
+		var oe *net.OpError
+		notSent := errors.As(err, &oe) && oe.Op == "dial"
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error repeats the URL; the base URL holds no secret, but keep messages short
+		}
+		if notSent {
+			return nil, fmt.Errorf("%w: %w: %s %s: %s", ErrNetwork, ErrNotSent, service, what, t.redact(err.Error()))
 		}
 		return nil, fmt.Errorf("%w: %s %s: %s", ErrNetwork, service, what, t.redact(err.Error()))
 	}

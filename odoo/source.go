@@ -16,23 +16,78 @@ import (
 // The fields read per model. Always named: without fields, Odoo sends
 // every field (144 for res.partner).
 var (
-	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "is_company"}
+	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "commercial_partner_id"}
 	accountFields = []string{"partner_id", "acc_number", "sanitized_acc_number", "allow_out_payment", "active", "sequence", "write_date", "company_id"}
-	billFields    = []string{"name", "ref", "partner_id", "move_type", "currency_id", "amount_total", "amount_residual",
-		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id"}
+	billFields    = []string{"name", "ref", "partner_id", "commercial_partner_id", "move_type", "currency_id", "amount_total", "amount_residual",
+		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id", "payment_id", "date", "create_date"}
 	paymentFields = []string{"partner_id", "partner_bank_id", "amount", "currency_id", "state", "ref", "date", "create_date",
 		"reconciled_bill_ids", "company_id", "payment_type", "partner_type"}
 )
 
-// Vendors implements erp.Reader: the company's res.partner records that
-// are companies with a supplier_rank above zero, archived ones included.
-// Vendors shared between companies (company_id unset) belong to none.
+// MaxRead is the most records one read of the connector returns. Every
+// read has a domain bound to a vendor, a bill, a number or a name, and
+// this limit; a read that would return more fails (wrapping ErrTooMany)
+// instead of silently dropping records a decision needs. A page of bills
+// (erp.BillQuery.Limit) is read with its own limit.
+const MaxRead = 2000
+
+// ErrTooMany is wrapped by a read that matched more than MaxRead records.
+var ErrTooMany = errors.New("odoo: too many records for one read")
+
+// limited returns the kwargs of a read capped at MaxRead (or limit and
+// offset, for a page), and a check of its result.
+func limited(ctx map[string]any, limit, offset int) (map[string]any, func(n int, what string) error) {
+	kw := map[string]any{"context": ctx}
+	if limit > 0 {
+		kw["limit"] = limit
+		if offset > 0 {
+			kw["offset"] = offset
+		}
+		return kw, func(int, string) error { return nil }
+	}
+	kw["limit"] = MaxRead + 1
+	return kw, func(n int, what string) error {
+		if n > MaxRead {
+			return fmt.Errorf("%w: more than %d %s; ask for a page", ErrTooMany, MaxRead, what)
+		}
+		return nil
+	}
+}
+
+// shared is the domain of records a company sees: its own and those
+// without a company, which Odoo shows to every company.
+func shared(field string, cid int64) []any {
+	return []any{"|", leaf(field, "=", false), leaf(field, "=", cid)}
+}
+
+// all joins complete domain expressions (each a leaf in a list, or a
+// prefix expression) with Odoo's prefix &; either with |.
+func all(terms ...[]any) []any { return join("&", terms) }
+
+func either(terms ...[]any) []any { return join("|", terms) }
+
+func join(op string, terms [][]any) []any {
+	out := slices.Repeat([]any{op}, max(len(terms)-1, 0))
+	for _, t := range terms {
+		out = append(out, t...)
+	}
+	return out
+}
+
+// term is a leaf as a complete expression.
+func term(field, op string, value any) []any { return []any{leaf(field, op, value)} }
+
+// Vendors implements erp.Reader: the res.partner records the company sees
+// (its own and those without a company) that are commercial partners
+// (companies, and individuals without a parent company) with a
+// supplier_rank above zero, archived ones included. A contact person of a
+// company is never a vendor: its company is.
 func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery) ([]erp.Vendor, error) {
 	cid, ok := c.company(company)
 	if !ok {
 		return nil, ctx.Err()
 	}
-	domain := []any{leaf("company_id", "=", cid), leaf("supplier_rank", ">", 0), leaf("is_company", "=", true)}
+	domain := append(shared("company_id", cid), leaf("supplier_rank", ">", 0), "|", leaf("is_company", "=", true), leaf("parent_id", "=", false))
 	var id int64
 	if q.ID != "" {
 		if id, ok = parseID(q.ID); !ok {
@@ -44,8 +99,12 @@ func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery)
 	if q.Name != "" {
 		domain = append(domain, leaf("name", "ilike", strings.TrimSpace(q.Name)))
 	}
-	rs, err := c.reader.searchRead(ctx, "res.partner", domain, vendorFields, map[string]any{"context": scope(cid, true)})
+	kw, check := limited(scope(cid, true), q.Limit, 0)
+	rs, err := c.reader.searchRead(ctx, "res.partner", domain, vendorFields, kw)
 	if err != nil {
+		return nil, err
+	}
+	if err := check(len(rs), "vendors"); err != nil {
 		return nil, err
 	}
 	out := []erp.Vendor{}
@@ -56,7 +115,7 @@ func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery)
 		}
 		// Checked again here: a domain leaf Odoo cannot apply matches
 		// everything instead of nothing.
-		if co != cid || (id != 0 && v.ID != itoa(id)) || (q.Name != "" && strings.ToLower(strings.TrimSpace(v.Name)) != name) {
+		if co < 0 || (co != 0 && co != cid) || (id != 0 && v.ID != itoa(id)) || (q.Name != "" && strings.ToLower(strings.TrimSpace(v.Name)) != name) {
 			continue
 		}
 		out = append(out, v)
@@ -65,15 +124,15 @@ func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery)
 	return out, nil
 }
 
+// decodeVendor decodes a partner; its company is -1 when it is not a
+// vendor (no supplier rank, or a contact person of another partner).
 func decodeVendor(r record) (erp.Vendor, int64, error) {
 	id, err := r.id()
 	if err != nil {
 		return erp.Vendor{}, 0, err
 	}
 	v := erp.Vendor{ID: itoa(id)}
-	var rank int64
-	var isCompany bool
-	var co int64
+	var rank, co, commercial int64
 	errs := []error{}
 	v.Name, err = r.str("name")
 	errs = append(errs, err)
@@ -85,13 +144,13 @@ func decodeVendor(r record) (erp.Vendor, int64, error) {
 	errs = append(errs, err)
 	rank, err = r.integer("supplier_rank")
 	errs = append(errs, err)
-	isCompany, err = r.boolean("is_company")
+	commercial, _, err = r.many2one("commercial_partner_id")
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Vendor{}, 0, fmt.Errorf("odoo: res.partner %d: %w", id, err)
 	}
-	if rank <= 0 || !isCompany {
-		co = 0 // not a vendor: filtered out
+	if rank <= 0 || commercial != id {
+		co = -1 // not a vendor: filtered out
 	}
 	return v, co, nil
 }
@@ -111,12 +170,14 @@ func numberChars(s string) bool {
 	return true
 }
 
-// BankAccounts implements erp.Reader: res.partner.bank records of the
-// company's partners, archived ones included. SetAt is the account's
-// write_date: Odoo keeps no date for the number alone, and any later write
-// (archiving, reordering, trusting) only makes the account look younger,
-// which errs towards a call-back. A Number with characters other than
-// ASCII letters, digits, spaces and - . / matches nothing.
+// BankAccounts implements erp.Reader: res.partner.bank records the
+// company sees (its own and those without a company, Odoo's default) of
+// the partners it sees, archived ones included unless q.Active. SetAt is
+// the account's write_date: Odoo keeps no date for the number alone, and
+// any later write (archiving, reordering, trusting) only makes the
+// account look younger, which errs towards a call-back. A Number with
+// characters other than ASCII letters, digits, spaces and - . / matches
+// nothing.
 func (c *Client) BankAccounts(ctx context.Context, company string, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
 	cid, ok := c.company(company)
 	if !ok {
@@ -126,7 +187,7 @@ func (c *Client) BankAccounts(ctx context.Context, company string, q erp.BankAcc
 }
 
 func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
-	domain := []any{leaf("partner_id.company_id", "=", cid)}
+	domain := append(shared("company_id", cid), shared("partner_id.company_id", cid)...)
 	var id, vendor int64
 	var ok bool
 	if q.ID != "" {
@@ -146,23 +207,41 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		if !numberChars(q.Number) || number == "" {
 			return nil, ctx.Err()
 		}
-		domain = append(domain, leaf("sanitized_acc_number", "=", number))
+		if q.Holders {
+			// bank_ids lists a partner's active accounts only.
+			domain = append(domain, "|", leaf("sanitized_acc_number", "=", number), leaf("partner_id.bank_ids.sanitized_acc_number", "=", number))
+		} else {
+			domain = append(domain, leaf("sanitized_acc_number", "=", number))
+		}
 	}
-	rs, err := s.searchRead(ctx, "res.partner.bank", domain, accountFields, map[string]any{"context": scope(cid, true)})
+	if q.Active {
+		domain = append(domain, leaf("active", "=", true))
+	}
+	kw, check := limited(scope(cid, !q.Active), 0, 0)
+	rs, err := s.searchRead(ctx, "res.partner.bank", domain, accountFields, kw)
 	if err != nil {
 		return nil, err
 	}
+	if err := check(len(rs), "bank accounts"); err != nil {
+		return nil, err
+	}
 	out := []erp.BankAccount{}
+	holders := map[string]bool{}
 	for _, r := range rs {
 		a, co, err := decodeAccount(r)
 		if err != nil {
 			return nil, err
 		}
-		if (co != 0 && co != cid) || (id != 0 && a.ID != itoa(id)) || (vendor != 0 && a.Vendor != itoa(vendor)) ||
-			(q.Number != "" && a.Sanitized != number) {
+		if (co != 0 && co != cid) || (id != 0 && a.ID != itoa(id)) || (vendor != 0 && a.Vendor != itoa(vendor)) || (q.Active && !a.Active) {
 			continue
 		}
+		if q.Number != "" && a.Sanitized == number && a.Active {
+			holders[a.Vendor] = true
+		}
 		out = append(out, a)
+	}
+	if q.Number != "" {
+		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
 	}
 	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
 	return out, nil
@@ -203,9 +282,14 @@ func decodeAccount(r record) (erp.BankAccount, int64, error) {
 }
 
 // Bills implements erp.Reader: the company's account.move records of type
-// in_invoice and in_refund. Open selects posted bills with
+// in_invoice and in_refund. A bill's vendor is its commercial partner
+// (commercial_partner_id, stored by Odoo), so a bill addressed to a
+// contact person is its company's. Open selects posted bills with
 // amount_residual above zero (a stored field, so Odoo filters on it; the
-// connector checks it again).
+// connector checks it again). WithPayments reads, in the same call, the
+// journal entries of the payments registered through the connector (a
+// payment's entry carries its memo, state and amount): they are matched
+// to their bill by the memo.
 func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
 	cid, ok := c.company(company)
 	if !ok {
@@ -217,34 +301,69 @@ func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]
 
 // bills reads bills and also returns each bill's vendor by bill ID.
 func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQuery) ([]erp.Bill, map[string]int64, error) {
-	domain := []any{leaf("company_id", "=", cid), leaf("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
+	docs := [][]any{term("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
+	entries := [][]any{term("move_type", "=", "entry"), term("payment_id", "!=", false), term("ref", "ilike", memoPrefix)}
 	var id, vendor int64
 	var ok bool
 	if q.ID != "" {
 		if id, ok = parseID(q.ID); !ok {
 			return nil, nil, ctx.Err()
 		}
-		domain = append(domain, leaf("id", "=", id))
+		docs = append(docs, term("id", "=", id))
+		entries = append(entries, term("ref", "ilike", " bill "+itoa(id)+"]"))
 	}
 	if q.Vendor != "" {
 		if vendor, ok = parseID(q.Vendor); !ok {
 			return nil, nil, ctx.Err()
 		}
-		domain = append(domain, leaf("partner_id", "=", vendor))
+		docs = append(docs, term("commercial_partner_id", "=", vendor))
+		entries = append(entries, term("commercial_partner_id", "=", vendor))
 	}
 	if q.Open {
-		domain = append(domain, leaf("move_type", "=", string(erp.KindBill)), leaf("state", "=", string(erp.StatePosted)),
-			leaf("amount_residual", ">", 0))
+		docs = append(docs, term("move_type", "=", string(erp.KindBill)), term("state", "=", string(erp.StatePosted)),
+			term("amount_residual", ">", 0))
 	}
-	rs, err := s.searchRead(ctx, "account.move", domain, billFields, map[string]any{"context": scope(cid, false)})
+	if q.Lookup != "" {
+		match := [][]any{term("name", "=ilike", q.Lookup)}
+		if n, ok := parseID(q.Lookup); ok {
+			match = append(match, term("id", "=", n))
+		}
+		if k := erp.LookupKey(q.Lookup); k != "" {
+			match = append(match, term("ref", "ilike", k))
+		}
+		docs = append(docs, either(match...))
+	}
+	domain := append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
+	if q.WithPayments {
+		domain = append([]any{leaf("company_id", "=", cid)}, either(all(docs...), all(entries...))...)
+	}
+	kw, check := limited(scope(cid, false), q.Limit, q.Offset)
+	if q.WithPayments {
+		kw, check = limited(scope(cid, false), 0, 0)
+	}
+	rs, err := s.searchRead(ctx, "account.move", domain, billFields, kw)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := check(len(rs), "bills"); err != nil {
 		return nil, nil, err
 	}
 	if err := c.loadCurrencies(ctx, s, rs); err != nil {
 		return nil, nil, err
 	}
 	out := []erp.Bill{}
+	var paid []erp.Payment
 	for _, r := range rs {
+		if q.WithPayments {
+			if p, ok, err := c.decodeEntry(r, cid); err != nil {
+				return nil, nil, err
+			} else if ok {
+				if (id == 0 || p.Bill == itoa(id)) && (vendor == 0 || p.Vendor == itoa(vendor)) {
+					paid = append(paid, p)
+				}
+				continue
+			}
+		}
 		b, co, err := c.decodeBill(r)
 		if err != nil {
 			return nil, nil, err
@@ -258,10 +377,79 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	}
 	slices.SortFunc(out, func(a, b erp.Bill) int { return erp.CompareIDs(a.ID, b.ID) })
 	vendors := make(map[string]int64, len(out))
-	for _, b := range out {
+	for i, b := range out {
 		vendors[b.ID], _ = parseID(b.Vendor)
+		if q.WithPayments {
+			out[i].Payments = []erp.Payment{}
+			for _, p := range paid {
+				if p.Bill == b.ID {
+					out[i].Payments = append(out[i].Payments, p)
+				}
+			}
+		}
 	}
 	return out, vendors, nil
+}
+
+// decodeEntry decodes the journal entry of a payment the connector made
+// (move_type entry, with a payment_id and a memo naming its key and
+// bill); ok is false for any other record.
+func (c *Client) decodeEntry(r record, cid int64) (erp.Payment, bool, error) {
+	kind, err := r.str("move_type")
+	if err != nil || kind != "entry" {
+		return erp.Payment{}, false, err
+	}
+	var pay, partner, bank, cur, co int64
+	var ref, state string
+	var created time.Time
+	errs := []error{}
+	pay, _, err = r.many2one("payment_id")
+	errs = append(errs, err)
+	partner, _, err = r.many2one("commercial_partner_id")
+	errs = append(errs, err)
+	bank, _, err = r.many2one("partner_bank_id")
+	errs = append(errs, err)
+	cur, _, err = r.many2one("currency_id")
+	errs = append(errs, err)
+	co, _, err = r.many2one("company_id")
+	errs = append(errs, err)
+	ref, err = r.str("ref")
+	errs = append(errs, err)
+	state, err = r.str("state")
+	errs = append(errs, err)
+	created, err = r.datetime("create_date")
+	errs = append(errs, err)
+	day, err := r.date("date")
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return erp.Payment{}, false, fmt.Errorf("odoo: account.move entry: %w", err)
+	}
+	key, bill, ok := parseMemo(ref)
+	if pay == 0 || co != cid || !ok {
+		return erp.Payment{}, false, nil
+	}
+	money, ok := c.currency(cur)
+	if !ok {
+		return erp.Payment{}, false, fmt.Errorf("odoo: account.payment %d: %w: unknown currency", pay, ErrBadAnswer)
+	}
+	amount, err := r.amount("amount_total", money.decimals)
+	if err != nil {
+		return erp.Payment{}, false, fmt.Errorf("odoo: account.payment %d: %w", pay, err)
+	}
+	switch erp.PaymentStatus(state) {
+	case erp.PaymentDraft, erp.PaymentPosted, erp.PaymentCancelled:
+	default:
+		return erp.Payment{}, false, fmt.Errorf("odoo: account.payment %d: %w: state %q", pay, ErrBadAnswer, state)
+	}
+	p := erp.Payment{ID: itoa(pay), Bill: itoa(bill), Vendor: itoa(partner), Amount: intent.Money{Currency: money.code, Amount: amount},
+		Date: created, State: erp.PaymentStatus(state), Key: key}
+	if bank != 0 {
+		p.BankAccount = itoa(bank)
+	}
+	if !day.IsZero() {
+		p.Day = day.Format(time.DateOnly)
+	}
+	return p, true, nil
 }
 
 // loadCurrencies reads the currencies of rs (their currency_id) that are
@@ -333,7 +521,7 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 		return erp.Bill{}, 0, err
 	}
 	b := erp.Bill{ID: itoa(id)}
-	var partner, cur, bank, rev, co int64
+	var partner, commercial, cur, bank, rev, co int64
 	var kind, state, pstate string
 	errs := []error{}
 	b.Name, err = r.str("name")
@@ -341,6 +529,8 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 	b.Ref, err = r.str("ref")
 	errs = append(errs, err)
 	partner, _, err = r.many2one("partner_id")
+	errs = append(errs, err)
+	commercial, b.VendorName, err = r.many2one("commercial_partner_id")
 	errs = append(errs, err)
 	kind, err = r.str("move_type")
 	errs = append(errs, err)
@@ -378,10 +568,13 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 	default:
 		ok = false
 	}
-	if !ok || partner == 0 {
+	if !ok || partner == 0 || commercial == 0 {
 		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w: state %q, payment state %q", id, ErrBadAnswer, state, pstate)
 	}
-	b.Vendor, b.Kind, b.Currency, b.State, b.PaymentState = itoa(partner), erp.Kind(kind), money.code, erp.State(state), ps
+	if partner != commercial {
+		b.Contact = itoa(partner)
+	}
+	b.Vendor, b.Kind, b.Currency, b.State, b.PaymentState = itoa(commercial), erp.Kind(kind), money.code, erp.State(state), ps
 	if bank != 0 {
 		b.BankAccount = itoa(bank)
 	}
@@ -421,8 +614,12 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 // payments reads payments matching domain and returns them with their
 // bill; bill, if not zero, keeps only that bill's.
 func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []any, bill int64) ([]erp.Payment, error) {
-	rs, err := s.searchRead(ctx, "account.payment", domain, paymentFields, map[string]any{"context": scope(cid, false)})
+	kw, check := limited(scope(cid, false), 0, 0)
+	rs, err := s.searchRead(ctx, "account.payment", domain, paymentFields, kw)
 	if err != nil {
+		return nil, err
+	}
+	if err := check(len(rs), "payments"); err != nil {
 		return nil, err
 	}
 	if err := c.loadCurrencies(ctx, s, rs); err != nil {
@@ -478,6 +675,9 @@ func (c *Client) decodePayment(r record) (erp.Payment, int64, []int64, error) {
 	errs = append(errs, err)
 	date, err = r.date("date")
 	errs = append(errs, err)
+	if !date.IsZero() {
+		p.Day = date.Format(time.DateOnly)
+	}
 	p.Date, err = r.datetime("create_date")
 	errs = append(errs, err)
 	bills, err = r.ids("reconciled_bill_ids")
@@ -606,21 +806,35 @@ func (c *Client) lock(ctx context.Context, key string) (func(), error) {
 	}
 }
 
-// RegisterPayment implements erp.Payer, as the payer identity. In order:
-// it looks for a payment already made under r.Key (and returns it); reads
-// the bill and the bank account and checks them (see erp.Payer); opens
-// Odoo's payment wizard (account.payment.register) on the bill with the
-// amount, the bank account passed explicitly and a memo carrying the key;
-// runs it; and reads the payment back, checking that Odoo paid the account
-// and amount asked. That is six XML-RPC calls once the uid and the
-// currency are cached. If the wizard's answer is lost, it looks for the
-// key again before saying anything: the payment is either found and
-// returned, or the error wraps ErrNetwork and the write is not retried.
+// RegisterPayment implements erp.Payer, as the payer identity. Without
+// r.Decided it looks for a payment already made under r.Key (and returns
+// it), then reads the bill and the bank account; with r.Decided it checks
+// the request against the bill, its payments and the account as the
+// caller read them while deciding (see erp.PaymentRequest). It checks them
+// (see erp.Payer); opens Odoo's payment wizard (account.payment.register)
+// on the bill with the amount, the bank account passed explicitly, the
+// payment date (today in the company's calendar, see Config.TimeZone) and
+// a memo carrying the key; runs it; and reads the payment back, checking
+// that Odoo paid the account and amount asked. That is three XML-RPC calls
+// with r.Decided, six without, once the uid, the currency and the
+// company's time zone are cached.
+//
+// Outcomes: a refusal of the request wraps erp.ErrRefused; a failure
+// before Odoo ran the payment (the connection refused, an access or user
+// fault of the wizard, a fault of action_create_payments, which Odoo rolls
+// back) wraps erp.ErrNotWritten; if the answer of action_create_payments
+// is lost, it looks for the key again before saying anything: the payment
+// is either found and returned, or the error wraps ErrNetwork only (the
+// outcome is unknown) and the write is not retried.
 func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.PaymentRequest) (erp.Payment, error) {
 	if !validKey(r.Key) {
 		return erp.Payment{}, refused("an idempotency key of 1 to 128 letters, digits and . : - is required")
 	}
 	cid, ok := c.company(company)
+	if !ok {
+		return erp.Payment{}, notFound("bill")
+	}
+	billID, ok := parseID(r.Bill)
 	if !ok {
 		return erp.Payment{}, notFound("bill")
 	}
@@ -630,70 +844,49 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 		return erp.Payment{}, err
 	}
 	defer unlock()
-	if p, ok, err := c.paymentByKey(ctx, s, cid, r.Key); err != nil || ok {
-		return p, err
-	}
-	billID, ok := parseID(r.Bill)
-	if !ok {
-		return erp.Payment{}, notFound("bill")
-	}
-	bs, _, err := c.bills(ctx, s, cid, erp.BillQuery{ID: r.Bill})
-	if err != nil {
+	b, acct, done, err := c.paymentSubjects(ctx, s, cid, r)
+	if err != nil || done != nil {
+		if done != nil {
+			return *done, nil
+		}
 		return erp.Payment{}, err
 	}
-	if len(bs) != 1 {
-		return erp.Payment{}, notFound("bill")
-	}
-	b := bs[0]
-	switch {
-	case b.Kind != erp.KindBill:
-		return erp.Payment{}, refused("%s is a credit note; credit notes reduce what is owed and are never paid", b.Name)
-	case b.State != erp.StatePosted:
-		return erp.Payment{}, refused("%s is not posted", b.Name)
-	case b.Residual <= 0 || b.PaymentState.Settled():
-		return erp.Payment{}, refused("%s is already paid", b.Name)
-	case r.Amount.Currency != b.Currency:
-		return erp.Payment{}, refused("%s is in %s, not %s", b.Name, b.Currency, r.Amount.Currency)
-	case r.Amount.Amount <= 0:
-		return erp.Payment{}, refused("the amount must be above zero")
-	case r.Amount.Amount > b.Residual:
-		return erp.Payment{}, refused("the amount is above what is still owed on %s", b.Name)
-	}
-	acct, ok := parseID(r.BankAccount)
-	if !ok {
-		return erp.Payment{}, refused("the bank account is not an active, trusted account of the bill's vendor")
-	}
-	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: r.BankAccount, Vendor: b.Vendor})
-	if err != nil {
+	if err := checkPayment(b, acct, r); err != nil {
 		return erp.Payment{}, err
-	}
-	if len(as) != 1 || !as[0].Active || !as[0].Trusted || !numberChars(as[0].Number) || as[0].Sanitized != erp.Sanitize(as[0].Number) {
-		return erp.Payment{}, refused("the bank account is not an active, trusted account of the bill's vendor")
 	}
 	money, ok := c.currencyByCode(b.Currency)
 	if !ok {
 		return erp.Payment{}, fmt.Errorf("odoo: currency %s: %w", b.Currency, ErrBadAnswer)
 	}
+	day, err := c.today(ctx, cid)
+	if err != nil {
+		return erp.Payment{}, notWritten(err)
+	}
+	acctID, _ := parseID(acct.ID)
 	wctx := scope(cid, false)
 	wctx["active_model"] = "account.move"
 	wctx["active_ids"] = []any{billID}
 	v, err := s.execute(ctx, "account.payment.register", "create", []any{map[string]any{
 		"amount":                      fromMinor(r.Amount.Amount, money.decimals),
-		"partner_bank_id":             acct,
+		"partner_bank_id":             acctID,
 		"communication":               memo(b.Ref, r.Key, billID),
 		"payment_difference_handling": "open",
+		"payment_date":                day,
 	}}, map[string]any{"context": wctx})
 	if err != nil {
-		return erp.Payment{}, translate(err)
+		// The wizard alone pays nothing: whatever happened to this call,
+		// no payment was made.
+		return erp.Payment{}, notWritten(translate(err))
 	}
 	wizard, err := asID(v)
 	if err != nil {
-		return erp.Payment{}, fmt.Errorf("odoo: account.payment.register.create: %w", err)
+		return erp.Payment{}, notWritten(fmt.Errorf("odoo: account.payment.register.create: %w", err))
 	}
 	v, err = s.execute(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, map[string]any{"context": wctx})
 	if err != nil && !errors.Is(err, errNoneResult) {
-		if errors.Is(err, ErrUser) || errors.Is(err, ErrAccess) || errors.Is(err, ErrServer) {
-			return erp.Payment{}, translate(err) // a fault: Odoo rolled the call back
+		var f *Fault
+		if errors.As(err, &f) || errors.Is(err, ErrNotSent) {
+			return erp.Payment{}, notWritten(translate(err)) // a fault: Odoo rolled the call back; or never sent
 		}
 		// The answer is lost: the payment may have been made.
 		p, found, lerr := c.paymentByKey(context.WithoutCancel(ctx), s, cid, r.Key)
@@ -709,11 +902,83 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if !found {
 		return erp.Payment{}, fmt.Errorf("odoo: the payment wizard of bill %s answered but no payment carries key %s: %w", r.Bill, r.Key, ErrBadAnswer)
 	}
-	if p.BankAccount != r.BankAccount || p.Amount != r.Amount || p.Bill != r.Bill {
+	if p.BankAccount != acct.ID || p.Amount != r.Amount || p.Bill != r.Bill {
 		return erp.Payment{}, fmt.Errorf("odoo: payment %s was registered as %s to bank account %s, not %s to %s as asked: cancel it in Odoo",
-			p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), p.BankAccount, intent.FormatAmount(r.Amount.Amount, uint8(money.decimals)), r.BankAccount)
+			p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), p.BankAccount, intent.FormatAmount(r.Amount.Amount, uint8(money.decimals)), acct.ID)
 	}
 	return p, nil
+}
+
+// notWritten marks an error after which nothing was written. A refusal
+// (erp.ErrRefused, erp.ErrNotFound) already says so and stays as it is.
+func notWritten(err error) error {
+	if errors.Is(err, erp.ErrRefused) || errors.Is(err, erp.ErrNotFound) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", erp.ErrNotWritten, err)
+}
+
+// paymentSubjects returns the bill and the account a payment request is
+// checked against: those the caller read while deciding, or read now.
+// done is the payment already made under r.Key, if any.
+func (c *Client) paymentSubjects(ctx context.Context, s *session, cid int64, r erp.PaymentRequest) (erp.Bill, erp.BankAccount, *erp.Payment, error) {
+	if r.Decided != nil {
+		if r.Account == nil || r.Decided.ID != r.Bill || r.Account.ID != r.BankAccount {
+			return erp.Bill{}, erp.BankAccount{}, nil, refused("the bill and bank account decided on are not those of the request")
+		}
+		for _, p := range r.Decided.Payments {
+			if p.Key == r.Key && p.State != erp.PaymentCancelled {
+				return erp.Bill{}, erp.BankAccount{}, &p, nil
+			}
+		}
+		return *r.Decided, *r.Account, nil, nil
+	}
+	if p, ok, err := c.paymentByKey(ctx, s, cid, r.Key); err != nil || ok {
+		if ok {
+			return erp.Bill{}, erp.BankAccount{}, &p, nil
+		}
+		return erp.Bill{}, erp.BankAccount{}, nil, notWritten(err)
+	}
+	bs, _, err := c.bills(ctx, s, cid, erp.BillQuery{ID: r.Bill})
+	if err != nil {
+		return erp.Bill{}, erp.BankAccount{}, nil, notWritten(err)
+	}
+	if len(bs) != 1 {
+		return erp.Bill{}, erp.BankAccount{}, nil, notFound("bill")
+	}
+	if _, ok := parseID(r.BankAccount); !ok {
+		return erp.Bill{}, erp.BankAccount{}, nil, refused("the bank account is not an active, trusted account of the bill's vendor")
+	}
+	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: r.BankAccount, Vendor: bs[0].Vendor})
+	if err != nil {
+		return erp.Bill{}, erp.BankAccount{}, nil, notWritten(err)
+	}
+	if len(as) != 1 {
+		return erp.Bill{}, erp.BankAccount{}, nil, refused("the bank account is not an active, trusted account of the bill's vendor")
+	}
+	return bs[0], as[0], nil, nil
+}
+
+// checkPayment checks a payment request against the bill and the account
+// (see erp.Payer).
+func checkPayment(b erp.Bill, a erp.BankAccount, r erp.PaymentRequest) error {
+	switch {
+	case b.Kind != erp.KindBill:
+		return refused("%s is a credit note; credit notes reduce what is owed and are never paid", b.Name)
+	case b.State != erp.StatePosted:
+		return refused("%s is not posted", b.Name)
+	case b.Residual <= 0 || b.PaymentState.Settled():
+		return refused("%s is already paid", b.Name)
+	case r.Amount.Currency != b.Currency:
+		return refused("%s is in %s, not %s", b.Name, b.Currency, r.Amount.Currency)
+	case r.Amount.Amount <= 0:
+		return refused("the amount must be above zero")
+	case r.Amount.Amount > b.Residual:
+		return refused("the amount is above what is still owed on %s", b.Name)
+	case a.ID != r.BankAccount || a.Vendor != b.Vendor || !a.Active || !a.Trusted || !numberChars(a.Number) || a.Sanitized != erp.Sanitize(a.Number):
+		return refused("the bank account is not an active, trusted account of the bill's vendor")
+	}
+	return nil
 }
 
 func (c *Client) currencyByCode(code string) (currency, bool) {

@@ -13,6 +13,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -222,6 +224,11 @@ func testBills(t *testing.T, e Env) {
 		{"another company's bill by id", e.Company, erp.BillQuery{ID: w.otherBill.ID}, []string{}},
 		{"another company's vendor", e.Company, erp.BillQuery{Vendor: w.globex.ID}, []string{}},
 		{"the other company's open bills", e.Other, erp.BillQuery{Open: true}, []string{w.otherBill.ID}},
+		{"open bills, first page", e.Company, erp.BillQuery{Open: true, Limit: 1}, []string{w.bill.ID}},
+		{"open bills, second page", e.Company, erp.BillQuery{Open: true, Limit: 1, Offset: 1}, []string{w.bill2.ID}},
+		{"open bills, past the end", e.Company, erp.BillQuery{Open: true, Limit: 1, Offset: 2}, []string{}},
+		{"lookup by another spelling of the reference", e.Company, erp.BillQuery{Lookup: "inv 02290"}, []string{w.bill.ID}},
+		{"lookup of another company's reference", e.Company, erp.BillQuery{Lookup: "INV-7001"}, []string{}},
 	}
 	for _, tt := range tests {
 		got, err := e.Source.Bills(ctx, tt.company, tt.q)
@@ -232,13 +239,20 @@ func testBills(t *testing.T, e Env) {
 			t.Errorf("%s: bills (-want, +got):\n%s", tt.name, diff)
 		}
 	}
+	for _, v := range []string{w.bill2.ID, w.bill2.Name, strings.ToLower(w.bill2.Name)} {
+		// Lookup keeps every candidate; it may keep others too.
+		got, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{Lookup: v, Limit: 50})
+		if err != nil || !slices.Contains(ids(got, billID), w.bill2.ID) {
+			t.Errorf("lookup %q: %v, %v; want %s among them", v, ids(got, billID), err, w.bill2.ID)
+		}
+	}
 	got, _ := e.Source.Bills(ctx, e.Company, erp.BillQuery{ID: w.bill2.ID})
 	if len(got) != 1 || got[0].Residual != 40000 || got[0].Total != 48000 || got[0].PaymentState != erp.Partial {
 		t.Errorf("bill reduced by a credit note of 80.00: %+v; want residual 40000, partial", got)
 	}
 	got, _ = e.Source.Bills(ctx, e.Company, erp.BillQuery{ID: w.bill.ID})
 	want := erp.Bill{
-		ID: w.bill.ID, Name: got[0].Name, Ref: "INV-2290", Vendor: w.acme.ID, Kind: erp.KindBill, Currency: "EUR",
+		ID: w.bill.ID, Name: got[0].Name, Ref: "INV-2290", Vendor: w.acme.ID, VendorName: "ACME Supplies", Kind: erp.KindBill, Currency: "EUR",
 		Total: 125000, Residual: 125000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), BankAccount: w.acmeIBAN.ID,
 		State: erp.StatePosted, PaymentState: erp.NotPaid,
 	}

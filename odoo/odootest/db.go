@@ -53,6 +53,10 @@ func req(x *field) *field                         { x.required = true; return x 
 func comp(x *field, fn func(*db, rec) any) *field { x.computed = fn; return x }
 func labeled(x *field, label string) *field       { x.label = label; return x }
 
+// o2m marks a computed x2many as the one2many it is in Odoo: searchable
+// through a path ("partner_id.bank_ids.sanitized_acc_number").
+func o2m(x *field) *field { x.o2m = true; return x }
+
 func newDB(s *Server, name, login, password string) *db {
 	d := &db{name: name, models: map[string]*model{}, tables: map[string]map[int64]rec{}, next: map[string]int64{}, seq: map[string]int{}}
 	d.now = s.now().UTC()
@@ -67,7 +71,7 @@ func newDB(s *Server, name, login, password string) *db {
 	}
 	read := map[string]string{"base.group_user": "r"}
 	add(&model{name: "res.company", desc: "Companies", rights: read, fields: map[string]*field{
-		"name": req(f(tChar)), "currency_id": m2o("res.currency"), "chart_template": f(tChar)}})
+		"name": req(f(tChar)), "currency_id": m2o("res.currency"), "chart_template": f(tChar), "partner_id": m2o("res.partner")}})
 	add(&model{name: "res.currency", desc: "Currency", rights: read, fields: map[string]*field{
 		"name": req(f(tChar)), "active": f(tBool), "decimal_places": f(tInt)}})
 	add(&model{name: "res.groups", desc: "Access Groups", rights: read, fields: map[string]*field{"name": f(tChar)}})
@@ -77,12 +81,17 @@ func newDB(s *Server, name, login, password string) *db {
 		"name": f(tChar), "state": f(tChar)}})
 	add(&model{name: "res.users", desc: "User", rights: read, fields: map[string]*field{
 		"name": req(f(tChar)), "login": req(f(tChar)), "password": f(tChar), "active": f(tBool), "email": f(tChar),
-		"groups_id": x2m("res.groups"), "company_ids": x2m("res.company"), "company_id": m2o("res.company"), "partner_id": m2o("res.partner")}})
+		"groups_id": x2m("res.groups"), "company_ids": x2m("res.company"), "company_id": m2o("res.company"), "partner_id": m2o("res.partner"),
+		"tz": f(tChar)}})
 	add(&model{name: "res.partner", desc: "Contact", rights: map[string]string{"base.group_user": "r", "base.group_partner_manager": "rwcu"},
 		fields: map[string]*field{
 			"name": f(tChar), "phone": f(tChar), "email": f(tChar), "active": f(tBool), "company_id": m2o("res.company"),
-			"supplier_rank": f(tInt), "is_company": f(tBool),
-			"bank_ids": comp(x2m("res.partner.bank"), func(d *db, r rec) any {
+			"supplier_rank": f(tInt), "is_company": f(tBool), "tz": f(tChar),
+			// parent_id makes a contact person of a company; Odoo stores
+			// commercial_partner_id (computed): the company, or the
+			// partner itself when it is a company or has no parent.
+			"parent_id": m2o("res.partner"), "commercial_partner_id": m2o("res.partner"),
+			"bank_ids": o2m(comp(x2m("res.partner.bank"), func(d *db, r rec) any {
 				var ids []int64
 				for _, b := range d.sorted("res.partner.bank") {
 					if b.m2o("partner_id") == r.id() && b.boolean("active") {
@@ -93,7 +102,7 @@ func newDB(s *Server, name, login, password string) *db {
 					return int(d.tables["res.partner.bank"][a]["sequence"].(int64) - d.tables["res.partner.bank"][b]["sequence"].(int64))
 				})
 				return ids
-			})}})
+			}))}})
 	add(&model{name: "res.partner.bank", desc: "Bank Accounts", rights: map[string]string{"base.group_user": "r", "base.group_partner_manager": "rwcu"},
 		fields: map[string]*field{
 			"acc_number": labeled(req(f(tChar)), "Account Number"), "sanitized_acc_number": f(tChar), "partner_id": labeled(req(m2o("res.partner")), "Account Holder"),
@@ -123,6 +132,11 @@ func (d *db) installAccount() {
 		"amount_total": f(tFloat), "amount_residual": f(tFloat), "invoice_date": f(tDate), "invoice_date_due": f(tDate),
 		"partner_bank_id": m2o("res.partner.bank"), "state": f(tChar), "payment_state": f(tChar), "reversed_entry_id": m2o("account.move"),
 		"company_id": m2o("res.company"), "invoice_line_ids": x2m("account.move.line"),
+		// Stored in Odoo: the commercial partner of partner_id.
+		"commercial_partner_id": m2o("res.partner"),
+		// A payment's journal entry (move_type entry) names its payment,
+		// as account.payment's _inherits makes it.
+		"payment_id": m2o("account.payment"), "date": f(tDate),
 		"duplicated_ref_ids": comp(x2m("account.move"), func(d *db, r rec) any {
 			ids := []int64{}
 			for _, o := range d.sorted("account.move") {
@@ -138,7 +152,7 @@ func (d *db) installAccount() {
 	add(&model{name: "account.payment", desc: "Payments", rights: moves, fields: map[string]*field{
 		"name": f(tChar), "partner_id": m2o("res.partner"), "partner_bank_id": m2o("res.partner.bank"), "amount": f(tFloat),
 		"currency_id": m2o("res.currency"), "state": f(tChar), "ref": f(tChar), "date": f(tDate), "company_id": m2o("res.company"),
-		"payment_type": f(tChar), "partner_type": f(tChar), "journal_id": m2o("account.journal"),
+		"payment_type": f(tChar), "partner_type": f(tChar), "journal_id": m2o("account.journal"), "move_id": m2o("account.move"),
 		"bill_ids":            f(tX2M), // the fake's own record of reconciliation; not an Odoo field
 		"reconciled_bill_ids": comp(x2m("account.move"), func(d *db, r rec) any { return slices.Clone(r.ids("bill_ids")) }),
 		"is_reconciled":       comp(f(tBool), func(d *db, r rec) any { return len(r.ids("bill_ids")) > 0 }),
@@ -196,7 +210,33 @@ func (d *db) insert(model string, r rec) int64 {
 	}
 	r["create_uid"], r["write_uid"] = uid, uid
 	d.tables[model][id] = r
+	d.derive(model, r)
 	return id
+}
+
+// derive sets the stored computed fields of r: commercial_partner_id of a
+// partner (itself, unless it is a contact person of a company: then its
+// company's) and of a journal entry (its partner's).
+func (d *db) derive(model string, r rec) {
+	switch model {
+	case "res.partner":
+		if p, ok := d.tables[model][r.m2o("parent_id")]; ok && !r.boolean("is_company") {
+			r["commercial_partner_id"] = p.m2o("commercial_partner_id")
+		} else {
+			r["commercial_partner_id"] = r.id()
+		}
+	case "account.move":
+		r["commercial_partner_id"] = d.tables["res.partner"][r.m2o("partner_id")].m2o("commercial_partner_id")
+	}
+}
+
+// zone is the calling user's time zone (res.users tz), UTC if unset or
+// unknown.
+func (d *db) zone() *time.Location {
+	if z, err := time.LoadLocation(d.tables["res.users"][d.uid].str("tz")); err == nil {
+		return z
+	}
+	return time.UTC
 }
 
 func (d *db) addGroup(xmlid, name string) int64 {
@@ -220,7 +260,10 @@ func (d *db) seedBase(login, password string) {
 	usd := d.insert("res.currency", rec{"name": "USD", "active": true, "decimal_places": int64(2)})
 	d.insert("res.currency", rec{"name": "EUR", "active": false, "decimal_places": int64(2)})
 	d.insert("res.currency", rec{"name": "JPY", "active": false, "decimal_places": int64(0)})
-	company := d.insert("res.company", rec{"name": "My Company", "currency_id": usd, "chart_template": ""})
+	cp := d.insert("res.partner", rec{"name": "My Company", "active": true, "company_id": int64(0), "supplier_rank": int64(0), "is_company": true,
+		"tz": "", "parent_id": int64(0)})
+	d.tables["res.partner"][cp]["commercial_partner_id"] = cp
+	company := d.insert("res.company", rec{"name": "My Company", "currency_id": usd, "chart_template": "", "partner_id": cp})
 	for _, g := range groupDefs {
 		if strings.HasPrefix(g.xmlid, "base.") {
 			d.addGroup(g.xmlid, g.name)
@@ -432,6 +475,8 @@ func toAny(ids []int64) []any {
 	return out
 }
 
-func (d *db) today() string { return d.now.Format("2006-01-02") }
+// today is the date in the calling user's time zone, which Odoo's date
+// fields default to (fields.Date.context_today).
+func (d *db) today() string { return d.now.In(d.zone()).Format("2006-01-02") }
 
 func escapeBody(s string) string { return "<p>" + html.EscapeString(s) + "</p>" }

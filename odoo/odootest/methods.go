@@ -461,6 +461,10 @@ func (d *db) write(m *model, r rec, vals map[string]any) *fault {
 			}
 		}
 	}
+	d.derive(m.name, r)
+	if m.name == "account.payment" {
+		d.syncPaymentMove(r)
+	}
 	// As Odoo's write does, every write stamps write_date with the
 	// transaction's time, whether or not a value changed.
 	r["write_date"] = d.now.Format("2006-01-02 15:04:05")

@@ -97,7 +97,7 @@ func (d *db) beforeCreate(m *model, r rec, vals map[string]any, ctx map[string]a
 		bank := first.m2o("partner_bank_id")
 		if b, ok := d.tables["res.partner.bank"][bank]; !ok || !b.boolean("active") {
 			bank = 0 // the wizard silently takes the partner's first active account
-			if l, _ := d.models["res.partner"].fields["bank_ids"].computed(d, d.tables["res.partner"][first.m2o("partner_id")]).([]int64); len(l) > 0 {
+			if l, _ := d.models["res.partner"].fields["bank_ids"].computed(d, d.tables["res.partner"][first.m2o("commercial_partner_id")]).([]int64); len(l) > 0 {
 				bank = l[0]
 			}
 		}
@@ -128,9 +128,28 @@ func (d *db) afterCreate(m *model, r rec, ctx map[string]any) *fault {
 	return nil
 }
 
+// syncPaymentMove keeps a payment's journal entry (move_id) as Odoo's
+// _inherits does: the entry carries the payment's memo (ref), state,
+// partner, company, currency, amount and date, and names the payment.
+func (d *db) syncPaymentMove(p rec) {
+	mv, ok := d.tables["account.move"][p.m2o("move_id")]
+	if !ok {
+		mv = rec{"move_type": "entry", "payment_id": p.id(), "name": p.str("name"), "payment_state": "not_paid", "amount_residual": 0.0,
+			"partner_bank_id": int64(0), "reversed_entry_id": int64(0), "invoice_date_due": "", "invoice_date": "", "invoice_line_ids": []int64{}}
+		p["move_id"] = d.insert("account.move", mv)
+	}
+	for k, v := range map[string]any{"ref": p.str("ref"), "state": p.str("state"), "partner_id": p.m2o("partner_id"), "company_id": p.m2o("company_id"),
+		"currency_id": p.m2o("currency_id"), "amount_total": p.num("amount"), "date": p.str("date"), "partner_bank_id": p.m2o("partner_bank_id")} {
+		mv[k] = v
+	}
+	d.derive("account.move", mv)
+}
+
 // created runs after the record is inserted.
 func (d *db) created(m *model, r rec, ctx map[string]any) *fault {
 	switch m.name {
+	case "account.payment":
+		d.syncPaymentMove(r)
 	case "res.partner.bank":
 		d.note(r.m2o("partner_id"), fmt.Sprintf("Bank Account #%d created", r.id()))
 	case "res.users":
@@ -198,8 +217,12 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 			if b.str("invoice_date_due") == "" {
 				b["invoice_date_due"] = b.str("invoice_date")
 			}
+			// (partner | partner.commercial_partner_id)._increase_rank
 			if p, ok := d.tables["res.partner"][b.m2o("partner_id")]; ok {
 				p["supplier_rank"] = p["supplier_rank"].(int64) + 1
+				if c, ok := d.tables["res.partner"][p.m2o("commercial_partner_id")]; ok && c.id() != p.id() {
+					c["supplier_rank"] = c["supplier_rank"].(int64) + 1
+				}
 			}
 			// Posting a reversal reconciles it with the entry it reverses.
 			if orig, ok := d.tables[m.name][b.m2o("reversed_entry_id")]; ok && orig.str("state") == "posted" {
@@ -240,6 +263,7 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 			} else {
 				p["state"] = "posted"
 			}
+			d.syncPaymentMove(p)
 		}
 		return none{}, nil
 	case "account.payment.register.action_create_payments":
@@ -349,8 +373,10 @@ func (d *db) createPayments(ids []int64, ctx map[string]any) (any, *fault) {
 			}
 			year := d.now.Format("2006")
 			d.seq["PBNK1"+year]++
+			// The payment is to the commercial partner, as the bill's
+			// payable line is.
 			p := rec{
-				"name": fmt.Sprintf("PBNK1/%s/%05d", year, d.seq["PBNK1"+year]), "partner_id": b.m2o("partner_id"),
+				"name": fmt.Sprintf("PBNK1/%s/%05d", year, d.seq["PBNK1"+year]), "partner_id": b.m2o("commercial_partner_id"),
 				"partner_bank_id": w.m2o("partner_bank_id"), "amount": amount, "currency_id": b.m2o("currency_id"), "state": "posted",
 				"ref": w.str("communication"), "date": w.str("payment_date"), "company_id": b.m2o("company_id"),
 				"payment_type": "outbound", "partner_type": "supplier", "journal_id": w.m2o("journal_id"), "bill_ids": []int64{},
@@ -359,7 +385,9 @@ func (d *db) createPayments(ids []int64, ctx map[string]any) (any, *fault) {
 				p["bill_ids"] = []int64{bid}
 				d.settle(b, min(amount, b.num("amount_residual")))
 			}
-			made = append(made, d.insert("account.payment", p))
+			pid := d.insert("account.payment", p)
+			d.syncPaymentMove(p)
+			made = append(made, pid)
 		}
 	}
 	if v, ok := ctx["dont_redirect_to_payments"].(bool); ok && v {

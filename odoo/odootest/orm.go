@@ -52,7 +52,10 @@ type field struct {
 	// it cannot be searched (a leaf on it matches every record) and
 	// cannot be written.
 	computed func(d *db, r rec) any
-	label    string
+	// o2m marks a computed x2many that is a one2many in Odoo, and so
+	// searchable.
+	o2m   bool
+	label string
 }
 
 type model struct {
@@ -111,7 +114,9 @@ func (r rec) clone() rec {
 }
 
 // sanitize is Odoo's sanitize_account_number: re.sub(r'\W+', ”, n).upper(),
-// which keeps any Unicode letter or digit and the underscore.
+// which keeps any Unicode letter or digit and the underscore, and folds
+// as Python's str.upper does: a dotless ı becomes I, and ß and the
+// ligatures become several letters (ß is SS, ﬁ is FI).
 func sanitize(n string) string {
 	var b strings.Builder
 	for _, r := range n {
@@ -119,8 +124,12 @@ func sanitize(n string) string {
 			b.WriteRune(r)
 		}
 	}
-	return strings.ToUpper(b.String())
+	return pythonUpper.Replace(strings.ToUpper(b.String()))
 }
+
+// pythonUpper are the full case mappings of Python's str.upper that Go's
+// strings.ToUpper (simple mappings) leaves alone.
+var pythonUpper = strings.NewReplacer("ß", "SS", "ﬀ", "FF", "ﬁ", "FI", "ﬂ", "FL", "ﬃ", "FFI", "ﬄ", "FFL", "ﬅ", "ST", "ﬆ", "ST", "ŉ", "ʼN")
 
 // leafError is fault 1 for a bad domain leaf.
 func invalidLeaf(l []any) *fault {
@@ -215,12 +224,30 @@ func (d *db) leaf(m *model, r rec, l []any) (bool, *fault) {
 	if f == nil {
 		return false, traceback(fmt.Sprintf("ValueError: Invalid field %s.%s in leaf %s", m.name, name, pyRepr(l)))
 	}
-	if f.computed != nil {
+	if f.computed != nil && !f.o2m {
 		// Odoo logs "Non-stored field ... cannot be searched." and the leaf
 		// matches every record.
 		return true, nil
 	}
 	value := l[2]
+	if f.typ == tX2M && (rest != "" || f.computed != nil) {
+		ids := r.ids(name)
+		if f.computed != nil {
+			ids, _ = f.computed(d, r).([]int64)
+		}
+		if rest == "" {
+			rest = "id"
+		}
+		co := d.models[f.comodel]
+		for _, id := range ids {
+			if target, ok := d.tables[f.comodel][id]; ok {
+				if ok, fl := d.leaf(co, target, []any{rest, op, value}); fl != nil || ok {
+					return ok, fl
+				}
+			}
+		}
+		return false, nil
+	}
 	if rest != "" {
 		if f.typ != tM2O {
 			return false, invalidLeaf(l)
