@@ -111,7 +111,7 @@ func TestReads(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("open bills (-want, +got):\n%s", diff)
 	}
-	if d.Receipt.Output != "2 open bills" {
+	if d.Receipt.Output != "2 open bills from 0" {
 		t.Errorf("receipt output %q", d.Receipt.Output)
 	}
 	v := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": "ACME Supplies"})
@@ -207,7 +207,7 @@ func TestBankChange(t *testing.T) {
 	if one := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00"), e.approve("alice", p)); one.Executed || one.Level != intent.LevelFourEyes {
 		t.Fatalf("one approver during cooling-off: %s %s", one.Verdict, message(one))
 	}
-	if old := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00")); code(old) != intent.CodePolicyDenied || !strings.Contains(message(old), "archived") {
+	if old := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00")); code(old) != intent.CodeNotTrusted || !strings.Contains(message(old), "archived") {
 		t.Fatalf("payment to the previous account: %s %s", old.Verdict, message(old))
 	}
 	e.clock.Advance(ap.DefaultCoolingOff - 2*time.Second)

@@ -18,8 +18,9 @@ import (
 // again (bill, account, amount, currency) whatever the policy decided.
 // Outputs are JSON text.
 type executor struct {
-	src erp.Source
-	cfg Config // CoolingOff and Now, for get_vendor's in_cooling_off
+	src     erp.Source
+	cfg     Config // CoolingOff and Now, for get_vendor's in_cooling_off
+	decided *decided
 }
 
 var _ gateway.Executor = executor{}
@@ -40,7 +41,8 @@ type (
 		Note         string `json:"note,omitempty"` // why the amounts are absent
 	}
 	listJSON struct {
-		Bills []billJSON `json:"bills"`
+		Bills      []billJSON `json:"bills"`
+		NextOffset int        `json:"next_offset,omitempty"` // set when there are more
 	}
 	accountJSON struct {
 		IBAN        string `json:"iban"`
@@ -53,6 +55,13 @@ type (
 		Name    string       `json:"name"`
 		Active  bool         `json:"active"`
 		Account *accountJSON `json:"current_account"`
+		// Unusable lists accounts on file that cannot be paid as typed.
+		Unusable []unusableJSON `json:"unusable_accounts,omitempty"`
+	}
+	unusableJSON struct {
+		BankAccount string `json:"bank_account"`
+		Number      string `json:"number_as_typed"`
+		Why         string `json:"why"`
 	}
 	paidJSON struct {
 		Payment      string `json:"payment"`
@@ -62,6 +71,7 @@ type (
 		Amount       string `json:"amount"`
 		Currency     string `json:"currency"`
 		IBAN         string `json:"paid_to"`
+		Date         string `json:"date,omitempty"` // the payment's date in the company's calendar
 		Residual     string `json:"residual"`
 		PaymentState string `json:"payment_state"`
 	}
@@ -79,30 +89,45 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 	var summary string
 	switch op.Action {
 	case ActionListOpenBills:
-		bs, err := x.src.Bills(ctx, company, erp.BillQuery{Open: true, Vendor: op.Args["vendor"].Str})
-		if err != nil {
-			return gateway.Result{}, err
+		limit, offset := DefaultListLimit, 0
+		if v, ok := op.Args["limit"]; ok {
+			limit = int(v.Int)
 		}
-		names, err := x.vendorNames(ctx, company)
+		if v, ok := op.Args["offset"]; ok {
+			offset = int(v.Int)
+		}
+		if limit < 1 || limit > MaxListLimit || offset < 0 {
+			return gateway.Result{}, notExecuted(fmt.Sprintf("limit must be 1 to %d and offset 0 or more", MaxListLimit), nil)
+		}
+		bs, err := x.src.Bills(ctx, company, erp.BillQuery{Open: true, Vendor: op.Args["vendor"].Str, Limit: limit + 1, Offset: offset})
 		if err != nil {
 			return gateway.Result{}, err
 		}
 		l := listJSON{Bills: []billJSON{}}
-		for _, b := range bs {
-			l.Bills = append(l.Bills, billOut(b, names[b.Vendor]))
+		if len(bs) > limit {
+			bs, l.NextOffset = bs[:limit], offset+limit
 		}
-		out, summary = l, fmt.Sprintf("%d open bills", len(l.Bills))
+		for _, b := range bs {
+			l.Bills = append(l.Bills, billOut(b, b.VendorName))
+		}
+		out, summary = l, fmt.Sprintf("%d open bills from %d", len(l.Bills), offset)
 	case ActionGetVendor:
 		v, err := findVendor(ctx, x.src, company, op.Args["vendor"].Str)
 		if err != nil {
 			return gateway.Result{}, notExecuted("the vendor is not on file", err)
 		}
-		as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: v.ID})
+		as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: v.ID, Active: true})
 		if err != nil {
 			return gateway.Result{}, err
 		}
 		vj := vendorJSON{Vendor: v.ID, Name: v.Name, Active: v.Active}
-		if cur, ok := erp.Current(as, v.ID); ok {
+		for _, a := range as {
+			if !usable(a) {
+				vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
+					Why: "the number typed in the ERP is not a valid IBAN in plain ASCII; no payment goes to it until the accounting team corrects it"})
+			}
+		}
+		if cur, ok := erp.Current(as, v.ID); ok && usable(cur) {
 			vj.Account = &accountJSON{IBAN: normalize.FormatIBAN(cur.Sanitized), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
 				CoolingOff: x.cfg.coolingOff(cur)}
 		}
@@ -127,34 +152,53 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 }
 
 // pay registers the payment on the vendor's account holding the resolved
-// number; the ERP refuses it if anything changed since the decision.
+// number. It hands the ERP the bill and the account as the decision read
+// them (see decided), so that the payment costs only the ERP's own calls;
+// without them (the decision was made by another process, or long ago) it
+// lets the ERP read them again. The ERP refuses it if anything it checks
+// changed.
 func (x executor) pay(ctx context.Context, company string, op intent.Operation, hash intent.OperationHash) (gateway.Result, error) {
 	billID, vendor, number := op.Args["bill"].Str, op.Args["vendor"].Str, op.Args["iban"].Str
 	if c := op.Args["currency"].Str; !supportedCurrency(c) { // the normalizer refused it already
 		return gateway.Result{}, notExecuted(unsupportedText(c), nil)
 	}
-	as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor, Number: number})
-	if err != nil {
-		return gateway.Result{}, err
+	req := erp.PaymentRequest{
+		Bill:   billID,
+		Amount: intent.Money{Currency: op.Args["currency"].Str, Amount: intent.Amount(op.Args["amount"].Int)},
+		Key:    hash.String(),
 	}
-	cur, ok := erp.Current(as, vendor)
-	if !ok {
-		return gateway.Result{}, notExecuted("the bank account is no longer an active, trusted account of the vendor", nil)
+	bill, acct, ok := x.decided.take(company, billID, vendor, number)
+	if ok {
+		req.Decided, req.Account, req.BankAccount = &bill, &acct, acct.ID
+	} else {
+		as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor, Number: number, Active: true})
+		if err != nil {
+			return gateway.Result{}, notExecuted("the ERP could not be read, so nothing was paid", err)
+		}
+		cur, ok := erp.Current(as, vendor)
+		if !ok || !usable(cur) {
+			return gateway.Result{}, notExecuted("the bank account is no longer an active, trusted account of the vendor", nil)
+		}
+		acct, req.BankAccount = cur, cur.ID
 	}
-	p, err := x.src.RegisterPayment(ctx, company, erp.PaymentRequest{
-		Bill:        billID,
-		BankAccount: cur.ID,
-		Amount:      intent.Money{Currency: op.Args["currency"].Str, Amount: intent.Amount(op.Args["amount"].Int)},
-		Key:         hash.String(),
-	})
+	p, err := x.src.RegisterPayment(ctx, company, req)
 	if err != nil {
 		return gateway.Result{}, refusedByERP(err)
 	}
 	out := paidJSON{
 		Payment: p.ID, Bill: p.Bill, Amount: intent.FormatAmount(p.Amount.Amount, 2), Currency: p.Amount.Currency,
-		IBAN: normalize.FormatIBAN(cur.Sanitized),
+		IBAN: normalize.FormatIBAN(acct.Sanitized), Date: p.Day,
 	}
-	if bs, err := x.src.Bills(ctx, company, erp.BillQuery{ID: billID}); err == nil && len(bs) == 1 {
+	if req.Decided != nil {
+		// What is left follows from the residual read while deciding, the
+		// vendor held since: the payment is reconciled with this bill only.
+		left := max(bill.Residual-p.Amount.Amount, 0)
+		out.Number, out.Ref, out.Residual = bill.Name, bill.Ref, intent.FormatAmount(left, 2)
+		out.PaymentState = string(erp.Partial)
+		if left == 0 {
+			out.PaymentState = string(erp.Paid)
+		}
+	} else if bs, err := x.src.Bills(ctx, company, erp.BillQuery{ID: billID}); err == nil && len(bs) == 1 {
 		out.Number, out.Ref = bs[0].Name, bs[0].Ref
 		out.Residual, out.PaymentState = intent.FormatAmount(bs[0].Residual, 2), string(bs[0].PaymentState)
 	}
@@ -162,19 +206,11 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 	if err != nil {
 		return gateway.Result{}, err
 	}
-	return gateway.Result{Output: string(b), Summary: fmt.Sprintf("payment %s of bill %s", p.ID, p.Bill)}, nil
-}
-
-func (x executor) vendorNames(ctx context.Context, company string) (map[string]string, error) {
-	vs, err := x.src.Vendors(ctx, company, erp.VendorQuery{})
-	if err != nil {
-		return nil, err
+	summary := fmt.Sprintf("payment %s of bill %s", p.ID, p.Bill)
+	if p.Day != "" {
+		summary += " dated " + p.Day
 	}
-	names := make(map[string]string, len(vs))
-	for _, v := range vs {
-		names[v.ID] = v.Name
-	}
-	return names, nil
+	return gateway.Result{Output: string(b), Summary: summary}, nil
 }
 
 // notExecuted is an error the gateway reports to the agent as msg, certain
@@ -187,11 +223,20 @@ func notExecuted(msg string, err error) error {
 }
 
 // refusedByERP marks the ERP's refusals as certain to have written nothing;
-// their text names only the company's own records. Any other error may
-// have left money moving and is reported as such by the gateway.
+// their text names only the company's own records. A write that failed
+// before anything was written (erp.ErrNotWritten: the ERP could not be
+// reached, refused the connector's identity, or failed and rolled back) is
+// not executed either, with a reason in general words (its detail may name
+// hosts and the ERP's configuration). Any other error (an answer lost
+// after the request was sent) may have left money moving and is reported
+// as such by the gateway.
 func refusedByERP(err error) error {
-	if errors.Is(err, erp.ErrRefused) || errors.Is(err, erp.ErrNotFound) {
+	switch {
+	case errors.Is(err, erp.ErrRefused) || errors.Is(err, erp.ErrNotFound):
 		return notExecuted("the ERP refused it: "+err.Error(), err)
+	case errors.Is(err, erp.ErrNotWritten):
+		return notExecuted("the ERP did not carry it out and nothing was written: it could not be reached, refused the connector's "+
+			"access, or failed and rolled back; an operator must look at the connector's log before it is tried again", err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
@@ -38,9 +39,6 @@ var _ gateway.ContextProvider = payFacts{}
 //     is not applied to a bill (their residual, unless a refund of it is
 //     in payment): the vendor owes it back, and it may have to reduce this
 //     payment first;
-//   - iban_current (Bool): the resolved account is the bill vendor's
-//     current account (erp.Current); iban_cooling_off (Bool): its number
-//     was set less than Config.CoolingOff ago;
 //   - budget_currency (String): the mandate budget's currency;
 //   - confirm_above and max_amount (Long, minor units): Config's
 //     thresholds, so that an operator changes them without editing the
@@ -52,10 +50,19 @@ var _ gateway.ContextProvider = payFacts{}
 // number of the vendor's current account, the one the change replaces; ""
 // if none). It reads them while the vendor is held too.
 //
+// It reads all of that in one call: the vendor's bills and credit notes
+// with the payments registered through intentplane
+// (erp.BillQuery.WithPayments), and keeps the bill for the payment's
+// execution (see decided). Whether the account is the vendor's current one
+// and in its cooling-off period are the account's attributes
+// (iban_current, iban_cooling_off), read with it by the bank-accounts
+// registry in the same decision.
+//
 // Other actions get no facts.
 type payFacts struct {
-	src erp.Source
-	cfg Config
+	src     erp.Source
+	cfg     Config
+	decided *decided
 }
 
 func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
@@ -65,31 +72,31 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	if q.Action != ActionPayBill {
 		return nil, nil
 	}
-	company := string(q.Owner)
-	bs, err := p.src.Bills(ctx, company, erp.BillQuery{ID: q.Args["bill"].Str})
+	company, billID := string(q.Owner), q.Args["bill"].Str
+	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: q.Args["vendor"].Str, WithPayments: true})
 	if err != nil {
 		return nil, err
 	}
-	if len(bs) != 1 {
-		return nil, fmt.Errorf("ap: bill %s vanished while its vendor was held", q.Args["bill"].Str)
+	i := slices.IndexFunc(siblings, func(b erp.Bill) bool { return b.ID == billID })
+	if i < 0 { // a bill of another vendor, which the policy refuses: read it for the other facts
+		bs, err := p.src.Bills(ctx, company, erp.BillQuery{ID: billID, WithPayments: true})
+		if err != nil {
+			return nil, err
+		}
+		if len(bs) != 1 {
+			return nil, fmt.Errorf("ap: bill %s vanished while its vendor was held", billID)
+		}
+		siblings, i = bs, 0
 	}
-	bill := bs[0]
-
-	payments, err := p.src.Payments(ctx, company, erp.PaymentQuery{Bill: bill.ID})
-	if err != nil {
-		return nil, err
-	}
+	bill := siblings[i]
 	inFlight := 0
-	for _, pm := range payments {
+	for _, pm := range bill.Payments {
 		if pm.State == erp.PaymentDraft {
 			inFlight++
 		}
 	}
+	p.decided.keepBill(company, bill)
 
-	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: bill.Vendor})
-	if err != nil {
-		return nil, err
-	}
 	key := RefKey(bill.Ref)
 	dups, settled, unclearPaid := 0, false, 0
 	var openCredit intent.Amount
@@ -117,20 +124,6 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		}
 	}
 
-	accountID := ""
-	for _, r := range q.Resolved {
-		if r.Param == "iban" {
-			accountID = r.Provenance.RecordID
-		}
-	}
-	accounts, err := p.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: bill.Vendor})
-	if err != nil {
-		return nil, err
-	}
-	cur, ok := erp.Current(accounts, bill.Vendor)
-	isCurrent := ok && cur.ID == accountID && cur.Sanitized == q.Args["iban"].Str
-	coolingOff := isCurrent && p.cfg.coolingOff(cur)
-
 	return map[string]intent.Value{
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
@@ -140,8 +133,6 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"bill_ref_unclear":       intent.Bool(key == ""),
 		"paid_refs_unclear":      intent.Int(int64(unclearPaid)),
 		"open_credit":            intent.Int(int64(openCredit)),
-		"iban_current":           intent.Bool(isCurrent),
-		"iban_cooling_off":       intent.Bool(coolingOff),
 		"budget_currency":        intent.Str(q.Budget.Currency),
 		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),

@@ -68,6 +68,12 @@ const (
 	CallbacksRegistry = "callbacks"
 )
 
+// The pages of ap.list_open_bills.
+const (
+	DefaultListLimit = 50
+	MaxListLimit     = 200
+)
+
 // Defaults of Config.
 const (
 	DefaultConfirmAbove     intent.Amount = 100000  // 1,000.00
@@ -161,6 +167,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 		return gateway.Pack{}, errors.New("ap: Config amounts and durations must not be negative")
 	}
 	cfg = cfg.withDefaults()
+	kept := newDecided(time.Now)
 	fsys, err := policies.Pack(Name)
 	if err != nil {
 		return gateway.Pack{}, fmt.Errorf("ap: %w", err)
@@ -176,11 +183,11 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 		Registries: map[string]resolve.Registry{
 			VendorsRegistry:      vendors{src},
 			BillsRegistry:        bills{src},
-			BankAccountsRegistry: bankAccounts{src, cfg.Now},
+			BankAccountsRegistry: bankAccounts{src, cfg, kept},
 			CallbacksRegistry:    callbacks{src, cfg},
 		},
-		Context:  []gateway.ContextProvider{payFacts{src, cfg}},
-		Executor: executor{src, cfg},
+		Context:  []gateway.ContextProvider{payFacts{src, cfg, kept}},
+		Executor: executor{src, cfg, kept},
 	}, nil
 }
 
@@ -245,11 +252,18 @@ func contracts() ([]*contract.Contract, error) {
 				Name: "vendor", Type: contract.String(256), Critical: true,
 				Sources:    []contract.Source{contract.FromRegistry(VendorsRegistry)},
 				Normalizer: VendorName,
-				Doc:        "Only this vendor's bills; omit for all.",
+				Doc:        "Only this vendor's bills (its name as on file, or its ID); omit for all.",
 				OnNoMatch:  onNoVendor,
+			}, {
+				Name: "limit", Type: contract.Integer(),
+				Doc: fmt.Sprintf("At most this many bills, 1 to %d; default %d.", MaxListLimit, DefaultListLimit),
+			}, {
+				Name: "offset", Type: contract.Integer(),
+				Doc:  `Skip this many bills first (default 0): pass the "next_offset" of the previous page to get the next one.`,
 			}},
 			ReadOnly: true,
-			Doc:      "Lists the company's open vendor bills: number, vendor reference, vendor, currency, total, residual, due date.",
+			Doc: "Lists the company's open vendor bills, oldest first, a page at a time: number, vendor reference, vendor (name and ID), " +
+				`currency, total, residual, due date; "next_offset" is set when there are more.`,
 		},
 		{
 			Action:   ActionGetVendor,

@@ -3,8 +3,10 @@ package ap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/normalize"
@@ -20,9 +22,10 @@ var (
 )
 
 // vendors resolves a vendor's ID or name (as VendorName normalizes it) to
-// one of the company's vendors. A name shared by two vendors of the company
-// matches neither: the agent must then use the ID. Record value: the
-// vendor's ID. Attributes: active.
+// one of the company's vendors. A name shared by several vendors of the
+// company matches none of them, and the refusal names their IDs: the
+// agent must then use the ID. Record value: the vendor's ID. Attributes:
+// active.
 type vendors struct{ src erp.Source }
 
 func (r vendors) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
@@ -35,23 +38,30 @@ func (r vendors) Lookup(ctx context.Context, owner intent.Owner, value string) (
 
 // FindVendor returns the company's vendor whose ID is value or, failing
 // that, the only one whose name, as VendorName normalizes it, is value (the
-// caller normalizes value with VendorName first). It returns
-// resolve.ErrNoMatch when no vendor, or several, match; any other error
-// means the ERP could not be read. It is how the pack resolves a vendor,
-// for a channel that records call-backs to name the vendor the same way.
+// caller normalizes value with VendorName first). It returns an error
+// wrapping resolve.ErrNoMatch when no vendor, or several, match (then
+// saying which); any other error means the ERP could not be read. It is
+// how the pack resolves a vendor, for a channel that records call-backs to
+// name the vendor the same way.
 func FindVendor(ctx context.Context, src erp.Reader, company, value string) (erp.Vendor, error) {
 	return findVendor(ctx, src, company, value)
 }
 
+// vendorCandidates bounds a lookup by name: more vendors of one name than
+// this is refused as ambiguous all the same.
+const vendorCandidates = 20
+
 func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp.Vendor, error) {
-	byID, err := src.Vendors(ctx, company, erp.VendorQuery{ID: value})
-	if err != nil {
-		return erp.Vendor{}, err
+	if isID(value) {
+		byID, err := src.Vendors(ctx, company, erp.VendorQuery{ID: value, Limit: 1})
+		if err != nil {
+			return erp.Vendor{}, err
+		}
+		if len(byID) == 1 {
+			return byID[0], nil
+		}
 	}
-	if len(byID) == 1 {
-		return byID[0], nil
-	}
-	byName, err := src.Vendors(ctx, company, erp.VendorQuery{Name: value})
+	byName, err := src.Vendors(ctx, company, erp.VendorQuery{Name: value, Limit: vendorCandidates})
 	if err != nil {
 		return erp.Vendor{}, err
 	}
@@ -61,22 +71,40 @@ func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp
 			match = append(match, v)
 		}
 	}
-	if len(match) != 1 {
+	switch len(match) {
+	case 0:
 		return erp.Vendor{}, resolve.ErrNoMatch
+	case 1:
+		return match[0], nil
 	}
-	return match[0], nil
+	ids := make([]string, len(match))
+	for i, v := range match {
+		ids[i] = v.ID
+		if !v.Active {
+			ids[i] += " (archived)"
+		}
+	}
+	return erp.Vendor{}, resolve.NoMatch(fmt.Sprintf("is the name of %d vendors on file (IDs %s): it names none of them. "+
+		"Name the vendor by its ID; ap.list_open_bills shows each bill's vendor ID, and ap.get_vendor with an ID shows that vendor's bank account",
+		len(match), strings.Join(ids, ", ")))
+}
+
+// isID reports whether value can be a record ID: a decimal number.
+func isID(value string) bool {
+	return value != "" && strings.Trim(value, "0123456789") == ""
 }
 
 // bills resolves a bill to one of the company's vendor bills (credit notes
 // are never paid and never match). It tries, in order, the bill's ID, its
 // number, and its vendor reference: spelled the same (as BillReference
 // normalizes it) or under RefKey. A number or reference that matches bills
-// of several vendors matches none of them (the registry cannot see which
-// vendor the agent named, and taking one would refuse the other vendor's
-// bill with a misleading reason): the agent must then use the bill's
-// number. Among bills of one vendor, a reference spelled the same wins,
-// then the oldest, and the duplicate check of the context provider looks
-// at the others. Record value: the bill's ID.
+// of several vendors matches none of them, and the refusal names them (the
+// registry cannot see which vendor the agent named, and taking one would
+// refuse the other vendor's bill with a misleading reason): the agent must
+// then use the bill's number. Among bills of one vendor, a reference
+// spelled the same wins, then the oldest, and the duplicate check of the
+// context provider looks at the others. It reads only the candidates
+// (erp.BillQuery.Lookup). Record value: the bill's ID.
 // Attributes: vendor (ID), currency, currency_supported (the currency has
 // two decimal places: the only ones the pack pays), state, number, ref and
 // due (YYYY-MM-DD, "" if none). What can change while a payment is decided
@@ -85,7 +113,7 @@ func findVendor(ctx context.Context, src erp.Reader, company, value string) (erp
 type bills struct{ src erp.Source }
 
 func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
-	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{})
+	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value})
 	if err != nil {
 		return resolve.Record{}, err
 	}
@@ -124,12 +152,17 @@ func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (re
 	return oneVendor(byRef, max(exact, 0))
 }
 
-// oneVendor returns the record of bs[i], or ErrNoMatch if bs are bills of
-// several vendors.
+// oneVendor returns the record of bs[i], or an error wrapping ErrNoMatch
+// that names the bills if bs are bills of several vendors.
 func oneVendor(bs []erp.Bill, i int) (resolve.Record, error) {
 	for _, b := range bs {
 		if b.Vendor != bs[0].Vendor {
-			return resolve.Record{}, resolve.ErrNoMatch
+			names := make([]string, 0, len(bs))
+			for _, b := range bs {
+				names = append(names, fmt.Sprintf("%s of %s (vendor ID %s)", b.Name, b.VendorName, b.Vendor))
+			}
+			return resolve.Record{}, resolve.NoMatch("matches bills of several vendors: " + strings.Join(names, ", ") +
+				"; it names none of them. Name the bill by its number")
 		}
 	}
 	return billRecord(bs[i]), nil
@@ -155,41 +188,104 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 	}
 }
 
-// bankAccounts resolves an IBAN (electronic format) to a bank account on
-// file for one of the company's vendors, archived and untrusted ones
-// included so that the policy can say why they are refused. Record value:
-// the sanitized number; At: when it was set. Attributes: vendor (ID),
-// trusted, active, age_days (whole days since it was set) and shared (the
-// number is on file more than once, for several vendors: Odoo accepts that
-// without a warning, and it is refused).
+// bankAccounts resolves an IBAN (electronic format) to an active bank
+// account on file for one of the company's vendors; archived accounts are
+// never candidates. An account matches only if the number typed in the
+// ERP (acc_number, not Odoo's sanitized_acc_number, which folds ß into SS
+// and a dotless ı into I) is the IBAN under the pack's own normalizer: an
+// account typed with look-alike characters is refused as unusable until it
+// is corrected in the ERP, and the refusal says which. One read gives the
+// account and every other active account of its vendor
+// (erp.BankAccountQuery.Holders). Record value: the sanitized number; At:
+// when it was set. Attributes: vendor (ID), trusted, active, age_days
+// (whole days since it was set), current (it is its vendor's current
+// account, erp.Current), cooling_off (it was set less than
+// Config.CoolingOff ago) and shared (the number is on active accounts of
+// several vendors: Odoo accepts that without a warning, and it is
+// refused). The account is kept for the payment's execution (see
+// decided).
 type bankAccounts struct {
-	src erp.Source
-	now func() time.Time
+	src     erp.Source
+	cfg     Config
+	decided *decided
 }
 
 func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
-	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value})
+	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value, Active: true, Holders: true})
 	if err != nil {
 		return resolve.Record{}, err
 	}
-	if len(as) == 0 {
+	var usable, lookalike []erp.BankAccount
+	for _, a := range as {
+		if a.Sanitized != value {
+			continue // another account of a holder
+		}
+		if n, err := normalize.IBAN(a.Number); err == nil && n == value {
+			usable = append(usable, a)
+		} else {
+			lookalike = append(lookalike, a)
+		}
+	}
+	if len(usable) == 0 {
+		if len(lookalike) > 0 {
+			return resolve.Record{}, resolve.NoMatch(unusableText(lookalike[0]))
+		}
+		// Refused either way; one more read says why when it is archived.
+		old, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value})
+		if err != nil {
+			return resolve.Record{}, err
+		}
+		if len(old) > 0 {
+			return resolve.Record{}, resolve.NoMatch(fmt.Sprintf("is on file only as an archived bank account (vendor %s, bank account %s); "+
+				"archived accounts are never paid", old[0].Vendor, old[0].ID))
+		}
 		return resolve.Record{}, resolve.ErrNoMatch
 	}
-	a := as[0]
-	if cur, ok := currentOf(as); ok {
+	a := usable[0]
+	if cur, ok := currentOf(usable); ok {
 		a = cur
 	}
-	age := max(int64(r.now().Sub(a.SetAt)/(24*time.Hour)), 0)
+	holders := map[string]bool{}
+	for _, u := range usable {
+		holders[u.Vendor] = true
+	}
+	cur, ok := erp.Current(as, a.Vendor)
+	current := ok && cur.ID == a.ID
+	r.decided.keepAccount(string(owner), a)
+	age := max(int64(r.cfg.Now().Sub(a.SetAt)/(24*time.Hour)), 0)
 	return resolve.Record{
 		ID: a.ID, Value: a.Sanitized, At: a.SetAt.UTC(),
 		Attrs: map[string]intent.Value{
-			"vendor":   intent.Str(a.Vendor),
-			"trusted":  intent.Bool(a.Trusted),
-			"active":   intent.Bool(a.Active),
-			"age_days": intent.Int(age),
-			"shared":   intent.Bool(len(as) > 1),
+			"vendor":      intent.Str(a.Vendor),
+			"trusted":     intent.Bool(a.Trusted),
+			"active":      intent.Bool(a.Active),
+			"age_days":    intent.Int(age),
+			"current":     intent.Bool(current),
+			"cooling_off": intent.Bool(current && r.cfg.coolingOff(a)),
+			"shared":      intent.Bool(len(holders) > 1),
 		},
 	}, nil
+}
+
+// unusableText says why an account whose number matches only once Odoo
+// folded it cannot be paid.
+func unusableText(a erp.BankAccount) string {
+	why := "is not a valid IBAN as typed"
+	for i, c := range a.Number {
+		if c >= utf8.RuneSelf {
+			why = fmt.Sprintf("contains the character U+%04X at byte %d, which is not plain ASCII", c, i)
+			break
+		}
+	}
+	return fmt.Sprintf("matches bank account %s of vendor %s only as Odoo folds its number (%q): the number typed in Odoo %s. "+
+		"The account is unusable until the accounting team corrects it in Odoo; nothing is paid to it", a.ID, a.Vendor, a.Number, why)
+}
+
+// usable reports whether an account's number, as typed in the ERP, is an
+// IBAN under the pack's normalizer equal to its sanitized number.
+func usable(a erp.BankAccount) bool {
+	n, err := normalize.IBAN(a.Number)
+	return err == nil && n == a.Sanitized
 }
 
 // currentOf returns, among accounts sharing one number, an active trusted
@@ -236,7 +332,7 @@ func (r callbacks) Lookup(ctx context.Context, owner intent.Owner, value string)
 	if len(vs) == 1 {
 		onFile = SamePhone(cb.Phone, vs[0].Phone)
 	}
-	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value})
+	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value, Active: true})
 	if err != nil {
 		return resolve.Record{}, err
 	}

@@ -147,6 +147,7 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 
 func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Input, norm string) (intent.Resolved, map[string]intent.Value, error) {
 	tried := 0
+	detail := "is neither a value the user authorised nor a record on file"
 	for _, s := range p.Sources {
 		switch s.Kind {
 		case contract.SourceMandate:
@@ -178,6 +179,10 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 			}
 			rec, err := reg.Lookup(ctx, in.Owner, norm)
 			if errors.Is(err, ErrNoMatch) {
+				var nm *noMatch
+				if errors.As(err, &nm) {
+					detail = nm.detail
+				}
 				continue
 			}
 			if err != nil {
@@ -195,9 +200,19 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 			}, rec.Attrs, nil
 		}
 	}
-	detail := "is neither a value the user authorised nor a record on file"
 	if tried == 0 {
 		detail = "no trusted source may be used in this mandate's mode"
 	}
 	return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: detail, Err: ErrNoMatch}
 }
+
+// NoMatch returns an error wrapping ErrNoMatch for a registry to return
+// when it must say why no record matches: detail ("names two vendors on
+// file, IDs 7 and 9: name the vendor by its ID") replaces the generic
+// words in the refusal. It must name only the owner's records.
+func NoMatch(detail string) error { return &noMatch{detail} }
+
+type noMatch struct{ detail string }
+
+func (e *noMatch) Error() string { return "resolve: " + e.detail }
+func (e *noMatch) Unwrap() error { return ErrNoMatch }

@@ -1,0 +1,88 @@
+package ap
+
+import (
+	"sync"
+	"time"
+
+	"github.com/intentplane/intentplane/erp"
+)
+
+// decidedTTL is how long what a decision read is kept for its execution.
+// The gateway executes right after deciding, holding the vendor; an entry
+// older than this is never used and the executor reads the ERP again.
+const decidedTTL = time.Minute
+
+// decided hands what a payment's decision read to its execution: the bank
+// account the bank-accounts registry resolved and the bill (with its
+// payments) the context provider read while the vendor was held, so that
+// the ERP is not asked the same again between the decision and the write
+// (erp.PaymentRequest.Decided). A read before the write is never atomic
+// with it in the ERP, so reading again would narrow no race: the vendor is
+// held by the gateway from the facts to the end of the execution, and the
+// ERP's own checks and the read-back of the payment still apply. Entries
+// are taken once and expire after decidedTTL. Safe for concurrent use.
+type decided struct {
+	now func() time.Time
+
+	mu       sync.Mutex
+	accounts map[string]keptAt[erp.BankAccount] // company and account ID
+	bills    map[string]keptAt[erp.Bill]        // company and bill ID
+}
+
+type keptAt[T any] struct {
+	v  T
+	at time.Time
+}
+
+func newDecided(now func() time.Time) *decided {
+	return &decided{now: now, accounts: map[string]keptAt[erp.BankAccount]{}, bills: map[string]keptAt[erp.Bill]{}}
+}
+
+func (d *decided) keepAccount(company string, a erp.BankAccount) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	d.accounts[company+"\x00"+a.ID] = keptAt[erp.BankAccount]{a, d.now()}
+}
+
+func (d *decided) keepBill(company string, b erp.Bill) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	d.bills[company+"\x00"+b.ID] = keptAt[erp.Bill]{b, d.now()}
+}
+
+// take returns, and forgets, the bill kept for company and the account of
+// the vendor's with sanitized number; ok is false unless both are there,
+// fresh, and of the same vendor.
+func (d *decided) take(company, bill, vendor, number string) (erp.Bill, erp.BankAccount, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	b, ok := d.bills[company+"\x00"+bill]
+	delete(d.bills, company+"\x00"+bill)
+	if !ok || b.v.Vendor != vendor {
+		return erp.Bill{}, erp.BankAccount{}, false
+	}
+	for k, a := range d.accounts {
+		if a.v.Vendor == vendor && a.v.Sanitized == number && k == company+"\x00"+a.v.ID {
+			return b.v, a.v, true
+		}
+	}
+	return erp.Bill{}, erp.BankAccount{}, false
+}
+
+// sweep drops expired entries; d.mu is held.
+func (d *decided) sweep() {
+	now := d.now()
+	for k, v := range d.accounts {
+		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
+			delete(d.accounts, k)
+		}
+	}
+	for k, v := range d.bills {
+		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
+			delete(d.bills, k)
+		}
+	}
+}
