@@ -259,7 +259,7 @@ func contracts() ([]*contract.Contract, error) {
 				Doc: fmt.Sprintf("At most this many bills, 1 to %d; default %d.", MaxListLimit, DefaultListLimit),
 			}, {
 				Name: "offset", Type: contract.Integer(),
-				Doc:  `Skip this many bills first (default 0): pass the "next_offset" of the previous page to get the next one.`,
+				Doc: `Skip this many bills first (default 0): pass the "next_offset" of the previous page to get the next one.`,
 			}},
 			ReadOnly: true,
 			Doc: "Lists the company's open vendor bills, oldest first, a page at a time: number, vendor reference, vendor (name and ID), " +
