@@ -423,6 +423,100 @@ func (a *Admin) AddVendor(ctx context.Context, company string, v erp.Vendor) (er
 	return v, nil
 }
 
+// Partner is a res.partner as Odoo's UI creates it, for AddPartner.
+type Partner struct {
+	// Name and Phone are the partner's.
+	Name, Phone string
+	// Company makes it a company (is_company); otherwise it is an
+	// individual, or, with Parent, a contact person of Parent.
+	Company bool
+	// Parent is the ID of the company it is a contact person of; "" if none.
+	Parent string
+	// Shared leaves company_id unset, Odoo's default in a single-company
+	// database: the partner is then every company's.
+	Shared bool
+}
+
+// AddPartner enters a partner of company as Odoo's UI does when a bill is
+// entered for it: a company or an individual gets supplier_rank 1 (a
+// contact person none: its company is the vendor); company_id is set
+// unless p.Shared. It returns its ID.
+func (a *Admin) AddPartner(ctx context.Context, company string, p Partner) (string, error) {
+	cid, ok := a.company(company)
+	if !ok || strings.TrimSpace(p.Name) == "" {
+		return "", refused("a partner needs a known company and a name")
+	}
+	vals := map[string]any{"name": p.Name, "is_company": p.Company, "active": true}
+	if !p.Shared {
+		vals["company_id"] = cid
+	}
+	if p.Phone != "" {
+		vals["phone"] = p.Phone
+	}
+	if parent, ok := parseID(p.Parent); ok {
+		vals["parent_id"] = parent
+	} else {
+		vals["supplier_rank"] = 1
+	}
+	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": scope(cid, false)})
+	if err != nil {
+		return "", translate(err)
+	}
+	return itoa(id), nil
+}
+
+// SetTimeZone sets the time zone (an IANA name, "" for none) of the user
+// with login, or, with login "", of company's own partner: the calendar
+// the connector dates payments in.
+func (a *Admin) SetTimeZone(ctx context.Context, company, login, tz string) error {
+	var tzv any = tz
+	if tz == "" {
+		tzv = false
+	}
+	if login != "" {
+		rs, err := a.s.searchRead(ctx, "res.users", []any{leaf("login", "=", login)}, []string{"login"}, map[string]any{"limit": 1})
+		if err != nil {
+			return err
+		}
+		if len(rs) != 1 {
+			return fmt.Errorf("odoo: no user %q", login)
+		}
+		id, err := rs[0].id()
+		if err != nil {
+			return err
+		}
+		return a.write(ctx, "res.users", []int64{id}, map[string]any{"tz": tzv}, nil)
+	}
+	cid, ok := a.company(company)
+	if !ok {
+		return fmt.Errorf("odoo: company %q is not mapped", company)
+	}
+	v, err := a.exec(ctx, "res.company", "read", []any{[]any{cid}}, map[string]any{"fields": strs([]string{"partner_id"})})
+	if err != nil {
+		return err
+	}
+	rs, err := records(v)
+	if err != nil || len(rs) != 1 {
+		return fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, ErrBadAnswer))
+	}
+	partner, _, err := rs[0].many2one("partner_id")
+	if err != nil {
+		return err
+	}
+	return a.write(ctx, "res.partner", []int64{partner}, map[string]any{"tz": tzv}, nil)
+}
+
+// ArchiveBankAccount archives a bank account (active False), as Odoo's UI
+// does.
+func (a *Admin) ArchiveBankAccount(ctx context.Context, company, id string) error {
+	cid, ok := a.company(company)
+	n, ok2 := parseID(id)
+	if !ok || !ok2 {
+		return notFound("bank account")
+	}
+	return a.write(ctx, "res.partner.bank", []int64{n}, map[string]any{"active": false}, map[string]any{"context": scope(cid, false)})
+}
+
 // FindVendor returns the vendor of company named name, if any.
 func (a *Admin) FindVendor(ctx context.Context, company, name string) (erp.Vendor, bool, error) {
 	vs, err := a.client.Vendors(ctx, company, erp.VendorQuery{Name: name})
@@ -504,6 +598,9 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	money, _ := a.client.currencyByCode(b.Currency)
 	decimals := money.decimals
 	vendor, _ := parseID(b.Vendor)
+	if contact, ok := parseID(b.Contact); ok {
+		vendor = contact // addressed to a contact person of the vendor
+	}
 	vals := map[string]any{
 		"move_type": string(b.Kind), "partner_id": vendor, "currency_id": cur, "company_id": cid,
 		"invoice_date": a.now().UTC().Format(dateFormat),

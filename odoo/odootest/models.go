@@ -150,6 +150,12 @@ func (d *db) created(m *model, r rec, ctx map[string]any) *fault {
 	switch m.name {
 	case "account.payment":
 		d.syncPaymentMove(r)
+	case "res.company":
+		// A company is also a partner, which holds its address and tz.
+		if r.m2o("partner_id") == 0 {
+			r["partner_id"] = d.insert("res.partner", rec{"name": r.str("name"), "active": true, "company_id": int64(0),
+				"supplier_rank": int64(0), "is_company": true, "tz": "", "parent_id": int64(0)})
+		}
 	case "res.partner.bank":
 		d.note(r.m2o("partner_id"), fmt.Sprintf("Bank Account #%d created", r.id()))
 	case "res.users":

@@ -1,0 +1,422 @@
+package odoo_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/store/mem"
+)
+
+// The accounts-payable pack on Odoo, as intentplane-mcp mounts it: a
+// gateway with ap.NewPack over an odoo.Client. The same scenarios run on
+// the fake Odoo (always, in CI) and on a real Odoo 17 (with ODOO_URL).
+
+// apIssuer signs the scenarios' mandates; a fixed test key.
+var apIssuer = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+
+const (
+	apAudience = "intentplane-odoo-test"
+	ibanMISS   = "GB68MISS12345698765432" // a GB IBAN whose bank code holds SS
+	ibanBOSS   = "GB29BOSS12345698765433"
+	ibanEmail  = "DE02 1203 0000 0000 2020 51" // the IBAN of a phishing email
+)
+
+// callLog counts the connector's XML-RPC calls and the time spent in
+// each (service and call name), from the Client's debug records.
+type callLog struct {
+	mu    sync.Mutex
+	calls []loggedCall
+}
+
+type loggedCall struct {
+	call string
+	took time.Duration
+}
+
+func (l *callLog) Enabled(context.Context, slog.Level) bool { return true }
+func (l *callLog) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *callLog) WithGroup(string) slog.Handler            { return l }
+func (l *callLog) Handle(_ context.Context, r slog.Record) error {
+	var c loggedCall
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "call":
+			c.call = a.Value.String()
+		case "duration":
+			c.took = a.Value.Duration()
+		}
+		return true
+	})
+	l.mu.Lock()
+	l.calls = append(l.calls, c)
+	l.mu.Unlock()
+	return nil
+}
+
+// since returns the calls logged from n on.
+func (l *callLog) since(n int) []loggedCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]loggedCall(nil), l.calls[n:]...)
+}
+
+func (l *callLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.calls)
+}
+
+// apEnv is the AP pack on one Odoo database set up with the demo data.
+type apEnv struct {
+	fake   *odootest.Server // nil on a real Odoo
+	admin  *odoo.Admin
+	client *odoo.Client
+	cfg    odoo.Config
+	log    *callLog
+	gw     *gateway.Gateway
+	tok    string
+	vendor erp.Vendor
+}
+
+// newAPEnv sets up database db on the Odoo at url and mounts the pack.
+// On a real Odoo the accounts are new, inside their cooling-off period,
+// so the pack's clock is moved six days ahead (as `intentplane odoo demo`
+// does); the fake is set up a month back instead.
+func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apEnv {
+	tb.Helper()
+	ctx := context.Background()
+	r, p, b := identities(tb)
+	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: randomHex(tb, 12)}, Timeout: 5 * time.Minute})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _, _ = a.DropDatabase(context.Background()) })
+	if fake != nil {
+		fake.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
+	}
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	if err != nil {
+		tb.Fatalf("setup: %v", err)
+	}
+	if fake != nil {
+		fake.SetNow(nil)
+	}
+	e := &apEnv{fake: fake, admin: a, cfg: cfg, log: &callLog{}}
+	cfg.Logger = slog.New(e.log)
+	if e.client, err = odoo.New(cfg); err != nil {
+		tb.Fatal(err)
+	}
+	if err := e.client.Login(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	vs, err := e.client.Vendors(ctx, odoo.DemoCompany, erp.VendorQuery{Name: odoo.DemoVendor})
+	if err != nil || len(vs) != 1 {
+		tb.Fatalf("demo vendor: %+v, %v", vs, err)
+	}
+	e.vendor = vs[0]
+	now := time.Now
+	if fake == nil {
+		now = func() time.Time { return time.Now().Add(6 * 24 * time.Hour) }
+	}
+	pack, err := ap.NewPack(e.client, ap.Config{Now: now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if e.gw, err = gateway.New(gateway.Config{
+		Audience: apAudience, Issuers: mandate.StaticKeys{"cfo": apIssuer.Public().(ed25519.PublicKey)}, Now: now,
+	}, mem.New(now), pack); err != nil {
+		tb.Fatal(err)
+	}
+	e.tok, err = mandate.Issue(mandate.Mandate{
+		ID: "m-" + randomHex(tb, 4), Audience: apAudience, Owner: odoo.DemoCompany,
+		Scope:  []intent.Action{ap.ActionPayBill, ap.ActionChangeVendorBank, ap.ActionListOpenBills, ap.ActionGetVendor},
+		Budget: intent.Money{Currency: "EUR", Amount: 100_000_000_00}, Mode: mandate.ModeKnownCounterparties,
+		NotBefore: now().Add(-time.Minute), Expiry: now().Add(24 * time.Hour),
+	}, "cfo", apIssuer)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+func (e *apEnv) decide(tb testing.TB, action intent.Action, args map[string]any) gateway.Decision {
+	tb.Helper()
+	body, err := json.Marshal(map[string]any{"action": action, "args": args})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := e.gw.Decide(context.Background(), gateway.Request{Mandate: e.tok, Proposal: body})
+	if err != nil {
+		tb.Fatalf("Decide: %v", err)
+	}
+	return d
+}
+
+func payArgs(vendor, bill, iban, amount string) map[string]any {
+	return map[string]any{"vendor": vendor, "bill": bill, "iban": iban, "amount": amount, "currency": "EUR"}
+}
+
+func refusal(d gateway.Decision) string {
+	if d.Refusal == nil {
+		return ""
+	}
+	return string(d.Refusal.Code) + ": " + d.Refusal.Message
+}
+
+// bill returns the company's bill with this reference.
+func (e *apEnv) bill(tb testing.TB, ref string) erp.Bill {
+	tb.Helper()
+	bs, err := e.client.Bills(context.Background(), odoo.DemoCompany, erp.BillQuery{Lookup: ref})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, b := range bs {
+		if b.Ref == ref {
+			return b
+		}
+	}
+	tb.Fatalf("no bill %s", ref)
+	return erp.Bill{}
+}
+
+// addBill enters a posted bill of total (minor units) with ref, for the
+// vendor (addressed to contact, if not "").
+func (e *apEnv) addBill(tb testing.TB, vendor, contact, ref string, total intent.Amount) erp.Bill {
+	tb.Helper()
+	b, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor, Contact: contact, Currency: "EUR", Total: total})
+	if err != nil {
+		tb.Fatalf("bill %s: %v", ref, err)
+	}
+	return b
+}
+
+// runAPScenarios runs the scenarios a finance team meets on Odoo.
+func runAPScenarios(t *testing.T, e *apEnv) {
+	ctx := context.Background()
+	t.Run("ListPaged", func(t *testing.T) {
+		d := e.decide(t, ap.ActionListOpenBills, map[string]any{"limit": 1})
+		var page struct {
+			Bills []struct {
+				Number, Ref string
+			}
+			NextOffset int `json:"next_offset"`
+		}
+		if !d.Executed || json.Unmarshal([]byte(d.Output), &page) != nil || len(page.Bills) != 1 || page.NextOffset != 1 {
+			t.Fatalf("first page: %s %s", d.Output, refusal(d))
+		}
+		d = e.decide(t, ap.ActionListOpenBills, map[string]any{"vendor": odoo.DemoVendor, "limit": 1, "offset": 1})
+		var next struct {
+			Bills []struct {
+				Ref        string
+				VendorName string `json:"vendor_name"`
+			}
+		}
+		if !d.Executed || json.Unmarshal([]byte(d.Output), &next) != nil || len(next.Bills) != 1 || next.Bills[0].VendorName != odoo.DemoVendor {
+			t.Fatalf("second page of the vendor's bills: %s %s", d.Output, refusal(d))
+		}
+		if d := e.decide(t, ap.ActionListOpenBills, map[string]any{"limit": 1000}); d.Executed {
+			t.Errorf("a page of 1000: executed")
+		}
+	})
+	t.Run("PayToAccountOnFile", func(t *testing.T) {
+		if err := e.admin.SetTimeZone(ctx, odoo.DemoCompany, "", "Europe/Berlin"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.admin.SetTimeZone(ctx, odoo.DemoCompany, e.cfg.Payer.Login, "Pacific/Kiritimati"); err != nil {
+			t.Fatal(err)
+		}
+		c, err := odoo.New(e.cfg) // a new client reads the company's time zone as it is now
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := e.addBill(t, e.vendor.ID, "", "TZ-1", 12000)
+		p, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: e.current(t).ID,
+			Amount: intent.Money{Currency: "EUR", Amount: 12000}, Key: "tz-" + randomHex(t, 4)})
+		berlin, _ := time.LoadLocation("Europe/Berlin")
+		if err != nil || p.Day != time.Now().In(berlin).Format(time.DateOnly) {
+			t.Errorf("payment dated %q, %v; want today in Berlin, the company's calendar, whatever the payer's time zone", p.Day, err)
+		}
+
+		before := e.bill(t, odoo.DemoBill)
+		d := e.decide(t, ap.ActionPayBill, payArgs("acme supplies", "inv 2290", odoo.DemoIBAN, "850.00"))
+		if !d.Executed {
+			t.Fatalf("not executed: %s", refusal(d))
+		}
+		after := e.bill(t, odoo.DemoBill)
+		if before.Residual != 85000 || after.Residual != 0 || !after.PaymentState.Settled() {
+			t.Errorf("INV-2290 before %d %s, after %d %s", before.Residual, before.PaymentState, after.Residual, after.PaymentState)
+		}
+		var out struct{ Date, Residual string }
+		if json.Unmarshal([]byte(d.Output), &out) != nil || out.Residual != "0.00" || out.Date == "" || !strings.Contains(d.Receipt.Output, "dated "+out.Date) {
+			t.Errorf("output %s, receipt %q", d.Output, d.Receipt.Output)
+		}
+	})
+	t.Run("RefuseEmailIBAN", func(t *testing.T) {
+		d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill2, ibanEmail, "100.00"))
+		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeNotTrusted {
+			t.Errorf("the email's IBAN: %s", refusal(d))
+		}
+	})
+	t.Run("RefuseSecondPayment", func(t *testing.T) {
+		d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "850.00"))
+		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied {
+			t.Errorf("a second payment of INV-2290: %s", refusal(d))
+		}
+	})
+	t.Run("RefuseBankChangeWithoutCallback", func(t *testing.T) {
+		d := e.decide(t, ap.ActionChangeVendorBank, map[string]any{"vendor": odoo.DemoVendor, "iban": ibanEmail})
+		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeNotTrusted {
+			t.Errorf("a bank change without call-back: %s", refusal(d))
+		}
+	})
+	t.Run("VendorWithoutCompany", func(t *testing.T) {
+		id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Shared Widgets", Company: true, Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.addAccount(t, id, ibanMISS)
+		e.addBill(t, id, "", "SW-1", 30000)
+		d := e.decide(t, ap.ActionPayBill, payArgs("Shared Widgets", "SW-1", ibanMISS, "300.00"))
+		if !d.Executed {
+			t.Errorf("a vendor without a company: %s", refusal(d))
+		}
+	})
+	t.Run("BillToContactPerson", func(t *testing.T) {
+		co, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Contact Holdings", Company: true, Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jane, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Jane Doe", Parent: co, Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.addAccount(t, co, ibanBOSS)
+		e.addBill(t, co, jane, "CH-7", 4500)
+		d := e.decide(t, ap.ActionPayBill, payArgs("Contact Holdings", "CH-7", ibanBOSS, "45.00"))
+		if !d.Executed {
+			t.Errorf("a bill addressed to a contact person: %s", refusal(d))
+		}
+		if d := e.decide(t, ap.ActionPayBill, payArgs("Jane Doe", "CH-7", ibanBOSS, "45.00")); d.Executed {
+			t.Errorf("the contact person named as the vendor: executed")
+		}
+	})
+	t.Run("IndividualVendor", func(t *testing.T) {
+		id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Sam Freelance", Shared: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.addAccount(t, id, "FR14 2004 1010 0505 0001 3M02 606")
+		e.addBill(t, id, "", "SF-3", 20000)
+		if d := e.decide(t, ap.ActionPayBill, payArgs("Sam Freelance", "SF-3", "FR1420041010050500013M02606", "200.00")); !d.Executed {
+			t.Errorf("an individual as the vendor: %s", refusal(d))
+		}
+	})
+	t.Run("LookAlikeNumber", func(t *testing.T) {
+		// ß and a dotless ı: Odoo stores both as a clean sanitized IBAN.
+		for i, c := range []struct{ typed, iban string }{{"GB76 KIß 1234 5698 7654 34", "GB76KISS12345698765434"}, {"GB91 ıSSI 1234 5698 7654 35", "GB91ISSI12345698765435"}} {
+			name := fmt.Sprintf("Folded Metals %d", i)
+			id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: name, Company: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := e.addAccount(t, id, c.typed); a.Sanitized != c.iban {
+				t.Fatalf("Odoo stored %q as %q", c.typed, a.Sanitized)
+			}
+			ref := fmt.Sprintf("FM-%d", i)
+			e.addBill(t, id, "", ref, 10000)
+			d := e.decide(t, ap.ActionPayBill, payArgs(name, ref, c.iban, "100.00"))
+			if d.Executed || d.Refusal == nil || !strings.Contains(d.Refusal.Message, "unusable") {
+				t.Errorf("%q: %s", c.typed, refusal(d))
+			}
+			v := e.decide(t, ap.ActionGetVendor, map[string]any{"vendor": name})
+			if !strings.Contains(v.Output, "unusable_accounts") || strings.Contains(v.Output, `"iban"`) {
+				t.Errorf("get_vendor shows %s", v.Output)
+			}
+		}
+	})
+	t.Run("NumberOnTwoVendors", func(t *testing.T) {
+		x, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin One", Company: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin Two", Company: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const iban = "NL02 ABNA 0123 4567 89"
+		e.addAccount(t, x, iban)
+		ay := e.addAccount(t, y, iban)
+		e.addBill(t, x, "", "TW-1", 10000)
+		d := e.decide(t, ap.ActionPayBill, payArgs("Twin One", "TW-1", iban, "100.00"))
+		if d.Executed || d.Refusal == nil || !strings.Contains(d.Refusal.Message, "more than one vendor") {
+			t.Errorf("a number on two vendors: %s", refusal(d))
+		}
+		if err := e.admin.ArchiveBankAccount(ctx, odoo.DemoCompany, ay.ID); err != nil {
+			t.Fatal(err)
+		}
+		if d := e.decide(t, ap.ActionPayBill, payArgs("Twin One", "TW-1", iban, "100.00")); !d.Executed {
+			t.Errorf("once the other vendor's account is archived: %s", refusal(d))
+		}
+		if _, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin One", Company: true}); err != nil {
+			t.Fatal(err)
+		}
+		d = e.decide(t, ap.ActionGetVendor, map[string]any{"vendor": "twin one"})
+		if d.Executed || d.Refusal == nil || !strings.Contains(d.Refusal.Message, "2 vendors") || !strings.Contains(d.Refusal.Message, x) {
+			t.Errorf("two vendors named Twin One: %s", refusal(d))
+		}
+	})
+}
+
+func (e *apEnv) current(tb testing.TB) erp.BankAccount {
+	tb.Helper()
+	as, err := e.client.BankAccounts(context.Background(), odoo.DemoCompany, erp.BankAccountQuery{Vendor: e.vendor.ID, Active: true})
+	cur, ok := erp.Current(as, e.vendor.ID)
+	if err != nil || !ok {
+		tb.Fatalf("current account: %v", err)
+	}
+	return cur
+}
+
+// addAccount enters a trusted account of vendor, past its cooling-off
+// period (on the fake, set a month back; on a real Odoo, the pack's
+// clock is ahead).
+func (e *apEnv) addAccount(tb testing.TB, vendor, number string) erp.BankAccount {
+	tb.Helper()
+	if e.fake != nil {
+		e.fake.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
+		defer e.fake.SetNow(nil)
+	}
+	a, err := e.admin.AddBankAccount(context.Background(), odoo.DemoCompany, erp.BankAccount{Vendor: vendor, Number: number, Trusted: true, Active: true})
+	if err != nil {
+		tb.Fatalf("account %s: %v", number, err)
+	}
+	return a
+}
+
+// TestAPOnFakeOdoo runs the scenarios on the fake Odoo.
+func TestAPOnFakeOdoo(t *testing.T) {
+	srv := odootest.NewServer("fake-master")
+	t.Cleanup(srv.Close)
+	runAPScenarios(t, newAPEnv(t, srv.URL, "fake-master", "ap", srv))
+}
+
+// TestRealOdooAP runs the scenarios on a real Odoo 17.
+func TestRealOdooAP(t *testing.T) {
+	url, master := realOdoo(t)
+	runAPScenarios(t, newAPEnv(t, url, master, "intentplane_test_"+randomHex(t, 4), nil))
+}
