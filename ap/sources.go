@@ -211,14 +211,20 @@ type bankAccounts struct {
 }
 
 func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
-	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value, Active: true, Holders: true})
+	// Archived ones too, in the same read, only to say why they are
+	// refused.
+	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value, Holders: true})
 	if err != nil {
 		return resolve.Record{}, err
 	}
-	var usable, lookalike []erp.BankAccount
+	var usable, lookalike, archived []erp.BankAccount
 	for _, a := range as {
 		if a.Sanitized != value {
 			continue // another account of a holder
+		}
+		if !a.Active {
+			archived = append(archived, a)
+			continue
 		}
 		if n, err := normalize.IBAN(a.Number); err == nil && n == value {
 			usable = append(usable, a)
@@ -230,14 +236,9 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 		if len(lookalike) > 0 {
 			return resolve.Record{}, resolve.NoMatch(unusableText(lookalike[0]))
 		}
-		// Refused either way; one more read says why when it is archived.
-		old, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value})
-		if err != nil {
-			return resolve.Record{}, err
-		}
-		if len(old) > 0 {
+		if len(archived) > 0 {
 			return resolve.Record{}, resolve.NoMatch(fmt.Sprintf("is on file only as an archived bank account (vendor %s, bank account %s); "+
-				"archived accounts are never paid", old[0].Vendor, old[0].ID))
+				"archived accounts are never paid", archived[0].Vendor, archived[0].ID))
 		}
 		return resolve.Record{}, resolve.ErrNoMatch
 	}
@@ -249,7 +250,7 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 	for _, u := range usable {
 		holders[u.Vendor] = true
 	}
-	cur, ok := erp.Current(as, a.Vendor)
+	cur, ok := erp.Current(as, a.Vendor) // archived accounts are never current
 	current := ok && cur.ID == a.ID
 	r.decided.keepAccount(string(owner), a)
 	age := max(int64(r.cfg.Now().Sub(a.SetAt)/(24*time.Hour)), 0)

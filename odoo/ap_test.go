@@ -420,3 +420,55 @@ func TestRealOdooAP(t *testing.T) {
 	url, master := realOdoo(t)
 	runAPScenarios(t, newAPEnv(t, url, master, "intentplane_test_"+randomHex(t, 4), nil))
 }
+
+// BenchmarkAPPayment reports the XML-RPC calls of one ap.pay_bill through
+// the gateway on the fake Odoo (calls/op), with 500 other open bills in
+// the company: an allowed payment end to end (decide, pay, confirm), and
+// the refusals of the email's IBAN, of a second payment and of an
+// unknown bill.
+func BenchmarkAPPayment(b *testing.B) {
+	srv := odootest.NewServer("fake-master")
+	b.Cleanup(srv.Close)
+	e := newAPEnv(b, srv.URL, "fake-master", "bench", srv)
+	other, err := e.admin.AddPartner(context.Background(), odoo.DemoCompany, odoo.Partner{Name: "Bulk Supplies", Company: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 500 {
+		e.addBill(b, other, "", fmt.Sprintf("BULK-%d", i), 1000)
+	}
+	paid := e.addBill(b, e.vendor.ID, "", "PAID-1", 10000)
+	if d := e.decide(b, ap.ActionPayBill, payArgs(odoo.DemoVendor, paid.Ref, odoo.DemoIBAN, "100.00")); !d.Executed {
+		b.Fatalf("first payment: %s", refusal(d))
+	}
+	measure := func(b *testing.B, prepare func(i int) map[string]any, executed bool) {
+		var calls int64
+		for i := 0; b.Loop(); i++ {
+			b.StopTimer()
+			args := prepare(i)
+			b.StartTimer()
+			before := e.client.Calls()
+			d := e.decide(b, ap.ActionPayBill, args)
+			calls += e.client.Calls() - before
+			if d.Executed != executed {
+				b.Fatalf("executed %t: %s", d.Executed, refusal(d))
+			}
+		}
+		b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
+	}
+	b.Run("allowed", func(b *testing.B) {
+		measure(b, func(i int) map[string]any {
+			bill := e.addBill(b, e.vendor.ID, "", fmt.Sprintf("BENCH-%d-%s", i, randomHex(b, 3)), 10000)
+			return payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, "100.00")
+		}, true)
+	})
+	b.Run("refused_email_iban", func(b *testing.B) {
+		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, odoo.DemoBill2, ibanEmail, "100.00") }, false)
+	})
+	b.Run("refused_second_payment", func(b *testing.B) {
+		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, paid.Ref, odoo.DemoIBAN, "100.00") }, false)
+	})
+	b.Run("refused_unknown_bill", func(b *testing.B) {
+		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, "INV-404", odoo.DemoIBAN, "100.00") }, false)
+	})
+}
