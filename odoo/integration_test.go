@@ -18,28 +18,18 @@ import (
 )
 
 // realOdoo returns the URL and master password of a real Odoo 17 to test
-// against: the server ODOO_URL names (with ODOO_MASTER_PASSWORD), else
-// containers started with dockertest where Docker runs; otherwise it
-// skips the test.
+// against: the server ODOO_URL names (with ODOO_MASTER_PASSWORD);
+// otherwise it skips the test. Where Docker runs, the module
+// odoo/dockertest starts a throwaway Odoo 17 and runs the tests with them
+// set: cd odoo/dockertest && go run . go test -C ../.. ./odoo/ -run RealOdoo
 func realOdoo(t *testing.T) (url, master string) {
 	t.Helper()
 	url, master = os.Getenv("ODOO_URL"), os.Getenv("ODOO_MASTER_PASSWORD")
-	if url != "" && master != "" {
-		return url, master
+	if url == "" || master == "" {
+		t.Skip("no real Odoo 17: set ODOO_URL (e.g. http://127.0.0.1:8069) and ODOO_MASTER_PASSWORD to run the integration tests " +
+			"against a running server (examples/odoo/docker-compose.yml starts one, or odoo/dockertest); they create and drop databases named intentplane_test_*")
 	}
-	url, reason := dockerOdoo(t)
-	if url == "" {
-		t.Skip("no real Odoo 17: " + reason + "; set ODOO_URL (e.g. http://127.0.0.1:8069) and ODOO_MASTER_PASSWORD to run the integration tests " +
-			"against a running server (examples/odoo/docker-compose.yml starts one); they create and drop databases named intentplane_test_*")
-	}
-	return url, dockerMaster
-}
-
-// TestMain removes the Odoo containers dockerOdoo started, if any.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	purgeDocker()
-	os.Exit(code)
+	return url, master
 }
 
 func randomHex(t testing.TB, n int) string {
