@@ -66,12 +66,20 @@ type env struct {
 
 func newEnv(t *testing.T) *env { return newEnvConfig(t, ap.Config{}) }
 
-func newEnvConfig(t *testing.T, cfg ap.Config) *env {
+func newEnvConfig(t *testing.T, cfg ap.Config) *env { return newEnvWrapped(t, cfg, nil) }
+
+// newEnvWrapped is newEnvConfig with the pack reading and writing the demo
+// ERP through wrap(erp), if wrap is not nil.
+func newEnvWrapped(t *testing.T, cfg ap.Config, wrap func(erp.Source) erp.Source) *env {
 	t.Helper()
 	c := &clock{now: t0}
 	e := &env{t: t, clock: c, erp: ap.DemoERP(c.Now), callbacks: &ap.CallbackMem{}, store: mem.New(c.Now)}
 	cfg.Callbacks, cfg.Now = e.callbacks, c.Now
-	pack, err := ap.NewPack(e.erp, cfg)
+	var src erp.Source = e.erp
+	if wrap != nil {
+		src = wrap(e.erp)
+	}
+	pack, err := ap.NewPack(src, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -433,3 +433,43 @@ func TestSetupIsIdempotent(t *testing.T) {
 		t.Errorf("no progress shown for the long step: %q", steps)
 	}
 }
+
+// TestNothingWritten: a payment that fails before Odoo ran it (the
+// connection refused, a fault of the wizard's run, which Odoo rolls back)
+// wraps erp.ErrNotWritten; a lost answer does not.
+func TestNothingWritten(t *testing.T) {
+	t.Parallel()
+	e := newFake(t, nil, true)
+	_, acct, bill, bill2 := demoRecords(t, e.client)
+	ctx := context.Background()
+	decided := func(b erp.Bill, key string) erp.PaymentRequest {
+		return erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: key, Decided: &b, Account: &acct}
+	}
+	cfg := e.cfg
+	cfg.URL = "http://127.0.0.1:1" // nothing listens: the connection is refused
+	down, _ := odoo.New(cfg)
+	for _, r := range []erp.PaymentRequest{decided(bill, "down-1"), {Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "down-2"}} {
+		if _, err := down.RegisterPayment(ctx, odoo.DemoCompany, r); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrNotSent) {
+			t.Errorf("connection refused (decided %t): %v; want ErrNotWritten and ErrNotSent", r.Decided != nil, err)
+		}
+	}
+	e.srv.Answer("account.payment.register", "action_create_payments", `<?xml version="1.0"?><methodResponse><fault><value><struct>`+
+		`<member><name>faultCode</name><value><int>4</int></value></member>`+
+		`<member><name>faultString</name><value><string>You are not allowed to create 'Payments' (account.payment) records.</string></value></member>`+
+		`</struct></value></fault></methodResponse>`)
+	if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "denied-1")); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrAccess) {
+		t.Errorf("an access fault of the wizard's run: %v; want ErrNotWritten", err)
+	}
+	e.srv.Answer("account.payment.register", "action_create_payments", "")
+	if ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID}); len(ps) != 0 {
+		t.Errorf("payments after the faults: %+v", ps)
+	}
+	e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
+	cut := &cutAfter{marker: "action_create_payments"}
+	lossy := e.cfg
+	lossy.HTTPClient = &http.Client{Transport: cut}
+	lc, _ := odoo.New(lossy)
+	if _, err := lc.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "lost-3")); err == nil || errors.Is(err, erp.ErrNotWritten) || errors.Is(err, erp.ErrRefused) {
+		t.Errorf("a lost answer: %v; want an unknown outcome", err)
+	}
+}

@@ -479,6 +479,12 @@ func (c *Client) loadCurrencies(ctx context.Context, s *session, rs []record) er
 	if err != nil {
 		return fmt.Errorf("odoo: res.currency.read: %w", err)
 	}
+	return c.storeCurrencies(cs)
+}
+
+// storeCurrencies caches res.currency records read with name and
+// decimal_places.
+func (c *Client) storeCurrencies(cs []record) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range cs {
@@ -854,9 +860,9 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if err := checkPayment(b, acct, r); err != nil {
 		return erp.Payment{}, err
 	}
-	money, ok := c.currencyByCode(b.Currency)
-	if !ok {
-		return erp.Payment{}, fmt.Errorf("odoo: currency %s: %w", b.Currency, ErrBadAnswer)
+	money, err := c.loadCurrency(ctx, s, b.Currency)
+	if err != nil {
+		return erp.Payment{}, notWritten(err)
 	}
 	day, err := c.today(ctx, cid)
 	if err != nil {
@@ -979,6 +985,26 @@ func checkPayment(b erp.Bill, a erp.BankAccount, r erp.PaymentRequest) error {
 		return refused("the bank account is not an active, trusted account of the bill's vendor")
 	}
 	return nil
+}
+
+// loadCurrency returns the currency with this code, reading it (one call,
+// then cached) if no read has brought it yet.
+func (c *Client) loadCurrency(ctx context.Context, s *session, code string) (currency, error) {
+	if cur, ok := c.currencyByCode(code); ok {
+		return cur, nil
+	}
+	rs, err := s.searchRead(ctx, "res.currency", []any{leaf("name", "=", code)}, []string{"name", "decimal_places"},
+		map[string]any{"limit": 1, "context": map[string]any{"active_test": false}})
+	if err != nil {
+		return currency{}, err
+	}
+	if err := c.storeCurrencies(rs); err != nil {
+		return currency{}, err
+	}
+	if cur, ok := c.currencyByCode(code); ok {
+		return cur, nil
+	}
+	return currency{}, fmt.Errorf("odoo: currency %s: %w", code, ErrBadAnswer)
 }
 
 func (c *Client) currencyByCode(code string) (currency, bool) {
