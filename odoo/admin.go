@@ -659,6 +659,58 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	return bs[0], nil
 }
 
+// AddBills enters many posted vendor bills of company at once (two calls:
+// one create, one action_post), each as one line without tax for its
+// Total in its Currency, for a vendor (or a contact person, Contact).
+// It is for loading a realistic book; it returns nothing but an error.
+func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) error {
+	cid, ok := a.company(company)
+	if !ok {
+		return notFound("vendor")
+	}
+	today := a.now().UTC().Format(dateFormat)
+	curs := map[string]int64{}
+	var vals []any
+	for _, b := range bills {
+		cur, ok := curs[b.Currency]
+		if !ok {
+			id, err := a.Currency(ctx, b.Currency)
+			if err != nil {
+				return err
+			}
+			curs[b.Currency], cur = id, id
+		}
+		money, _ := a.client.currencyByCode(b.Currency)
+		partner, ok := parseID(b.Vendor)
+		if c, isContact := parseID(b.Contact); isContact {
+			partner = c
+		}
+		if !ok || b.Total <= 0 {
+			return refused("a bill needs a vendor and a total above zero")
+		}
+		v := map[string]any{
+			"move_type": string(erp.KindBill), "partner_id": partner, "currency_id": cur, "company_id": cid, "invoice_date": today,
+			"invoice_line_ids": []any{[]any{0, 0, map[string]any{
+				"name": "Goods and services", "quantity": 1, "price_unit": fromMinor(b.Total, money.decimals), "tax_ids": []any{[]any{6, 0, []any{}}},
+			}}},
+		}
+		if b.Ref != "" {
+			v["ref"] = b.Ref
+		}
+		vals = append(vals, v)
+	}
+	kw := map[string]any{"context": scope(cid, false)}
+	out, err := a.exec(ctx, "account.move", "create", []any{vals}, kw)
+	if err != nil {
+		return translate(err)
+	}
+	list, ok := out.([]any)
+	if !ok || len(list) != len(bills) {
+		return fmt.Errorf("odoo: account.move.create: %w", ErrBadAnswer)
+	}
+	return a.done(ctx, "account.move", "action_post", []any{list}, kw)
+}
+
 // reconcileCredit reconciles a posted credit note with the bill it
 // reverses, as the bill's "outstanding credits" widget does.
 func (a *Admin) reconcileCredit(ctx context.Context, cid, bill, credit int64) error {

@@ -429,13 +429,29 @@ func TestRealOdooAP(t *testing.T) {
 func BenchmarkAPPayment(b *testing.B) {
 	srv := odootest.NewServer("fake-master")
 	b.Cleanup(srv.Close)
-	e := newAPEnv(b, srv.URL, "fake-master", "bench", srv)
+	benchAP(b, newAPEnv(b, srv.URL, "fake-master", "bench", srv))
+}
+
+// BenchmarkRealOdooAPPayment is BenchmarkAPPayment on a real Odoo 17
+// (ODOO_URL): it also reports the wall time of Odoo's own two payment
+// calls (the wizard's create and action_create_payments, odoo-ms/op) and
+// the ratio of the whole ap.pay_bill to them (x-odoo).
+func BenchmarkRealOdooAPPayment(b *testing.B) {
+	url, master := realOdoo(b)
+	benchAP(b, newAPEnv(b, url, master, "intentplane_test_"+randomHex(b, 4), nil))
+}
+
+func benchAP(b *testing.B, e *apEnv) {
 	other, err := e.admin.AddPartner(context.Background(), odoo.DemoCompany, odoo.Partner{Name: "Bulk Supplies", Company: true})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for i := range 500 {
-		e.addBill(b, other, "", fmt.Sprintf("BULK-%d", i), 1000)
+	bulk := make([]erp.Bill, 500)
+	for i := range bulk {
+		bulk[i] = erp.Bill{Ref: fmt.Sprintf("BULK-%d", i), Vendor: other, Currency: "EUR", Total: 1000 + intent.Amount(i)}
+	}
+	if err := e.admin.AddBills(context.Background(), odoo.DemoCompany, bulk); err != nil {
+		b.Fatal(err)
 	}
 	paid := e.addBill(b, e.vendor.ID, "", "PAID-1", 10000)
 	if d := e.decide(b, ap.ActionPayBill, payArgs(odoo.DemoVendor, paid.Ref, odoo.DemoIBAN, "100.00")); !d.Executed {
@@ -443,18 +459,29 @@ func BenchmarkAPPayment(b *testing.B) {
 	}
 	measure := func(b *testing.B, prepare func(i int) map[string]any, executed bool) {
 		var calls int64
+		var total, wizard time.Duration
 		for i := 0; b.Loop(); i++ {
 			b.StopTimer()
 			args := prepare(i)
 			b.StartTimer()
-			before := e.client.Calls()
+			before, logged, start := e.client.Calls(), e.log.len(), time.Now()
 			d := e.decide(b, ap.ActionPayBill, args)
+			total += time.Since(start)
 			calls += e.client.Calls() - before
+			for _, c := range e.log.since(logged) {
+				if strings.HasPrefix(c.call, "account.payment.register.") {
+					wizard += c.took
+				}
+			}
 			if d.Executed != executed {
 				b.Fatalf("executed %t: %s", d.Executed, refusal(d))
 			}
 		}
 		b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
+		if wizard > 0 {
+			b.ReportMetric(float64(wizard.Milliseconds())/float64(b.N), "odoo-ms/op")
+			b.ReportMetric(float64(total)/float64(wizard), "x-odoo")
+		}
 	}
 	b.Run("allowed", func(b *testing.B) {
 		measure(b, func(i int) map[string]any {

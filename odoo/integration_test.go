@@ -22,7 +22,7 @@ import (
 // otherwise it skips the test. Where Docker runs, the module
 // odoo/dockertest starts a throwaway Odoo 17 and runs the tests with them
 // set: cd odoo/dockertest && go run . go test -C ../.. ./odoo/ -run RealOdoo
-func realOdoo(t *testing.T) (url, master string) {
+func realOdoo(t testing.TB) (url, master string) {
 	t.Helper()
 	url, master = os.Getenv("ODOO_URL"), os.Getenv("ODOO_MASTER_PASSWORD")
 	if url == "" || master == "" {
