@@ -182,6 +182,9 @@ func testBankAccounts(t *testing.T, e Env) {
 		{"another company's account by id", e.Company, erp.BankAccountQuery{ID: w.globexIBAN.ID}, []string{}},
 		{"another company's vendor", e.Company, erp.BankAccountQuery{Vendor: w.globex.ID}, []string{}},
 		{"the other company sees its own", e.Other, erp.BankAccountQuery{}, []string{w.globexIBAN.ID}},
+		{"active only", e.Company, erp.BankAccountQuery{Vendor: w.acme.ID, Active: true}, []string{w.acmeIBAN.ID, w.acmeUntrusted.ID}},
+		{"archived number, active only", e.Company, erp.BankAccountQuery{Number: ibanACMEOld, Active: true}, []string{}},
+		{"a number with its holder's other accounts", e.Company, erp.BankAccountQuery{Number: ibanACME, Active: true, Holders: true}, []string{w.acmeIBAN.ID, w.acmeUntrusted.ID}},
 	}
 	for _, tt := range tests {
 		got, err := e.Source.BankAccounts(ctx, tt.company, tt.q)
@@ -304,6 +307,47 @@ func testPayments(t *testing.T, e Env) {
 	if other, _ := e.Source.Payments(ctx, e.Other, erp.PaymentQuery{Bill: w.bill2.ID}); len(other) != 0 {
 		t.Errorf("the other company sees %d payments of this company's bill", len(other))
 	}
+	for _, q := range []erp.BillQuery{{ID: w.bill2.ID, WithPayments: true}, {Vendor: w.acme.ID, WithPayments: true}} {
+		bs, err := e.Source.Bills(ctx, e.Company, q)
+		var keys []string
+		for _, b := range bs {
+			if b.ID != w.bill2.ID {
+				continue
+			}
+			for _, p := range b.Payments {
+				if p.State != erp.PaymentPosted || p.Bill != w.bill2.ID || p.Day == "" {
+					t.Errorf("%+v: payment %+v", q, p)
+				}
+				keys = append(keys, p.Key)
+			}
+		}
+		if err != nil || !slices.Contains(keys, "k-partial") || !slices.Contains(keys, "k-rest") {
+			t.Errorf("%+v: payments under keys %v, %v; want k-partial and k-rest", q, keys, err)
+		}
+	}
+	b := bills(t, e, w.bill.ID)
+	decided := erp.PaymentRequest{Bill: w.bill.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(1000), Key: "k-decided", Decided: &b, Account: &w.acmeIBAN}
+	if p, err := e.Source.RegisterPayment(ctx, e.Company, decided); err != nil || p.Amount != eur(1000) || p.Bill != w.bill.ID {
+		t.Errorf("a payment decided on what was read: %+v, %v", p, err)
+	}
+	b = bills(t, e, w.bill.ID)
+	decided.Decided = &b
+	if again, err := e.Source.RegisterPayment(ctx, e.Company, decided); err != nil || again.Key != "k-decided" {
+		t.Errorf("its key again, decided on a read that shows it: %+v, %v", again, err)
+	}
+	if r, _ := residual(t, e, e.Company, w.bill.ID); r != 124000 {
+		t.Errorf("after one decided payment of 10.00: residual %d, want 124000", r)
+	}
+}
+
+// bills reads one bill with its payments.
+func bills(t *testing.T, e Env, id string) erp.Bill {
+	t.Helper()
+	bs, err := e.Source.Bills(context.Background(), e.Company, erp.BillQuery{ID: id, WithPayments: true})
+	if err != nil || len(bs) != 1 {
+		t.Fatalf("bill %s: %+v, %v", id, bs, err)
+	}
+	return bs[0]
 }
 
 func testPaymentRefusals(t *testing.T, e Env) {
