@@ -408,11 +408,27 @@ func (e *apEnv) addAccount(tb testing.TB, vendor, number string) erp.BankAccount
 	return a
 }
 
-// TestAPOnFakeOdoo runs the scenarios on the fake Odoo.
+// TestAPOnFakeOdoo runs the scenarios on the fake Odoo, and checks that
+// every search the connector's users made there had a limit, and a domain
+// beyond the company (a vendor, a bill, a number, a name) unless it reads
+// one record.
 func TestAPOnFakeOdoo(t *testing.T) {
 	srv := odootest.NewServer("fake-master")
 	t.Cleanup(srv.Close)
 	runAPScenarios(t, newAPEnv(t, srv.URL, "fake-master", "ap", srv))
+	n := 0
+	for _, r := range srv.Reads() {
+		if r.UID == 2 || r.UID == 1 {
+			continue // the administrator's, setting up
+		}
+		n++
+		if r.Limit <= 0 || len(r.Domain) < 2 && r.Limit > 1 { // the rights check's probes read one record
+			t.Errorf("a search of %s with limit %d and domain %v", r.Model, r.Limit, r.Domain)
+		}
+	}
+	if n == 0 {
+		t.Error("no search by the connector's users seen")
+	}
 }
 
 // TestRealOdooAP runs the scenarios on a real Odoo 17.

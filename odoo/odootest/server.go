@@ -41,6 +41,25 @@ type Server struct {
 	now     func() time.Time
 	lose    map[string]int // "model.method" → calls whose answer is lost after the commit
 	answers map[string]string
+	reads   []Read
+}
+
+// Read is a search_read or search the server answered.
+type Read struct {
+	// UID is the caller's user id (2 is the administrator); Model the
+	// model searched.
+	UID   int64
+	Model string
+	// Domain is the domain searched; Limit the limit asked, 0 if none.
+	Domain []any
+	Limit  int64
+}
+
+// Reads returns the searches answered so far, in order.
+func (s *Server) Reads() []Read {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reads)
 }
 
 // NewServer starts a fake Odoo with no database, whose master password is
@@ -142,6 +161,17 @@ func (s *Server) run(service, method string, params []any) (out []byte, lost boo
 	}
 	if body, ok := s.answers[key]; ok {
 		return []byte(body), false
+	}
+	if f, _ := argAt(params, 4).(string); key != "" && (f == "search_read" || f == "search") {
+		uid, _ := params[1].(int64)
+		args, _ := argAt(params, 5).([]any)
+		kw, _ := argAt(params, 6).(map[string]any)
+		domain, _ := argAt(args, 0).([]any)
+		if domain == nil {
+			domain, _ = kw["domain"].([]any)
+		}
+		limit, _ := kw["limit"].(int64)
+		s.reads = append(s.reads, Read{UID: uid, Model: str(params[3]), Domain: domain, Limit: limit})
 	}
 	v, f := s.dispatch(service, method, params)
 	var err error
