@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
@@ -48,7 +49,10 @@ var _ gateway.ContextProvider = payFacts{}
 // change, which no policy reads: vendor_name and vendor_phone (String: the
 // vendor's name and phone number on file) and current_iban (String: the
 // number of the vendor's current account, the one the change replaces; ""
-// if none). It reads them while the vendor is held too.
+// if none; as typed in the ERP when it is not a valid IBAN as typed) and,
+// when an active account of the vendor is typed with look-alikes,
+// current_iban_note (String: which, and that it is unusable until
+// corrected in the ERP). It reads them while the vendor is held too.
 //
 // It reads all of that in one call: the vendor's bills and credit notes
 // with the payments registered through intentplane
@@ -149,17 +153,30 @@ func (p payFacts) changeFacts(ctx context.Context, q gateway.FactQuery) (map[str
 	if len(vs) != 1 {
 		return nil, fmt.Errorf("ap: vendor %s vanished while it was held", vendor)
 	}
-	accounts, err := p.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor})
+	accounts, err := p.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor, Active: true})
 	if err != nil {
 		return nil, err
 	}
 	current := ""
 	if cur, ok := erp.Current(accounts, vendor); ok {
 		current = cur.Sanitized
+		if !usable(cur) {
+			current = cur.Number // as typed: the folded number would look clean
+		}
 	}
-	return map[string]intent.Value{
+	facts := map[string]intent.Value{
 		"vendor_name":  intent.Str(vs[0].Name),
 		"vendor_phone": intent.Str(vs[0].Phone),
 		"current_iban": intent.Str(current),
-	}, nil
+	}
+	var notes []string
+	for _, a := range accounts {
+		if !usable(a) {
+			notes = append(notes, unusableText(a))
+		}
+	}
+	if len(notes) > 0 {
+		facts["current_iban_note"] = intent.Str(strings.Join(notes, " "))
+	}
+	return facts, nil
 }
