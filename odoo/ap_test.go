@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
@@ -26,8 +27,15 @@ import (
 // gateway with ap.NewPack over an odoo.Client. The same scenarios run on
 // the fake Odoo (always, in CI) and on a real Odoo 17 (with ODOO_URL).
 
-// apIssuer signs the scenarios' mandates; a fixed test key.
-var apIssuer = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+// apIssuer signs the scenarios' mandates, and apApprovers their
+// approvals; fixed test keys.
+var (
+	apIssuer    = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{7}, ed25519.SeedSize))
+	apApprovers = map[string]ed25519.PrivateKey{
+		"alice": ed25519.NewKeyFromSeed(bytes.Repeat([]byte{8}, ed25519.SeedSize)),
+		"bob":   ed25519.NewKeyFromSeed(bytes.Repeat([]byte{9}, ed25519.SeedSize)),
+	}
+)
 
 const (
 	apAudience = "intentplane-odoo-test"
@@ -91,6 +99,10 @@ type apEnv struct {
 	gw     *gateway.Gateway
 	tok    string
 	vendor erp.Vendor
+	// today is the pack on the wall clock, with two approvers: what a
+	// finance team runs the day it set Odoo up.
+	today    *gateway.Gateway
+	todayTok string
 }
 
 // newAPEnv sets up database db on the Odoo at url and mounts the pack.
@@ -133,16 +145,30 @@ func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apE
 	if fake == nil {
 		now = func() time.Time { return time.Now().Add(6 * 24 * time.Hour) }
 	}
+	e.gw, e.tok = e.mount(tb, now, nil)
+	keys := approval.StaticKeys{}
+	for name, k := range apApprovers {
+		keys[name] = k.Public().(ed25519.PublicKey)
+	}
+	e.today, e.todayTok = e.mount(tb, time.Now, keys)
+	return e
+}
+
+// mount returns a gateway with the pack on e.client, on the clock now,
+// trusting approvers, and a mandate for it.
+func (e *apEnv) mount(tb testing.TB, now func() time.Time, approvers approval.StaticKeys) (*gateway.Gateway, string) {
+	tb.Helper()
 	pack, err := ap.NewPack(e.client, ap.Config{Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if e.gw, err = gateway.New(gateway.Config{
-		Audience: apAudience, Issuers: mandate.StaticKeys{"cfo": apIssuer.Public().(ed25519.PublicKey)}, Now: now,
-	}, mem.New(now), pack); err != nil {
+	gw, err := gateway.New(gateway.Config{
+		Audience: apAudience, Issuers: mandate.StaticKeys{"cfo": apIssuer.Public().(ed25519.PublicKey)}, Approvers: approvers, Now: now,
+	}, mem.New(now), pack)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	e.tok, err = mandate.Issue(mandate.Mandate{
+	tok, err := mandate.Issue(mandate.Mandate{
 		ID: "m-" + randomHex(tb, 4), Audience: apAudience, Owner: odoo.DemoCompany,
 		Scope:  []intent.Action{ap.ActionPayBill, ap.ActionChangeVendorBank, ap.ActionListOpenBills, ap.ActionGetVendor},
 		Budget: intent.Money{Currency: "EUR", Amount: 100_000_000_00}, Mode: mandate.ModeKnownCounterparties,
@@ -151,7 +177,7 @@ func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apE
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return e
+	return gw, tok
 }
 
 func (e *apEnv) decide(tb testing.TB, action intent.Action, args map[string]any) gateway.Decision {
@@ -264,6 +290,48 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		var out struct{ Date, Residual string }
 		if json.Unmarshal([]byte(d.Output), &out) != nil || out.Residual != "0.00" || out.Date == "" || !strings.Contains(d.Receipt.Output, "dated "+out.Date) {
 			t.Errorf("output %s, receipt %q", d.Output, d.Receipt.Output)
+		}
+	})
+	t.Run("SameDayWithTwoApprovers", func(t *testing.T) {
+		// An account set up today is in its cooling-off period: the first
+		// payment needs two approvers, and then goes through the same day.
+		id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Fresh Start", Company: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: id, Number: "BE68 5390 0754 7034", Trusted: true, Active: true}); err != nil {
+			t.Fatal(err)
+		}
+		e.addBill(t, id, "", "FS-1", 25000)
+		body, _ := json.Marshal(map[string]any{"action": ap.ActionPayBill, "args": payArgs("Fresh Start", "FS-1", "BE68539007547034", "250.00")})
+		decide := func(as ...approval.Approval) gateway.Decision {
+			d, err := e.today.Decide(ctx, gateway.Request{Mandate: e.todayTok, Proposal: body, Approvals: as})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		d := decide()
+		if d.Verdict != intent.StepUp || d.Level != intent.LevelFourEyes {
+			t.Fatalf("the first payment to an account set up today: %s %s", d.Verdict, refusal(d))
+		}
+		var as []approval.Approval
+		for _, who := range []string{"alice", "bob"} {
+			a, err := approval.Sign(approval.Approval{ID: who + "-" + randomHex(t, 8), Operation: d.OperationHash, MandateID: d.Operation.MandateID,
+				Approver: who, IssuedAt: time.Now(), ExpiresAt: time.Now().Add(10 * time.Minute)}, apApprovers[who])
+			if err != nil {
+				t.Fatal(err)
+			}
+			as = append(as, a)
+		}
+		if d := decide(as[0]); d.Executed {
+			t.Fatalf("executed with one approver")
+		}
+		if d := decide(as...); !d.Executed {
+			t.Errorf("with two approvers: %s", refusal(d))
+		}
+		if b := e.bill(t, "FS-1"); !b.PaymentState.Settled() {
+			t.Errorf("FS-1 is %s", b.PaymentState)
 		}
 	})
 	t.Run("RefuseEmailIBAN", func(t *testing.T) {
