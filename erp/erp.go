@@ -308,6 +308,9 @@ type PaymentQuery struct {
 
 // Reader reads a company's records. Results are ordered by ID (numerically
 // when IDs are numbers). A company the ERP does not know has no records.
+// An implementation may refuse, with an error, a query that selects more
+// records than it reads at once (the Odoo connector's MaxRead): ask for a
+// page instead.
 // Errors other than the context's mean the ERP could not be read. Safe for
 // concurrent use. In Odoo, its calls run as the read-only identity.
 type Reader interface {

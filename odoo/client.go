@@ -9,12 +9,18 @@
 //
 // The connector does not trust Odoo Community to enforce what the gateway
 // relies on: it checks itself that a payment goes to an active, trusted
-// account of the bill's vendor, within the bill's residual and currency,
-// and passes that account explicitly to Odoo's payment wizard. It never
-// retries a write: each payment carries its idempotency key in its memo,
-// and the connector looks for it before paying, so an answer lost on the
-// network cannot pay twice. See the README of the repository and
-// ../shared/odoo17-api.md for the behaviour of Odoo it is built on.
+// account of the bill's vendor, within the bill's residual and currency
+// (as read for the request, or as the caller read them while deciding:
+// erp.PaymentRequest.Decided), and passes that account and the payment's
+// date explicitly to Odoo's payment wizard. It never retries a write: each
+// payment carries its idempotency key in its memo, the payments of a bill
+// are read with it, and a lost answer is settled by looking for the key,
+// so an answer lost on the network cannot pay twice. It reads what Odoo
+// shows a company: its own records and those without a company; a bill's
+// vendor is its commercial partner. Every read is bound to a vendor, a
+// bill, a number or a name and limited (MaxRead). See the README of the
+// repository and ../shared/odoo17-api.md for the behaviour of Odoo it is
+// built on.
 //
 // Account numbers: Odoo's sanitized_acc_number keeps every Unicode letter
 // and digit and the underscore (Python's \W), while erp.Sanitize keeps
