@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +114,20 @@ func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apE
 	tb.Helper()
 	ctx := context.Background()
 	r, p, b := identities(tb)
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: randomHex(tb, 12)}, Timeout: 5 * time.Minute})
+	admin := odoo.Identity{Login: "admin", Password: randomHex(tb, 12)}
+	if tpl := os.Getenv("ODOO_TEMPLATE_DB"); tpl != "" && fake == nil {
+		// A copy of a database with account installed takes a second;
+		// creating one takes half a minute, and minutes on a busy host.
+		admin.Password = os.Getenv("ODOO_TEMPLATE_PASSWORD")
+		t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+		if err == nil {
+			err = t.DuplicateDatabase(ctx, db)
+		}
+		if err != nil {
+			tb.Fatalf("copying %s: %v", tpl, err)
+		}
+	}
+	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -128,6 +142,7 @@ func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apE
 	if fake != nil {
 		fake.SetNow(nil)
 	}
+	cfg.Timeout = 2 * time.Minute
 	e := &apEnv{fake: fake, admin: a, cfg: cfg, log: &callLog{}}
 	cfg.Logger = slog.New(e.log)
 	if e.client, err = odoo.New(cfg); err != nil {
@@ -499,7 +514,10 @@ func TestAPOnFakeOdoo(t *testing.T) {
 	}
 }
 
-// TestRealOdooAP runs the scenarios on a real Odoo 17.
+// TestRealOdooAP runs the scenarios on a real Odoo 17. With
+// ODOO_TEMPLATE_DB (and its administrator's ODOO_TEMPLATE_PASSWORD, login
+// admin) it copies that database, which must have account installed,
+// instead of creating one.
 func TestRealOdooAP(t *testing.T) {
 	url, master := realOdoo(t)
 	runAPScenarios(t, newAPEnv(t, url, master, "intentplane_test_"+randomHex(t, 4), nil))
