@@ -115,17 +115,8 @@ func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apE
 	ctx := context.Background()
 	r, p, b := identities(tb)
 	admin := odoo.Identity{Login: "admin", Password: randomHex(tb, 12)}
-	if tpl := os.Getenv("ODOO_TEMPLATE_DB"); tpl != "" && fake == nil {
-		// A copy of a database with account installed takes a second;
-		// creating one takes half a minute, and minutes on a busy host.
-		admin.Password = os.Getenv("ODOO_TEMPLATE_PASSWORD")
-		t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
-		if err == nil {
-			err = t.DuplicateDatabase(ctx, db)
-		}
-		if err != nil {
-			tb.Fatalf("copying %s: %v", tpl, err)
-		}
+	if fake == nil {
+		admin = fromTemplate(tb, url, master, db, admin)
 	}
 	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
@@ -193,6 +184,27 @@ func (e *apEnv) mount(tb testing.TB, now func() time.Time, approvers approval.St
 		tb.Fatal(err)
 	}
 	return gw, tok
+}
+
+// fromTemplate copies the database ODOO_TEMPLATE_DB names, if any, to db
+// and returns its administrator (login admin, ODOO_TEMPLATE_PASSWORD);
+// otherwise it returns admin. A copy of a database with account installed
+// takes a second; creating one takes half a minute, minutes on a busy host.
+func fromTemplate(tb testing.TB, url, master, db string, admin odoo.Identity) odoo.Identity {
+	tb.Helper()
+	tpl := os.Getenv("ODOO_TEMPLATE_DB")
+	if tpl == "" {
+		return admin
+	}
+	admin = odoo.Identity{Login: "admin", Password: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
+	t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+	if err == nil {
+		err = t.DuplicateDatabase(context.Background(), db)
+	}
+	if err != nil {
+		tb.Fatalf("copying %s: %v", tpl, err)
+	}
+	return admin
 }
 
 func (e *apEnv) decide(tb testing.TB, action intent.Action, args map[string]any) gateway.Decision {

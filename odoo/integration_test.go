@@ -54,9 +54,9 @@ func TestRealOdooConformance(t *testing.T) {
 	url, master := realOdoo(t)
 	ctx := context.Background()
 	base := "intentplane_test_" + randomHex(t, 4)
-	adminPW := randomHex(t, 12)
+	adminPW := fromTemplate(t, url, master, base, odoo.Identity{Login: "admin", Password: randomHex(t, 12)}).Password
 	r, p, b := identities(t)
-	tpl, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: base, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: adminPW}, Timeout: 5 * time.Minute})
+	tpl, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: base, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: adminPW}, Timeout: 15 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,8 @@ func TestRealOdooPayment(t *testing.T) {
 	ctx := context.Background()
 	db := "intentplane_test_" + randomHex(t, 4)
 	r, p, b := identities(t)
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: randomHex(t, 12)}, Timeout: 5 * time.Minute})
+	admin := fromTemplate(t, url, master, db, odoo.Identity{Login: "admin", Password: randomHex(t, 12)})
+	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
