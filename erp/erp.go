@@ -287,11 +287,9 @@ type BillQuery struct {
 	Open bool
 	// Lookup selects the bills that a bill ID, number or vendor reference
 	// typed as Lookup may name: the bill with that ID, those whose number
-	// equals it ignoring case, and those whose reference contains
-	// LookupKey(Lookup), ignoring case. It keeps every reference with the
-	// same digits (whatever its letters and separators); for a value
-	// without digits, only references holding its longest run of letters.
-	// The caller compares exactly.
+	// equals it ignoring case, and those whose reference matches
+	// LookupPattern(Lookup), ignoring case: every reference with the same
+	// RefKey, whatever its separators. The caller compares exactly.
 	Lookup string
 	// WithPayments fills each bill's Payments.
 	WithPayments bool

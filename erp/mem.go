@@ -343,37 +343,51 @@ func LookupMatches(value, id, number, ref string) bool {
 	if value == id || strings.EqualFold(value, number) {
 		return true
 	}
-	k := LookupKey(value)
-	return k != "" && strings.Contains(strings.ToUpper(ref), strings.ToUpper(k))
+	pieces := strings.Split(LookupPattern(value), "%")
+	if pieces[0] == "" {
+		return false
+	}
+	rest := strings.ToUpper(ref)
+	for _, p := range pieces {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return true
 }
 
-// LookupKey is what BillQuery.Lookup looks for in a vendor reference: the
-// longest run of ASCII digits of value (the first of equal length) without
-// its leading zeros, or, when value has no digit, its longest run of ASCII
-// letters.
-func LookupKey(value string) string {
-	if k := longestRun(value, func(c byte) bool { return '0' <= c && c <= '9' }); k != "" {
-		if k = strings.TrimLeft(k, "0"); k == "" {
-			k = "0"
+// LookupPattern is what BillQuery.Lookup looks for in a vendor reference,
+// as an SQL LIKE pattern without its enclosing %: each ASCII letter of
+// value, and each run of its ASCII digits without leading zeros, in
+// order, joined by %, upper-cased ("inv 02290" gives "I%N%V%2290"). Every
+// reference with the same RefKey as value matches it, whatever its
+// separators; "" when value has no ASCII letter or digit.
+func LookupPattern(value string) string {
+	var pieces []string
+	for i := 0; i < len(value); {
+		c := value[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+			pieces = append(pieces, strings.ToUpper(value[i:i+1]))
+			i++
+		case '0' <= c && c <= '9':
+			j := i
+			for j < len(value) && '0' <= value[j] && value[j] <= '9' {
+				j++
+			}
+			d := strings.TrimLeft(value[i:j], "0")
+			if d == "" {
+				d = "0"
+			}
+			pieces = append(pieces, d)
+			i = j
+		default:
+			i++
 		}
-		return k
 	}
-	return longestRun(value, func(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' })
-}
-
-func longestRun(s string, in func(byte) bool) string {
-	best, run := "", 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && in(s[i]) {
-			run++
-			continue
-		}
-		if run > len(best) {
-			best = s[i-run : i]
-		}
-		run = 0
-	}
-	return best
+	return strings.Join(pieces, "%")
 }
 
 // Payments implements Reader.

@@ -328,8 +328,8 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 		if n, ok := parseID(q.Lookup); ok {
 			match = append(match, term("id", "=", n))
 		}
-		if k := erp.LookupKey(q.Lookup); k != "" {
-			match = append(match, term("ref", "ilike", k))
+		if k := erp.LookupPattern(q.Lookup); k != "" {
+			match = append(match, term("ref", "ilike", k)) // Odoo passes % through as a wildcard
 		}
 		docs = append(docs, either(match...))
 	}
