@@ -43,6 +43,7 @@ type (
 	listJSON struct {
 		Bills      []billJSON `json:"bills"`
 		NextOffset int        `json:"next_offset,omitempty"` // set when there are more
+		offset     int        // of this page, for the summary
 	}
 	accountJSON struct {
 		IBAN        string `json:"iban"`
@@ -89,49 +90,17 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 	var summary string
 	switch op.Action {
 	case ActionListOpenBills:
-		limit, offset := DefaultListLimit, 0
-		if v, ok := op.Args["limit"]; ok {
-			limit = int(v.Int)
-		}
-		if v, ok := op.Args["offset"]; ok {
-			offset = int(v.Int)
-		}
-		if limit < 1 || limit > MaxListLimit || offset < 0 {
-			return gateway.Result{}, notExecuted(fmt.Sprintf("limit must be 1 to %d and offset 0 or more", MaxListLimit), nil)
-		}
-		bs, err := x.src.Bills(ctx, company, erp.BillQuery{Open: true, Vendor: op.Args["vendor"].Str, Limit: limit + 1, Offset: offset})
+		l, err := x.list(ctx, company, op)
 		if err != nil {
 			return gateway.Result{}, err
 		}
-		l := listJSON{Bills: []billJSON{}}
-		if len(bs) > limit {
-			bs, l.NextOffset = bs[:limit], offset+limit
-		}
-		for _, b := range bs {
-			l.Bills = append(l.Bills, billOut(b, b.VendorName))
-		}
-		out, summary = l, fmt.Sprintf("%d open bills from %d", len(l.Bills), offset)
+		out, summary = l, fmt.Sprintf("%d open bills from %d", len(l.Bills), l.offset)
 	case ActionGetVendor:
-		v, err := findVendor(ctx, x.src, company, op.Args["vendor"].Str)
-		if err != nil {
-			return gateway.Result{}, notExecuted("the vendor is not on file", err)
-		}
-		as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: v.ID, Active: true})
+		vj, err := x.vendor(ctx, company, op.Args["vendor"].Str)
 		if err != nil {
 			return gateway.Result{}, err
 		}
-		vj := vendorJSON{Vendor: v.ID, Name: v.Name, Active: v.Active}
-		for _, a := range as {
-			if !usable(a) {
-				vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
-					Why: "the number typed in the ERP is not a valid IBAN in plain ASCII; no payment goes to it until the accounting team corrects it"})
-			}
-		}
-		if cur, ok := erp.Current(as, v.ID); ok && usable(cur) {
-			vj.Account = &accountJSON{IBAN: normalize.FormatIBAN(cur.Sanitized), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
-				CoolingOff: x.cfg.coolingOff(cur)}
-		}
-		out, summary = vj, "vendor "+v.ID
+		out, summary = vj, "vendor "+vj.Vendor
 	case ActionPayBill:
 		return x.pay(ctx, company, op, hash)
 	case ActionChangeVendorBank:
@@ -149,6 +118,56 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 		return gateway.Result{}, err
 	}
 	return gateway.Result{Output: string(b), Summary: summary}, nil
+}
+
+// list reads a page of the company's open bills (ap.list_open_bills).
+func (x executor) list(ctx context.Context, company string, op intent.Operation) (listJSON, error) {
+	limit, offset := DefaultListLimit, 0
+	if v, ok := op.Args["limit"]; ok {
+		limit = int(v.Int)
+	}
+	if v, ok := op.Args["offset"]; ok {
+		offset = int(v.Int)
+	}
+	if limit < 1 || limit > MaxListLimit || offset < 0 {
+		return listJSON{}, notExecuted(fmt.Sprintf("limit must be 1 to %d and offset 0 or more", MaxListLimit), nil)
+	}
+	bs, err := x.src.Bills(ctx, company, erp.BillQuery{Open: true, Vendor: op.Args["vendor"].Str, Limit: limit + 1, Offset: offset})
+	if err != nil {
+		return listJSON{}, err
+	}
+	l := listJSON{Bills: []billJSON{}, offset: offset}
+	if len(bs) > limit {
+		bs, l.NextOffset = bs[:limit], offset+limit
+	}
+	for _, b := range bs {
+		l.Bills = append(l.Bills, billOut(b, b.VendorName))
+	}
+	return l, nil
+}
+
+// vendor shows a vendor and its current account (ap.get_vendor).
+func (x executor) vendor(ctx context.Context, company, value string) (vendorJSON, error) {
+	v, err := findVendor(ctx, x.src, company, value)
+	if err != nil {
+		return vendorJSON{}, notExecuted("the vendor is not on file", err)
+	}
+	as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: v.ID, Active: true})
+	if err != nil {
+		return vendorJSON{}, err
+	}
+	vj := vendorJSON{Vendor: v.ID, Name: v.Name, Active: v.Active}
+	for _, a := range as {
+		if !usable(a) {
+			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
+				Why: "the number typed in the ERP is not a valid IBAN in plain ASCII; no payment goes to it until the accounting team corrects it"})
+		}
+	}
+	if cur, ok := erp.Current(as, v.ID); ok && usable(cur) {
+		vj.Account = &accountJSON{IBAN: normalize.FormatIBAN(cur.Sanitized), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
+			CoolingOff: x.cfg.coolingOff(cur)}
+	}
+	return vj, nil
 }
 
 // pay registers the payment on the vendor's account holding the resolved

@@ -187,36 +187,11 @@ func (c *Client) BankAccounts(ctx context.Context, company string, q erp.BankAcc
 }
 
 func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
-	domain := append(shared("company_id", cid), shared("partner_id.company_id", cid)...)
-	var id, vendor int64
-	var ok bool
-	if q.ID != "" {
-		if id, ok = parseID(q.ID); !ok {
-			return nil, ctx.Err()
-		}
-		domain = append(domain, leaf("id", "=", id))
-	}
-	if q.Vendor != "" {
-		if vendor, ok = parseID(q.Vendor); !ok {
-			return nil, ctx.Err()
-		}
-		domain = append(domain, leaf("partner_id", "=", vendor))
+	domain, id, vendor, ok := accountDomain(cid, q)
+	if !ok {
+		return nil, ctx.Err() // a query that matches nothing
 	}
 	number := erp.Sanitize(q.Number)
-	if q.Number != "" {
-		if !numberChars(q.Number) || number == "" {
-			return nil, ctx.Err()
-		}
-		if q.Holders {
-			// bank_ids lists a partner's active accounts only.
-			domain = append(domain, "|", leaf("sanitized_acc_number", "=", number), leaf("partner_id.bank_ids.sanitized_acc_number", "=", number))
-		} else {
-			domain = append(domain, leaf("sanitized_acc_number", "=", number))
-		}
-	}
-	if q.Active {
-		domain = append(domain, leaf("active", "=", true))
-	}
 	kw, check := limited(scope(cid, !q.Active), 0, 0)
 	rs, err := s.searchRead(ctx, "res.partner.bank", domain, accountFields, kw)
 	if err != nil {
@@ -245,6 +220,42 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	}
 	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
 	return out, nil
+}
+
+// accountDomain is the domain of a bank-account query, with the ID and
+// vendor it names (0 if none); ok is false for a query that can match
+// nothing (an ID that is not one, a number with characters the connector
+// never lets through).
+func accountDomain(cid int64, q erp.BankAccountQuery) (domain []any, id, vendor int64, ok bool) {
+	domain = append(shared("company_id", cid), shared("partner_id.company_id", cid)...)
+	if q.ID != "" {
+		if id, ok = parseID(q.ID); !ok {
+			return nil, 0, 0, false
+		}
+		domain = append(domain, leaf("id", "=", id))
+	}
+	if q.Vendor != "" {
+		if vendor, ok = parseID(q.Vendor); !ok {
+			return nil, 0, 0, false
+		}
+		domain = append(domain, leaf("partner_id", "=", vendor))
+	}
+	if q.Number != "" {
+		number := erp.Sanitize(q.Number)
+		if !numberChars(q.Number) || number == "" {
+			return nil, 0, 0, false
+		}
+		if q.Holders {
+			// bank_ids lists a partner's active accounts only.
+			domain = append(domain, "|", leaf("sanitized_acc_number", "=", number), leaf("partner_id.bank_ids.sanitized_acc_number", "=", number))
+		} else {
+			domain = append(domain, leaf("sanitized_acc_number", "=", number))
+		}
+	}
+	if q.Active {
+		domain = append(domain, leaf("active", "=", true))
+	}
+	return domain, id, vendor, true
 }
 
 func decodeAccount(r record) (erp.BankAccount, int64, error) {

@@ -179,7 +179,7 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 			}
 			rec, err := reg.Lookup(ctx, in.Owner, norm)
 			if errors.Is(err, ErrNoMatch) {
-				var nm *noMatch
+				var nm *noMatchError
 				if errors.As(err, &nm) {
 					detail = nm.detail
 				}
@@ -210,9 +210,9 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 // when it must say why no record matches: detail ("names two vendors on
 // file, IDs 7 and 9: name the vendor by its ID") replaces the generic
 // words in the refusal. It must name only the owner's records.
-func NoMatch(detail string) error { return &noMatch{detail} }
+func NoMatch(detail string) error { return &noMatchError{detail} }
 
-type noMatch struct{ detail string }
+type noMatchError struct{ detail string }
 
-func (e *noMatch) Error() string { return "resolve: " + e.detail }
-func (e *noMatch) Unwrap() error { return ErrNoMatch }
+func (e *noMatchError) Error() string { return "resolve: " + e.detail }
+func (e *noMatchError) Unwrap() error { return ErrNoMatch }

@@ -53,6 +53,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"BankAccountsSanitizedAndScoped", testBankAccounts},
 		{"BillsOpenAndCreditNotes", testBills},
 		{"PaymentFullPartialIdempotent", testPayments},
+		{"PaymentsReadWithBillsAndDecided", testDecidedPayments},
 		{"PaymentRefusals", testPaymentRefusals},
 		{"ChangeBankAccount", testChangeBankAccount},
 		{"PromotedAccountRestartsCoolingOff", testPromotedAccount},
@@ -306,6 +307,19 @@ func testPayments(t *testing.T, e Env) {
 	}
 	if other, _ := e.Source.Payments(ctx, e.Other, erp.PaymentQuery{Bill: w.bill2.ID}); len(other) != 0 {
 		t.Errorf("the other company sees %d payments of this company's bill", len(other))
+	}
+}
+
+// testDecidedPayments: the payments of a bill are read with it
+// (WithPayments), and a payment decided on that read is made once.
+func testDecidedPayments(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	eur := func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+	for _, k := range []string{"k-partial", "k-rest"} {
+		if _, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(24000), Key: k}); err != nil {
+			t.Fatalf("payment %s: %v", k, err)
+		}
 	}
 	for _, q := range []erp.BillQuery{{ID: w.bill2.ID, WithPayments: true}, {Vendor: w.acme.ID, WithPayments: true}} {
 		bs, err := e.Source.Bills(ctx, e.Company, q)
