@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+	"unicode"
 
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
@@ -400,8 +401,8 @@ func (w *propWorld) issue(owner intent.Owner, odd bool) *propMandate {
 		}
 		payees = append(payees, proptest.SpellIBAN(r, v, false))
 	}
-	if r.IntN(30) == 0 { // a typo the normalizer refuses: it must never match
-		payees = append(payees, "DE89\u00a03704 0044 0532 0130 00")
+	if r.IntN(30) == 0 { // a zero-width space (not a separator) the normalizer refuses: it must never match
+		payees = append(payees, "DE89\u200b3704 0044 0532 0130 00")
 	}
 	m := &propMandate{
 		id:       fmt.Sprintf("m-%d-%s-%d", w.epoch, owner, len(w.issued)),
@@ -681,12 +682,26 @@ func (w *propWorld) payable(m *propMandate, v intent.Value) bool {
 }
 
 func propCanon(s string) (string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
+	// The ground truth of issue 13: Unicode space separators (category Zs)
+	// and an ASCII hyphen between two letters or digits separate groups;
+	// any other non-ASCII character makes the text no IBAN at all.
+	rs := []rune(s)
+	var b strings.Builder
+	for i, c := range rs {
+		switch {
+		case c == ' ' || unicode.Is(unicode.Zs, c):
+		case c == '-' && i > 0 && i < len(rs)-1 && propAlnum(rs[i-1]) && propAlnum(rs[i+1]):
+		case c >= 0x80:
 			return "", false
+		default:
+			b.WriteRune(c)
 		}
 	}
-	return strings.ToUpper(strings.ReplaceAll(s, " ", "")), true
+	return strings.ToUpper(b.String()), true
+}
+
+func propAlnum(c rune) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // propOpIdentity names an operation by its mandate, action and arguments,
