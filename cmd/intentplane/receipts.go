@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/ed25519"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +20,9 @@ type receiptsCmd struct {
 type receiptsVerifyCmd struct {
 	File  string            `arg:"" optional:"" help:"JSONL file of receipts (and checkpoints)."`
 	Store string            `help:"Verify the chains of this store instead of a file: postgres://... (PostgreSQL) or a file path, optionally embedded:PATH (the embedded store; the gateway using it must be stopped)."`
-	Pub   map[string]string `help:"Checkpoint signer public keys as keyid=FILE (repeatable); without them checkpoints are reported unverified."`
+	Pub   map[string]string `help:"Trusted checkpoint signer public keys as keyid=FILE (repeatable). With them every chain must be covered up to its head by a checkpoint signed with one of them; without them checkpoints are reported unverified."`
+
+	AllowUnanchored bool `name:"allow-unanchored" help:"With --pub, accept chains that no trusted checkpoint covers up to their head (they are listed as a warning): such a chain may have been rewritten from its start, invented, or extended after its last checkpoint."`
 }
 
 func (c *receiptsVerifyCmd) Run(e *env) error {
@@ -63,12 +66,31 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 		}
 		v = receipt.NewEd25519Verifier(keys)
 	}
-	rep, err := receipt.Verify(in, v)
+	verify := receipt.Verify
+	if v != nil && !c.AllowUnanchored {
+		verify = receipt.VerifyAnchored
+	}
+	rep, err := verify(in, v)
+	var ue *receipt.UnanchoredError
+	if errors.As(err, &ue) {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %d of %d receipt chains are not anchored by a checkpoint signed with a --pub key, so nothing shows they are the ones the gateway wrote (rewritten from the start, invented, or extended after the last checkpoint):", name, len(ue.Chains), ue.Total)
+		for _, u := range ue.Chains {
+			b.WriteString("\n  " + u.String())
+		}
+		b.WriteString("\nsign a checkpoint of every head (receipts export --sign-key) or, to accept them, pass --allow-unanchored")
+		return errors.New(b.String())
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints\n", name, rep.Receipts, rep.Owners, rep.Checkpoints)
 	switch {
+	case v != nil && len(rep.Unanchored) > 0:
+		fmt.Fprintf(e.stdout, "warning: chains NOT anchored by a trusted checkpoint, accepted with --allow-unanchored (%d):\n", len(rep.Unanchored))
+		for _, u := range rep.Unanchored {
+			fmt.Fprintf(e.stdout, "  %s\n", u)
+		}
 	case rep.Checkpoints == 0:
 		fmt.Fprintf(e.stdout, "warning: no signed checkpoint: the chains are consistent, but a chain rewritten from its start, or cut at its end, cannot be detected without one\n")
 	case rep.Unverified > 0:

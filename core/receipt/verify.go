@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -114,7 +116,67 @@ type Report struct {
 	// Heads is, per owner, the hash of the last receipt of the verified
 	// chain.
 	Heads map[intent.Owner]Hash
+	// Unanchored lists, sorted by owner, each chain with receipts that no
+	// checkpoint verified with the Verifier covers up to its head: a
+	// checkpoint of its last receipt (seq and hash) is missing. With a nil
+	// Verifier no checkpoint is verified, so every chain is listed. Nil
+	// when every chain is anchored.
+	Unanchored []Unanchored
 }
+
+// Unanchored is a receipt chain that no trusted checkpoint covers up to its
+// head. Such a chain is consistent, but nothing shows that it is the one the
+// gateway wrote: it may have been rewritten from its start, invented for an
+// owner the gateway never served, or extended after its last checkpoint.
+type Unanchored struct {
+	// Owner is the chain's owner.
+	Owner intent.Owner
+	// Head is the seq of the chain's last receipt.
+	Head uint64
+	// Covered is the seq of the newest receipt a verified checkpoint
+	// attests (its hash matching); 0 if none does.
+	Covered uint64
+}
+
+// String returns, for example, `owner "emma": receipts 1 to 4, no
+// checkpoint` or `owner "noah": receipts 6 to 9 after the last checkpoint
+// (seq 5)`.
+func (u Unanchored) String() string {
+	span := fmt.Sprintf("receipt %d", u.Head)
+	if u.Head > u.Covered+1 {
+		span = fmt.Sprintf("receipts %d to %d", u.Covered+1, u.Head)
+	}
+	if u.Covered == 0 {
+		return fmt.Sprintf("owner %q: %s, no checkpoint", u.Owner, span)
+	}
+	return fmt.Sprintf("owner %q: %s after the last checkpoint (seq %d)", u.Owner, span, u.Covered)
+}
+
+// ErrUnanchored is wrapped by the *UnanchoredError VerifyAnchored returns.
+var ErrUnanchored = errors.New("receipt: chain not anchored by a trusted checkpoint")
+
+// UnanchoredError names every chain that no trusted checkpoint covers up to
+// its head.
+type UnanchoredError struct {
+	// Chains are the unanchored chains, sorted by owner.
+	Chains []Unanchored
+	// Total is the number of chains with receipts.
+	Total int
+}
+
+// Error returns, for example, `2 of 3 receipt chains are not anchored by a
+// trusted checkpoint: owner "emma": receipts 1 to 4, no checkpoint; owner
+// "noah": receipts 6 to 9 after the last checkpoint (seq 5)`.
+func (e *UnanchoredError) Error() string {
+	parts := make([]string, len(e.Chains))
+	for i, u := range e.Chains {
+		parts[i] = u.String()
+	}
+	return fmt.Sprintf("%d of %d receipt chains are not anchored by a trusted checkpoint: %s", len(e.Chains), e.Total, strings.Join(parts, "; "))
+}
+
+// Unwrap returns ErrUnanchored.
+func (e *UnanchoredError) Unwrap() error { return ErrUnanchored }
 
 // MaxLine is the longest line Verify reads, in bytes; a longer line is
 // malformed.
@@ -143,23 +205,49 @@ const MaxLine = 8 << 20
 // which case receipt N+1 is named. When a reordering is found, the first
 // line out of place is named. A receipt appended after the last checkpoint
 // by someone who can write the log cannot be told from a genuine one; nor
-// can a chain rewritten from its start when no checkpoint covers it.
+// can a chain rewritten from its start when no checkpoint covers it: such
+// chains are listed in Report.Unanchored, and VerifyAnchored refuses them.
 //
 // The Report is returned in every case, counting what was read; its Heads
 // are those of the chains as far as they verified. Errors reading r are
 // returned as they are.
 func Verify(r io.Reader, v Verifier) (Report, error) {
-	vr := verifier{v: v, owners: map[intent.Owner]*chain{}}
+	vr, err := verify(r, v)
+	return vr.report(), err
+}
+
+// VerifyAnchored is Verify that also requires every chain to be anchored:
+// covered up to its head by a checkpoint whose signature v verifies (so v
+// holds only keys the caller trusts). A broken chain is reported first, as
+// by Verify; then, if any chain is unanchored, it returns an
+// *UnanchoredError (wrapping ErrUnanchored) naming each one. This detects
+// what Verify alone cannot: a chain rewritten from its start, an invented
+// owner's chain, receipts appended after the last checkpoint. It returns an
+// error if v is nil.
+func VerifyAnchored(r io.Reader, v Verifier) (Report, error) {
+	if v == nil {
+		return Report{}, errors.New("receipt: VerifyAnchored needs a Verifier with the trusted checkpoint keys")
+	}
+	vr, err := verify(r, v)
+	rep := vr.report()
+	if err == nil && len(rep.Unanchored) > 0 {
+		err = &UnanchoredError{Chains: rep.Unanchored, Total: len(rep.Heads)}
+	}
+	return rep, err
+}
+
+func verify(r io.Reader, v Verifier) (*verifier, error) {
+	vr := &verifier{v: v, owners: map[intent.Owner]*chain{}}
 	if err := vr.read(r); err != nil {
-		return vr.report(), err
+		return vr, err
 	}
 	for _, o := range vr.order {
-		vr.owners[o].check(&vr)
+		vr.owners[o].check(vr)
 	}
 	if vr.first != nil {
-		return vr.report(), vr.first
+		return vr, vr.first
 	}
-	return vr.report(), nil
+	return vr, nil
 }
 
 type verifier struct {
@@ -193,7 +281,8 @@ type chain struct {
 	checkpoints []checkpointEntry
 	accepted    map[uint64]int // seq → index of the entry accepted in the chain
 	headSeq     uint64
-	head        int // index of the head entry, -1 if none
+	head        int    // index of the head entry, -1 if none
+	covered     uint64 // the seq of the newest accepted receipt a verified checkpoint attests
 }
 
 func (vr *verifier) fail(e *ChainError) {
@@ -223,8 +312,12 @@ func (vr *verifier) report() Report {
 	for o, c := range vr.owners {
 		if c.head >= 0 {
 			rep.Heads[o] = c.entries[c.head].hash
+			if c.covered < c.headSeq {
+				rep.Unanchored = append(rep.Unanchored, Unanchored{Owner: o, Head: c.headSeq, Covered: c.covered})
+			}
 		}
 	}
+	sort.Slice(rep.Unanchored, func(i, j int) bool { return rep.Unanchored[i].Owner < rep.Unanchored[j].Owner })
 	return rep
 }
 
@@ -460,6 +553,9 @@ func (c *chain) checkCheckpoints(vr *verifier, broken bool) {
 		}
 		x := &c.entries[c.accepted[cp.c.Seq]]
 		if x.hash == cp.c.Head {
+			if vr.v != nil && cp.c.Seq > c.covered {
+				c.covered = cp.c.Seq
+			}
 			continue
 		}
 		// The latest matching checkpoint below bounds where the edit is.

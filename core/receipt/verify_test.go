@@ -132,9 +132,11 @@ func TestRoundTrip(t *testing.T) {
 		want receipt.Report
 	}{
 		{name: "verified", v: verifier, want: receipt.Report{Owners: 2, Receipts: 9, Checkpoints: 2,
-			Heads: map[intent.Owner]receipt.Hash{"emma": e[4].Hash, "noah": n[3].Hash}}},
+			Heads:      map[intent.Owner]receipt.Hash{"emma": e[4].Hash, "noah": n[3].Hash},
+			Unanchored: []receipt.Unanchored{{Owner: "noah", Head: 4, Covered: 2}}}},
 		{name: "nil verifier", want: receipt.Report{Owners: 2, Receipts: 9, Checkpoints: 2, Unverified: 2,
-			Heads: map[intent.Owner]receipt.Hash{"emma": e[4].Hash, "noah": n[3].Hash}}},
+			Heads:      map[intent.Owner]receipt.Hash{"emma": e[4].Hash, "noah": n[3].Hash},
+			Unanchored: []receipt.Unanchored{{Owner: "emma", Head: 5}, {Owner: "noah", Head: 4}}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -190,6 +192,106 @@ func TestRoundTrip(t *testing.T) {
 		}
 		if got.Heads["emma"] != e[2].Hash {
 			t.Errorf("Verify() head = %s, want %s", got.Heads["emma"], e[2].Hash)
+		}
+	})
+}
+
+// TestVerifyAnchored covers issue 11's attacks: in a file where one chain
+// has a trusted checkpoint, a chain rewritten from its start (its
+// checkpoints dropped), a wholly invented owner's chain, and receipts
+// appended after a chain's last checkpoint verify with Verify but are
+// refused by VerifyAnchored, which names each of them.
+func TestVerifyAnchored(t *testing.T) {
+	t.Parallel()
+	e := chainOf(t, "emma", 5)
+	n := chainOf(t, "noah", 4)
+	ce, cn := checkpoint(t, signer, e[4]), checkpoint(t, signer, n[3])
+
+	// noah's chain rewritten from its start: new content, hashes recomputed
+	// and relinked, the checkpoint that would expose it left out.
+	var forged []receipt.Receipt
+	var prev *receipt.Receipt
+	for i := range 4 {
+		r := sample("noah", i)
+		r.Output = "rewritten"
+		l, err := receipt.Link(r, prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged = append(forged, l)
+		prev = &forged[len(forged)-1]
+	}
+	invented := chainOf(t, "mallory", 3)
+	other := receipt.NewEd25519Signer("k2", priv2) // a key the verifier does not trust
+
+	for _, tt := range []struct {
+		name  string
+		items []any
+		want  []receipt.Unanchored // nil: anchored
+		err   string               // a *ChainError expected instead, of this kind
+	}{
+		{name: "every chain anchored", items: []any{e[0], n[0], e[1], n[1], e[2], n[2], e[3], n[3], e[4], ce, cn}},
+		{name: "chain rewritten from its start", items: []any{e[0], e[1], e[2], e[3], e[4], ce, forged[0], forged[1], forged[2], forged[3]},
+			want: []receipt.Unanchored{{Owner: "noah", Head: 4}}},
+		{name: "invented owner", items: []any{e[0], e[1], e[2], e[3], e[4], ce, n[0], n[1], n[2], n[3], cn, invented[0], invented[1], invented[2]},
+			want: []receipt.Unanchored{{Owner: "mallory", Head: 3}}},
+		{name: "both, each named", items: []any{invented[0], e[0], e[1], e[2], e[3], e[4], ce, forged[0], forged[1], forged[2], forged[3], invented[1], invented[2]},
+			want: []receipt.Unanchored{{Owner: "mallory", Head: 3}, {Owner: "noah", Head: 4}}},
+		{name: "receipts after the last checkpoint", items: []any{e[0], e[1], checkpoint(t, signer, e[1]), e[2], e[3], e[4]},
+			want: []receipt.Unanchored{{Owner: "emma", Head: 5, Covered: 2}}},
+		{name: "rewritten chain with the old checkpoint", items: []any{forged[0], forged[1], forged[2], forged[3], cn}, err: "edited"},
+		{name: "invented chain with an untrusted key's checkpoint", items: []any{invented[0], invented[1], invented[2], checkpoint(t, other, invented[2])}, err: "bad_signature"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			data := jsonl(t, tt.items...)
+			if _, err := receipt.Verify(bytes.NewReader(data), verifier); (err != nil) != (tt.err != "") {
+				t.Fatalf("Verify() error = %v", err)
+			}
+			rep, err := receipt.VerifyAnchored(bytes.NewReader(data), verifier)
+			switch {
+			case tt.err != "":
+				var ce *receipt.ChainError
+				if !errors.As(err, &ce) || string(ce.Kind) != tt.err {
+					t.Fatalf("VerifyAnchored() error = %v, want a %s ChainError", err, tt.err)
+				}
+			case tt.want == nil:
+				if err != nil || rep.Unanchored != nil {
+					t.Fatalf("VerifyAnchored() = %v, %v; want every chain anchored", rep.Unanchored, err)
+				}
+			default:
+				var ue *receipt.UnanchoredError
+				if !errors.As(err, &ue) || !errors.Is(err, receipt.ErrUnanchored) {
+					t.Fatalf("VerifyAnchored() error = %v, want an *UnanchoredError", err)
+				}
+				if diff := cmp.Diff(tt.want, ue.Chains); diff != "" {
+					t.Errorf("unanchored chains mismatch (-want, +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tt.want, rep.Unanchored); diff != "" {
+					t.Errorf("Report.Unanchored mismatch (-want, +got):\n%s", diff)
+				}
+				for _, u := range tt.want {
+					if !strings.Contains(err.Error(), fmt.Sprintf("owner %q", u.Owner)) {
+						t.Errorf("error %q does not name owner %q", err, u.Owner)
+					}
+				}
+			}
+		})
+	}
+
+	t.Run("messages", func(t *testing.T) {
+		t.Parallel()
+		err := &receipt.UnanchoredError{Total: 3, Chains: []receipt.Unanchored{{Owner: "emma", Head: 4}, {Owner: "noah", Head: 9, Covered: 5}, {Owner: "zoe", Head: 1}}}
+		want := `3 of 3 receipt chains are not anchored by a trusted checkpoint: owner "emma": receipts 1 to 4, no checkpoint; owner "noah": receipts 6 to 9 after the last checkpoint (seq 5); owner "zoe": receipt 1, no checkpoint`
+		if err.Error() != want {
+			t.Errorf("Error() = %q\nwant %q", err.Error(), want)
+		}
+	})
+
+	t.Run("nil verifier", func(t *testing.T) {
+		t.Parallel()
+		if _, err := receipt.VerifyAnchored(bytes.NewReader(jsonl(t, e[0], checkpoint(t, signer, e[0]))), nil); err == nil {
+			t.Error("VerifyAnchored(nil verifier) = nil error, want one")
 		}
 	})
 }
