@@ -457,3 +457,42 @@ func TestRegressionSamePhoneLookAlikes(t *testing.T) {
 		t.Error("a number on file with an extension is not comparable and must never match")
 	}
 }
+
+// TestLookupSettles: the executor's idempotency record settles a payment
+// whose outcome a crash lost: the payment keyed by the operation hash is
+// found for its company only, and nothing is found for an operation that
+// never reached the ERP; actions without a record are an error.
+func TestLookupSettles(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "100.00"))
+	if !d.Executed {
+		t.Fatalf("payment: %s %s", d.Verdict, message(d))
+	}
+	pack, err := ap.NewPack(e.erp, ap.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := pack.Executor.(gateway.Settler)
+	if !ok {
+		t.Fatal("the ap executor is not a gateway.Settler")
+	}
+	ctx := context.Background()
+	for _, tt := range []struct {
+		owner intent.Owner
+		hash  intent.OperationHash
+		want  bool
+	}{
+		{ap.DemoCompany, d.OperationHash, true},
+		{ap.DemoOtherCompany, d.OperationHash, false},
+		{ap.DemoCompany, intent.OperationHash{1}, false},
+	} {
+		if got, err := s.Lookup(ctx, tt.owner, ap.ActionPayBill, tt.hash); err != nil || got != tt.want {
+			t.Errorf("Lookup(%s, %s) = %v, %v; want %v", tt.owner, tt.hash.String()[:8], got, err, tt.want)
+		}
+	}
+	if _, err := s.Lookup(ctx, ap.DemoCompany, ap.ActionChangeVendorBank, d.OperationHash); err == nil {
+		t.Error("Lookup of a bank change: no error")
+	}
+}

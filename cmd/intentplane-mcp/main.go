@@ -118,6 +118,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // approval page on its own address, and the proxy on stdio.
 func serve(ctx context.Context, a *app, cfg *config.Config, stdin io.Reader, stdout, stderr io.Writer, log *slog.Logger) error {
 	fmt.Fprintf(stderr, "intentplane-mcp: %s\n", a.describeMandate())
+	reconcileAtStart(ctx, a.gateway, cfg.Store.Kind, log)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.store.start(ctx)

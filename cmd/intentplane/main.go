@@ -54,6 +54,7 @@ type cli struct {
 	Demo         demoCmd          `cmd:"" help:"Play Emma's scenario (a bill with hidden text redirecting her payments) and a healthcare injection against the gateway, on embedded defaults."`
 	Mandate      mandateCmd       `cmd:"" help:"Create issuer keys and signed mandates."`
 	Receipts     receiptsCmd      `cmd:"" help:"Verify receipt chains offline."`
+	Reconcile    reconcileCmd     `cmd:"" help:"Settle the budget reservations a crash left open in a store, from the executors' idempotency records, with a receipt each (the gateway does the same at start)."`
 	HashPasscode hashPasscodeCmd  `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
 	Policy       policyCmd        `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
 	Agentdojo    agentdojoCmd     `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking and workspace suites, worst case, through the gateway."`

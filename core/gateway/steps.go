@@ -41,7 +41,8 @@ type decision struct {
 	nonce     string // state.NonceKey of the operation
 	lock      string // the record-lock key held, if any
 	holder    string // this decision's holder id for lock
-	reserved  bool   // a budget reservation is open under operation
+	reserved  bool   // a budget reservation is open under resID
+	resID     string // the reservation's id: state.ReservationID of the operation
 
 	executing bool
 	spent     bool   // the reservation is committed, not released, at cleanup
@@ -289,13 +290,14 @@ func (g *Gateway) checkApprovals(st *decision) *intent.Refusal {
 }
 
 // 7. Budget: the amount is reserved against the mandate's budget, under
-// the operation hash.
+// the operation hash with its action and owner (state.ReservationID).
 func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 	if st.route.contract.Budget == "" {
 		return nil
 	}
 	m := st.mandate
-	err := g.store.Reserve(ctx, m.ID, m.Budget, st.operation, intent.Money{Currency: m.Budget.Currency, Amount: st.amount})
+	st.resID = state.ReservationID(st.operation, st.route.contract.Action, m.Owner)
+	err := g.store.Reserve(ctx, m.ID, m.Budget, st.resID, intent.Money{Currency: m.Budget.Currency, Amount: st.amount})
 	if errors.Is(err, state.ErrDuplicate) {
 		return refusals.Executing.with(st.operation[:16])
 	}
@@ -391,12 +393,12 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	switch {
 	case !st.reserved || st.executing:
 	case st.spent:
-		if err := g.store.Commit(ctx, st.operation); err != nil {
-			g.log.Error("budget commit failed", "reservation", st.operation, "err", err)
+		if err := g.store.Commit(ctx, st.resID); err != nil {
+			g.log.Error("budget commit failed", "reservation", st.resID, "err", err)
 		}
 	default:
-		if err := g.store.Release(ctx, st.operation); err != nil {
-			g.log.Error("budget release failed", "reservation", st.operation, "err", err)
+		if err := g.store.Release(ctx, st.resID); err != nil {
+			g.log.Error("budget release failed", "reservation", st.resID, "err", err)
 		}
 	}
 	if st.lock != "" {

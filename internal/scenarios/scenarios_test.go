@@ -22,31 +22,53 @@ import (
 )
 
 // storeKind opens a new, empty store of one kind for a test; the store is
-// closed when the test ends.
+// closed when the test ends. reopen closes the store and opens it again
+// from where it keeps its state, as a restarted process would (the same
+// object for mem, whose state a real restart would lose).
 type storeKind struct {
 	name string
-	open func(t *testing.T, now func() time.Time) gateway.Store
+	open func(t testing.TB, now func() time.Time) (st gateway.Store, reopen func() gateway.Store)
 }
 
 // kinds are the stores every scenario runs on.
 var kinds = []storeKind{
-	{"mem", func(t *testing.T, now func() time.Time) gateway.Store { return mem.New(now) }},
-	{"embedded", func(t *testing.T, now func() time.Time) gateway.Store {
-		s, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"), embedded.Options{Now: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = s.Close() })
-		return s
+	{"mem", func(t testing.TB, now func() time.Time) (gateway.Store, func() gateway.Store) {
+		s := mem.New(now)
+		return s, func() gateway.Store { return s }
 	}},
-	{"postgres", func(t *testing.T, now func() time.Time) gateway.Store {
-		dsn, _ := pgtest.Schema(t)
-		s, err := postgres.Open(context.Background(), dsn, postgres.Config{MaxConns: 8, Timeout: 30 * time.Second})
-		if err != nil {
-			t.Fatal(err)
+	{"embedded", func(t testing.TB, now func() time.Time) (gateway.Store, func() gateway.Store) {
+		path := filepath.Join(t.TempDir(), "state.db")
+		open := func() *embedded.Store {
+			s, err := embedded.Open(path, embedded.Options{Now: now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = s.Close() })
+			return s
 		}
-		t.Cleanup(s.Close)
-		return s
+		s := open()
+		return s, func() gateway.Store {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			return open()
+		}
+	}},
+	{"postgres", func(t testing.TB, now func() time.Time) (gateway.Store, func() gateway.Store) {
+		dsn, _ := pgtest.Schema(t)
+		open := func() *postgres.Store {
+			s, err := postgres.Open(context.Background(), dsn, postgres.Config{MaxConns: 8, Timeout: 30 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(s.Close)
+			return s
+		}
+		s := open()
+		return s, func() gateway.Store {
+			s.Close()
+			return open()
+		}
 	}},
 }
 
@@ -97,10 +119,12 @@ func (c *clock) Advance(d time.Duration) {
 // needs to drive it: mandates, approvals, decisions, and the checks every
 // scenario ends with.
 type harness struct {
-	t     *testing.T
-	clock *clock
-	store gateway.Store
-	gw    *gateway.Gateway
+	t      testing.TB
+	clock  *clock
+	store  gateway.Store
+	reopen func() gateway.Store
+	cfg    gateway.Config
+	gw     *gateway.Gateway
 
 	mu        sync.Mutex
 	decisions map[intent.Owner]int // decisions per owner, for the receipt check
@@ -108,26 +132,39 @@ type harness struct {
 
 // newHarness builds a gateway over a new store of kind k with pack, its
 // clock starting at start.
-func newHarness(t *testing.T, k storeKind, start time.Time, pack gateway.Pack, c *clock) *harness {
+func newHarness(t testing.TB, k storeKind, start time.Time, pack gateway.Pack, c *clock) *harness {
 	t.Helper()
 	if c == nil {
 		c = &clock{now: start}
 	}
-	st := k.open(t, c.Now)
+	st, reopen := k.open(t, c.Now)
 	keys := approval.StaticKeys{}
 	for name, key := range approverKeys {
 		keys[name] = key.Public().(ed25519.PublicKey)
 	}
-	gw, err := gateway.New(gateway.Config{
+	cfg := gateway.Config{
 		Audience:  audience,
 		Issuers:   mandate.StaticKeys{issuer: issuerKey.Public().(ed25519.PublicKey)},
 		Approvers: keys,
 		Now:       c.Now,
-	}, st, pack)
+	}
+	gw, err := gateway.New(cfg, st, pack)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, clock: c, store: st, gw: gw, decisions: map[intent.Owner]int{}}
+	return &harness{t: t, clock: c, store: st, reopen: reopen, cfg: cfg, gw: gw, decisions: map[intent.Owner]int{}}
+}
+
+// restart closes the store and opens it again, and builds a new gateway
+// over it with pack, as a restarted process would.
+func (h *harness) restart(pack gateway.Pack) {
+	h.t.Helper()
+	h.store = h.reopen()
+	gw, err := gateway.New(h.cfg, h.store, pack)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.gw = gw
 }
 
 // mandate issues m, valid from a minute before the clock for 30 days, with

@@ -309,6 +309,7 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	if err != nil {
 		return err
 	}
+	tk, _ := key('t', id) // when it was made, for reconciliation
 	if len(amount.Currency) > 255 {
 		return fmt.Errorf("embedded: currency of %d bytes", len(amount.Currency))
 	}
@@ -353,7 +354,10 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 				return err
 			}
 		}
-		return reservations.Put(rk, reservation{account: acct, amount: amount.Amount}.encode())
+		if err := reservations.Put(rk, reservation{account: acct, amount: amount.Amount}.encode()); err != nil {
+			return err
+		}
+		return reservations.Put(tk, binary.BigEndian.AppendUint64(nil, uint64(s.now().UnixNano())))
 	})
 }
 
@@ -396,6 +400,10 @@ func (s *Store) close(ctx context.Context, id string, commit bool) error {
 			a.committed += r.amount
 		}
 		if err := reservations.Delete(rk); err != nil {
+			return err
+		}
+		tk, _ := key('t', id)
+		if err := reservations.Delete(tk); err != nil {
 			return err
 		}
 		return accounts.Put(ak, a.encode())

@@ -42,6 +42,7 @@ type hold struct {
 type reservation struct {
 	account string
 	amount  intent.Amount
+	since   time.Time
 }
 
 // New returns an empty store. now is used to forget expired keys; nil means
@@ -96,7 +97,7 @@ func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id
 	}
 	a.reserved += amount.Amount
 	s.accounts[acct] = a
-	s.reserved[id] = reservation{account: acct, amount: amount.Amount}
+	s.reserved[id] = reservation{account: acct, amount: amount.Amount, since: s.now().UTC()}
 	return nil
 }
 

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"KeyTooLong", testKeyTooLong},
 		{"ReceiptChainPerOwner", testReceiptChain},
 		{"ReceiptConcurrentAppendNoFork", testReceiptConcurrent},
+		{"OpenReservations", testOpenReservations},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

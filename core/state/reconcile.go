@@ -1,0 +1,70 @@
+package state
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+// Reservation is an open budget reservation as a Reconciler lists it.
+type Reservation struct {
+	// ID is the reservation id (see Ledger.Reserve and ReservationID).
+	ID string
+	// Account is the ledger account: a mandate id.
+	Account string
+	// Amount is the amount held, in minor units of the account's currency.
+	Amount intent.Money
+	// Since is when the reservation was made, in UTC, by the store's clock
+	// (the database server's for PostgreSQL); zero if the store did not
+	// record it.
+	Since time.Time
+}
+
+// Reconciler is implemented by stores that can list what a crash leaves
+// behind, for the gateway's reconciliation (gateway.Reconcile). Stores
+// that do not implement it (and in-memory stores, which a crash empties)
+// need no reconciliation.
+type Reconciler interface {
+	// OpenReservations returns the open reservations made before before
+	// (every one whose Since is zero), in any order.
+	OpenReservations(ctx context.Context, before time.Time) ([]Reservation, error)
+	// Consumed reports whether key was consumed and not yet forgotten (or
+	// given back).
+	Consumed(ctx context.Context, key string) (bool, error)
+}
+
+// ErrNotReconcilable is returned when a store does not implement
+// Reconciler (by wrappers that forward to it).
+var ErrNotReconcilable = errors.New("state: the store cannot list open reservations")
+
+// ReservationID is the id under which the gateway reserves an operation's
+// amount: the operation hash in hex, then its action and its owner,
+// separated by spaces (an action has none; the owner comes last, so it may).
+// It is unique per operation, as the hash covers the action and the owner,
+// and it lets reconciliation name, ask and record the operation after a
+// crash. If that would exceed MaxKeyLen (a very long owner), it is the
+// hash alone, which reconciliation leaves to an operator.
+func ReservationID(hash string, action intent.Action, owner intent.Owner) string {
+	if len(hash)+len(action)+len(owner)+2 > MaxKeyLen {
+		return hash
+	}
+	return hash + " " + string(action) + " " + string(owner)
+}
+
+// ParseReservationID returns the parts of a ReservationID; ok is false for
+// any other id (a bare hash, reservations made before ids carried them).
+func ParseReservationID(id string) (hash intent.OperationHash, action intent.Action, owner intent.Owner, ok bool) {
+	h, rest, ok1 := strings.Cut(id, " ")
+	a, o, ok2 := strings.Cut(rest, " ")
+	if !ok1 || !ok2 || len(h) != 2*len(hash) || a == "" {
+		return hash, "", "", false
+	}
+	if _, err := hex.Decode(hash[:], []byte(h)); err != nil {
+		return hash, "", "", false
+	}
+	return hash, intent.Action(a), intent.Owner(o), true
+}

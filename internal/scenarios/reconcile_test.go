@@ -1,0 +1,194 @@
+package scenarios_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// crashAt makes the decision's goroutine die at one point, as a process
+// killed there would. runtime.Goexit still runs the gateway's deferred
+// clean-up, so from that point on the store refuses every write (a dead
+// process writes nothing): the reservation stays open, the record lock
+// held until its TTL, and no receipt is written.
+type crashAt struct {
+	gateway.Store
+	exec  gateway.Executor
+	point string // "consume": before the nonce; "before", "after": executing
+	dead  atomic.Bool
+}
+
+var errDead = errors.New("the process is dead")
+
+func (c *crashAt) die() {
+	c.dead.Store(true)
+	runtime.Goexit()
+}
+
+func (c *crashAt) Consume(ctx context.Context, key string, expires time.Time) error {
+	if c.point == "consume" && strings.HasPrefix(key, "op:") {
+		c.die()
+	}
+	return c.Store.Consume(ctx, key, expires)
+}
+
+func (c *crashAt) Commit(ctx context.Context, id string) error {
+	if c.dead.Load() {
+		return errDead
+	}
+	return c.Store.Commit(ctx, id)
+}
+
+func (c *crashAt) Release(ctx context.Context, id string) error {
+	if c.dead.Load() {
+		return errDead
+	}
+	return c.Store.Release(ctx, id)
+}
+
+func (c *crashAt) Unconsume(ctx context.Context, key string) error {
+	if c.dead.Load() {
+		return errDead
+	}
+	return c.Store.Unconsume(ctx, key)
+}
+
+func (c *crashAt) Unhold(ctx context.Context, key, holder string) error {
+	if c.dead.Load() {
+		return errDead
+	}
+	return c.Store.Unhold(ctx, key, holder)
+}
+
+func (c *crashAt) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
+	if c.dead.Load() {
+		return receipt.Receipt{}, errDead
+	}
+	return c.Store.Append(ctx, r)
+}
+
+func (c *crashAt) Execute(ctx context.Context, op intent.Operation, h intent.OperationHash) (gateway.Result, error) {
+	if c.point == "before" {
+		c.die()
+	}
+	out, err := c.exec.Execute(ctx, op, h)
+	if c.point == "after" {
+		c.die()
+	}
+	return out, err
+}
+
+// crashLockTTL is the record-lock TTL of the crashing gateways, so that
+// the locks a crash leaves expire before the test goes on.
+const crashLockTTL = 300 * time.Millisecond
+
+// crash runs one decision through a gateway over st whose executor and
+// store die at point, and waits for it to die.
+func (h *apHarness) crash(pack gateway.Pack, point, tok string, args map[string]any) {
+	h.t.Helper()
+	c := &crashAt{Store: h.store, exec: pack.Executor, point: point}
+	pack.Executor = c
+	cfg := h.cfg
+	cfg.LockTTL = crashLockTTL
+	gw, err := gateway.New(cfg, c, pack)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	done := make(chan bool)
+	go func() {
+		finished := false
+		defer func() { done <- finished }()
+		_, _ = gw.Decide(context.Background(), gateway.Request{Mandate: tok, Proposal: proposal(h.t, ap.ActionPayBill, args)})
+		finished = true
+	}()
+	if <-done {
+		h.t.Fatalf("the decision crashing at %q finished", point)
+	}
+	// Its record lock expires (by the test clock for mem and embedded,
+	// the server's for PostgreSQL).
+	h.clock.Advance(time.Second)
+	time.Sleep(crashLockTTL)
+}
+
+// TestAPReconcileAfterCrash: on every store, three payments die between
+// their reservation and its settlement (before the nonce, before the ERP
+// call, after it). After a restart, Reconcile commits the one the ERP
+// shows paid (its payment carries the operation hash) and releases the
+// other two, with a receipt each; the budget is exact, the chain verifies,
+// the payment that never reached the ERP can be made, the one that did is
+// a replay.
+func TestAPReconcileAfterCrash(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, k storeKind) {
+		h := newAP(t, k)
+		pack, err := ap.NewPack(h.erp, ap.Config{Callbacks: h.callbacks, Now: h.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := h.apMandate("m-crash")
+		h.crash(pack, "consume", tok, pay(ap.DemoBill, ap.DemoIBAN, "100.00"))
+		h.crash(pack, "before", tok, pay(ap.DemoBill, ap.DemoIBAN, "200.00"))
+		h.crash(pack, "after", tok, pay(ap.DemoBill, ap.DemoIBAN, "300.00"))
+		if u, err := h.store.Usage(context.Background(), "m-crash"); err != nil || u.Reserved != 60000 {
+			t.Fatalf("after the crashes: %+v, %v; want 600.00 reserved", u, err)
+		}
+		if ps := h.payments(); len(ps) != 1 {
+			t.Fatalf("%d payments in the ERP, want 1", len(ps))
+		}
+
+		h.clock.Advance(time.Minute)
+		h.restart(pack)
+		// Stores date reservations by their own clock: the test's for mem
+		// and embedded, the server's for PostgreSQL. Bound by the later.
+		before := h.clock.Now()
+		if now := time.Now(); now.After(before) {
+			before = now
+		}
+		rep, err := h.gw.Reconcile(context.Background(), before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Count(gateway.OutcomeCommitted) != 1 || rep.Count(gateway.OutcomeReleased) != 2 || len(rep.Settlements) != 3 {
+			t.Fatalf("settlements %+v", rep.Settlements)
+		}
+		h.checkBudget("m-crash", 30000)
+		rs, err := h.store.Receipts(context.Background(), ap.DemoCompany, 1, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		results := map[string]int{}
+		for _, r := range rs {
+			results[r.Result]++
+		}
+		if len(rs) != 3 || results[receipt.ResultExecuted] != 1 || results[receipt.ResultNotExecuted] != 2 {
+			t.Errorf("settlement receipts %v, want 1 executed and 2 not executed", results)
+		}
+		h.mu.Lock()
+		h.decisions[ap.DemoCompany] += 3
+		h.mu.Unlock()
+		if rep, err := h.gw.Reconcile(context.Background(), before); err != nil || len(rep.Settlements) != 0 {
+			t.Errorf("second reconciliation: %+v, %v", rep.Settlements, err)
+		}
+
+		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "100.00")); !d.Executed {
+			t.Errorf("the payment that never reached its nonce: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "300.00")); d.Executed || code(d) != intent.CodeReplay {
+			t.Errorf("the payment the ERP made: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		if ps := h.payments(); len(ps) != 2 {
+			t.Errorf("%d payments in the ERP, want 2", len(ps))
+		}
+		h.checkBudget("m-crash", 40000)
+		h.checkReceipts()
+	})
+}
