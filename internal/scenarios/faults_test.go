@@ -186,13 +186,25 @@ func faultStream(t *testing.T, open func() gateway.Store, inject, heal func()) {
 			}
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Phases are bounded by progress, not time alone, so that a loaded
+	// machine still sees payments before and after the fault.
+	allowedIn := func(p int) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return allowed[p]
+	}
+	waitAllowed := func(p, n int) {
+		for deadline := time.Now().Add(time.Minute); allowedIn(p) < n && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitAllowed(normal, 20)
 	inject()
 	phase.Store(faulty)
 	time.Sleep(time.Second)
 	heal()
 	phase.Store(healthy)
-	time.Sleep(time.Second)
+	waitAllowed(healthy, 20)
 	close(stop)
 	wg.Wait()
 	t.Logf("allowed %v, refused %v, Decide errors (receipt not stored) %v, of which executed %d; refusal codes %v (phases: before, during, after the fault)",
