@@ -59,6 +59,12 @@ func testOpenReservations(t *testing.T, s state.Store) {
 		t.Errorf("after releasing every one: %+v, %v", open, err)
 	}
 
+	testConsumed(t, s, rs)
+}
+
+// testConsumed checks ReconcileStore.Consumed.
+func testConsumed(t *testing.T, s state.Store, rs state.Reconciler) {
+	ctx := context.Background()
 	if err := s.Consume(ctx, "op:used", time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
