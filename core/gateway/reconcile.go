@@ -32,12 +32,12 @@ type Settler interface {
 	Lookup(ctx context.Context, owner intent.Owner, action intent.Action, hash intent.OperationHash) (executed bool, err error)
 }
 
-// Reservation and ReconcileStore are the store side of reconciliation,
-// defined in core/state, which stores import.
-type (
-	Reservation    = state.Reservation
-	ReconcileStore = state.Reconciler
-)
+// Reservation is an open budget reservation (state.Reservation, defined
+// where stores import it).
+type Reservation = state.Reservation
+
+// ReconcileStore is the store side of reconciliation (state.Reconciler).
+type ReconcileStore = state.Reconciler
 
 // Settlement is what Reconcile did with one reservation.
 type Settlement struct {

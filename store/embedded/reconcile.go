@@ -8,8 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 var _ state.Reconciler = (*Store)(nil)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 var _ state.Reconciler = (*Store)(nil)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 var _ state.Reconciler = (*Store)(nil)
