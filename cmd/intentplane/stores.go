@@ -39,10 +39,11 @@ func (s pgStore) Close() error { s.Store.Close(); return nil }
 
 // openReceiptStore opens the store spec names: a postgres:// or
 // postgresql:// URL, or the path of an embedded store file (with or without
-// an embedded: prefix). An embedded file must exist.
+// an embedded: prefix). The store must exist: an embedded file is not
+// created and a PostgreSQL schema is not migrated (postgres.ErrNotMigrated).
 func openReceiptStore(ctx context.Context, spec string) (receiptStore, error) {
 	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
-		s, err := postgres.Open(ctx, spec, postgres.Config{MaxConns: 2, Timeout: time.Minute})
+		s, err := postgres.Open(ctx, spec, postgres.Config{MaxConns: 2, Timeout: time.Minute, NoMigrate: true})
 		if err != nil {
 			return nil, err
 		}

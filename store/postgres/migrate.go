@@ -113,3 +113,35 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return nil
 	})
 }
+
+// ErrNotMigrated is returned by Open with Config.NoMigrate when the
+// connection's schema holds no intentplane store, or one older than this
+// gateway's migrations.
+var ErrNotMigrated = errors.New("postgres: no intentplane store here")
+
+// checkSchema reads, without writing, the migration version of the
+// connection's current schema.
+func checkSchema(ctx context.Context, pool *pgxpool.Pool) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	var table *string
+	if err := pool.QueryRow(ctx, `SELECT to_regclass('schema_migrations')::text`).Scan(&table); err != nil {
+		return err
+	}
+	if table == nil {
+		return fmt.Errorf("%w: the database (its current schema) has no schema_migrations table; check the URL, or start a gateway on it first", ErrNotMigrated)
+	}
+	var current int
+	if err := pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		return err
+	}
+	switch {
+	case current > len(ms):
+		return fmt.Errorf("%w: the database is at version %d, this tool knows %d", ErrSchemaVersion, current, len(ms))
+	case current < len(ms):
+		return fmt.Errorf("%w: the store is at version %d, this tool needs %d; start a gateway of this version on it first", ErrNotMigrated, current, len(ms))
+	}
+	return nil
+}

@@ -47,6 +47,13 @@ type Config struct {
 	MaxBatch int
 	// Logger receives a line per retried call; nil means discard.
 	Logger *slog.Logger
+	// NoMigrate opens a store a gateway has already created, without
+	// creating or upgrading anything: Open fails with ErrNotMigrated when
+	// the connection's schema holds no intentplane store or an older one.
+	// Tools that only read or settle (receipts export and verify,
+	// reconcile) set it, so that a mistyped database is reported instead
+	// of being given empty tables.
+	NoMigrate bool
 }
 
 // Store is the PostgreSQL state.Store. The zero value is not usable; call
@@ -68,7 +75,8 @@ type Store struct {
 // key=value string, as pgx accepts them), creates or upgrades the schema in
 // the connection's current schema, and returns a Store. It returns an error
 // wrapping ErrUnavailable if the database cannot be reached within
-// cfg.Timeout, ErrSchemaVersion if a newer gateway migrated it, and an error
+// cfg.Timeout, ErrSchemaVersion if a newer gateway migrated it,
+// ErrNotMigrated with cfg.NoMigrate and no current store, and an error
 // for a DSN that does not parse.
 func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
 	if cfg.Timeout <= 0 {
@@ -105,7 +113,11 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	err = s.do(ctx, "migrate", func(ctx context.Context) error { return migrate(ctx, pool) })
+	if cfg.NoMigrate {
+		err = s.do(ctx, "check schema", func(ctx context.Context) error { return checkSchema(ctx, pool) })
+	} else {
+		err = s.do(ctx, "migrate", func(ctx context.Context) error { return migrate(ctx, pool) })
+	}
 	if err != nil {
 		pool.Close()
 		return nil, err
@@ -122,7 +134,7 @@ func (s *Store) Close() { s.pool.Close() }
 func answer(err error) bool {
 	return errors.Is(err, state.ErrExceeded) || errors.Is(err, state.ErrCurrency) ||
 		errors.Is(err, state.ErrNotFound) || errors.Is(err, state.ErrDuplicate) ||
-		errors.Is(err, state.ErrLimitMismatch) ||
+		errors.Is(err, state.ErrLimitMismatch) || errors.Is(err, ErrNotMigrated) ||
 		errors.Is(err, state.ErrReplayed) || errors.Is(err, state.ErrHeld) ||
 		errors.Is(err, state.ErrKeyTooLong) || errors.Is(err, receipt.ErrNotFound) ||
 		errors.Is(err, receipt.ErrInvalid) || errors.Is(err, errBadInput) || errors.Is(err, ErrSchemaVersion)

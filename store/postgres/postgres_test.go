@@ -176,3 +176,33 @@ func FuzzKeys(f *testing.F) {
 	s, _ := open(f, postgres.Config{})
 	storetest.Fuzz(f, s)
 }
+
+// TestNoMigrate: a tool that opens with NoMigrate writes nothing to a
+// database without a store (it is told so) and opens one a gateway made.
+func TestNoMigrate(t *testing.T) {
+	t.Parallel()
+	dsn, schema := pgtest.Schema(t)
+	ctx := context.Background()
+	if _, err := postgres.Open(ctx, dsn, postgres.Config{NoMigrate: true}); !errors.Is(err, postgres.ErrNotMigrated) {
+		t.Fatalf("NoMigrate on an empty schema: %v, want ErrNotMigrated", err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = $1`, schema).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("tables in %s after a NoMigrate open: %d, %v; want none", schema, n, err)
+	}
+	s, err := postgres.Open(ctx, dsn, postgres.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	r, err := postgres.Open(ctx, dsn, postgres.Config{NoMigrate: true})
+	if err != nil {
+		t.Fatalf("NoMigrate on a store a gateway made: %v", err)
+	}
+	r.Close()
+}
