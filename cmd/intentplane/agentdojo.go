@@ -7,7 +7,8 @@ import (
 )
 
 type agentdojoCmd struct {
-	Replay agentdojoReplayCmd `cmd:"" help:"Replay every user task x injection task pair without an LLM: the agent executes the attacker's goal verbatim, then the user's task."`
+	Replay   agentdojoReplayCmd   `cmd:"" help:"Replay every user task x injection task pair without an LLM: the agent executes the attacker's goal verbatim, then the user's task."`
+	Adaptive agentdojoAdaptiveCmd `cmd:"" help:"Gateway-aware attacks (disguised values, making the attacker known, abuse of legitimate values) replayed worst case against each user task, in both mandate modes."`
 }
 
 type agentdojoReplayCmd struct {
