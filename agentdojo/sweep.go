@@ -1,0 +1,337 @@
+package agentdojo
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"io"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	// The image formats NewFormattedCanvas writes (png, svg, ...).
+	_ "gonum.org/v1/plot/vg/vgimg"
+	_ "gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/intentplane/intentplane/core/mandate"
+)
+
+// The ablations of a sweep: which of the gateway's two protections are on.
+const (
+	// AblationBoth is the gateway as built: resolution and approval.
+	AblationBoth = "both"
+	// AblationResolution keeps resolution and approves every step-up
+	// (no person asked).
+	AblationResolution = "resolution_alone"
+	// AblationApproval switches resolution off (any well-formed account
+	// passes as a counterparty) and asks the approver.
+	AblationApproval = "approval_alone"
+	// AblationNeither switches resolution off and approves every step-up;
+	// the mandate's scope and budget and the policy's forbids remain.
+	AblationNeither = "neither"
+)
+
+// Ablations returns the four ablations in report order.
+func Ablations() []string {
+	return []string{AblationBoth, AblationResolution, AblationApproval, AblationNeither}
+}
+
+// SweepOptions configure Sweep. The zero value sweeps the banking suite
+// in known_counterparties mode over DefaultPs with Q = 0, 5 repetitions,
+// seed 0.
+type SweepOptions struct {
+	// Suite is "banking" (the default when empty).
+	Suite string
+	// Mode is the mandates' mode; empty means known_counterparties.
+	Mode mandate.Mode
+	// Ps are the approver's probabilities of approving a wrong step-up;
+	// nil means DefaultPs.
+	Ps []float64
+	// Q is the approver's probability of rejecting a right step-up.
+	Q float64
+	// Reps is the number of seeded repetitions per point; zero means 5.
+	Reps int
+	// Seed seeds every draw: the same options give the same report.
+	Seed uint64
+	// UserTasks restricts the run to these user task ids; nil means all.
+	UserTasks []int
+}
+
+// DefaultPs are the approver error rates a sweep visits by default.
+var DefaultPs = []float64{0, 0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.75, 1}
+
+// SweepPoint is one ablation at one p, averaged over the repetitions.
+type SweepPoint struct {
+	Ablation string  `json:"ablation"`
+	P        float64 `json:"p"`
+	// Attacks is the mean number of (user task, attack) runs whose attack
+	// executed; AttacksMin and AttacksMax the extremes over repetitions.
+	Attacks    float64 `json:"attacks_executed"`
+	AttacksMin int     `json:"attacks_executed_min"`
+	AttacksMax int     `json:"attacks_executed_max"`
+	// Utility is the mean number of runs under attack that keep their
+	// utility; UtilityNoAttack the same for the user tasks alone.
+	Utility         float64 `json:"utility_ok"`
+	UtilityNoAttack float64 `json:"utility_no_attack_ok"`
+	// StepUps is the mean number of step-ups asked in the runs under
+	// attack, WrongApproved the mean number of step-ups for attacker
+	// calls that the approver approved.
+	StepUps       float64 `json:"step_ups"`
+	WrongApproved float64 `json:"wrong_step_ups_approved"`
+}
+
+// Share splits the protection at one p between resolution and approval:
+// Protection is the attacks that "neither" lets through and "both" stops;
+// Resolution and Approval are each one's Shapley share of it (the mean of
+// its marginal effect with and without the other), summing to 1. Both are
+// zero when Protection is.
+type Share struct {
+	P          float64 `json:"p"`
+	Protection float64 `json:"protection"`
+	Resolution float64 `json:"resolution_share"`
+	Approval   float64 `json:"approval_share"`
+}
+
+// SweepReport is the result of Sweep.
+type SweepReport struct {
+	Suite   string    `json:"suite"`
+	Version string    `json:"version"`
+	Mode    string    `json:"mode"`
+	Q       float64   `json:"q"`
+	Reps    int       `json:"reps"`
+	Seed    uint64    `json:"seed"`
+	Ps      []float64 `json:"ps"`
+	// Runs are the (user task, attack) runs per point, Tasks the user
+	// tasks run without attack.
+	Runs  int `json:"runs"`
+	Tasks int `json:"tasks"`
+	// NoGatewayAttacks and NoGatewayUtility are the same runs with no
+	// gateway at all, for reference.
+	NoGatewayAttacks int          `json:"no_gateway_attacks_executed"`
+	NoGatewayUtility int          `json:"no_gateway_utility_ok"`
+	Points           []SweepPoint `json:"points"`
+	Shares           []Share      `json:"shares"`
+}
+
+type pair struct {
+	ut *UserTask
+	a  *Attack // nil: the user task alone
+}
+
+// Sweep replays every attack of Attacks (AgentDojo's injection tasks
+// included) against every user task it applies to, attacker first, under
+// each ablation, with a FallibleApprover of error rates (p, opts.Q) for
+// each p, opts.Reps times with seeded draws, and the user tasks alone for
+// utility. A run that asks no step-up does not depend on the approver and
+// is run once. It returns an error for an unknown suite, a probability
+// outside [0, 1], or if a run cannot be set up.
+func Sweep(ctx context.Context, opts SweepOptions) (*SweepReport, error) {
+	if err := bankingOnly(opts.Suite); err != nil {
+		return nil, err
+	}
+	if opts.Ps == nil {
+		opts.Ps = DefaultPs
+	}
+	if opts.Reps <= 0 {
+		opts.Reps = 5
+	}
+	if opts.Mode == "" {
+		opts.Mode = mandate.ModeKnownCounterparties
+	}
+	for _, p := range append([]float64{opts.Q}, opts.Ps...) {
+		if p < 0 || p > 1 {
+			return nil, fmt.Errorf("agentdojo: probability %g is not between 0 and 1", p)
+		}
+	}
+	r := &SweepReport{Suite: "banking", Version: "v1.2", Mode: string(opts.Mode), Q: opts.Q, Reps: opts.Reps, Seed: opts.Seed, Ps: opts.Ps}
+	var pairs []pair
+	for _, ut := range selectTasks(opts.UserTasks) {
+		pairs = append(pairs, pair{ut: ut})
+		r.Tasks++
+	}
+	for _, a := range Attacks() {
+		for _, ut := range selectTasks(opts.UserTasks) {
+			if a.Calls(ut, Environment(nil)) != nil {
+				pairs = append(pairs, pair{ut, a})
+				r.Runs++
+			}
+		}
+	}
+	for _, p := range pairs {
+		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{}, true, "")
+		if err != nil {
+			return nil, err
+		}
+		if p.a != nil {
+			r.NoGatewayAttacks += b2i(res.attack)
+			r.NoGatewayUtility += b2i(res.utility)
+		}
+	}
+
+	always := &FallibleApprover{P: 1}
+	for ai, abl := range Ablations() {
+		noRes := abl == AblationApproval || abl == AblationNeither
+		asks := abl == AblationBoth || abl == AblationApproval
+		// Runs that ask no step-up under the ideal approver never consult
+		// one: their result holds for every approver.
+		fixed := make([]*runResult, len(pairs))
+		for i, p := range pairs {
+			cfg := sessionConfig{mode: opts.Mode, noResolution: noRes, approver: always}
+			if asks {
+				cfg.approver = &FallibleApprover{}
+			}
+			res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, cfg, false, fmt.Sprintf("m-%d", i))
+			if err != nil {
+				return nil, err
+			}
+			if !asks || res.stepUps+res.userStepUps == 0 {
+				fixed[i] = &res
+			}
+		}
+		for pi, pv := range opts.Ps {
+			pt := SweepPoint{Ablation: abl, P: pv, AttacksMin: -1}
+			for rep := 0; rep < opts.Reps; rep++ {
+				rng := seeded(opts.Seed, uint64(ai)<<32|uint64(pi)<<16|uint64(rep))
+				attacks := 0
+				for i, p := range pairs {
+					res := fixed[i]
+					if res == nil {
+						cfg := sessionConfig{mode: opts.Mode, noResolution: noRes, approver: &FallibleApprover{P: pv, Q: opts.Q, Rand: rng}}
+						got, err := runAttack(ctx, p.ut, p.a, AttackerFirst, cfg, false, fmt.Sprintf("m-%d", i))
+						if err != nil {
+							return nil, err
+						}
+						res = &got
+					}
+					if p.a == nil {
+						pt.UtilityNoAttack += float64(b2i(res.utility))
+						continue
+					}
+					attacks += b2i(res.attack)
+					pt.Utility += float64(b2i(res.utility))
+					pt.StepUps += float64(res.stepUps + res.userStepUps)
+					pt.WrongApproved += float64(res.approved)
+				}
+				pt.Attacks += float64(attacks)
+				if pt.AttacksMin < 0 || attacks < pt.AttacksMin {
+					pt.AttacksMin = attacks
+				}
+				pt.AttacksMax = max(pt.AttacksMax, attacks)
+			}
+			n := float64(opts.Reps)
+			pt.Attacks /= n
+			pt.Utility /= n
+			pt.UtilityNoAttack /= n
+			pt.StepUps /= n
+			pt.WrongApproved /= n
+			r.Points = append(r.Points, pt)
+		}
+	}
+	for _, pv := range opts.Ps {
+		at := func(abl string) float64 {
+			for _, pt := range r.Points {
+				if pt.Ablation == abl && pt.P == pv {
+					return pt.Attacks
+				}
+			}
+			return 0
+		}
+		n, res, app, both := at(AblationNeither), at(AblationResolution), at(AblationApproval), at(AblationBoth)
+		s := Share{P: pv, Protection: n - both}
+		if s.Protection != 0 {
+			s.Resolution = ((n - res) + (app - both)) / 2 / s.Protection
+			s.Approval = ((n - app) + (res - both)) / 2 / s.Protection
+		}
+		r.Shares = append(r.Shares, s)
+	}
+	return r, nil
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *SweepReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+// WriteTable writes one line per ablation and p, then the shares of the
+// protection.
+func (r *SweepReport) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "AgentDojo %s %s, fallible approver swept over p (wrong step-up approved), q=%g (right one rejected); mode %s\n", r.Version, r.Suite, r.Q, r.Mode)
+	fmt.Fprintf(&b, "%d runs under attack (AgentDojo's injection tasks and the adaptive attacks, attacker first) and %d user tasks alone; mean of %d seeded repetitions (seed %d)\n", r.Runs, r.Tasks, r.Reps, r.Seed)
+	fmt.Fprintf(&b, "no gateway: %d attacks executed, utility %d of %d\n\n", r.NoGatewayAttacks, r.NoGatewayUtility, r.Runs)
+	fmt.Fprintf(&b, "%-17s %5s %9s %9s %8s %10s %9s %14s\n", "ablation", "p", "attacks", "min-max", "utility", "no-attack", "step-ups", "wrong approved")
+	for _, pt := range r.Points {
+		fmt.Fprintf(&b, "%-17s %5.2f %9.1f %9s %8.1f %10.1f %9.1f %14.1f\n", pt.Ablation, pt.P, pt.Attacks,
+			fmt.Sprintf("%d-%d", pt.AttacksMin, pt.AttacksMax), pt.Utility, pt.UtilityNoAttack, pt.StepUps, pt.WrongApproved)
+	}
+	b.WriteString("\nshare of the protection (Shapley, attacks stopped: neither - both)\n")
+	fmt.Fprintf(&b, "%5s %10s %10s %9s\n", "p", "protection", "resolution", "approval")
+	for _, s := range r.Shares {
+		fmt.Fprintf(&b, "%5.2f %10.1f %9.0f%% %8.0f%%\n", s.P, s.Protection, 100*s.Resolution, 100*s.Approval)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WritePlot writes two panels, attacks executed and utility under attack
+// against p, one line per ablation, in format "png" or "svg" (any format
+// of gonum's draw.NewFormattedCanvas), 8 by 3.5 inches.
+func (r *SweepReport) WritePlot(w io.Writer, format string) error {
+	if len(r.Points) == 0 {
+		return fmt.Errorf("agentdojo: no points to plot")
+	}
+	panel := func(title, ylabel string, y func(SweepPoint) float64) (*plot.Plot, error) {
+		p := plot.New()
+		p.Title.Text = title
+		p.X.Label.Text = "p (approver approves a wrong step-up)"
+		p.Y.Label.Text = ylabel
+		p.Legend.Top = true
+		lo, hi := y(r.Points[0]), y(r.Points[0])
+		for _, pt := range r.Points {
+			lo, hi = min(lo, y(pt)), max(hi, y(pt))
+		}
+		// Room above the lines for the legend.
+		p.Y.Min, p.Y.Max = max(0, lo-(hi-lo)*0.1-1), hi+(hi-lo)*0.6+1
+		for i, abl := range Ablations() {
+			var xys plotter.XYs
+			for _, pt := range r.Points {
+				if pt.Ablation == abl {
+					xys = append(xys, plotter.XY{X: pt.P, Y: y(pt)})
+				}
+			}
+			l, s, err := plotter.NewLinePoints(xys)
+			if err != nil {
+				return nil, err
+			}
+			c := []color.Color{
+				color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+				color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+			}[i]
+			l.Color, s.Color = c, c
+			l.Dashes = [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}, {vg.Points(1), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}[i]
+			p.Add(l, s)
+			p.Legend.Add(abl, l, s)
+		}
+		return p, nil
+	}
+	left, err := panel(fmt.Sprintf("attacks executed (of %d runs)", r.Runs), "attacks executed", func(pt SweepPoint) float64 { return pt.Attacks })
+	if err != nil {
+		return err
+	}
+	right, err := panel(fmt.Sprintf("utility under attack (of %d), q=%g", r.Runs, r.Q), "runs with utility", func(pt SweepPoint) float64 { return pt.Utility })
+	if err != nil {
+		return err
+	}
+	c, err := draw.NewFormattedCanvas(8*vg.Inch, 3.5*vg.Inch, format)
+	if err != nil {
+		return err
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	plots := [][]*plot.Plot{{left, right}}
+	canvases := plot.Align(plots, tiles, draw.New(c))
+	left.Draw(canvases[0][0])
+	right.Draw(canvases[0][1])
+	_, err = c.WriteTo(w)
+	return err
+}
