@@ -77,6 +77,9 @@ type sessionConfig struct {
 	// hidden are canonical accounts the beneficiaries registry does not
 	// return (an incomplete registry).
 	hidden map[string]bool
+	// seen, if not nil, records every value looked up in the
+	// beneficiaries registry.
+	seen map[string]bool
 }
 
 // The second approver of four-eyes step-ups, next to replayApprover.
@@ -117,9 +120,12 @@ func newSession(bank *banking.Mem, ut *UserTask, mandateID string, cfg sessionCo
 			func(_ context.Context, _ intent.Owner, v string) (resolve.Record, error) {
 				return resolve.Record{ID: "unchecked", Value: v}, nil
 			})
-	case len(cfg.hidden) > 0:
+	case len(cfg.hidden) > 0 || cfg.seen != nil:
 		pack.Registries[banking.RegistryBeneficiaries] = resolve.RegistryFunc(
 			func(ctx context.Context, o intent.Owner, v string) (resolve.Record, error) {
+				if cfg.seen != nil {
+					cfg.seen[v] = true
+				}
 				if cfg.hidden[v] {
 					return resolve.Record{}, resolve.ErrNoMatch
 				}

@@ -10,6 +10,7 @@ type agentdojoCmd struct {
 	Replay   agentdojoReplayCmd   `cmd:"" help:"Replay every user task x injection task pair without an LLM: the agent executes the attacker's goal verbatim, then the user's task."`
 	Adaptive agentdojoAdaptiveCmd `cmd:"" help:"Gateway-aware attacks (disguised values, making the attacker known, abuse of legitimate values) replayed worst case against each user task, in both mandate modes."`
 	Sweep    agentdojoSweepCmd    `cmd:"" help:"A fallible approver (approves a wrong step-up with probability p, rejects a right one with q) swept over p, with the ablations resolution alone, approval alone, both, neither; --plot writes a PNG or SVG."`
+	Registry agentdojoRegistryCmd `cmd:"" help:"Registries with k% of the legitimate counterparties removed (seeded): step-ups, refusals, utility and attacks against k."`
 }
 
 type agentdojoReplayCmd struct {

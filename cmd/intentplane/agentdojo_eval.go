@@ -84,3 +84,22 @@ func (c *agentdojoSweepCmd) Run(e *env) error {
 	}
 	return printReport(e, r, c.JSON)
 }
+
+type agentdojoRegistryCmd struct {
+	Suite string `default:"banking" enum:"banking" help:"Suite (banking)."`
+	JSON  bool   `help:"Print a JSON object instead of a table."`
+	Seed  uint64 `default:"1" help:"Seed of the orders of removal: the same seed gives the same report."`
+	Reps  int    `default:"5" help:"Seeded repetitions (orders of removal) per k."`
+	K     []int  `name:"k" placeholder:"K,..." help:"Percentages of the legitimate counterparties removed (default 0,25,50,75,100)."`
+}
+
+func (c *agentdojoRegistryCmd) Run(e *env) error {
+	if c.Reps < 1 {
+		return fmt.Errorf("agentdojo registry: --reps must be at least 1")
+	}
+	r, err := agentdojo.Registry(e.ctx, agentdojo.RegistryOptions{Suite: c.Suite, Ks: c.K, Reps: c.Reps, Seed: c.Seed})
+	if err != nil {
+		return fmt.Errorf("agentdojo registry: %w", err)
+	}
+	return printReport(e, r, c.JSON)
+}
