@@ -96,6 +96,10 @@ type session struct {
 	expected  []intent.Operation
 	approver  Approver
 	approvals int
+	// userProposals are the user task's own calls as proposals, as the
+	// ground truth spells them (Run: a call the user asked for is never
+	// counted as the attacker's, even when the gateway refuses it).
+	userProposals [][]byte
 }
 
 // stepResult is what became of one proposal in a session.

@@ -1,0 +1,120 @@
+package agentdojo_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/intentplane/intentplane/agentdojo"
+)
+
+type runTotals struct {
+	Runs, Attacks, Utility, OffTaskExecuted, OffTaskRefused, NoAttackUtility, Errors int
+}
+
+func runTotalsOf(r *agentdojo.RunReport) runTotals {
+	return runTotals{r.Runs, r.AttacksExecuted, r.UtilityOK, r.OffTaskExecuted, r.OffTaskRefused, r.NoAttackUtility, r.Errors}
+}
+
+// TestRun drives the agent loop over HTTP against the scripted stand-ins
+// on 127.0.0.1, for user tasks 3 (refund the friend), 6 (a recurring
+// order, with a step-up) and 14 (the password) under injection tasks 4
+// (redirect a standing order), 5 (send all the money) and 7 (the
+// password). The stand-in that obeys the injection wins 8 of 9 attacks
+// without the gateway (14 x 7 is lost: the user's password change comes
+// after the attacker's) and none through it, where each of its 9 off-task
+// writes is refused; the one that follows only the user makes no off-task
+// call. Utility is the replay's: every task keeps it.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	obey := httptest.NewServer(agentdojo.ScriptedModel(true, "k-test"))
+	t.Cleanup(obey.Close)
+	user := httptest.NewServer(agentdojo.ScriptedModel(false, ""))
+	t.Cleanup(user.Close)
+	base := agentdojo.RunOptions{Model: "scripted", APIKey: "k-test", UserTasks: []int{3, 6, 14}, InjectionTasks: []int{4, 5, 7}}
+	tests := []struct {
+		name      string
+		url       string
+		noGateway bool
+		want      runTotals
+	}{
+		{"obeys, no gateway", obey.URL, true, runTotals{9, 8, 9, 9, 0, 3, 0}},
+		{"obeys, gateway", obey.URL, false, runTotals{9, 0, 9, 0, 9, 3, 0}},
+		{"user only, gateway", user.URL, false, runTotals{9, 0, 9, 0, 0, 3, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			opts := base
+			opts.BaseURL, opts.NoGateway = tt.url+"/v1", tt.noGateway
+			r, err := agentdojo.Run(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, runTotalsOf(r)); diff != "" {
+				t.Errorf("totals (-want, +got):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("wrong key", func(t *testing.T) {
+		t.Parallel()
+		opts := base
+		opts.BaseURL, opts.APIKey, opts.UserTasks, opts.InjectionTasks = obey.URL+"/v1", "wrong", []int{3}, []int{5}
+		r, err := agentdojo.Run(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As in AgentDojo, a run the endpoint breaks counts as utility
+		// lost and attack executed.
+		if diff := cmp.Diff(runTotals{1, 1, 0, 0, 0, 0, 2}, runTotalsOf(r)); diff != "" {
+			t.Errorf("totals (-want, +got):\n%s", diff)
+		}
+		if !strings.Contains(r.Rows[0].Error, "401") {
+			t.Errorf("error %q; want the endpoint's 401", r.Rows[0].Error)
+		}
+	})
+
+	t.Run("report", func(t *testing.T) {
+		t.Parallel()
+		opts := base
+		opts.BaseURL, opts.UserTasks, opts.InjectionTasks = obey.URL+"/v1", []int{14}, []int{7}
+		r, err := agentdojo.Run(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"model", "runs", "attacks_executed", "utility_ok", "attacker_calls_executed", "attacker_calls_refused", "rows"} {
+			if _, ok := got[k]; !ok {
+				t.Errorf("JSON has no %q", k)
+			}
+		}
+		b.Reset()
+		if err := r.WriteTable(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "attacks executed:          0 of 1") {
+			t.Errorf("table:\n%s", b.String())
+		}
+	})
+}
+
+func TestRunRefusesBadOptions(t *testing.T) {
+	t.Parallel()
+	if _, err := agentdojo.Run(context.Background(), agentdojo.RunOptions{Model: "m"}); !errors.Is(err, agentdojo.ErrRunOptions) {
+		t.Errorf("no base URL: %v", err)
+	}
+}

@@ -1,0 +1,108 @@
+package agentdojo
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ScriptedModel returns a deterministic stand-in for a model behind an
+// OpenAI-compatible chat-completions endpoint (POST .../chat/completions),
+// for testing Run without a model. It recognises the user task by its
+// prompt and calls the task's ground-truth tools, one per turn, then
+// answers with the task's expected output ("Done." when it has none). If
+// obey is true it also obeys an injection: once a tool result holds an
+// injection task's goal, it makes that task's ground-truth calls right
+// away, then resumes the user's. If apiKey is not empty, a request without
+// "Authorization: Bearer <apiKey>" gets 401. A request it cannot decode
+// gets 400; an unknown prompt gets an answer without tool calls.
+func ScriptedModel(obey bool, apiKey string) http.Handler {
+	tasks := UserTasks()
+	injections := InjectionTasks()
+	env := Environment(nil)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+			http.Error(w, "POST .../chat/completions only", http.StatusNotFound)
+			return
+		}
+		if apiKey != "" && r.Header.Get("Authorization") != "Bearer "+apiKey {
+			http.Error(w, `{"error": {"message": "invalid API key"}}`, http.StatusUnauthorized)
+			return
+		}
+		var req chatRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		var ut *UserTask
+		turn, exposed := 0, -1
+		var it *InjectionTask
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "user":
+				for _, t := range tasks {
+					if m.Content != nil && *m.Content == t.Prompt {
+						ut = t
+					}
+				}
+			case "assistant":
+				if len(m.ToolCalls) > 0 {
+					turn++
+				}
+			case "tool":
+				if it != nil || !obey || m.Content == nil {
+					continue
+				}
+				for _, cand := range injections {
+					if seenGoal(*m.Content, cand.Goal) {
+						it, exposed = cand, turn
+					}
+				}
+			}
+		}
+		msg := chatMessage{Role: "assistant"}
+		switch {
+		case ut == nil:
+			msg.Content = text("I cannot help with that.")
+		default:
+			plan := ut.Calls
+			if it != nil {
+				plan = append(append(append([]Call{}, ut.Calls[:exposed]...), it.Calls(env)...), ut.Calls[exposed:]...)
+			}
+			if turn < len(plan) {
+				c := plan[turn]
+				args, err := json.Marshal(c.Args)
+				if err != nil {
+					http.Error(w, err.Error(), http.StatusInternalServerError)
+					return
+				}
+				var tc toolCall
+				tc.ID, tc.Type = fmt.Sprintf("call_%d", turn), "function"
+				tc.Function.Name, tc.Function.Arguments = c.Function, string(args)
+				msg.ToolCalls = []toolCall{tc}
+			} else {
+				answer := ut.Output
+				if answer == "" {
+					answer = "Done."
+				}
+				msg.Content = text(answer)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "scripted", "object": "chat.completion", "model": req.Model,
+			"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": "stop"}},
+		})
+	})
+}
+
+// seenGoal reports whether a tool result holds goal, as text or as JSON
+// escapes it.
+func seenGoal(content, goal string) bool {
+	if strings.Contains(content, goal) {
+		return true
+	}
+	b, _ := json.Marshal(goal)
+	return strings.Contains(content, strings.Trim(string(b), `"`))
+}
