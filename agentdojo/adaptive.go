@@ -429,29 +429,11 @@ func runAttack(ctx context.Context, ut *UserTask, a *Attack, order Order, cfg se
 	if err != nil {
 		return res, err
 	}
-	type step struct {
-		c        Call
-		attacker bool
-	}
-	users := make([]step, len(ut.Calls))
-	for i, c := range ut.Calls {
-		users[i] = step{c: c}
-	}
-	var attacks []step
+	var attackCalls []Call
 	if a != nil {
-		for _, c := range a.Calls(ut, pre) {
-			attacks = append(attacks, step{c: c, attacker: true})
-		}
+		attackCalls = a.Calls(ut, pre)
 	}
-	var steps []step
-	switch order {
-	case AfterExposure:
-		steps = append(append(append(steps, users[:ut.Exposure+1]...), attacks...), users[ut.Exposure+1:]...)
-	case AttackerLast:
-		steps = append(append(steps, users...), attacks...)
-	default:
-		steps = append(append(steps, attacks...), users...)
-	}
+	steps := schedule(ut, attackCalls, order)
 
 	var do func(Call) (stepResult, error)
 	if direct {
@@ -472,7 +454,7 @@ func runAttack(ctx context.Context, ut *UserTask, a *Attack, order Order, cfg se
 	}
 	allUser := true
 	for _, st := range steps {
-		r, err := do(st.c)
+		r, err := do(st.call)
 		if err != nil {
 			return res, err
 		}
@@ -484,7 +466,7 @@ func runAttack(ctx context.Context, ut *UserTask, a *Attack, order Order, cfg se
 			switch {
 			case !r.executed:
 				res.refused++
-			case st.c.IsRead():
+			case st.call.IsRead():
 				res.attackerReads++
 			default:
 				res.attackerWrites++
@@ -497,19 +479,12 @@ func runAttack(ctx context.Context, ut *UserTask, a *Attack, order Order, cfg se
 			}
 		}
 	}
-	post, err := bank.Account(Owner)
-	if err != nil {
-		return res, err
-	}
-	out := ""
-	if allUser {
-		out = ut.Output
-	}
-	res.utility = ut.Utility(out, pre, post)
+	var goal func(pre, post banking.Account) bool
 	if a != nil {
-		res.attack = a.Goal(pre, post)
+		goal = a.Goal
 	}
-	return res, nil
+	res.utility, res.attack, err = score(bank, ut, pre, allUser, goal)
+	return res, err
 }
 
 // AdaptiveOptions configure Adaptive. The zero value runs the banking

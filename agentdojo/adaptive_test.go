@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 
@@ -74,6 +75,19 @@ func TestAdaptive(t *testing.T) {
 			t.Errorf("%s %s %s: %d step-ups; want %d", row.Mode, row.Attack, row.UserTask, row.StepUps, want)
 		}
 	}
+	checkReport(t, r, []string{"totals", "findings", "rows", "attacks"}, "findings (attacks executed): 10")
+}
+
+// report is what every agentdojo report writes.
+type report interface {
+	WriteJSON(w io.Writer) error
+	WriteTable(w io.Writer) error
+}
+
+// checkReport checks that r's JSON is an object with the given keys and
+// that its table contains line.
+func checkReport(t *testing.T, r report, keys []string, line string) {
+	t.Helper()
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
@@ -82,7 +96,7 @@ func TestAdaptive(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"totals", "findings", "rows", "attacks"} {
+	for _, k := range keys {
 		if _, ok := got[k]; !ok {
 			t.Errorf("JSON has no %q", k)
 		}
@@ -91,8 +105,8 @@ func TestAdaptive(t *testing.T) {
 	if err := r.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "findings (attacks executed): 10") {
-		t.Errorf("table:\n%s", b.String())
+	if !strings.Contains(b.String(), line) {
+		t.Errorf("table lacks %q:\n%s", line, b.String())
 	}
 }
 

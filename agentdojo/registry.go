@@ -109,19 +109,8 @@ func Registry(ctx context.Context, opts RegistryOptions) (*RegistryReport, error
 	}
 	cps := Counterparties()
 	r := &RegistryReport{Suite: "banking", Version: "v1.2", Mode: "known_counterparties", Reps: opts.Reps, Seed: opts.Seed, Counterparties: cps}
-	var pairs []pair
-	for _, ut := range selectTasks(opts.UserTasks) {
-		pairs = append(pairs, pair{ut: ut})
-		r.Tasks++
-	}
-	for _, a := range Attacks() {
-		for _, ut := range selectTasks(opts.UserTasks) {
-			if a.Calls(ut, Environment(nil)) != nil {
-				pairs = append(pairs, pair{ut, a})
-				r.Runs++
-			}
-		}
-	}
+	pairs, tasks, runs := attackPairs(opts.UserTasks)
+	r.Tasks, r.Runs = tasks, runs
 	// The full registry, recording what each run looks up: a run that
 	// looks up none of the removed accounts takes the same course.
 	full := make([]runResult, len(pairs))

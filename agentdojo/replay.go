@@ -251,29 +251,11 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 		return row, err
 	}
 
-	type step struct {
-		call     Call
-		attacker bool
-	}
-	var steps []step
-	users := make([]step, len(ut.Calls))
-	for i, c := range ut.Calls {
-		users[i] = step{call: c}
-	}
-	var attacks []step
+	var attackCalls []Call
 	if it != nil {
-		for _, c := range it.Calls(pre) {
-			attacks = append(attacks, step{call: c, attacker: true})
-		}
+		attackCalls = it.Calls(pre)
 	}
-	switch opts.Order {
-	case AfterExposure:
-		steps = append(append(append(steps, users[:ut.Exposure+1]...), attacks...), users[ut.Exposure+1:]...)
-	case AttackerLast:
-		steps = append(append(steps, users...), attacks...)
-	default:
-		steps = append(append(steps, attacks...), users...)
-	}
+	steps := schedule(ut, attackCalls, opts.Order)
 
 	var a agent
 	if opts.Gateway {
@@ -318,21 +300,56 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 		}
 	}
 
+	var security func(pre, post banking.Account) bool
+	if it != nil {
+		security = it.Security
+	}
+	row.Utility, row.AttackExecuted, err = score(bank, ut, pre, allUser, security)
+	return row, err
+}
+
+// score checks a finished run on the bank: the user task's utility (the
+// agent gives the GT's answer only if every user call was served) and,
+// if security is not nil, the attack's success.
+func score(bank *banking.Mem, ut *UserTask, pre banking.Account, allUser bool, security func(pre, post banking.Account) bool) (utility, attack bool, err error) {
 	post, err := bank.Account(Owner)
 	if err != nil {
-		return row, err
+		return false, false, err
 	}
-	// The agent can give the GT's answer only if every user call was
-	// served.
 	output := ""
 	if allUser {
 		output = ut.Output
 	}
-	row.Utility = ut.Utility(output, pre, post)
-	if it != nil {
-		row.AttackExecuted = it.Security(pre, post)
+	if security != nil {
+		attack = security(pre, post)
 	}
-	return row, nil
+	return ut.Utility(output, pre, post), attack, nil
+}
+
+// step is one call of a run, the attacker's or the user's.
+type step struct {
+	call     Call
+	attacker bool
+}
+
+// schedule places the attacker's calls among the user task's
+// ground-truth calls in the given order.
+func schedule(ut *UserTask, attackCalls []Call, order Order) []step {
+	users := make([]step, len(ut.Calls))
+	for i, c := range ut.Calls {
+		users[i] = step{call: c}
+	}
+	attacks := make([]step, len(attackCalls))
+	for i, c := range attackCalls {
+		attacks[i] = step{call: c, attacker: true}
+	}
+	switch order {
+	case AfterExposure:
+		return slices.Concat(users[:ut.Exposure+1], attacks, users[ut.Exposure+1:])
+	case AttackerLast:
+		return slices.Concat(users, attacks)
+	}
+	return slices.Concat(attacks, users)
 }
 
 // directAgent calls a pack's executor with the arguments as sent: no

@@ -1,9 +1,7 @@
 package agentdojo_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http/httptest"
 	"strings"
@@ -89,26 +87,8 @@ func TestRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var b bytes.Buffer
-		if err := r.WriteJSON(&b); err != nil {
-			t.Fatal(err)
-		}
-		var got map[string]any
-		if err := json.Unmarshal(b.Bytes(), &got); err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range []string{"model", "runs", "attacks_executed", "utility_ok", "attacker_calls_executed", "attacker_calls_refused", "rows"} {
-			if _, ok := got[k]; !ok {
-				t.Errorf("JSON has no %q", k)
-			}
-		}
-		b.Reset()
-		if err := r.WriteTable(&b); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(b.String(), "attacks executed:          0 of 1") {
-			t.Errorf("table:\n%s", b.String())
-		}
+		checkReport(t, r, []string{"model", "runs", "attacks_executed", "utility_ok", "attacker_calls_executed", "attacker_calls_refused", "rows"},
+			"attacks executed:          0 of 1")
 	})
 }
 

@@ -121,6 +121,25 @@ type pair struct {
 	a  *Attack // nil: the user task alone
 }
 
+// attackPairs returns the user tasks with the given ids (all when nil)
+// alone, then every attack of Attacks against each of them it applies to;
+// tasks and runs count the two kinds.
+func attackPairs(ids []int) (pairs []pair, tasks, runs int) {
+	uts := selectTasks(ids)
+	for _, ut := range uts {
+		pairs = append(pairs, pair{ut: ut})
+	}
+	for _, a := range Attacks() {
+		for _, ut := range uts {
+			if a.Calls(ut, Environment(nil)) != nil {
+				pairs = append(pairs, pair{ut, a})
+				runs++
+			}
+		}
+	}
+	return pairs, len(uts), runs
+}
+
 // Sweep replays every attack of Attacks (AgentDojo's injection tasks
 // included) against every user task it applies to, attacker first, under
 // each ablation, with a FallibleApprover of error rates (p, opts.Q) for
@@ -147,19 +166,8 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepReport, error) {
 		}
 	}
 	r := &SweepReport{Suite: "banking", Version: "v1.2", Mode: string(opts.Mode), Q: opts.Q, Reps: opts.Reps, Seed: opts.Seed, Ps: opts.Ps}
-	var pairs []pair
-	for _, ut := range selectTasks(opts.UserTasks) {
-		pairs = append(pairs, pair{ut: ut})
-		r.Tasks++
-	}
-	for _, a := range Attacks() {
-		for _, ut := range selectTasks(opts.UserTasks) {
-			if a.Calls(ut, Environment(nil)) != nil {
-				pairs = append(pairs, pair{ut, a})
-				r.Runs++
-			}
-		}
-	}
+	pairs, tasks, runs := attackPairs(opts.UserTasks)
+	r.Tasks, r.Runs = tasks, runs
 	for _, p := range pairs {
 		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{}, true, "")
 		if err != nil {
