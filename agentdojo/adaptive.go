@@ -490,8 +490,9 @@ func runAttack(ctx context.Context, ut *UserTask, a *Attack, order Order, cfg se
 // AdaptiveOptions configure Adaptive. The zero value runs the banking
 // suite in both mandate modes with the ideal approver.
 type AdaptiveOptions struct {
-	// Suite is "banking" (the default when empty); the workspace suite
-	// has no adaptive attacks yet.
+	// Suite is "banking" (the default when empty) or "workspace" (its
+	// attacks change injection task 4, mailing the Facebook code to the
+	// attacker; the approver is always the ideal one).
 	Suite string
 	// Seed seeds the approver's draws when P or Q is strictly between 0
 	// and 1; with the default P = Q = 0 the run draws nothing.
@@ -501,6 +502,9 @@ type AdaptiveOptions struct {
 	P, Q float64
 	// UserTasks restricts the run to these user task ids; nil means all.
 	UserTasks []int
+	// DataDir is where the workspace suite's data is read (see DataDir,
+	// the default when empty).
+	DataDir string
 }
 
 // AdaptiveRow is one attack against one user task in one mandate mode,
@@ -564,6 +568,9 @@ func Modes() []mandate.Mode {
 // three orders of Replay; a row keeps the worst order. It returns an
 // error for an unknown suite or if a run cannot be set up.
 func Adaptive(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, error) {
+	if opts.Suite == "workspace" {
+		return adaptiveWorkspace(ctx, opts)
+	}
 	if err := bankingOnly(opts.Suite); err != nil {
 		return nil, err
 	}

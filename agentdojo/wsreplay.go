@@ -1,6 +1,7 @@
 package agentdojo
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"fmt"
@@ -58,9 +59,14 @@ type wsReplay struct {
 	exposure map[int]int
 	envs     map[pairKey]envPair
 	runs     int
+	// mode is the mandates' mode; empty means known_counterparties.
+	mode mandate.Mode
 }
 
-func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
+// newWSReplay loads the workspace data and builds the replay: the
+// in-memory workspace, the direct agent, the gateway when opts.Gateway,
+// and each user task's exposure.
+func newWSReplay(ctx context.Context, opts Options) (*wsReplay, error) {
 	dir := opts.DataDir
 	if dir == "" {
 		dir = DataDir()
@@ -89,15 +95,22 @@ func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	users, injections := WorkspaceUserTasks(), WorkspaceInjectionTasks()
-	for _, ut := range users {
+	for _, ut := range WorkspaceUserTasks() {
 		i, err := x.findExposure(ctx, ut)
 		if err != nil {
 			return nil, err
 		}
 		x.exposure[ut.ID] = i
 	}
+	return x, nil
+}
 
+func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
+	x, err := newWSReplay(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	users, injections := WorkspaceUserTasks(), WorkspaceInjectionTasks()
 	r := &Report{Suite: "workspace", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	failing := map[int]string{}
 	for _, ut := range users {
@@ -364,7 +377,7 @@ func (x *wsReplay) gatewayAgent(ut *WorkspaceUserTask, mandateID string) (*wsGat
 		Scope:     ut.scope(),
 		Budget:    intent.Money{Currency: "EUR"},
 		Claims:    ut.Mandate.Claims,
-		Mode:      mandate.ModeKnownCounterparties,
+		Mode:      cmp.Or(x.mode, mandate.ModeKnownCounterparties),
 		NotBefore: replayNow.Add(-time.Minute), Expiry: replayNow.Add(time.Hour),
 	}
 	token, err := mandate.Issue(m, replayIssuer, issuerKey)

@@ -30,7 +30,8 @@ func printReport(e *env, r report, asJSON bool) error {
 }
 
 type agentdojoAdaptiveCmd struct {
-	Suite string  `default:"banking" enum:"banking" help:"Suite to attack (banking)."`
+	Suite string  `default:"banking" enum:"banking,workspace" help:"Suite to attack (banking or workspace)."`
+	Data  string  `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool    `help:"Print a JSON object instead of a table."`
 	Seed  uint64  `default:"1" help:"Seed of the approver's draws (used when --p or --q is strictly between 0 and 1)."`
 	P     float64 `default:"0" help:"Probability that the approver approves a wrong step-up (0: the ideal approver)."`
@@ -41,7 +42,7 @@ func (c *agentdojoAdaptiveCmd) Run(e *env) error {
 	if c.P < 0 || c.P > 1 || c.Q < 0 || c.Q > 1 {
 		return fmt.Errorf("agentdojo adaptive: --p and --q are probabilities, between 0 and 1")
 	}
-	r, err := agentdojo.Adaptive(e.ctx, agentdojo.AdaptiveOptions{Suite: c.Suite, Seed: c.Seed, P: c.P, Q: c.Q})
+	r, err := agentdojo.Adaptive(e.ctx, agentdojo.AdaptiveOptions{Suite: c.Suite, Seed: c.Seed, P: c.P, Q: c.Q, DataDir: c.Data})
 	if err != nil {
 		return fmt.Errorf("agentdojo adaptive: %w", err)
 	}
