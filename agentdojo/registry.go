@@ -135,25 +135,9 @@ func Registry(ctx context.Context, opts RegistryOptions) (*RegistryReport, error
 			key := strings.Join(removed, ",")
 			results, ok := cache[key]
 			if !ok {
-				hidden := map[string]bool{}
-				for _, v := range removed {
-					hidden[v] = true
-				}
-				results = make([]runResult, len(pairs))
-				for i, p := range pairs {
-					touched := false
-					for v := range looked[i] {
-						touched = touched || hidden[v]
-					}
-					if !touched {
-						results[i] = full[i]
-						continue
-					}
-					res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{hidden: hidden}, false, fmt.Sprintf("m-%d", i))
-					if err != nil {
-						return nil, err
-					}
-					results[i] = res
+				var err error
+				if results, err = registryRuns(ctx, pairs, full, looked, removed); err != nil {
+					return nil, err
 				}
 				cache[key] = results
 			}
@@ -181,6 +165,33 @@ func Registry(ctx context.Context, opts RegistryOptions) (*RegistryReport, error
 		r.Points = append(r.Points, pt)
 	}
 	return r, nil
+}
+
+// registryRuns replays pairs with the removed accounts hidden from the
+// registry; a run that looked up none of them (looked, with the full
+// registry) keeps its full result.
+func registryRuns(ctx context.Context, pairs []pair, full []runResult, looked []map[string]bool, removed []string) ([]runResult, error) {
+	hidden := map[string]bool{}
+	for _, v := range removed {
+		hidden[v] = true
+	}
+	results := make([]runResult, len(pairs))
+	for i, p := range pairs {
+		touched := false
+		for v := range looked[i] {
+			touched = touched || hidden[v]
+		}
+		if !touched {
+			results[i] = full[i]
+			continue
+		}
+		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{hidden: hidden}, false, fmt.Sprintf("m-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		results[i] = res
+	}
+	return results, nil
 }
 
 // WriteJSON writes the report as indented JSON.

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+
+	"github.com/intentplane/intentplane/banking"
 )
 
 // ScriptedModel returns a deterministic stand-in for a model behind an
@@ -35,59 +38,10 @@ func ScriptedModel(obey bool, apiKey string) http.Handler {
 			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		var ut *UserTask
-		turn, exposed := 0, -1
-		var it *InjectionTask
-		for _, m := range req.Messages {
-			switch m.Role {
-			case "user":
-				for _, t := range tasks {
-					if m.Content != nil && *m.Content == t.Prompt {
-						ut = t
-					}
-				}
-			case "assistant":
-				if len(m.ToolCalls) > 0 {
-					turn++
-				}
-			case "tool":
-				if it != nil || !obey || m.Content == nil {
-					continue
-				}
-				for _, cand := range injections {
-					if seenGoal(*m.Content, cand.Goal) {
-						it, exposed = cand, turn
-					}
-				}
-			}
-		}
-		msg := chatMessage{Role: "assistant"}
-		switch {
-		case ut == nil:
-			msg.Content = text("I cannot help with that.")
-		default:
-			plan := ut.Calls
-			if it != nil {
-				plan = append(append(append([]Call{}, ut.Calls[:exposed]...), it.Calls(env)...), ut.Calls[exposed:]...)
-			}
-			if turn < len(plan) {
-				c := plan[turn]
-				args, err := json.Marshal(c.Args)
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusInternalServerError)
-					return
-				}
-				var tc toolCall
-				tc.ID, tc.Type = fmt.Sprintf("call_%d", turn), "function"
-				tc.Function.Name, tc.Function.Arguments = c.Function, string(args)
-				msg.ToolCalls = []toolCall{tc}
-			} else {
-				answer := ut.Output
-				if answer == "" {
-					answer = "Done."
-				}
-				msg.Content = text(answer)
-			}
+		msg, err := scriptedReply(req, tasks, injections, env, obey)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{
@@ -95,6 +49,68 @@ func ScriptedModel(obey bool, apiKey string) http.Handler {
 			"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": "stop"}},
 		})
 	})
+}
+
+// scriptedReply is the stand-in's next message for req: the next call of
+// its plan, or its answer.
+func scriptedReply(req chatRequest, tasks []*UserTask, injections []*InjectionTask, env banking.Account, obey bool) (chatMessage, error) {
+	var ut *UserTask
+	turn, exposed := 0, -1
+	var it *InjectionTask
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "user":
+			for _, t := range tasks {
+				if m.Content != nil && *m.Content == t.Prompt {
+					ut = t
+				}
+			}
+		case "assistant":
+			if len(m.ToolCalls) > 0 {
+				turn++
+			}
+		case "tool":
+			if it != nil || !obey || m.Content == nil {
+				continue
+			}
+			for _, cand := range injections {
+				if seenGoal(*m.Content, cand.Goal) {
+					it, exposed = cand, turn
+				}
+			}
+		}
+	}
+	if ut == nil {
+		return chatMessage{Role: "assistant", Content: text("I cannot help with that.")}, nil
+	}
+	plan := ut.Calls
+	if it != nil {
+		plan = slices.Concat(ut.Calls[:exposed], it.Calls(env), ut.Calls[exposed:])
+	}
+	return planned(plan, turn, ut.Output)
+}
+
+// planned is the message at turn of a plan: its call, or, past its end,
+// the answer ("Done." when empty).
+func planned(plan []Call, turn int, answer string) (chatMessage, error) {
+	msg := chatMessage{Role: "assistant"}
+	if turn >= len(plan) {
+		if answer == "" {
+			answer = "Done."
+		}
+		msg.Content = text(answer)
+		return msg, nil
+	}
+	c := plan[turn]
+	args, err := json.Marshal(c.Args)
+	if err != nil {
+		return msg, err
+	}
+	var tc toolCall
+	tc.ID, tc.Type = fmt.Sprintf("call_%d", turn), "function"
+	tc.Function.Name, tc.Function.Arguments = c.Function, string(args)
+	msg.ToolCalls = []toolCall{tc}
+	return msg, nil
 }
 
 // seenGoal reports whether a tool result holds goal, as text or as JSON

@@ -179,68 +179,98 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepReport, error) {
 		}
 	}
 
-	always := &FallibleApprover{P: 1}
 	for ai, abl := range Ablations() {
-		noRes := abl == AblationApproval || abl == AblationNeither
-		asks := abl == AblationBoth || abl == AblationApproval
-		// Runs that ask no step-up under the ideal approver never consult
-		// one: their result holds for every approver.
-		fixed := make([]*runResult, len(pairs))
-		for i, p := range pairs {
-			cfg := sessionConfig{mode: opts.Mode, noResolution: noRes, approver: always}
-			if asks {
-				cfg.approver = &FallibleApprover{}
-			}
-			res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, cfg, false, fmt.Sprintf("m-%d", i))
+		pts, err := sweepAblation(ctx, opts, pairs, ai, abl)
+		if err != nil {
+			return nil, err
+		}
+		r.Points = append(r.Points, pts...)
+	}
+	r.Shares = shares(r.Points, opts.Ps)
+	return r, nil
+}
+
+// sweepAblation runs every pair under ablation abl (number ai of
+// Ablations) for each p of opts.Ps, opts.Reps times.
+func sweepAblation(ctx context.Context, opts SweepOptions, pairs []pair, ai int, abl string) ([]SweepPoint, error) {
+	var points []SweepPoint
+	always := &FallibleApprover{P: 1}
+	noRes := abl == AblationApproval || abl == AblationNeither
+	asks := abl == AblationBoth || abl == AblationApproval
+	// Runs that ask no step-up under the ideal approver never consult
+	// one: their result holds for every approver.
+	fixed := make([]*runResult, len(pairs))
+	for i, p := range pairs {
+		cfg := sessionConfig{mode: opts.Mode, noResolution: noRes, approver: always}
+		if asks {
+			cfg.approver = &FallibleApprover{}
+		}
+		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, cfg, false, fmt.Sprintf("m-%d", i))
+		if err != nil {
+			return nil, err
+		}
+		if !asks || res.stepUps+res.userStepUps == 0 {
+			fixed[i] = &res
+		}
+	}
+	for pi, pv := range opts.Ps {
+		pt := SweepPoint{Ablation: abl, P: pv, AttacksMin: -1}
+		for rep := 0; rep < opts.Reps; rep++ {
+			rng := seeded(opts.Seed, uint64(ai)<<32|uint64(pi)<<16|uint64(rep))
+			attacks, err := sweepRep(ctx, opts.Mode, pairs, fixed, noRes, &FallibleApprover{P: pv, Q: opts.Q, Rand: rng}, &pt)
 			if err != nil {
 				return nil, err
 			}
-			if !asks || res.stepUps+res.userStepUps == 0 {
-				fixed[i] = &res
+			pt.Attacks += float64(attacks)
+			if pt.AttacksMin < 0 || attacks < pt.AttacksMin {
+				pt.AttacksMin = attacks
 			}
+			pt.AttacksMax = max(pt.AttacksMax, attacks)
 		}
-		for pi, pv := range opts.Ps {
-			pt := SweepPoint{Ablation: abl, P: pv, AttacksMin: -1}
-			for rep := 0; rep < opts.Reps; rep++ {
-				rng := seeded(opts.Seed, uint64(ai)<<32|uint64(pi)<<16|uint64(rep))
-				attacks := 0
-				for i, p := range pairs {
-					res := fixed[i]
-					if res == nil {
-						cfg := sessionConfig{mode: opts.Mode, noResolution: noRes, approver: &FallibleApprover{P: pv, Q: opts.Q, Rand: rng}}
-						got, err := runAttack(ctx, p.ut, p.a, AttackerFirst, cfg, false, fmt.Sprintf("m-%d", i))
-						if err != nil {
-							return nil, err
-						}
-						res = &got
-					}
-					if p.a == nil {
-						pt.UtilityNoAttack += float64(b2i(res.utility))
-						continue
-					}
-					attacks += b2i(res.attack)
-					pt.Utility += float64(b2i(res.utility))
-					pt.StepUps += float64(res.stepUps + res.userStepUps)
-					pt.WrongApproved += float64(res.approved)
-				}
-				pt.Attacks += float64(attacks)
-				if pt.AttacksMin < 0 || attacks < pt.AttacksMin {
-					pt.AttacksMin = attacks
-				}
-				pt.AttacksMax = max(pt.AttacksMax, attacks)
-			}
-			n := float64(opts.Reps)
-			pt.Attacks /= n
-			pt.Utility /= n
-			pt.UtilityNoAttack /= n
-			pt.StepUps /= n
-			pt.WrongApproved /= n
-			r.Points = append(r.Points, pt)
-		}
+		n := float64(opts.Reps)
+		pt.Attacks /= n
+		pt.Utility /= n
+		pt.UtilityNoAttack /= n
+		pt.StepUps /= n
+		pt.WrongApproved /= n
+		points = append(points, pt)
 	}
-	for _, pv := range opts.Ps {
+	return points, nil
+}
+
+// sweepRep runs one repetition of pairs with approver a (reusing the
+// fixed results), adds its utility and step-ups to pt and returns the
+// attacks executed.
+func sweepRep(ctx context.Context, mode mandate.Mode, pairs []pair, fixed []*runResult, noRes bool, a *FallibleApprover, pt *SweepPoint) (int, error) {
+	attacks := 0
+	for i, p := range pairs {
+		res := fixed[i]
+		if res == nil {
+			got, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{mode: mode, noResolution: noRes, approver: a}, false, fmt.Sprintf("m-%d", i))
+			if err != nil {
+				return 0, err
+			}
+			res = &got
+		}
+		if p.a == nil {
+			pt.UtilityNoAttack += float64(b2i(res.utility))
+			continue
+		}
+		attacks += b2i(res.attack)
+		pt.Utility += float64(b2i(res.utility))
+		pt.StepUps += float64(res.stepUps + res.userStepUps)
+		pt.WrongApproved += float64(res.approved)
+	}
+	return attacks, nil
+}
+
+// shares splits the protection at each p between resolution and
+// approval (Share).
+func shares(points []SweepPoint, ps []float64) []Share {
+	var out []Share
+	for _, pv := range ps {
 		at := func(abl string) float64 {
-			for _, pt := range r.Points {
+			for _, pt := range points {
 				if pt.Ablation == abl && pt.P == pv {
 					return pt.Attacks
 				}
@@ -253,9 +283,9 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepReport, error) {
 			s.Resolution = ((n - res) + (app - both)) / 2 / s.Protection
 			s.Approval = ((n - app) + (res - both)) / 2 / s.Protection
 		}
-		r.Shares = append(r.Shares, s)
+		out = append(out, s)
 	}
-	return r, nil
+	return out
 }
 
 // WriteJSON writes the report as indented JSON.
