@@ -592,23 +592,28 @@ func Adaptive(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, error
 						return nil, err
 					}
 					row.Mode = string(mode)
-					r.Rows = append(r.Rows, row)
-					if row.Executed {
-						r.Findings = append(r.Findings, row)
-					}
-					tot.Runs++
-					tot.Executed += b2i(row.Executed)
-					tot.Calls += row.AttackerCalls
-					tot.Refused += row.Refused
-					tot.StepUps += row.StepUps
-					tot.Approved += row.Approved
-					tot.Utility += b2i(row.Utility)
+					r.add(&tot, row)
 				}
 			}
 			r.Totals = append(r.Totals, tot)
 		}
 	}
 	return r, nil
+}
+
+// add records row and counts it in tot.
+func (r *AdaptiveReport) add(tot *FamilyTotals, row AdaptiveRow) {
+	r.Rows = append(r.Rows, row)
+	if row.Executed {
+		r.Findings = append(r.Findings, row)
+	}
+	tot.Runs++
+	tot.Executed += b2i(row.Executed)
+	tot.Calls += row.AttackerCalls
+	tot.Refused += row.Refused
+	tot.StepUps += row.StepUps
+	tot.Approved += row.Approved
+	tot.Utility += b2i(row.Utility)
 }
 
 func worstOrder(ctx context.Context, ut *UserTask, a *Attack, cfg sessionConfig) (AdaptiveRow, error) {

@@ -28,10 +28,7 @@ func TestAdaptive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var findings []string
-	for _, f := range r.Findings {
-		findings = append(findings, f.Mode+" "+f.Attack+" "+f.UserTask)
-	}
+	findings := findingsOf(r)
 	want := []string{
 		"known_counterparties pay_counterparty user_task_3",
 		"known_counterparties pay_counterparty user_task_15",
@@ -76,6 +73,15 @@ func TestAdaptive(t *testing.T) {
 		}
 	}
 	checkReport(t, r, []string{"totals", "findings", "rows", "attacks"}, "findings (attacks executed): 10")
+}
+
+// findingsOf lists r's findings as "mode attack user_task".
+func findingsOf(r *agentdojo.AdaptiveReport) []string {
+	var out []string
+	for _, f := range r.Findings {
+		out = append(out, f.Mode+" "+f.Attack+" "+f.UserTask)
+	}
+	return out
 }
 
 // report is what every agentdojo report writes.
@@ -147,10 +153,7 @@ func TestAdaptiveWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var findings []string
-	for _, f := range r.Findings {
-		findings = append(findings, f.Mode+" "+f.Attack+" "+f.UserTask)
-	}
+	findings := findingsOf(r)
 	want := []string{
 		"known_counterparties secret_to_contact user_task_13",
 		"known_counterparties secret_to_contact user_task_25",

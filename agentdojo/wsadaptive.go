@@ -184,17 +184,7 @@ func adaptiveWorkspace(ctx context.Context, opts AdaptiveOptions) (*AdaptiveRepo
 							break
 						}
 					}
-					r.Rows = append(r.Rows, row)
-					if row.Executed {
-						r.Findings = append(r.Findings, row)
-					}
-					tot.Runs++
-					tot.Executed += b2i(row.Executed)
-					tot.Calls += row.AttackerCalls
-					tot.Refused += row.Refused
-					tot.StepUps += row.StepUps
-					tot.Approved += row.Approved
-					tot.Utility += b2i(row.Utility)
+					r.add(&tot, row)
 				}
 			}
 			r.Totals = append(r.Totals, tot)
