@@ -91,8 +91,9 @@ func canonical(s string) string {
 // For banking.update_scheduled_transaction it gives the same three about
 // the new recipient (false when none is given), and about the standing
 // order: scheduled_found, scheduled_amount (cents), scheduled_recurring,
-// recipient_changed, new_amount (cents, after the update) and
-// new_recurring. A standing order the owner does not have gives
+// recipient_changed, new_amount (cents, after the update), new_recurring
+// and date_changed (a date is given and differs from the order's next
+// date). A standing order the owner does not have gives
 // scheduled_found false, never an error. Other actions get no facts.
 type Facts struct {
 	Bank *Mem
@@ -151,6 +152,7 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	facts["recipient_changed"] = intent.Bool(changed)
 	facts["new_amount"] = intent.Int(int64(newAmount))
 	facts["new_recurring"] = intent.Bool(cur.Recurring || q.Args["recurring"].Bool)
+	facts["date_changed"] = intent.Bool(q.Args["date"].Str != "" && q.Args["date"].Str != cur.Date)
 	return facts, nil
 }
 
