@@ -108,14 +108,14 @@ func newPerson(t *testing.T, b context.Context, name string) *person {
 
 func (p *person) do(steps ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, steps...); err != nil {
+	if err := browsertest.Do(p.ctx, steps...); err != nil {
 		p.t.Fatalf("%s: %v", p.name, err)
 	}
 }
 
 func (p *person) text(sel string) string {
 	p.t.Helper()
-	s, err := chromedp.Run(p.ctx, chromedp.Text(chromedp.CSS(sel)))
+	s, err := browsertest.Run(p.ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {
 		p.t.Fatalf("%s: text of %s: %v", p.name, sel, err)
 	}
@@ -126,7 +126,7 @@ func (p *person) text(sel string) string {
 func (p *person) open(url string) {
 	p.t.Helper()
 	p.do(chromedp.Navigate(url), chromedp.WaitReady(chromedp.CSS("body")))
-	login, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`document.querySelector('#passcode') !== null`))
+	login, err := browsertest.Run(p.ctx, chromedp.Evaluate[bool](`document.querySelector('#passcode') !== null`))
 	if err != nil {
 		p.t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func (p *person) pending(base string) string {
 	p.t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		p.open(base + "/requests")
-		href, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](`(document.querySelector('#pending a') || {href: ''}).href`))
+		href, err := browsertest.Run(p.ctx, chromedp.Evaluate[string](`(document.querySelector('#pending a') || {href: ''}).href`))
 		if err != nil {
 			p.t.Fatal(err)
 		}

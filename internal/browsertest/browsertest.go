@@ -45,13 +45,39 @@ func Start(t *testing.T) context.Context {
 	return bctx
 }
 
+// StepTimeout bounds one step run with Do or Run: a navigation, a click
+// and its wait, one evaluation. A test may take many steps; under load the
+// steps together may well take longer than any one should.
+const StepTimeout = 30 * time.Second
+
 // Tab opens a tab of browser b with its own cookies (a fresh browser
-// context); each step run in it times out after 30s in all.
+// context), and closes it when t ends. The tab has no overall time limit:
+// run its steps with Do and Run, which bound each step by StepTimeout.
 func Tab(t *testing.T, b context.Context) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	ctx, cancel2 := context.WithTimeout(ctx, 30*time.Second)
-	t.Cleanup(cancel2)
+	// The tab is created here, on the tab's own context: a step's deadline
+	// must never become the tab's.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("opening a tab: %v", err)
+	}
 	return ctx
+}
+
+// Do runs steps in tab ctx (from Tab), within StepTimeout in all. It
+// returns chromedp's error, or context.DeadlineExceeded when the steps
+// overran.
+func Do(ctx context.Context, steps ...chromedp.Action[chromedp.Void]) error {
+	sctx, cancel := context.WithTimeout(ctx, StepTimeout)
+	defer cancel()
+	return chromedp.Do(sctx, steps...)
+}
+
+// Run runs the action a (chromedp.Text, chromedp.Evaluate, ...) in tab ctx
+// within StepTimeout and returns its value.
+func Run[T any](ctx context.Context, a chromedp.Action[T]) (T, error) {
+	sctx, cancel := context.WithTimeout(ctx, StepTimeout)
+	defer cancel()
+	return chromedp.Run(sctx, a)
 }
