@@ -21,18 +21,18 @@ import (
 	"github.com/intentplane/intentplane/internal/browsertest"
 )
 
-var screenshot = flag.Bool("screenshot", false, "write docs/approval-page.png from the browser test")
+var screenshot = flag.Bool("screenshot", false, "write docs/approval-page.png and docs/audit-view.png from the browser tests")
 
 func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
+	if err := browsertest.Do(ctx, steps...); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func text(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	s, err := browsertest.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
 	if err != nil {
 		t.Fatalf("text of %s: %v", sel, err)
 	}
@@ -41,7 +41,7 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 
 func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	t.Helper()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	v, err := browsertest.Run(ctx, chromedp.Evaluate[T](js))
 	if err != nil {
 		t.Fatalf("%s: %v", js, err)
 	}
@@ -105,8 +105,22 @@ func TestBrowser(t *testing.T) {
 		tk := f.request(pending(t, 250000, "", intent.LevelConfirm))
 		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, tk.URL, "bob")
-		do(t, ctx, chromedp.Click(chromedp.ID("reject")), chromedp.WaitVisible(chromedp.ID("decided")))
-		if out := f.outcome(tk.ID); out.Status != approvals.StatusRejected || len(out.Approvals) != 0 {
+		do(t, ctx, chromedp.Click(chromedp.ID("reject")), chromedp.WaitVisible(chromedp.ID("confirm-reject")))
+		if out := f.outcome(tk.ID); len(out.Votes) != 0 {
+			t.Fatal("one click on Reject decided")
+		}
+		// The browser itself refuses an empty reason (required); the
+		// reason typed is recorded.
+		do(t, ctx, chromedp.Click(chromedp.ID("confirm-reject")))
+		if got := eval[string](t, ctx, `document.body.id`); got != "page-reject" {
+			t.Fatalf("an empty reason left the confirmation step: %s", got)
+		}
+		do(t, ctx, chromedp.SendKeys(chromedp.ID("reason"), "wrong account"),
+			chromedp.Click(chromedp.ID("confirm-reject")), chromedp.WaitVisible(chromedp.ID("decided")))
+		if got := text(t, ctx, "#reject-reason"); !strings.Contains(got, "wrong account") {
+			t.Fatalf("reason shown %q", got)
+		}
+		if out := f.outcome(tk.ID); out.Status != approvals.StatusRejected || len(out.Approvals) != 0 || out.Votes[0].Reason != "wrong account" {
 			t.Fatalf("outcome %+v", out)
 		}
 	})
@@ -227,7 +241,18 @@ func TestBrowser(t *testing.T) {
 		do(t, ctx, chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
 		ctx2 := browsertest.Tab(t, b)
 		openAs(t, ctx2, tk.URL, "alice")
-		png, err := chromedp.Run(ctx2, chromedp.FullScreenshot(100))
+		// The IBAN in groups of four; the agent's spacing is the same value;
+		// names on file next to the ids that execute.
+		trusted := text(t, ctx2, "#trusted")
+		for _, want := range []string{"DE89 3704 0044 0532 0130 00", "ACME Supplies GmbH", "INV-2290"} {
+			if !strings.Contains(trusted, want) {
+				t.Errorf("trusted values lack %q: %q", want, trusted)
+			}
+		}
+		if iban := eval[string](t, ctx2, `[...document.querySelectorAll('#trusted tbody tr')].find(r => r.querySelector('th').textContent === 'iban').textContent`); strings.Contains(iban, "differs") || !strings.Contains(iban, "same") {
+			t.Errorf("a spacing-only difference is shown as differing: %q", iban)
+		}
+		png, err := browsertest.Run(ctx2, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -262,10 +287,74 @@ func apPending(t *testing.T) approval.Request {
 	return approval.Request{
 		Operation: op, Hash: h, Level: intent.LevelFourEyes, Currency: "EUR",
 		Reason: "payments above 10,000.00 need two people", Requester: "alice",
+		Facts: map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies GmbH"), "bill_ref": intent.Str("INV-2290")},
 		Resolved: []intent.Resolved{
 			{Param: "vendor", Sent: "ACME Supplies", Value: "V-0042", Provenance: intent.Provenance{Source: "registry:vendors", RecordID: "res.partner/42", Version: "7", At: at}},
 			{Param: "bill", Sent: "INV-2290", Value: "INV-2290", Provenance: intent.Provenance{Source: "registry:open_bills", RecordID: "account.move/2290", Version: "3", At: t0.Add(-9 * 24 * time.Hour)}},
 			{Param: "iban", Sent: "DE89 3704 0044 0532 0130 00", Value: "DE89370400440532013000", Provenance: intent.Provenance{Source: "registry:vendor_bank_accounts", RecordID: "res.partner.bank/17", Version: "2", At: at}},
 		},
 	}
+}
+
+func TestBrowserAudit(t *testing.T) {
+	b := browsertest.Start(t)
+	f := auditFixture(t)
+	f.log.checkpoint(t, "emma")
+
+	t.Run("scope", func(t *testing.T) {
+		ctx := browsertest.Tab(t, b)
+		openAs(t, ctx, f.ts.URL+"/requests", "alice")
+		do(t, ctx, chromedp.Click(chromedp.ID("audit-link")), chromedp.WaitVisible(chromedp.ID("decisions")))
+		list := text(t, ctx, "#decisions")
+		if !strings.Contains(list, "ACME Supplies GmbH") || strings.Contains(list, "Bob Secret") {
+			t.Fatalf("alice's decisions %q", list)
+		}
+		if got := text(t, ctx, "#chains"); !strings.Contains(got, "anchored by a signed checkpoint at #3") || strings.Contains(got, "bob") {
+			t.Fatalf("chains %q", got)
+		}
+		do(t, ctx, chromedp.Navigate(f.ts.URL+"/audit/decision?owner=bob&seq=1"), chromedp.WaitVisible(chromedp.ID("title")))
+		if got := text(t, ctx, "#title"); got != "No such decision" {
+			t.Fatalf("bob's decision by id: %q", got)
+		}
+	})
+
+	t.Run("filter and open", func(t *testing.T) {
+		ctx := browsertest.Tab(t, b)
+		openAs(t, ctx, f.ts.URL+"/requests", "carol")
+		do(t, ctx, chromedp.Navigate(f.ts.URL+"/audit"), chromedp.WaitVisible(chromedp.ID("filters")),
+			chromedp.SetValue(chromedp.ID("verdict"), "allow"),
+			chromedp.SendKeys(chromedp.ID("min"), "10000"),
+			chromedp.Click(chromedp.ID("apply")), chromedp.WaitVisible(chromedp.ID("decisions")))
+		if n := eval[int](t, ctx, `document.querySelectorAll('#decisions tbody tr').length`); n != 1 {
+			t.Fatalf("%d decisions allowed from 10,000, want 1", n)
+		}
+		if href := eval[string](t, ctx, `document.querySelector('#export').getAttribute('href')`); href != "/audit.csv?verdict=allow&min=10000" {
+			t.Fatalf("export link %q", href)
+		}
+		do(t, ctx, chromedp.Click(chromedp.CSS("#decisions tbody a")), chromedp.WaitVisible(chromedp.ID("provenance")))
+		if got := text(t, ctx, "#provenance"); !strings.Contains(got, "registry:vendor_bank_accounts") || !strings.Contains(got, "DE89 3704 0044 0532 0130 00") {
+			t.Fatalf("provenance %q", got)
+		}
+		if got := text(t, ctx, "#result"); !strings.Contains(got, "executed") {
+			t.Fatalf("result %q", got)
+		}
+	})
+
+	t.Run("screenshot", func(t *testing.T) {
+		ctx := browsertest.Tab(t, b)
+		openAs(t, ctx, f.ts.URL+"/requests", "carol")
+		do(t, ctx, chromedp.Navigate(f.ts.URL+"/audit"), chromedp.WaitVisible(chromedp.ID("decisions")))
+		png, err := browsertest.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(png) > 300<<10 {
+			t.Fatalf("screenshot is %d bytes, over 300 KB", len(png))
+		}
+		if *screenshot {
+			if err := os.WriteFile("../docs/audit-view.png", png, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }

@@ -77,6 +77,10 @@ type Vote struct {
 	At time.Time
 	// Via names the channel: "page" or "webhook".
 	Via string
+	// Reason is why the approver rejected, as they typed it on the page
+	// (at most 500 bytes, one line); empty for an approval and for a
+	// webhook's decision. The decision's receipt message ends with it.
+	Reason string
 	// Receipt is the receipt recorded for the decision, as stored.
 	Receipt receipt.Receipt
 }

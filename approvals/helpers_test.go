@@ -60,6 +60,7 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 type memLog struct {
 	mu     sync.Mutex
 	chains map[intent.Owner][]receipt.Receipt
+	cps    map[intent.Owner][]receipt.Checkpoint
 	fail   bool
 }
 
@@ -270,5 +271,9 @@ func (c *client) decide(id string, approve bool) page {
 	if m := regexp.MustCompile(`name="operation" value="([0-9a-f]{64})"`).FindStringSubmatch(p.body); m != nil {
 		hash = m[1]
 	}
-	return c.do("POST", "/requests/"+id+"/"+verb, url.Values{"csrf": {csrfOf(c.t, p)}, "operation": {hash}}, nil)
+	form := url.Values{"csrf": {csrfOf(c.t, p)}, "operation": {hash}}
+	if !approve {
+		form.Set("reason", "not the amount agreed")
+	}
+	return c.do("POST", "/requests/"+id+"/"+verb, form, nil)
 }

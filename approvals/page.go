@@ -45,7 +45,7 @@ type session struct {
 }
 
 func parseTemplates() (*template.Template, error) {
-	return template.New("").Funcs(template.FuncMap{}).ParseFS(assets, "templates/*.html")
+	return template.New("").Funcs(template.FuncMap{"list3": func(a, b, c string) []string { return []string{a, b, c} }}).ParseFS(assets, "templates/*.html")
 }
 
 func (s *Server) routes() *echo.Echo {
@@ -64,8 +64,12 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/logout", s.logout, s.auth)
 	e.GET("/requests", s.list, s.auth)
 	e.GET("/requests/:id", s.show, s.auth)
-	e.POST("/requests/:id/approve", func(c echo.Context) error { return s.decideForm(c, true) }, s.auth)
-	e.POST("/requests/:id/reject", func(c echo.Context) error { return s.decideForm(c, false) }, s.auth)
+	e.POST("/requests/:id/approve", s.approveForm, s.auth)
+	e.GET("/requests/:id/reject", s.rejectForm, s.auth)
+	e.POST("/requests/:id/reject", s.rejectPost, s.auth)
+	e.GET("/audit", s.auditList, s.auditOn, s.auth)
+	e.GET("/audit.csv", s.auditCSV, s.auditOn, s.auth)
+	e.GET("/audit/decision", s.auditReceipt, s.auditOn, s.auth)
 	if s.cfg.Callbacks != nil {
 		e.GET("/callbacks", s.callbackForm, s.auth)
 		e.POST("/callbacks", s.recordCallbackForm, s.auth)
@@ -330,8 +334,8 @@ func sessionOf(c echo.Context) *session {
 // become markup or script.
 
 type summaryView struct {
-	ID, Action, Owner, Amount, Level, Status, Expires, Hash, Refusal string
-	Have, Need                                                       int
+	ID, Action, Owner, Amount, Payee, Level, Status, Expires, Hash, Refusal string
+	Have, Need                                                              int
 }
 
 type recentView struct {
@@ -343,6 +347,7 @@ type listView struct {
 	Session   *session
 	CSRF      string
 	Callbacks bool // the page records call-backs
+	Audit     bool // the audit view is on
 	Pending   []summaryView
 	Ended     []summaryView
 	Recent    []recentView
@@ -350,6 +355,8 @@ type listView struct {
 
 type trustedView struct {
 	Param, Value, Quoted, Source, Record, Version, Since, Sent, SentQuoted string
+	Name                                                                   string // the record's name on file (vendor name, bill reference); "" if none
+	Spelled                                                                string // the agent's spelling, when it differs only in spacing
 	Differs                                                                bool
 }
 
@@ -367,15 +374,17 @@ type requestView struct {
 	Others                                                        []argView
 	Facts                                                         []argView
 	Approvers                                                     []string
-	Rejected                                                      string
+	Rejected, RejectReason                                        string
 	Have, Need                                                    int
 	CanDecide, Decided                                            bool
+	Execution                                                     *executionView // nil: not executed yet, or unknown
+	Watch                                                         bool           // approved: the page can tell once it executes
 }
 
 func (s *Server) list(c echo.Context) error {
 	ss := sessionOf(c)
 	now := s.now().UTC()
-	v := listView{Session: ss, CSRF: ss.csrf, Callbacks: s.cfg.Callbacks != nil}
+	v := listView{Session: ss, CSRF: ss.csrf, Callbacks: s.cfg.Callbacks != nil, Audit: s.auditOf() != nil}
 	me := s.approvers[ss.approver]
 	s.mu.Lock()
 	s.prune(now)
@@ -384,7 +393,7 @@ func (s *Server) list(c echo.Context) error {
 		if !me.mayDecide(r.op.Owner) {
 			continue // another owner's: not this approver's to see
 		}
-		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: r.amountText(),
+		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: r.amountText(), Payee: r.payeeText(),
 			Level: string(r.level), Status: string(r.status), Expires: r.expires.Format("15:04:05 UTC"),
 			Hash: r.hash.String()[:16], Refusal: r.refusal, Have: len(r.approvals), Need: r.need()}
 		if r.status == StatusPending {
@@ -459,7 +468,7 @@ func (s *Server) show(c echo.Context) error {
 		if d.Approve {
 			v.Approvers = append(v.Approvers, d.Approver)
 		} else {
-			v.Rejected = d.Approver
+			v.Rejected, v.RejectReason = d.Approver, d.Reason
 		}
 		if d.Approver == ss.approver {
 			v.Decided = true
@@ -472,6 +481,12 @@ func (s *Server) show(c echo.Context) error {
 		// shows no operation at all, only why it was refused.
 		v.Trusted, v.Amounts, v.Others = r.views(now)
 		v.Facts = r.factViews()
+	}
+	if r.status == StatusApproved && s.auditOf() != nil {
+		v.Watch = true
+		if v.Execution, err = s.executionOf(c.Request().Context(), r); err != nil {
+			s.logger.Error("approval page: reading the execution", "id", r.id, "err", err)
+		}
 	}
 	return s.page(c, http.StatusOK, "request", v)
 }
@@ -560,12 +575,17 @@ func (r *request) views(now time.Time) (trusted []trustedView, amounts, others [
 	for _, res := range r.resolved {
 		critical[res.Param] = true
 		tv := trustedView{
-			Param: res.Param, Value: res.Value, Quoted: quoted(res.Value),
+			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: r.nameOf(res.Param),
 			Source: res.Provenance.Source, Record: res.Provenance.RecordID, Version: res.Provenance.Version,
-			Since: age(now, res.Provenance.At), Differs: res.Sent != res.Value,
+			Since: age(now, res.Provenance.At), Differs: !sameSpelling(res.Sent, res.Value),
+		}
+		if tv.Name == res.Value {
+			tv.Name = "" // a reference that is the id itself says nothing more
 		}
 		if tv.Differs {
 			tv.Sent, tv.SentQuoted = res.Sent, quoted(res.Sent)
+		} else if res.Sent != res.Value {
+			tv.Spelled = res.Sent
 		}
 		trusted = append(trusted, tv)
 	}
@@ -596,7 +616,7 @@ func (r *request) factViews() []argView {
 	return out
 }
 
-func (s *Server) decideForm(c echo.Context, approve bool) error {
+func (s *Server) approveForm(c echo.Context) error {
 	ss := sessionOf(c)
 	id := c.Param("id")
 	if !idPattern.MatchString(id) {
@@ -606,7 +626,7 @@ func (s *Server) decideForm(c echo.Context, approve bool) error {
 	if err != nil {
 		return s.decisionError(c, ErrOtherOperation)
 	}
-	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, approve, "page"); err != nil {
+	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, true, "page", ""); err != nil {
 		return s.decisionError(c, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/requests/"+id)

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -129,10 +130,11 @@ type Server struct {
 	lim       *limiter
 	e         *echo.Echo
 	tmpl      *template.Template
-	base      string          // BaseURL, no trailing slash
-	host      string          // BaseURL's host
-	hosts     map[string]bool // every Host accepted (host and its loopback aliases)
-	secure    bool            // BaseURL is https
+	base      string                     // BaseURL, no trailing slash
+	host      string                     // BaseURL's host
+	hosts     map[string]bool            // every Host accepted (host and its loopback aliases)
+	secure    bool                       // BaseURL is https
+	audit     atomic.Pointer[auditState] // nil: no audit view (EnableAudit)
 
 	decideMu sync.Mutex // serializes decisions, so that each sees the last
 
@@ -593,7 +595,9 @@ func (s *Server) Wait(ctx context.Context, id string) (Outcome, error) {
 // hash the approver was shown; it must be the request's. An approval is
 // signed with the approver's key over the operation hash, bound to the
 // mandate and expiring with the request.
-func (s *Server) decide(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via string) (Outcome, error) {
+// decide records approver's vote on request id; reason is a rejection's
+// reason as the approver gave it ("" for an approval, or none given).
+func (s *Server) decide(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via, reason string) (Outcome, error) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	now := s.now().UTC()
@@ -671,12 +675,15 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 		status = StatusRejected
 		rec.Verdict = intent.Deny
 		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", id, approver, via)
+		if reason != "" {
+			rec.Message += " Reason: " + reason
+		}
 	}
 	stored, err := s.log.Append(ctx, rec)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
 	}
-	d := Vote{Approver: approver, Approve: approve, At: now, Via: via, Receipt: stored}
+	d := Vote{Approver: approver, Approve: approve, At: now, Via: via, Reason: reason, Receipt: stored}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if approve {

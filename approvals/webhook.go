@@ -353,7 +353,7 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		reply(http.StatusBadRequest, "malformed operation hash")
 		return
 	}
-	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", "webhook")
+	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", "webhook", "")
 	switch {
 	case err == nil:
 		reply(http.StatusOK, string(out.Status))

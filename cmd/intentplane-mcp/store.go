@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"log/slog"
 	"os"
 
+	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/store/checkpoint"
 	"github.com/intentplane/intentplane/store/embedded"
@@ -20,9 +23,13 @@ type store struct {
 	gateway.Store
 	close func() error
 
-	cp   *checkpoint.Store // nil: no checkpoints
-	stop context.CancelFunc
-	done chan struct{}
+	cp *checkpoint.Store // nil: no checkpoints
+	// audit reads the chains and checkpoints for the page's audit view;
+	// verifier checks the checkpoints (nil: no checkpoint key).
+	audit    approvals.AuditLog
+	verifier receipt.Verifier
+	stop     context.CancelFunc
+	done     chan struct{}
 }
 
 // openStore opens the store [store] names. The PostgreSQL connection
@@ -35,13 +42,14 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 	var sink checkpoint.Sink
 	switch sc.Kind {
 	case "", "mem":
-		s.Store = mem.New(nil)
+		m := mem.New(nil)
+		s.Store, s.audit = m, memAudit{m}
 	case "embedded":
 		st, err := embedded.Open(c.File(sc.Path), embedded.Options{})
 		if err != nil {
 			return nil, c.ErrAt(append(at, "path"), "%v", err)
 		}
-		s.Store, sink, s.close = st, st, st.Close
+		s.Store, sink, s.close, s.audit = st, st, st.Close, st
 	case "postgres":
 		dsn, ok := os.LookupEnv(sc.DSNEnv)
 		if !ok || dsn == "" {
@@ -51,7 +59,7 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 		if err != nil {
 			return nil, c.ErrAt(append(at, "dsn_env"), "%v", err)
 		}
-		s.Store, sink, s.close = st, st, func() error { st.Close(); return nil }
+		s.Store, sink, s.close, s.audit = st, st, func() error { st.Close(); return nil }, st
 	default: // config checked the kind
 		return nil, c.ErrAt(append(at, "kind"), "unknown store %q", sc.Kind)
 	}
@@ -69,8 +77,24 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 			Every: sc.CheckpointEvery, Interval: sc.CheckpointInterval.Duration, Logger: log,
 		})
 		s.Store = s.cp
+		s.verifier = receipt.NewEd25519Verifier(map[string]ed25519.PublicKey{id: priv.Public().(ed25519.PublicKey)})
 	}
 	return s, nil
+}
+
+// auditConfig is the approval page's audit view over the store.
+func (s *store) auditConfig() approvals.AuditConfig {
+	return approvals.AuditConfig{Log: s.audit, Verifier: s.verifier}
+}
+
+// memAudit gives store/mem the methods of approvals.AuditLog: it keeps no
+// checkpoints.
+type memAudit struct{ *mem.Store }
+
+func (m memAudit) Owners(context.Context) ([]intent.Owner, error) { return m.Store.Owners(), nil }
+
+func (memAudit) Checkpoints(context.Context, intent.Owner) ([]receipt.Checkpoint, error) {
+	return nil, nil
 }
 
 // start signs checkpoints every interval until Close, when there is a

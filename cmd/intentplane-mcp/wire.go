@@ -105,6 +105,12 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	if a.page, err = buildPage(c, a.store, w.cbs.sink(), log); err != nil {
 		return nil, err
 	}
+	if a.page != nil {
+		// The page's audit view reads the same store's receipt chains.
+		if err = a.page.srv.EnableAudit(a.store.auditConfig()); err != nil {
+			return nil, err
+		}
+	}
 	if a.gateway, err = buildGateway(c, a.store, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
 		return nil, err
 	}

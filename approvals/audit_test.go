@@ -1,0 +1,331 @@
+package approvals_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/csv"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// The audit view reads memLog as a store: approvals.AuditLog.
+
+func (l *memLog) Owners(context.Context) ([]intent.Owner, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []intent.Owner
+	for o := range l.chains {
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func (l *memLog) Receipts(_ context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.chains[owner]
+	if !ok {
+		return nil, receipt.ErrNotFound
+	}
+	out := []receipt.Receipt{}
+	for _, r := range c {
+		if r.Seq >= from && (limit == 0 || len(out) < limit) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (l *memLog) Checkpoints(_ context.Context, owner intent.Owner) ([]receipt.Checkpoint, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]receipt.Checkpoint{}, l.cps[owner]...), nil
+}
+
+// checkpoint signs the owner's current head with the test checkpoint key.
+func (l *memLog) checkpoint(t *testing.T, owner intent.Owner) {
+	t.Helper()
+	c := l.all(owner)
+	cp, err := receipt.SignCheckpoint(receipt.NewEd25519Signer("cp", checkpointKey), c[len(c)-1], t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cps == nil {
+		l.cps = map[intent.Owner][]receipt.Checkpoint{}
+	}
+	l.cps[owner] = append(l.cps[owner], cp)
+}
+
+var checkpointKey = key(21)
+
+func checkpointVerifier() receipt.Verifier {
+	return receipt.NewEd25519Verifier(map[string]ed25519.PublicKey{"cp": checkpointKey.Public().(ed25519.PublicKey)})
+}
+
+// decision appends a gateway decision to owner's chain: a bill payment of
+// amount (minor units, EUR) to vendor, executed when verdict is allow.
+func (f *fixture) decision(owner intent.Owner, at time.Time, action, vendor, vendorName string, amount intent.Amount, verdict intent.Verdict) receipt.Receipt {
+	f.t.Helper()
+	r := receipt.Receipt{
+		Owner: owner, Time: at, MandateID: "m-" + string(owner), Action: intent.Action(action),
+		Sent: `{"vendor":"` + vendorName + `","amount":"` + intent.FormatAmount(amount, 2) + `"}`,
+		Args: intent.Args{"vendor": intent.Str(vendor), "iban": intent.Str("DE89370400440532013000"), "amount": intent.AmountValue(amount, 2)},
+		Resolved: []intent.Resolved{
+			{Param: "vendor", Sent: vendorName, Value: vendor, Provenance: intent.Provenance{Source: "registry:vendors", RecordID: "res.partner/" + vendor, Version: "4", At: t0.Add(-90 * 24 * time.Hour)}},
+			{Param: "iban", Sent: "DE89 3704 0044 0532 0130 00", Value: "DE89370400440532013000", Provenance: intent.Provenance{Source: "registry:vendor_bank_accounts", RecordID: "res.partner.bank/17", Version: "2"}},
+		},
+		Facts:    map[string]intent.Value{"vendor_name": intent.Str(vendorName), "budget_currency": intent.Str("EUR"), "iban_current": intent.Bool(true)},
+		Verdict:  verdict,
+		Policies: []string{"ap.pay.permit"},
+		Result:   receipt.ResultNotExecuted, Operation: strings.Repeat("ab", 32),
+	}
+	if verdict == intent.Allow {
+		r.Result, r.Output = receipt.ResultExecuted, "payment 17 posted"
+		r.Approvals = []receipt.Evidence{{ID: "ap-1", Approver: "carol", Level: "confirm", IssuedAt: at.Add(-time.Minute)}}
+	} else {
+		r.Code, r.Message = intent.CodeApprovalRequired, "needs approval"
+	}
+	stored, err := f.log.Append(context.Background(), r)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return stored
+}
+
+// auditFixture has two owners, emma and bob, with alice approving for emma
+// only, bob for bob only and carol for every owner.
+func auditFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t, func(c *approvals.Config) {
+		c.Approvers[0].Owners = []intent.Owner{"emma"}
+		c.Approvers[1].Owners = []intent.Owner{"bob"}
+	})
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log, Verifier: checkpointVerifier()}); err != nil {
+		t.Fatal(err)
+	}
+	day := t0.Add(-48 * time.Hour)
+	f.decision("emma", day, "ap.pay_bill", "V-0042", "ACME Supplies GmbH", 1250000, intent.Allow)
+	f.decision("emma", day.Add(time.Hour), "ap.pay_bill", "V-0043", "Papierwerk AG", 90000, intent.StepUp)
+	f.decision("emma", t0, "ap.pay_bill", "V-0044", "=HYPERLINK(\"http://evil\")", 5000, intent.Deny)
+	f.decision("bob", day, "ap.pay_bill", "V-0099", "Bob Secret Vendor", 777700, intent.Allow)
+	return f
+}
+
+func csvRows(t *testing.T, body string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if err != nil {
+		t.Fatalf("export is not CSV: %v\n%s", err, body)
+	}
+	return rows
+}
+
+func TestAuditScope(t *testing.T) {
+	f := auditFixture(t)
+	alice := f.signedIn("alice")
+	p := alice.do("GET", "/audit", nil, nil)
+	if p.code != http.StatusOK || !strings.Contains(p.body, "ACME Supplies GmbH") || !strings.Contains(p.body, "3 decisions") {
+		t.Fatalf("alice's audit list: %d %.2000s", p.code, p.body)
+	}
+	if strings.Contains(p.body, "Bob Secret Vendor") || strings.Contains(p.body, ">bob<") {
+		t.Fatal("alice, approver for emma, sees bob's decisions in the list")
+	}
+	if p := alice.do("GET", "/audit/decision?owner=bob&seq=1", nil, nil); p.code != http.StatusNotFound || strings.Contains(p.body, "Bob Secret") {
+		t.Fatalf("alice opens bob's decision by id: %d", p.code)
+	}
+	if p := alice.do("GET", "/audit/decision?owner=emma&seq=1", nil, nil); p.code != http.StatusOK || !strings.Contains(p.body, "ACME Supplies GmbH") {
+		t.Fatalf("alice opens emma's decision: %d", p.code)
+	}
+	p = alice.do("GET", "/audit.csv", nil, nil)
+	if p.code != http.StatusOK || strings.Contains(p.body, "bob") || strings.Contains(p.body, "Bob Secret") {
+		t.Fatalf("alice's export holds bob's decisions: %d\n%s", p.code, p.body)
+	}
+	if rows := csvRows(t, p.body); len(rows) != 4 {
+		t.Fatalf("alice's export has %d rows, want a header and 3", len(rows))
+	}
+	// Filters never widen the scope.
+	if p := alice.do("GET", "/audit.csv?payee=Bob", nil, nil); len(csvRows(t, p.body)) != 1 {
+		t.Fatalf("a filter for bob's vendor found rows: %s", p.body)
+	}
+	// bob sees only bob's; carol (every owner) sees both.
+	if p := f.signedIn("bob").do("GET", "/audit", nil, nil); !strings.Contains(p.body, "Bob Secret Vendor") || strings.Contains(p.body, "ACME") {
+		t.Fatalf("bob's list: %.1500s", p.body)
+	}
+	if p := f.signedIn("carol").do("GET", "/audit.csv", nil, nil); len(csvRows(t, p.body)) != 5 {
+		t.Fatalf("carol's export: %s", p.body)
+	}
+	// Signed out: nothing.
+	if p := f.client().do("GET", "/audit.csv", nil, nil); p.code != http.StatusSeeOther {
+		t.Fatalf("signed-out export: %d", p.code)
+	}
+}
+
+func TestAuditFilters(t *testing.T) {
+	f := auditFixture(t)
+	c := f.signedIn("carol")
+	count := func(q string) int {
+		t.Helper()
+		p := c.do("GET", "/audit.csv?"+q, nil, nil)
+		if p.code != http.StatusOK {
+			t.Fatalf("%s: %d %s", q, p.code, p.body)
+		}
+		return len(csvRows(t, p.body)) - 1
+	}
+	for q, want := range map[string]int{
+		"":                              4,
+		"verdict=allow":                 2,
+		"verdict=step_up":               1,
+		"action=ap.pay_bill":            4,
+		"action=ap.change":              0,
+		"from=2026-11-30":               1,
+		"to=2026-11-28":                 3,
+		"from=2026-11-28&to=2026-11-28": 3,
+		"payee=papierwerk":              1,
+		"payee=V-0042":                  1,
+		"min=12500.00":                  1,
+		"min=900&max=7777":              2,
+		"max=50":                        1,
+		"min=50.00&max=50.00":           1,
+		"verdict=deny&payee=acme":       0,
+	} {
+		if got := count(q); got != want {
+			t.Errorf("%q: %d decisions, want %d", q, got, want)
+		}
+	}
+	for _, q := range []string{"from=30.11.2026", "verdict=maybe", "min=1,000", "max=-5", "min=1e3"} {
+		if p := c.do("GET", "/audit?"+q, nil, nil); p.code != http.StatusBadRequest || !strings.Contains(p.body, `id="error"`) {
+			t.Errorf("%q: %d, want 400 with the error shown", q, p.code)
+		}
+	}
+}
+
+func TestAuditCSVNeutralisesFormulas(t *testing.T) {
+	f := auditFixture(t)
+	p := f.signedIn("alice").do("GET", "/audit.csv?verdict=deny", nil, nil)
+	if !strings.Contains(p.hdr.Get("Content-Type"), "text/csv") || !strings.Contains(p.hdr.Get("Content-Disposition"), "attachment") {
+		t.Fatalf("headers %v", p.hdr)
+	}
+	if !strings.Contains(p.body, "\r\n") {
+		t.Fatal("rows are not CRLF-terminated (RFC 4180)")
+	}
+	rows := csvRows(t, p.body)
+	if len(rows) != 2 {
+		t.Fatalf("rows %q", rows)
+	}
+	payee := rows[1][slices.Index(rows[0], "payee")]
+	if !strings.HasPrefix(payee, `'=HYPERLINK("http://evil")`) {
+		t.Fatalf("a formula reached the export: %q", payee)
+	}
+	for _, cell := range rows[1] {
+		if cell != "" && strings.ContainsRune("=+-@", rune(cell[0])) {
+			t.Fatalf("cell %q would run as a formula", cell)
+		}
+	}
+}
+
+func TestAuditChainStatus(t *testing.T) {
+	f := auditFixture(t)
+	c := f.signedIn("carol")
+	p := c.do("GET", "/audit", nil, nil)
+	if !strings.Contains(p.body, "not anchored") {
+		t.Fatalf("a chain without checkpoint: %.3000s", p.body)
+	}
+	f.log.checkpoint(t, "emma")
+	p = c.do("GET", "/audit", nil, nil)
+	if !strings.Contains(p.body, "anchored by a signed checkpoint at #3") {
+		t.Fatalf("a checkpointed chain: %.3000s", p.body)
+	}
+	// Edit emma's first receipt in place (its amount), keeping its hash:
+	// the view says the chain is broken.
+	f.log.mu.Lock()
+	f.log.chains["emma"][0].Args["amount"] = intent.AmountValue(1, 2)
+	f.log.mu.Unlock()
+	p = c.do("GET", "/audit", nil, nil)
+	if !strings.Contains(p.body, "BROKEN") || !strings.Contains(p.body, "edited") {
+		t.Fatalf("an edited chain: %.3000s", p.body)
+	}
+	if p := c.do("GET", "/audit/decision?owner=emma&seq=2", nil, nil); !strings.Contains(p.body, "BROKEN") {
+		t.Fatalf("the decision page of a broken chain: %.2000s", p.body)
+	}
+}
+
+func TestAuditDecisionPage(t *testing.T) {
+	f := auditFixture(t)
+	p := f.signedIn("alice").do("GET", "/audit/decision?"+url.Values{"owner": {"emma"}, "seq": {"1"}}.Encode(), nil, nil)
+	for _, want := range []string{
+		"ACME Supplies GmbH",            // payee name and what the agent sent
+		"DE89 3704 0044 0532 0130 00",   // the IBAN that executed, grouped
+		"registry:vendor_bank_accounts", // its provenance
+		"res.partner.bank/17",
+		"iban_current",      // a fact
+		"ap.pay.permit",     // the policy
+		"carol",             // the approval
+		"payment 17 posted", // the result
+		"12,500.00",
+	} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("decision page lacks %q", want)
+		}
+	}
+	// The vendor's name resolved to its id differs; the IBAN spelt with
+	// spaces does not.
+	if n := strings.Count(p.body, `class="differs"`); n != 1 {
+		t.Errorf("%d values shown as differing, want 1 (the vendor's name for its id)", n)
+	}
+	for _, q := range []string{"owner=emma&seq=9", "owner=emma&seq=0", "owner=emma&seq=x", "owner=nobody&seq=1", "seq=1"} {
+		if p := f.signedIn("alice").do("GET", "/audit/decision?"+q, nil, nil); p.code != http.StatusNotFound {
+			t.Errorf("%q: %d", q, p.code)
+		}
+	}
+}
+
+func TestAuditOff(t *testing.T) {
+	f := newFixture(t, nil)
+	c := f.signedIn("alice")
+	for _, path := range []string{"/audit", "/audit.csv", "/audit/decision?owner=emma&seq=1"} {
+		if p := c.do("GET", path, nil, nil); p.code != http.StatusNotFound {
+			t.Errorf("%s without EnableAudit: %d", path, p.code)
+		}
+	}
+	if err := f.srv.EnableAudit(approvals.AuditConfig{}); err == nil {
+		t.Error("EnableAudit without a log")
+	}
+}
+
+func TestExecutionShownAfterApproval(t *testing.T) {
+	f := auditFixture(t)
+	p := pending(t, 150000, "", intent.LevelConfirm)
+	tk := f.request(p)
+	alice := f.signedIn("alice")
+	if r := alice.decide(tk.ID, true); r.code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", r.code)
+	}
+	page := alice.do("GET", "/requests/"+tk.ID, nil, nil)
+	if !strings.Contains(page.body, "not executed yet") {
+		t.Fatalf("before execution: %.3000s", page.body)
+	}
+	// Another operation executing changes nothing.
+	f.decision("emma", t0, "pay.send", "V-1", "Other", 100, intent.Allow)
+	if page := alice.do("GET", "/requests/"+tk.ID, nil, nil); !strings.Contains(page.body, "not executed yet") {
+		t.Fatal("another operation's execution is shown as this one's")
+	}
+	// The front door executes it: the gateway's receipt names the hash.
+	if _, err := f.log.Append(context.Background(), receipt.Receipt{Owner: "emma", Time: t0, Action: "pay.send", Verdict: intent.Allow,
+		Operation: p.Hash.String(), Result: receipt.ResultExecuted, Output: "transfer 991 sent"}); err != nil {
+		t.Fatal(err)
+	}
+	page = alice.do("GET", "/requests/"+tk.ID, nil, nil)
+	if !strings.Contains(page.body, "Executed") || !strings.Contains(page.body, "transfer 991 sent") {
+		t.Fatalf("after execution: %.3000s", page.body)
+	}
+}

@@ -1,0 +1,55 @@
+package approvals
+
+import (
+	"testing"
+
+	"github.com/intentplane/intentplane/core/intent"
+)
+
+func TestDisplayValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"DE89370400440532013000":      "DE89 3704 0044 0532 0130 00",
+		"GB29NWBK60161331926819":      "GB29 NWBK 6016 1331 9268 19",
+		"DE89 3704 0044 0532 0130 00": "DE89 3704 0044 0532 0130 00", // not electronic: as it is
+		"DE89370400440532013001":      "DE89370400440532013001",      // bad check digits: never dressed up
+		"V-0042":                      "V-0042",
+		"":                            "",
+	} {
+		if got := displayValue(in); got != want {
+			t.Errorf("displayValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestSameSpelling(t *testing.T) {
+	const iban = "DE89370400440532013000"
+	for sent, want := range map[string]bool{
+		iban:                            true,
+		"DE89 3704 0044 0532 0130 00":   true,
+		"de89 3704 0044 0532 0130 00":   true,
+		"DE89\u00a03704004405320130 00": true,  // a no-break space is spacing
+		"DE89 3704 0044 0532 0130 01":   false, // another account
+		"DE89 37O4 0044 0532 0130 00":   false, // a letter O for a zero
+		"DE89\u200b370400440532013000":  false, // a zero-width space
+		"":                              false,
+	} {
+		if got := sameSpelling(sent, iban); got != want {
+			t.Errorf("sameSpelling(%q) = %v, want %v", sent, got, want)
+		}
+	}
+	if sameSpelling("ACME Supplies", "V-0042") || !sameSpelling("V-0042", "V-0042") {
+		t.Error("a non-IBAN is compared exactly")
+	}
+}
+
+func TestNameOf(t *testing.T) {
+	r := &request{facts: map[string]intent.Value{
+		"vendor_name": intent.Str("ACME Supplies GmbH"), "bill_ref": intent.Str("INV-2290"),
+		"payee_name": intent.Int(3), // not a string: not a name
+	}}
+	for param, want := range map[string]string{"vendor": "ACME Supplies GmbH", "bill": "INV-2290", "payee": "", "iban": ""} {
+		if got := r.nameOf(param); got != want {
+			t.Errorf("nameOf(%q) = %q, want %q", param, got, want)
+		}
+	}
+}
