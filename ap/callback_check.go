@@ -74,3 +74,25 @@ func callbackVendor(ctx context.Context, src erp.Reader, company, s string) (erp
 	}
 	return FindVendor(ctx, src, company, name)
 }
+
+// VendorOnFile returns the company's vendor named by vendor (its ID in the
+// ERP, or its name as the pack resolves names), for a person to see the
+// phone number on file before calling back. It returns a
+// *CallbackCheckError (Field "vendor") when no single vendor matches or
+// the vendor has no phone on file, and src's error when the ERP cannot be
+// read.
+func VendorOnFile(ctx context.Context, src erp.Reader, company, vendor string) (erp.Vendor, error) {
+	v, err := callbackVendor(ctx, src, company, vendor)
+	if errors.Is(err, resolve.ErrNoMatch) {
+		return erp.Vendor{}, &CallbackCheckError{Field: "vendor", Text: fmt.Sprintf(
+			"No vendor of %s has this ID or name in the ERP (or several share the name: use the ID).", company)}
+	}
+	if err != nil {
+		return erp.Vendor{}, err
+	}
+	if v.Phone == "" {
+		return erp.Vendor{}, &CallbackCheckError{Field: "vendor", Text: "This vendor has no phone number on file in the ERP, so no call-back can be made to it. " +
+			"The accounting team adds the vendor's known number in the ERP first."}
+	}
+	return v, nil
+}

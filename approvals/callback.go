@@ -119,11 +119,16 @@ type callbacksView struct {
 	Field    string
 	Recorded *callbackView
 	Recent   []callbackView
+	Lookup   bool           // the sink tells the phone on file (PhoneDirectory)
+	OnFile   *CallbackEntry // the vendor looked up: ID, name, phone on file
 }
 
 func (s *Server) callbackForm(c echo.Context) error {
 	ss := sessionOf(c)
 	v := s.callbacksView(ss)
+	if err := s.lookUpPhone(c, s.approvers[ss.approver], &v); err != nil {
+		return err
+	}
 	if id := c.QueryParam("recorded"); idPattern.MatchString(id) {
 		for i := range v.Recent {
 			if v.Recent[i].ID == id {

@@ -21,6 +21,16 @@ func TestBrowserCallback(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('#company').tagName + ':' + document.querySelector('#company').value`); got != "SELECT:emma" {
 		t.Fatalf("company field %q", got)
 	}
+	// The number to call is the one on file, shown before the call.
+	do(t, ctx, chromedp.SendKeys(chromedp.ID("lookup-vendor"), "acme"),
+		chromedp.Click(chromedp.ID("lookup")), chromedp.WaitVisible(chromedp.ID("phone-on-file")))
+	if got := text(t, ctx, "#phone-on-file"); got != "+49 30 1234567" {
+		t.Fatalf("phone on file %q", got)
+	}
+	if got := eval[string](t, ctx, `document.querySelector('#phone').value + '|' + document.querySelector('#vendor').value`); got != "|acme" {
+		t.Fatalf("after the look-up, phone|vendor fields %q: the dialled number must be typed", got)
+	}
+	do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('#vendor').value = ''`))
 
 	// The number from the email first: refused, nothing recorded.
 	do(t, ctx,

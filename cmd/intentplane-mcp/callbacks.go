@@ -6,6 +6,7 @@ import (
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 )
 
@@ -21,8 +22,9 @@ type callbackBook struct {
 }
 
 var (
-	_ approvals.CallbackSink = (*callbackBook)(nil)
-	_ ap.Callbacks           = (*callbackBook)(nil)
+	_ approvals.CallbackSink   = (*callbackBook)(nil)
+	_ approvals.PhoneDirectory = (*callbackBook)(nil)
+	_ ap.Callbacks             = (*callbackBook)(nil)
 )
 
 // forPack remembers src, the ERP of the ap pack being mounted, and returns
@@ -67,4 +69,18 @@ func (b *callbackBook) RecordCallback(ctx context.Context, e approvals.CallbackE
 		ID: e.ID, Company: string(e.Owner), Vendor: e.Vendor, Number: e.IBAN,
 		Phone: e.Phone, CalledBy: e.CalledBy, At: e.At,
 	})
+}
+
+// PhoneOnFile implements approvals.PhoneDirectory with ap.VendorOnFile
+// over the pack's ERP.
+func (b *callbackBook) PhoneOnFile(ctx context.Context, owner intent.Owner, vendor string) (approvals.CallbackEntry, error) {
+	v, err := ap.VendorOnFile(ctx, b.src, string(owner), vendor)
+	var ce *ap.CallbackCheckError
+	if errors.As(err, &ce) {
+		return approvals.CallbackEntry{}, &approvals.CallbackError{Field: ce.Field, Text: ce.Text, Err: err}
+	}
+	if err != nil {
+		return approvals.CallbackEntry{}, err
+	}
+	return approvals.CallbackEntry{Owner: owner, Vendor: v.ID, VendorName: v.Name, Phone: v.Phone}, nil
 }
