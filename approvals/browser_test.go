@@ -252,18 +252,7 @@ func TestBrowser(t *testing.T) {
 		if iban := eval[string](t, ctx2, `[...document.querySelectorAll('#trusted tbody tr')].find(r => r.querySelector('th').textContent === 'iban').textContent`); strings.Contains(iban, "differs") || !strings.Contains(iban, "same") {
 			t.Errorf("a spacing-only difference is shown as differing: %q", iban)
 		}
-		png, err := browsertest.Run(ctx2, chromedp.FullScreenshot(100))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(png) > 300<<10 {
-			t.Fatalf("screenshot is %d bytes, over 300 KB", len(png))
-		}
-		if *screenshot {
-			if err := os.WriteFile("../docs/approval-page.png", png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		shoot(t, ctx2, "../docs/approval-page.png")
 	})
 }
 
@@ -344,17 +333,24 @@ func TestBrowserAudit(t *testing.T) {
 		ctx := browsertest.Tab(t, b)
 		openAs(t, ctx, f.ts.URL+"/requests", "carol")
 		do(t, ctx, chromedp.Navigate(f.ts.URL+"/audit"), chromedp.WaitVisible(chromedp.ID("decisions")))
-		png, err := browsertest.Run(ctx, chromedp.FullScreenshot(100))
-		if err != nil {
+		shoot(t, ctx, "../docs/audit-view.png")
+	})
+}
+
+// shoot takes a full-page screenshot of tab ctx, at most 300 KB, and
+// writes it to path with -screenshot.
+func shoot(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	png, err := browsertest.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(png) > 300<<10 {
+		t.Fatalf("screenshot is %d bytes, over 300 KB", len(png))
+	}
+	if *screenshot {
+		if err := os.WriteFile(path, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if len(png) > 300<<10 {
-			t.Fatalf("screenshot is %d bytes, over 300 KB", len(png))
-		}
-		if *screenshot {
-			if err := os.WriteFile("../docs/audit-view.png", png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	}
 }

@@ -616,7 +616,11 @@ func (r *request) factViews() []argView {
 	return out
 }
 
-func (s *Server) approveForm(c echo.Context) error {
+func (s *Server) approveForm(c echo.Context) error { return s.voteForm(c, true, "") }
+
+// voteForm records the signed-in approver's vote on the request the path
+// names, over the operation hash the form carried, then shows the request.
+func (s *Server) voteForm(c echo.Context, approve bool, reason string) error {
 	ss := sessionOf(c)
 	id := c.Param("id")
 	if !idPattern.MatchString(id) {
@@ -626,7 +630,7 @@ func (s *Server) approveForm(c echo.Context) error {
 	if err != nil {
 		return s.decisionError(c, ErrOtherOperation)
 	}
-	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, true, "page", ""); err != nil {
+	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, approve, "page", reason); err != nil {
 		return s.decisionError(c, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/requests/"+id)

@@ -56,19 +56,7 @@ func (s *Server) rejectPost(c echo.Context) error {
 	case reason == "":
 		return s.showReject(c, http.StatusBadRequest, "", "Say why you reject it: the reason is recorded with your decision.")
 	}
-	ss := sessionOf(c)
-	id := c.Param("id")
-	if !idPattern.MatchString(id) {
-		return s.decisionError(c, ErrNotFound)
-	}
-	shown, err := intent.ParseOperationHash(c.FormValue("operation"))
-	if err != nil {
-		return s.decisionError(c, ErrOtherOperation)
-	}
-	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, false, "page", reason); err != nil {
-		return s.decisionError(c, err)
-	}
-	return c.Redirect(http.StatusSeeOther, "/requests/"+id)
+	return s.voteForm(c, false, reason)
 }
 
 // payeeText names who r pays, for the request list: each payee argument's
