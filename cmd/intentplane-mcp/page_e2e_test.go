@@ -140,15 +140,19 @@ func (p *person) open(url string) {
 	}
 }
 
-// decide opens the request at url and approves (or rejects) it.
+// decide opens the request at url and approves (or rejects, with a
+// reason) it.
 func (p *person) decide(url string, approve bool) {
 	p.t.Helper()
 	p.open(url)
-	button := "reject"
 	if approve {
-		button = "approve"
+		p.do(chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+		return
 	}
-	p.do(chromedp.Click(chromedp.ID(button)), chromedp.WaitVisible(chromedp.ID("decided")))
+	// A rejection asks why, then is confirmed.
+	p.do(chromedp.Click(chromedp.ID("reject")), chromedp.WaitVisible(chromedp.ID("reason")),
+		chromedp.SendKeys(chromedp.ID("reason"), "not what we agreed"),
+		chromedp.Click(chromedp.ID("confirm-reject")), chromedp.WaitVisible(chromedp.ID("decided")))
 }
 
 // pending waits until the page lists a pending request and returns its
@@ -271,7 +275,10 @@ func TestApprovalPageWaitZero(t *testing.T) {
 func TestApprovalPageWait(t *testing.T) {
 	t.Parallel()
 	b := browsertest.Start(t)
-	e := newPageEnv(t, 30, "")
+	// The call waits up to 120 s: two people sign in and approve in the
+	// browser meanwhile, which under -race on a loaded machine took over
+	// 30 s. It returns as soon as the second approval lands.
+	e := newPageEnv(t, 120, "")
 	_, ck, err := ed25519.GenerateKey(nil)
 	if err != nil {
 		t.Fatal(err)
