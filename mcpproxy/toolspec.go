@@ -22,7 +22,8 @@ type ToolSpec struct {
 	// Description replaces the downstream's description; empty keeps it.
 	Description string
 	// Budget names the amount parameter reserved against the mandate's
-	// budget; empty means the tool spends nothing.
+	// budget; empty means the tool spends nothing, which Contract allows
+	// only for a tool without amount parameters or a ReadOnly one.
 	Budget string
 	// ReadOnly tools change nothing (pass-through reads).
 	ReadOnly bool
@@ -153,6 +154,9 @@ func (s ToolSpec) Contract(raw RawTool, registries map[string]string) (*contract
 			p.Doc = doc.Description
 		}
 		if ps.Type == "amount" {
+			if !s.ReadOnly && s.Budget == "" {
+				return nil, nil, &SpecError{Param: ps.Name, Field: "type", Msg: fmt.Sprintf("tool %q takes the amount %q but has no budget binding: its payments would bypass the mandate's budget and every amount rule of the policy. Set budget = %q on the tool (or read_only = true if it moves no money)", raw.Name, ps.Name, ps.Name)}
+			}
 			f, err := ParseAmountFormat(ps.Format)
 			if err != nil {
 				return nil, nil, &SpecError{Param: ps.Name, Field: "format", Err: err}

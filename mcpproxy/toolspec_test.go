@@ -102,6 +102,10 @@ func TestToolSpecContractErrors(t *testing.T) {
 		{"source of no kind", func(s *mcpproxy.ToolSpec) { s.Params[0].Sources[1] = "payees" }, "recipient_iban", "sources", `source "payees" is not registry:NAME or mandate:CLAIM`, nil},
 		{"source without a name", func(s *mcpproxy.ToolSpec) { s.Params[0].Sources[1] = "mandate:" }, "recipient_iban", "sources", `source "mandate:" is not registry:NAME or mandate:CLAIM`, nil},
 		{"action not pack.verb", func(s *mcpproxy.ToolSpec) { s.Action = "send_money" }, "", "", "action must look like pack.verb", contract.ErrInvalidContract},
+		// Issue 14: a payment tool without a budget binding paid 3 x
+		// 15,000.00 under a 12,000.00 mandate with no confirmation.
+		{"amount without a budget binding", func(s *mcpproxy.ToolSpec) { s.Budget = "" }, "amount", "type",
+			`tool "send_money" takes the amount "amount" but has no budget binding`, nil},
 		{"budget of no parameter", func(s *mcpproxy.ToolSpec) { s.Budget = "total" }, "", "", "", contract.ErrInvalidContract},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

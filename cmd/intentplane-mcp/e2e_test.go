@@ -699,6 +699,12 @@ func TestConfigErrors(t *testing.T) {
 		{"critical without sources", `sources = ["registry:payees"]`, "", "[tools.send_money.params.recipient_iban]", `critical parameter "recipient_iban" has no sources`},
 		{"tool not downstream", "[tools.get_balance]", "[tools.get_balances]", "[tools.get_balances]", `server "bank" has no tool "get_balances"`},
 		{"unknown registry", `sources = ["registry:payees"]`, `sources = ["registry:vendors"]`, "registry:vendors", `unknown registry "vendors"`},
+		// Issue 14: without the budget binding, three payments of
+		// 15,000.00 executed under a 12,000.00 mandate, unconfirmed.
+		{"amount without budget", "budget = \"amount\"\n", "", `type = "amount"`, `tool "send_money" takes the amount "amount" but has no budget binding`},
+		// Issue 14: an action missing from the schema passed --check, then
+		// every call answered "policy could not decide".
+		{"action not in the schema", `action = "bank.get_balance"`, `action = "bank.get_balances"`, `action = "bank.get_balances"`, `action "bank.get_balances" is not declared in the policy's schema`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -719,6 +725,48 @@ func TestConfigErrors(t *testing.T) {
 				t.Errorf("got %q, want it to contain %q", out, want)
 			}
 		})
+	}
+}
+
+// TestCheckFourEyes: the operator's policy can ask for four eyes, which
+// the client's user alone can never give; --check refuses at the policy's
+// line until two page approvers are configured.
+func TestCheckFourEyes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	pol := filepath.Join(e.dir, "policy", "policy.cedar")
+	before := readFile(t, pol)
+	writeFile(t, pol, before+`
+@id("four-eyes-huge")
+@approval("four_eyes")
+@reason("huge payments need two people")
+forbid (principal, action == Action::"bank.send_money", resource)
+when { context.amount > 5000000 }
+unless { context.approval.four_eyes };
+`)
+	line := 1 + strings.Count(before, "\n") + 1
+	out, err := exec.Command(bins.proxy, "--config", e.config, "--check").CombinedOutput()
+	want := fmt.Sprintf("policy.cedar:%d: policy \"four-eyes-huge\" can ask for four eyes, but 0 page approver(s)", line)
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("--check: %v\n%s\nwant %q", err, out, want)
+	}
+}
+
+// TestCheckRegistryWarning: a registry without a record for the mandate's
+// owner is a warning, not an error.
+func TestCheckRegistryWarning(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	writeFile(t, filepath.Join(e.dir, "payees.json"), `{"globex": ["FR14 2004 1010 0505 0001 3M02 606"]}`)
+	cfg := readFile(t, e.config)
+	line := 1 + strings.Count(cfg[:strings.Index(cfg, "[registries.payees]")], "\n")
+	out, err := exec.Command(bins.proxy, "--config", e.config, "--check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("--check: %v\n%s", err, out)
+	}
+	want := fmt.Sprintf(`intentplane.toml:%d: registry "payees"`, line)
+	if !strings.Contains(string(out), "warning: ") || !strings.Contains(string(out), want) || !strings.Contains(string(out), `no record for the mandate's owner "northwind"`) {
+		t.Errorf("--check output %q lacks the warning %q", out, want)
 	}
 }
 

@@ -111,6 +111,11 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 			return nil, err
 		}
 	}
+	// After the page, whose approvers it counts (and checks first).
+	if err := checkDecidable(c, w.packs, w.proxied, m.Owner, stderr); err != nil {
+		return nil, err
+	}
+	warnRegistries(c, w.regs, m.Owner, stderr)
 	if a.gateway, err = buildGateway(c, a.store, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
 		return nil, err
 	}
@@ -127,6 +132,8 @@ type wiring struct {
 	tools       []namedTool // in file order
 	mounts      []odooMount
 	cbs         *callbackBook // call-backs recorded on the page, read by the ap pack
+	regs        map[string]*filereg.Registry
+	proxied     string // the proxied tools' pack, "" without [tools]
 }
 
 // namedTool is a tool with the server it comes from, for names that
@@ -184,7 +191,7 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 // proxyTools turns the [tools] of downstream servers into one pack: their
 // contracts, the routes that forward them and the tools the client sees.
 func (w *wiring) proxyTools(c *config.Config) error {
-	regs, regNorm, err := loadRegistries(c)
+	regs, regNorm, err := w.loadRegistries(c)
 	if err != nil || len(c.Tools) == 0 {
 		return err
 	}
@@ -208,6 +215,7 @@ func (w *wiring) proxyTools(c *config.Config) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return c.ErrAt([]string{"policy", "dir"}, "policy directory %s does not exist", dir)
 	}
+	w.proxied = name
 	w.packs = append(w.packs, gateway.Pack{Name: name, Contracts: contracts, Policies: os.DirFS(dir), Registries: regs, Executor: fwd})
 	return nil
 }
@@ -273,9 +281,9 @@ func specError(c *config.Config, at []string, err error) error {
 }
 
 // loadRegistries reads the [registries] files; regNorm maps each to the
-// name of its normalizer.
-func loadRegistries(c *config.Config) (regs map[string]resolve.Registry, regNorm map[string]string, err error) {
-	regs, regNorm = map[string]resolve.Registry{}, map[string]string{}
+// name of its normalizer; w.regs keeps them for warnRegistries.
+func (w *wiring) loadRegistries(c *config.Config) (regs map[string]resolve.Registry, regNorm map[string]string, err error) {
+	regs, regNorm, w.regs = map[string]resolve.Registry{}, map[string]string{}, map[string]*filereg.Registry{}
 	for _, name := range config.Ordered(c, []string{"registries"}, c.Registries) {
 		rc := c.Registries[name]
 		norm, _ := mcpproxy.Normalizer(rc.Normalizer) // known: config checked it
@@ -283,7 +291,7 @@ func loadRegistries(c *config.Config) (regs map[string]resolve.Registry, regNorm
 		if err != nil {
 			return nil, nil, c.ErrAt([]string{"registries", name, "file"}, "%v", err)
 		}
-		regs[name], regNorm[name] = r, rc.Normalizer
+		regs[name], regNorm[name], w.regs[name] = r, rc.Normalizer, r
 	}
 	return regs, regNorm, nil
 }

@@ -162,3 +162,8 @@ func attrValues(m map[string]any) (map[string]intent.Value, error) {
 	}
 	return out, nil
 }
+
+// Has reports whether the registry holds at least one record for owner. A
+// front door warns at start when the session's owner has none: every
+// lookup for that owner would then answer resolve.ErrNoMatch.
+func (r *Registry) Has(owner intent.Owner) bool { return len(r.byOwner[owner]) > 0 }

@@ -141,3 +141,16 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load of a missing file = %v", err)
 	}
 }
+
+func TestHas(t *testing.T) {
+	t.Parallel()
+	r, err := filereg.Read([]byte(`{"northwind": ["DE89 3704 0044 0532 0130 00"], "empty": []}`), normalize.IBAN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for owner, want := range map[intent.Owner]bool{"northwind": true, "empty": false, "globex": false} {
+		if got := r.Has(owner); got != want {
+			t.Errorf("Has(%q) = %v, want %v", owner, got, want)
+		}
+	}
+}

@@ -334,6 +334,9 @@ func (c *Config) ErrAt(path []string, format string, a ...any) error {
 	return &Error{File: c.path, Line: c.pos.line(path), Msg: fmt.Sprintf(format, a...)}
 }
 
+// Path is the configuration file's path, as given to Load.
+func (c *Config) Path() string { return c.path }
+
 // File resolves a path relative to the configuration's directory; empty
 // and absolute paths are returned as they are.
 func (c *Config) File(p string) string {
