@@ -21,7 +21,8 @@ type mandateCmd struct {
 }
 
 type mandateKeygenCmd struct {
-	Out string `required:"" help:"File to write the private key to (mode 0600); the public key is printed and written to FILE.pub."`
+	Out   string `required:"" help:"File to write the private key to (mode 0600); the public key is printed and written to FILE.pub."`
+	Force bool   `help:"Overwrite FILE and FILE.pub when they exist (the old private key is lost)."`
 }
 
 func (c *mandateKeygenCmd) Run(e *env) error {
@@ -29,14 +30,39 @@ func (c *mandateKeygenCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.Out, []byte(mandate.EncodePrivateKey(priv)+"\n"), 0o600); err != nil {
+	if !c.Force {
+		for _, f := range []string{c.Out, c.Out + ".pub"} {
+			if _, err := os.Lstat(f); err == nil {
+				return fmt.Errorf("%s exists: a key file is never overwritten without --force (its old key would be lost)", f)
+			}
+		}
+	}
+	if err := writeKey(c.Out, mandate.EncodePrivateKey(priv), 0o600, c.Force); err != nil {
 		return err
 	}
-	if err := os.WriteFile(c.Out+".pub", []byte(mandate.EncodePublicKey(pub)+"\n"), 0o644); err != nil {
+	if err := writeKey(c.Out+".pub", mandate.EncodePublicKey(pub), 0o644, c.Force); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "private key: %s\npublic key:  %s (%s.pub)\n", c.Out, mandate.EncodePublicKey(pub), c.Out)
 	return nil
+}
+
+// writeKey writes key and a newline to path with perm; without force it
+// creates the file exclusively, so a file appearing meanwhile is kept.
+func writeKey(path, key string, perm os.FileMode, force bool) error {
+	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flag, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(key + "\n"); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 type mandateIssueCmd struct {
@@ -44,8 +70,9 @@ type mandateIssueCmd struct {
 	Issuer   string        `required:"" help:"Issuer key id, as the gateway knows it."`
 	Audience string        `default:"intentplane" help:"Gateway the mandate is for."`
 	Owner    string        `required:"" help:"Owner every lookup is scoped to (a customer, a company, a clinician)."`
-	Scope    []string      `required:"" help:"Allowed actions, comma separated (banking.send_money,...)."`
-	Budget   string        `default:"EUR 0.00" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00'."`
+	Scope    []string      `required:"" help:"Allowed actions, comma separated (banking.send_money,...): actions of the built-in packs or of the --policy schema."`
+	Policy   string        `type:"path" help:"An operator's policy directory (its schema.cedarschema): its actions may be named in --scope too." placeholder:"DIR"`
+	Budget   string        `required:"" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00' ('EUR 0.00' for a mandate that spends nothing)."`
 	Claim    []string      `help:"A claim value as name=value (repeatable; repeat a name for several values), e.g. --claim payees=GB29NWBK60161331926819." sep:"none"`
 	Mode     string        `default:"known_counterparties" enum:"strict,known_counterparties" help:"strict: critical values only from the mandate; known_counterparties: also from registries."`
 	TTL      time.Duration `default:"8h" help:"Validity from now."`
@@ -68,8 +95,15 @@ func (c *mandateIssueCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	known, err := builtinActions(c.Policy)
+	if err != nil {
+		return err
+	}
 	m, err := buildMandate(c.Issuer, c.Audience, intent.Owner(c.Owner), c.Scope, budget, claims, mandate.Mode(c.Mode), time.Now(), c.TTL)
 	if err != nil {
+		return err
+	}
+	if m.Claims, err = known.check(m.Scope, m.Claims); err != nil {
 		return err
 	}
 	tok, err := mandate.Issue(m, c.Issuer, priv)

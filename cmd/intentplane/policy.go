@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/policy"
@@ -11,25 +12,36 @@ import (
 )
 
 type policyCmd struct {
-	Test   policyTestCmd   `cmd:"" help:"Load a pack's policy (parse + schema validation) and run its tests/*.json."`
-	Mutate policyMutateCmd `cmd:"" help:"Neutralise each forbid, remove each guard and each condition, one at a time; fail if a mutant survives the pack's tests."`
+	Test   policyTestCmd   `cmd:"" help:"Load a policy (parse + schema validation) and run its tests/*.json."`
+	Mutate policyMutateCmd `cmd:"" help:"Neutralise each forbid, remove each guard and each condition, one at a time; fail if a mutant survives the policy's tests."`
+}
+
+// policySource names a policy: a built-in pack's, or a directory.
+type policySource struct {
+	Pack string `xor:"source" required:"" help:"A built-in pack's policy (directory under policies/)."`
+	Dir  string `xor:"source" required:"" type:"existingdir" help:"A policy directory: *.cedar, one *.cedarschema and tests/*.json (an operator's policy for intentplane-mcp)." placeholder:"DIR"`
+}
+
+// fs returns the policy's files and a name for messages ("pack ap",
+// "policy examples/mcp/policy"); a pack that does not exist is an error
+// listing the packs.
+func (s policySource) fs() (fs.FS, string, error) {
+	if s.Dir != "" {
+		return os.DirFS(s.Dir), "policy " + s.Dir, nil
+	}
+	fsys, err := policies.Pack(s.Pack)
+	if err != nil {
+		return nil, "", fmt.Errorf("no policy pack %q; the packs are: %s", s.Pack, strings.Join(policies.Packs(), ", "))
+	}
+	return fsys, "pack " + s.Pack, nil
 }
 
 type policyTestCmd struct {
-	Pack string `required:"" help:"Pack name (directory under policies/)."`
-}
-
-// packFS returns the embedded policy of pack, or an error listing the packs.
-func packFS(pack string) (fs.FS, error) {
-	fsys, err := policies.Pack(pack)
-	if err != nil {
-		return nil, fmt.Errorf("no policy pack %q; the packs are: %s", pack, strings.Join(policies.Packs(), ", "))
-	}
-	return fsys, nil
+	policySource
 }
 
 func (c *policyTestCmd) Run(e *env) error {
-	fsys, err := packFS(c.Pack)
+	fsys, name, err := c.fs()
 	if err != nil {
 		return err
 	}
@@ -41,11 +53,14 @@ func (c *policyTestCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
+	if len(cases) == 0 {
+		return fmt.Errorf("%s has no tests: write tests/*.json beside the policy (see skills/intentplane/SKILL.md)", name)
+	}
 	fails := policytest.Run(eng, cases)
 	for _, f := range fails {
 		fmt.Fprintln(e.stdout, "FAIL", f.String())
 	}
-	fmt.Fprintf(e.stdout, "pack %s: %d policies, %d tests, %d failures\n", c.Pack, len(eng.Policies()), len(cases), len(fails))
+	fmt.Fprintf(e.stdout, "%s: %d policies, %d tests, %d failures\n", name, len(eng.Policies()), len(cases), len(fails))
 	if len(fails) > 0 {
 		return fmt.Errorf("%d policy tests failed", len(fails))
 	}
@@ -53,11 +68,11 @@ func (c *policyTestCmd) Run(e *env) error {
 }
 
 type policyMutateCmd struct {
-	Pack string `required:"" help:"Pack name (directory under policies/)."`
+	policySource
 }
 
 func (c *policyMutateCmd) Run(e *env) error {
-	fsys, err := packFS(c.Pack)
+	fsys, name, err := c.fs()
 	if err != nil {
 		return err
 	}
@@ -81,9 +96,9 @@ func (c *policyMutateCmd) Run(e *env) error {
 	for _, s := range survivors {
 		fmt.Fprintf(e.stdout, "SURVIVED    %s\n", s)
 	}
-	fmt.Fprintf(e.stdout, "pack %s: %d mutants, %d killed, %d equivalent, %d survived\n", c.Pack, len(rep.Mutants), killed, equivalent, len(survivors))
+	fmt.Fprintf(e.stdout, "%s: %d mutants, %d killed, %d equivalent, %d survived\n", name, len(rep.Mutants), killed, equivalent, len(survivors))
 	if len(survivors) > 0 {
-		return fmt.Errorf("pack %s: %d mutants survive its tests: %s", c.Pack, len(survivors), strings.Join(survivors, "; "))
+		return fmt.Errorf("%s: %d mutants survive its tests: %s", name, len(survivors), strings.Join(survivors, "; "))
 	}
 	return nil
 }
