@@ -177,6 +177,8 @@ func TestToolsListChanged(t *testing.T) {
 			waitFor(1, "pay")
 			if r := call("balance"); !r.IsError || !strings.Contains(text(r), "no longer offers it") {
 				t.Errorf("a call to the removed tool: %+v", r)
+			} else if m, _ := r.Meta.AdditionalFields[mcpproxy.MetaKey].(map[string]any); m["code"] != string(mcpproxy.CodeToolUnavailable) || m["verdict"] != "deny" {
+				t.Errorf("the refusal's _meta: %v", r.Meta)
 			}
 
 			// pay loses its critical parameter: hidden and refused.

@@ -296,11 +296,11 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if why := p.unavailable(t.Name); why != "" {
-			return mcp.NewToolResultError(why), nil
+			return refusal(CodeToolUnavailable, intent.Deny, why), nil
 		}
 		proposal, bad := buildProposal(t.Action, req)
 		if bad != "" {
-			return mcp.NewToolResultError(bad), nil
+			return refusal(intent.CodeMalformed, intent.Deny, bad), nil
 		}
 		cs := &call{live: ctx}
 		if m := req.Params.Meta; m != nil {
@@ -399,14 +399,40 @@ func allowed(cs *call, d gateway.Decision) *mcp.CallToolResult {
 // refused returns the gateway's message for the agent as a tool error,
 // with the downstream's own words when its execution failed.
 func refused(cs *call, d gateway.Decision) *mcp.CallToolResult {
-	msg := "The operation was refused. Nothing was done."
+	msg, code := "The operation was refused. Nothing was done.", intent.CodePolicyDenied
 	if d.Refusal != nil {
-		msg = d.Refusal.Message
+		msg, code = d.Refusal.Message, d.Refusal.Code
 		if (d.Refusal.Code == intent.CodeExecutionFailed || d.Refusal.Code == intent.CodeExecutionRefused) && cs.failure != "" {
 			msg += " Detail: " + cs.failure
 		}
 	}
-	return mcp.NewToolResultError(msg)
+	return refusal(code, d.Verdict, msg)
+}
+
+// Reason codes of refusals made by the proxy itself, beside the gateway's
+// (intent.Code*). Each refusal carries its code and verdict in the
+// result's _meta as {"intentplane": {"code": "…", "verdict": "…"}} besides
+// the text, so that a client can tell the reasons apart without parsing
+// words.
+const (
+	CodeToolUnavailable     intent.Code = "tool.unavailable"     // the downstream no longer offers the tool as declared
+	CodeApprovalUnavailable intent.Code = "approval.unavailable" // the confirmation or the page could not be used
+	CodeApprovalBusy        intent.Code = "approval.busy"        // too many calls wait for a person
+	CodeApprovalTimeout     intent.Code = "approval.timeout"     // the person did not answer in time
+	CodeApprovalDeclined    intent.Code = "approval.declined"    // the user declined or cancelled the confirmation
+	CodeApprovalRejected    intent.Code = "approval.rejected"    // an approver rejected it on the page
+	CodeCancelled           intent.Code = "call.cancelled"       // the client cancelled the call
+)
+
+// MetaKey is the _meta key under which a refusal's reason travels.
+const MetaKey = "intentplane"
+
+// refusal is a tool error with msg as its text and code and verdict in
+// its _meta (MetaKey).
+func refusal(code intent.Code, verdict intent.Verdict, msg string) *mcp.CallToolResult {
+	r := mcp.NewToolResultError(msg)
+	r.Meta = mcp.NewMetaFromMap(map[string]any{MetaKey: map[string]any{"code": string(code), "verdict": verdict.String()}})
+	return r
 }
 
 // failed reports a decision whose receipt could not be stored (decide
@@ -415,7 +441,7 @@ func failed(d gateway.Decision) *mcp.CallToolResult {
 	if d.Executed {
 		return mcp.NewToolResultText(d.Output + "\n(The operation executed, but its receipt could not be stored; the operator was alerted.)")
 	}
-	return mcp.NewToolResultError("The gateway could not record this decision, so nothing was done. Try again later and tell the user.")
+	return refusal(intent.CodeUnavailable, intent.Deny, "The gateway could not record this decision, so nothing was done. Try again later and tell the user.")
 }
 
 // forwardMeta returns the client's _meta keys the configuration lets

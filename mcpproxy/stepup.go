@@ -72,14 +72,14 @@ func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []b
 		if isModern(ctx) {
 			state, err := p.states.seal(t.Name, d.OperationHash)
 			if err != nil {
-				return mcp.NewToolResultError("The confirmation could not be prepared, so nothing was done. Try again.")
+				return refusal(CodeApprovalUnavailable, intent.StepUp, "The confirmation could not be prepared, so nothing was done. Try again.")
 			}
 			return server.NewInputRequestBuilder(state).Elicit(confirmID, params).ToolResult()
 		}
 		select {
 		case p.pending <- struct{}{}:
 		default:
-			return mcp.NewToolResultError(msgBusy)
+			return refusal(CodeApprovalBusy, intent.StepUp, msgBusy)
 		}
 		defer func() { <-p.pending }()
 		ectx, cancel := context.WithTimeout(ctx, p.confirmTimeout())
@@ -89,9 +89,9 @@ func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []b
 		case err == nil:
 			return p.answered(dctx, cs, proposal, d, res)
 		case ctx.Err() != nil:
-			return mcp.NewToolResultError("The call was cancelled while waiting for the user's confirmation. Nothing was done.")
+			return refusal(CodeCancelled, intent.StepUp, "The call was cancelled while waiting for the user's confirmation. Nothing was done.")
 		case ectx.Err() != nil:
-			return mcp.NewToolResultError(msgTimeout)
+			return refusal(CodeApprovalTimeout, intent.StepUp, msgTimeout)
 		}
 		p.log.Warn("elicitation failed", "tool", t.Name, "err", err)
 		// Fall through to the approval page, if any.
@@ -100,9 +100,9 @@ func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []b
 		return p.viaPage(ctx, dctx, cs, t, proposal, d)
 	}
 	if d.Level == intent.LevelFourEyes {
-		return mcp.NewToolResultError(reason + msgFourEyes)
+		return refusal(intent.CodeApprovalRequired, intent.StepUp, reason+msgFourEyes)
 	}
-	return mcp.NewToolResultError(reason + msgNoChannel)
+	return refusal(intent.CodeApprovalRequired, intent.StepUp, reason+msgNoChannel)
 }
 
 func (p *Proxy) confirmTimeout() time.Duration {
@@ -116,25 +116,25 @@ func (p *Proxy) confirmTimeout() time.Duration {
 // again with it. Only an accept whose content approves counts.
 func (p *Proxy) answered(dctx context.Context, cs *call, proposal []byte, d gateway.Decision, res *mcp.ElicitationResult) *mcp.CallToolResult {
 	if res == nil {
-		return mcp.NewToolResultError(msgCancelled)
+		return refusal(CodeApprovalDeclined, intent.StepUp, msgCancelled)
 	}
 	switch res.Action {
 	case mcp.ElicitationResponseActionAccept:
 		if !approves(res.Content) {
-			return mcp.NewToolResultError(msgDeclined)
+			return refusal(CodeApprovalDeclined, intent.StepUp, msgDeclined)
 		}
 	case mcp.ElicitationResponseActionDecline:
-		return mcp.NewToolResultError(msgDeclined)
+		return refusal(CodeApprovalDeclined, intent.StepUp, msgDeclined)
 	default:
-		return mcp.NewToolResultError(msgCancelled)
+		return refusal(CodeApprovalDeclined, intent.StepUp, msgCancelled)
 	}
 	if d.Level != intent.LevelConfirm || d.Operation == nil || p.cfg.ClientApprover == nil {
-		return mcp.NewToolResultError("This operation needs more than the confirmation of the user at this client. Nothing was done.")
+		return refusal(intent.CodeApprovalRequired, intent.StepUp, "This operation needs more than the confirmation of the user at this client. Nothing was done.")
 	}
 	a, err := p.sign(*d.Operation, d.OperationHash)
 	if err != nil {
 		p.log.Error("approval not signed", "err", err)
-		return mcp.NewToolResultError("The user's confirmation could not be recorded, so nothing was done. Try again.")
+		return refusal(CodeApprovalUnavailable, intent.StepUp, "The user's confirmation could not be recorded, so nothing was done. Try again.")
 	}
 	d2, err := p.decide(dctx, proposal, []approval.Approval{a})
 	if err != nil {
@@ -144,7 +144,7 @@ func (p *Proxy) answered(dctx context.Context, cs *call, proposal []byte, d gate
 	case intent.Allow:
 		return allowed(cs, d2)
 	case intent.StepUp:
-		return mcp.NewToolResultError(d2.Refusal.Message + " The user's confirmation was not enough for this operation.")
+		return refusal(d2.Refusal.Code, d2.Verdict, d2.Refusal.Message+" The user's confirmation was not enough for this operation.")
 	}
 	return refused(cs, d2)
 }
@@ -207,21 +207,21 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 				if d.Level == intent.LevelFourEyes {
 					who = "Two different people"
 				}
-				return mcp.NewToolResultError(fmt.Sprintf("%s %s must approve this exact operation on the approval page: %s . Nothing was done yet. Give the user the link; once it is approved, call the tool again with exactly the same arguments. Any change needs a new approval.", reason, who, link))
+				return refusal(intent.CodeApprovalRequired, intent.StepUp, fmt.Sprintf("%s %s must approve this exact operation on the approval page: %s . Nothing was done yet. Give the user the link; once it is approved, call the tool again with exactly the same arguments. Any change needs a new approval.", reason, who, link))
 			}
 		}
 	}
 	if err != nil {
 		switch {
 		case errors.Is(err, approval.ErrRejected):
-			return mcp.NewToolResultError(msgRejected)
+			return refusal(CodeApprovalRejected, intent.StepUp, msgRejected)
 		case errors.Is(err, approval.ErrTooManyRequests):
-			return mcp.NewToolResultError(msgPageBusy)
+			return refusal(CodeApprovalBusy, intent.StepUp, msgPageBusy)
 		case errors.Is(err, context.Canceled):
-			return mcp.NewToolResultError("The call was cancelled while waiting for approval. Nothing was done.")
+			return refusal(CodeCancelled, intent.StepUp, "The call was cancelled while waiting for approval. Nothing was done.")
 		}
 		p.log.Error("approval page failed", "err", err)
-		return mcp.NewToolResultError("The approval page could not be reached, so nothing was done. Try again later.")
+		return refusal(CodeApprovalUnavailable, intent.StepUp, "The approval page could not be reached, so nothing was done. Try again later.")
 	}
 	d2, err := p.decide(dctx, proposal, as)
 	if err != nil {
@@ -231,7 +231,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 	case intent.Allow:
 		return allowed(cs, d2)
 	case intent.StepUp:
-		return mcp.NewToolResultError(d2.Refusal.Message + " The approvals given so far are not enough.")
+		return refusal(d2.Refusal.Code, d2.Verdict, d2.Refusal.Message+" The approvals given so far are not enough.")
 	}
 	return refused(cs, d2)
 }

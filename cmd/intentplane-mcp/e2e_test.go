@@ -276,6 +276,19 @@ func wantError(t *testing.T, r *mcp.CallToolResult, contains ...string) {
 	}
 }
 
+// wantReason checks the reason code and verdict a refusal carries in
+// _meta.intentplane (issue 14: reason codes never reached the client).
+func wantReason(t *testing.T, r *mcp.CallToolResult, code, verdict string) {
+	t.Helper()
+	if r.Meta == nil {
+		t.Fatalf("refusal %q has no _meta", text(r))
+	}
+	got, _ := r.Meta.AdditionalFields["intentplane"].(map[string]any)
+	if got["code"] != code || got["verdict"] != verdict {
+		t.Errorf("refusal %q: _meta.intentplane = %v, want code %q verdict %q", text(r), got, code, verdict)
+	}
+}
+
 func wantOK(t *testing.T, r *mcp.CallToolResult, contains ...string) {
 	t.Helper()
 	if r.IsError {
@@ -349,6 +362,7 @@ func TestPassThroughRefusalAndTrustedValue(t *testing.T) {
 	// The agent obeys the email: refused, nothing reaches the bank.
 	r := call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":850.00,"reference":"INV-2290"}`, ibanFromEmail))
 	wantError(t, r, "payees on file", "never enough")
+	wantReason(t, r, "resolve.no_trusted_source", "deny")
 	if got := e.bankCalls("send_money"); len(got) != 0 {
 		t.Fatalf("bank received %v", got)
 	}
@@ -365,6 +379,7 @@ func TestPassThroughRefusalAndTrustedValue(t *testing.T) {
 	// A retry of the same call executes nothing twice.
 	r = call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":"850.5","reference":"INV-2290"}`, ibanSpaced))
 	wantError(t, r, "already executed")
+	wantReason(t, r, "execution.replayed", "deny")
 	if got := e.bankCalls("send_money"); len(got) != 1 {
 		t.Fatalf("bank received %d transfers after a retry", len(got))
 	}
@@ -376,7 +391,9 @@ func TestPassThroughRefusalAndTrustedValue(t *testing.T) {
 	wantError(t, call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":1e3,"reference":"x"}`, ibanOnFile)), "plain decimal")
 
 	// Above 1,000.00 without elicitation and without approval page: refused.
-	wantError(t, call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":2400,"reference":"INV-2291"}`, ibanOnFile)), "confirmation", "cannot ask the user")
+	r = call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":2400,"reference":"INV-2291"}`, ibanOnFile))
+	wantError(t, r, "confirmation", "cannot ask the user")
+	wantReason(t, r, "approval.required", "step_up")
 
 	// A mounted pack's tool.
 	wantOK(t, call(t, c, "ap_list_open_bills", `{}`), "INV-2291")
