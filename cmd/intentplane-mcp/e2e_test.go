@@ -5,6 +5,7 @@ package main_test
 import (
 	"bufio"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,6 +23,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/intentplane/intentplane/core/mandate"
 )
 
 // bins holds the binaries built once for all tests.
@@ -115,12 +118,12 @@ func newEnv(t testing.TB) *env {
 	writeFile(t, filepath.Join(dir, "policy", "policy.cedar"), pol)
 	writeFile(t, filepath.Join(dir, "policy", "schema.cedarschema"), sch)
 	cfg := readFile(t, filepath.Join(src, "intentplane.toml"))
-	cfg = strings.Replace(cfg, `command = "go"
-args = ["run", "./bankserver"]
-dir = "."
-pass_env = ["PATH", "HOME", "GOPATH", "GOCACHE", "GOMODCACHE", "GOFLAGS", "GOPROXY"]
+	cfg = strings.Replace(cfg, `command = "bin/bankserver"
 env = { BANK_REGION = "eu" }`, fmt.Sprintf(`command = %q
 env = { BANK_LOG = %q, BANK_TEST_TOOLS = "1" }`, bins.bank, e.bankLog), 1)
+	if !strings.Contains(cfg, bins.bank) {
+		t.Fatal("the example's bank server command changed; update newEnv")
+	}
 	cfg = strings.Replace(cfg, `call_timeout = "60s"`, `call_timeout = "5s"`, 1)
 	cfg += testToolsExtra
 	writeFile(t, e.config, cfg)
@@ -869,5 +872,40 @@ func TestPackMount(t *testing.T) {
 	wantError(t, r)
 	if el.count() != 1 {
 		t.Errorf("the client was asked to approve a bank-detail change")
+	}
+}
+
+// TestPageExample: the second example configuration (approval page, two
+// approvers) passes --check on a fresh copy once its keys are made as its
+// comments say, with no four-eyes warning.
+func TestPageExample(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := "../../examples/mcp"
+	for _, f := range []string{"payees.json", "policy/policy.cedar", "policy/schema.cedarschema"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		copyFile(t, filepath.Join(src, f), filepath.Join(dir, f))
+	}
+	cfg := readFile(t, filepath.Join(src, "intentplane-page.toml"))
+	if !strings.Contains(cfg, `command = "bin/bankserver"`) {
+		t.Fatal("the example's bank server command changed; update this test")
+	}
+	cfg = strings.Replace(cfg, `command = "bin/bankserver"`, fmt.Sprintf("command = %q", bins.bank), 1)
+	writeFile(t, filepath.Join(dir, "intentplane.toml"), cfg)
+	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		_, priv, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "keys", name+".key"), mandate.EncodePrivateKey(priv)+"\n")
+	}
+	out, err := exec.Command(bins.proxy, "--config", filepath.Join(dir, "intentplane.toml"), "--check").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "configuration OK: 8 tools") || strings.Contains(string(out), "warning") {
+		t.Fatalf("--check: %v\n%s", err, out)
 	}
 }
