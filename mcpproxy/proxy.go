@@ -348,11 +348,34 @@ func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 	}
 }
 
+// decide has the decider decide one proposal and logs the decision at
+// info level, one line: owner, action, verdict, reason code, operation
+// hash, whether it executed, the approvals presented and the latency in
+// milliseconds. The arguments, the facts and the output are never logged:
+// they may hold secrets or personal data.
 func (p *Proxy) decide(ctx context.Context, proposal []byte, as []approval.Approval) (gateway.Decision, error) {
+	start := time.Now()
 	d, err := p.decider.Decide(ctx, gateway.Request{Mandate: p.cfg.Mandate, Proposal: proposal, Approvals: as})
 	if err != nil {
 		p.log.Error("decision receipt not stored", "err", err)
 	}
+	code, op := "", ""
+	if d.Refusal != nil {
+		code = string(d.Refusal.Code)
+	}
+	if d.OperationHash != (intent.OperationHash{}) {
+		op = d.OperationHash.String()
+	}
+	p.log.LogAttrs(ctx, slog.LevelInfo, "decision",
+		slog.String("owner", string(d.Receipt.Owner)),
+		slog.String("action", string(d.Receipt.Action)),
+		slog.String("verdict", d.Verdict.String()),
+		slog.String("code", code),
+		slog.String("operation", op),
+		slog.Bool("executed", d.Executed),
+		slog.Int("approvals", len(as)),
+		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+	)
 	return d, err
 }
 

@@ -909,3 +909,75 @@ func TestPageExample(t *testing.T) {
 		t.Fatalf("--check: %v\n%s", err, out)
 	}
 }
+
+// TestDecisionLogJSON: with --log-format json --log-level info, each
+// decision is one JSON line on stderr, without the arguments.
+func TestDecisionLogJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cmd := exec.Command(bins.proxy, "--config", e.config, "--log-format", "json", "--log-level", "info")
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	send := func(s string, wantID string) {
+		t.Helper()
+		if _, err := io.WriteString(in, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if wantID == "" {
+			return
+		}
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"id":`+wantID) {
+				return
+			}
+		}
+		t.Fatalf("no answer to id %s", wantID)
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, "1")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "")
+	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_money","arguments":{"recipient_iban":%q,"amount":850,"reference":"secret-reference-4711"}}}`, ibanFromEmail), "2")
+	_ = in.Close()
+	_ = cmd.Wait()
+	var found bool
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) != nil || m["msg"] != "decision" {
+			continue
+		}
+		found = true
+		if m["owner"] != "northwind" || m["action"] != "bank.send_money" || m["verdict"] != "deny" || m["code"] != "resolve.no_trusted_source" {
+			t.Errorf("decision line %s", l)
+		}
+	}
+	if !found {
+		t.Fatalf("no JSON decision line in stderr:\n%s", stderr.String())
+	}
+	if strings.Contains(stderr.String(), "secret-reference-4711") || strings.Contains(stderr.String(), "LT12") {
+		t.Errorf("an argument reached the log:\n%s", stderr.String())
+	}
+}
+
+// lockedBuffer collects a child's stderr.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

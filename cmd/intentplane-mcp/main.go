@@ -55,10 +55,11 @@ type exitError struct {
 func (e *exitError) Error() string { return e.msg }
 
 type cli struct {
-	Version  kong.VersionFlag `help:"Print the version (module, commit, Go) and exit."`
-	Config   string           `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
-	Check    bool             `help:"Check the configuration (start the downstream servers, load policies and registries), print the tools and exit."`
-	LogLevel string           `default:"warn" enum:"debug,info,warn,error" help:"Log level on stderr (${enum})."`
+	Version   kong.VersionFlag `help:"Print the version (module, commit, Go) and exit."`
+	Config    string           `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
+	Check     bool             `help:"Check the configuration (start the downstream servers, load policies and registries), print the tools and exit."`
+	LogLevel  string           `default:"warn" enum:"debug,info,warn,error" help:"Log level on stderr (${enum}); info logs one line per decision (owner, action, verdict, reason code, operation hash, latency; never an argument)."`
+	LogFormat string           `default:"text" enum:"text,json" help:"Log format on stderr: text, or json (one JSON object a line, for a log collector)."`
 }
 
 // run parses args, wires the proxy and serves it on stdin and stdout
@@ -89,7 +90,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(c.LogLevel))
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := newLogger(stderr, c.LogFormat, level)
 
 	cfg, err := config.Load(c.Config)
 	if err != nil {
@@ -112,6 +113,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return nil
 	}
 	return serve(ctx, a, cfg, stdin, stdout, stderr, log)
+}
+
+// newLogger logs to w at level, as JSON lines when format is "json", else
+// as slog's text.
+func newLogger(w io.Writer, format string, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }
 
 // serve runs a until stdin ends or ctx is done: the checkpoint loop, the
