@@ -29,6 +29,14 @@ type Decider interface {
 	Decide(ctx context.Context, req gateway.Request) (gateway.Decision, error)
 }
 
+// Observer is told of each decision the proxy has the gateway make: the
+// action (empty for a malformed proposal), the verdict, the refusal's
+// reason code (empty when allowed) and how long the decision took,
+// execution included. It must be safe for concurrent use and not block.
+type Observer interface {
+	Decided(action intent.Action, verdict intent.Verdict, code intent.Code, latency time.Duration)
+}
+
 // Tool is one tool the proxy shows to the client.
 type Tool struct {
 	// Name is the tool's name as the client sees it.
@@ -138,6 +146,8 @@ type Config struct {
 	// Logger receives one line per refused forged state and per failure;
 	// nil means discard.
 	Logger *slog.Logger
+	// Observer is told of every decision (for metrics); nil means none.
+	Observer Observer
 }
 
 // Proxy is the MCP server the client talks to. Build it with New, then
@@ -366,6 +376,10 @@ func (p *Proxy) decide(ctx context.Context, proposal []byte, as []approval.Appro
 	if d.OperationHash != (intent.OperationHash{}) {
 		op = d.OperationHash.String()
 	}
+	latency := time.Since(start)
+	if p.cfg.Observer != nil {
+		p.cfg.Observer.Decided(d.Receipt.Action, d.Verdict, intent.Code(code), latency)
+	}
 	p.log.LogAttrs(ctx, slog.LevelInfo, "decision",
 		slog.String("owner", string(d.Receipt.Owner)),
 		slog.String("action", string(d.Receipt.Action)),
@@ -374,7 +388,7 @@ func (p *Proxy) decide(ctx context.Context, proposal []byte, as []approval.Appro
 		slog.String("operation", op),
 		slog.Bool("executed", d.Executed),
 		slog.Int("approvals", len(as)),
-		slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+		slog.Float64("latency_ms", float64(latency.Microseconds())/1000),
 	)
 	return d, err
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -980,4 +981,75 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestAdminListener: [admin] serves /healthz and Prometheus /metrics with
+// the decisions by verdict and reason code.
+func TestAdminListener(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	writeFile(t, e.config, readFile(t, e.config)+"\n[admin]\nlisten = \"127.0.0.1:0\"\n")
+	cmd := exec.Command(bins.proxy, "--config", e.config)
+	errp, _ := cmd.StderrPipe()
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = in.Close(); _ = cmd.Wait() }()
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(errp)
+		for sc.Scan() {
+			if _, a, ok := strings.Cut(sc.Text(), "admin (/healthz, /metrics) at "); ok {
+				addr <- a
+			}
+		}
+	}()
+	var base string
+	select {
+	case base = <-addr:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no admin address on stderr")
+	}
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 1<<20)
+	send := func(s, id string) {
+		t.Helper()
+		if _, err := io.WriteString(in, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for id != "" && sc.Scan() {
+			if strings.Contains(sc.Text(), `"id":`+id) {
+				return
+			}
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, "1")
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, "")
+	send(fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"send_money","arguments":{"recipient_iban":%q,"amount":850,"reference":"x"}}}`, ibanFromEmail), "2")
+	send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_balance","arguments":{}}}`, "3")
+	get := func(path string) (int, string) {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 || body != "ok\n" {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	code, body := get("/metrics")
+	for _, want := range []string{
+		`intentplane_decisions_total{code="resolve.no_trusted_source",verdict="deny"} 1`,
+		`intentplane_decisions_total{code="",verdict="allow"} 1`,
+		`intentplane_decision_seconds_count{verdict="allow"} 1`,
+	} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Errorf("/metrics (%d) lacks %q", code, want)
+		}
+	}
 }

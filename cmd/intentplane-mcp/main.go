@@ -19,12 +19,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/admin"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/internal/version"
 )
@@ -145,5 +147,30 @@ func serve(ctx context.Context, a *app, cfg *config.Config, stdin io.Reader, std
 			}
 		}()
 	}
+	if a.metrics != nil {
+		if err := serveAdmin(ctx, a, cfg, stderr, log); err != nil {
+			return err
+		}
+	}
 	return a.proxy.ServeStdio(ctx, stdin, stdout)
+}
+
+// serveAdmin serves /healthz (the store answers a read) and /metrics on
+// [admin] listen until ctx is done.
+func serveAdmin(ctx context.Context, a *app, cfg *config.Config, stderr io.Writer, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", cfg.Admin.Listen)
+	if err != nil {
+		return cfg.ErrAt([]string{"admin", "listen"}, "%v", err)
+	}
+	fmt.Fprintf(stderr, "intentplane-mcp: admin (/healthz, /metrics) at http://%s\n", ln.Addr())
+	health := func(ctx context.Context) error {
+		_, err := a.store.Usage(ctx, "intentplane-mcp/healthz")
+		return err
+	}
+	go func() {
+		if err := admin.Serve(ctx, ln, a.metrics.Handler(health)); err != nil {
+			log.Error("admin listener stopped", "err", err)
+		}
+	}()
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/admin"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
@@ -38,6 +39,7 @@ type app struct {
 	tools       []mcpproxy.Tool
 	mandate     *mandate.Mandate // the session's mandate, verified
 	issued      bool             // the mandate was issued at start
+	metrics     *admin.Metrics   // nil without [admin]
 }
 
 // describeMandate says which mandate the session runs under, in one line.
@@ -119,7 +121,12 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	if a.gateway, err = buildGateway(c, a.store, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
 		return nil, err
 	}
-	a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.tools, now, log)
+	var obs mcpproxy.Observer
+	if c.Admin != nil {
+		a.metrics = admin.NewMetrics()
+		obs = a.metrics
+	}
+	a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.tools, obs, now, log)
 	return a, err
 }
 
@@ -367,13 +374,14 @@ func buildGateway(c *config.Config, st *store, packs []gateway.Pack, issuers man
 // buildProxy builds the MCP proxy serving tools through gw under the
 // session's mandate, asking the client's user by elicitation and, with a
 // page, through an approvals.Tracker.
-func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, tools []mcpproxy.Tool, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
+func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
 	pcfg := mcpproxy.Config{
 		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
 		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
 		MaxPendingConfirmations: c.Approvals.MaxPending,
 		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,
 		Logger:                  log,
+		Observer:                obs,
 	}
 	if c.Approvals.Elicitation == nil || *c.Approvals.Elicitation {
 		pcfg.ClientApprover = signer

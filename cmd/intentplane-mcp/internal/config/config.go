@@ -43,6 +43,8 @@ type Config struct {
 	Registries  map[string]Registry `toml:"registries"`
 	Servers     map[string]Server   `toml:"servers"`
 	Tools       map[string]Tool     `toml:"tools"`
+	// Admin serves /healthz and Prometheus /metrics; nil means none.
+	Admin *Admin `toml:"admin"`
 
 	path string // the file, for messages
 	dir  string // its directory: relative paths are relative to it
@@ -71,6 +73,17 @@ type Mandate struct {
 	ValidFor Duration `toml:"valid_for"`
 	// Claims are the values the user names (payees = ["…"]).
 	Claims map[string][]string `toml:"claims"`
+}
+
+// Admin is [admin]: the admin listener (health and metrics).
+type Admin struct {
+	// Listen is its address; empty means "127.0.0.1:9464". It must be a
+	// loopback address unless AllowRemote is set.
+	Listen string `toml:"listen"`
+	// AllowRemote lets Listen be a non-loopback address: metrics then
+	// reach whoever reaches the address (put a firewall or TLS proxy in
+	// front).
+	AllowRemote bool `toml:"allow_remote"`
 }
 
 // Policy is [policy]: the Cedar policy of the proxied tools.

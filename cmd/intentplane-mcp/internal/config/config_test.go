@@ -191,3 +191,31 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Errorf("Load of a missing file = %v", err)
 	}
 }
+
+// TestAdmin: the admin listener defaults to loopback and refuses another
+// address without allow_remote.
+func TestAdmin(t *testing.T) {
+	t.Parallel()
+	c, _, err := load(t, base+"\n[admin]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Admin == nil || c.Admin.Listen != config.DefaultAdminListen {
+		t.Errorf("admin = %+v, want listen %q", c.Admin, config.DefaultAdminListen)
+	}
+	if c, _, err := load(t, base); err != nil || c.Admin != nil {
+		t.Errorf("without [admin]: %+v, %v", c.Admin, err)
+	}
+	text := base + "\n[admin]\nlisten = \"0.0.0.0:9464\"\n"
+	_, path, err := load(t, text)
+	want := path + ":" + strconv.Itoa(lineOf(text, `listen = "0.0.0.0:9464"`)) + ": listen \"0.0.0.0:9464\" is not a loopback address"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("remote admin: %v, want %q", err, want)
+	}
+	if _, _, err := load(t, text+"allow_remote = true\n"); err != nil {
+		t.Errorf("allow_remote: %v", err)
+	}
+	if _, _, err := load(t, base+"\n[admin]\nlisten = \"9464\"\n"); err == nil || !strings.Contains(err.Error(), "host:port") {
+		t.Errorf("listen without host: %v", err)
+	}
+}

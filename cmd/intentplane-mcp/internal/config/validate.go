@@ -15,12 +15,13 @@ const (
 	DefaultApprover    = "mcp-user"
 	DefaultListen      = "127.0.0.1:8477"
 	DefaultMaxRequests = 32
+	DefaultAdminListen = "127.0.0.1:9464"
 )
 
 // validate checks what needs nothing but the file, section by section; the
 // first fault found is returned as an *Error at its key.
 func (c *Config) validate() error {
-	for _, check := range []func() error{c.checkRegistries, c.checkServers, c.checkTools, c.checkMandate, c.checkStore, c.checkPage, c.checkWebhook} {
+	for _, check := range []func() error{c.checkRegistries, c.checkServers, c.checkTools, c.checkMandate, c.checkStore, c.checkPage, c.checkWebhook, c.checkAdmin} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -35,6 +36,9 @@ func (c *Config) defaults() {
 	}
 	if c.Approvals.Approver == "" {
 		c.Approvals.Approver = DefaultApprover
+	}
+	if c.Admin != nil && c.Admin.Listen == "" {
+		c.Admin.Listen = DefaultAdminListen
 	}
 	if len(c.Approvals.Approvers) > 0 {
 		if c.Approvals.Listen == "" {
@@ -330,6 +334,25 @@ func (c *Config) checkWebhook() error {
 	}
 	if w.CallbackKey == "" && len(w.Approvers) > 0 {
 		return c.ErrAt(append(at, "approvers"), "approvers decide through callbacks, which need callback_key")
+	}
+	return nil
+}
+
+// checkAdmin: the admin listener stays on loopback unless allow_remote.
+func (c *Config) checkAdmin() error {
+	if c.Admin == nil {
+		return nil
+	}
+	listen, at := c.Admin.Listen, []string{"admin", "listen"}
+	if listen == "" {
+		listen = DefaultAdminListen
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil || port == "" {
+		return c.ErrAt(at, "listen must be host:port, like %q", DefaultAdminListen)
+	}
+	if !loopback(host) && !c.Admin.AllowRemote {
+		return c.ErrAt(at, "listen %q is not a loopback address: health and metrics would be reachable from the network. Keep it on 127.0.0.1, or set allow_remote = true", listen)
 	}
 	return nil
 }
