@@ -299,7 +299,12 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 	server.WithWorkerPoolSize(stdioWorkers)(s)
 	server.WithQueueSize(stdioQueue)(s)
 	s.SetErrorLogger(log.New(slogWriter{p.log}, "", 0))
-	return s.Listen(ctx, &lineLimiter{r: in, max: limit, fl: fl}, responseWatcher{w: out, fl: fl})
+	// The line reader answers what it cannot pass on (too large, not
+	// JSON, nested too deeply) itself, with the request's id when it can
+	// read one, through the same writer as mcp-go's answers.
+	w := responseWatcher{w: out, fl: fl, mu: &sync.Mutex{}}
+	reply := func(b []byte) { _, _ = w.Write(b) }
+	return s.Listen(ctx, &lineLimiter{r: in, max: limit, fl: fl, reply: reply}, w)
 }
 
 // handler turns a call of t into proposals.

@@ -3,6 +3,7 @@ package mcpproxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
@@ -43,9 +44,10 @@ type lineLimiter struct {
 	r       io.Reader
 	max     int
 	fl      *inflight
-	buf     []byte // output ready for Read
-	line    []byte // the current line so far
-	skip    bool   // dropping the rest of an oversized line
+	reply   func([]byte) // writes a whole answer to the client; nil: placeholders only
+	buf     []byte       // output ready for Read
+	line    []byte       // the current line so far
+	skip    bool         // dropping the rest of an oversized line
 	scratch []byte
 }
 
@@ -84,8 +86,11 @@ func (l *lineLimiter) filter(b []byte) {
 		b = b[len(seg):]
 		if !l.skip {
 			if len(l.line)+len(seg) > l.max {
+				head := append(l.line, seg[:min(len(seg), l.max-len(l.line))]...)
+				if !l.answer(head, codeInvalidRequest, fmt.Sprintf("The message is larger than %d bytes, so it was not read. Nothing was done.", l.max)) {
+					l.buf = append(l.buf, "\x00oversized message\n"...)
+				}
 				l.skip, l.line = true, nil
-				l.buf = append(l.buf, "\x00oversized message\n"...)
 			} else {
 				l.line = append(l.line, seg...)
 			}
@@ -109,7 +114,10 @@ func (l *lineLimiter) emit(line []byte) {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
 	}
-	if json.Unmarshal(line, &head) != nil || head.Method == nil {
+	if err := json.Unmarshal(line, &head); err != nil && l.answer(line, codeParseError, "The message is not valid JSON, or is nested too deeply, so it was not read. Nothing was done.") {
+		return
+	}
+	if head.Method == nil {
 		// Not JSON (mcp-go answers a parse error), or a response to one
 		// of our own requests (an elicitation answer): passed on as is.
 		l.buf = append(l.buf, line...)
@@ -132,6 +140,58 @@ func (l *lineLimiter) emit(line []byte) {
 		l.fl.acquire(key, len(line))
 	}
 	l.buf = append(l.buf, line...)
+}
+
+// JSON-RPC error codes of the answers lineLimiter gives itself.
+const (
+	codeParseError     = -32700
+	codeInvalidRequest = -32600
+)
+
+// answer replies to the request whose start is head with a JSON-RPC error,
+// when the request's id can be read from head (a string or an integer,
+// before any value that cannot be read); it reports whether it did.
+func (l *lineLimiter) answer(head []byte, code int, msg string) bool {
+	if l.reply == nil {
+		return false
+	}
+	id, ok := leadingID(head)
+	if !ok {
+		return false
+	}
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": msg}})
+	if err != nil {
+		return false
+	}
+	l.reply(append(b, '\n'))
+	return true
+}
+
+// leadingID reads the top-level "id" of a JSON object from its first
+// bytes, skipping the members before it; ok is false when it cannot be
+// read or is neither a string nor an integer.
+func leadingID(b []byte) (json.RawMessage, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		if t == "id" {
+			if _, ok := idKey(v); !ok {
+				return nil, false
+			}
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // idKey is the canonical form of a JSON-RPC id: "s" and the string, or "n"
@@ -213,9 +273,14 @@ func (f *inflight) close() {
 type responseWatcher struct {
 	w  io.Writer
 	fl *inflight
+	mu *sync.Mutex // nil: mcp-go is the only writer
 }
 
 func (r responseWatcher) Write(b []byte) (int, error) {
+	if r.mu != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+	}
 	n, err := r.w.Write(b)
 	if key, ok := responseID(b); ok {
 		r.fl.release(key)

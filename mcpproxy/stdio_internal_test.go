@@ -80,3 +80,22 @@ func TestResponseID(t *testing.T) {
 		t.Fatal("output not passed on")
 	}
 }
+
+func TestLeadingID(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":[[[`: "7",
+		`{"jsonrpc":"2.0","id":"a b","params":`:                           `"a b"`,
+		`{"jsonrpc":"2.0","params":{"x":1},"id":-3}`:                      "-3",
+		`{"jsonrpc":"2.0","params":[[[[`:                                  "",
+		`{"jsonrpc":"2.0","id":1.5}`:                                      "",
+		`{"jsonrpc":"2.0","id":{"a":1}}`:                                  "",
+		`[1,2]`:                                                           "",
+		`not json`:                                                        "",
+	} {
+		got, ok := leadingID([]byte(in))
+		if ok != (want != "") || string(got) != want {
+			t.Errorf("leadingID(%s) = %s, %v; want %q", in, got, ok, want)
+		}
+	}
+}

@@ -686,13 +686,25 @@ func TestMalformedAndHuge(t *testing.T) {
 	}
 	write(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	write(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{`)
-	if l := next(); !strings.Contains(l, "-32700") {
+	// Issue 14: the answer carries the id, so the client need not wait
+	// for its own timeout.
+	if l := next(); !strings.Contains(l, "-32700") || !strings.Contains(l, `"id":2`) {
 		t.Fatalf("malformed line: %s", l)
 	}
 	huge := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"send_money","arguments":{"reference":"` + strings.Repeat("x", 5<<20) + `"}}}`
 	write(huge)
-	if l := next(); !strings.Contains(l, "-32700") {
+	if l := next(); !strings.Contains(l, "-32600") || !strings.Contains(l, `"id":3`) || !strings.Contains(l, "larger than 1048576 bytes") {
 		t.Fatalf("huge line: %.200s", l)
+	}
+	deep := `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"send_money","arguments":{"reference":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}}}`
+	write(deep)
+	if l := next(); !strings.Contains(l, "-32700") || !strings.Contains(l, `"id":"deep"`) {
+		t.Fatalf("deeply nested line: %.200s", l)
+	}
+	// Without a readable id, the answer has none.
+	write(`{"jsonrpc":"2.0","params":` + strings.Repeat("[", 20000))
+	if l := next(); !strings.Contains(l, "-32700") || !strings.Contains(l, `"id":null`) {
+		t.Fatalf("a line without id: %.200s", l)
 	}
 	// A large message under the limit reaches the gateway, which refuses it.
 	big := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"send_money","arguments":{"recipient_iban":"DE89370400440532013000","amount":1,"reference":"` + strings.Repeat("x", 100<<10) + `"}}}`
