@@ -63,7 +63,9 @@ func TestMemoryBounded(t *testing.T) {
 			if i := strings.Index(l, `"id":`); i >= 0 {
 				id, _, _ := strings.Cut(l[i+5:], ",")
 				mu.Lock()
-				if id == "null" && strings.Contains(l, "-32700") {
+				// An oversized call is answered with its id and -32600
+				// (issue 14), without id only when none can be read.
+				if (id == "null" && strings.Contains(l, "-32700")) || (strings.Contains(l, "-32600") && strings.Contains(l, "larger than")) {
 					parseErrors++
 				} else {
 					answered[id] = l
