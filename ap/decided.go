@@ -53,7 +53,7 @@ func (d *decided) keepBill(company string, b erp.Bill) {
 }
 
 // take returns, and forgets, the bill kept for company and the account of
-// the vendor's with sanitized number; ok is false unless both are there,
+// the vendor's with the account key number (see keyOf); ok is false unless both are there,
 // fresh, and of the same vendor.
 func (d *decided) take(company, bill, vendor, number string) (erp.Bill, erp.BankAccount, bool) {
 	d.mu.Lock()
@@ -65,7 +65,7 @@ func (d *decided) take(company, bill, vendor, number string) (erp.Bill, erp.Bank
 		return erp.Bill{}, erp.BankAccount{}, false
 	}
 	for k, a := range d.accounts {
-		if a.v.Vendor == vendor && a.v.Sanitized == number && k == company+"\x00"+a.v.ID {
+		if key, ok := keyOf(a.v); ok && a.v.Vendor == vendor && key == number && k == company+"\x00"+a.v.ID {
 			return b.v, a.v, true
 		}
 	}

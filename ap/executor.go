@@ -186,11 +186,12 @@ func (x executor) vendor(ctx context.Context, company, value string) (vendorJSON
 	for _, a := range as {
 		if !usable(a) {
 			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
-				Why: "the number typed in the ERP is not a valid IBAN in plain ASCII; no payment goes to it until the accounting team corrects it"})
+				Why: "the number typed in the ERP, with its bank's code, is not a valid account in plain ASCII; no payment goes to it until the accounting team corrects it"})
 		}
 	}
 	if cur, ok := erp.Current(as, v.ID); ok && usable(cur) {
-		vj.Account = &accountJSON{IBAN: normalize.FormatIBAN(cur.Sanitized), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
+		key, _ := keyOf(cur)
+		vj.Account = &accountJSON{IBAN: showAccount(key), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
 			CoolingOff: x.cfg.coolingOff(cur)}
 	}
 	return vj, nil
@@ -216,12 +217,12 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 	if ok {
 		req.Decided, req.Account, req.BankAccount = &bill, &acct, acct.ID
 	} else {
-		as, err := x.src.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vendor, Number: number, Active: true})
+		as, err := accountsWithKey(ctx, x.src, company, number, erp.BankAccountQuery{Vendor: vendor, Active: true})
 		if err != nil {
 			return gateway.Result{}, notExecuted("the ERP could not be read, so nothing was paid", err)
 		}
 		cur, ok := erp.Current(as, vendor)
-		if !ok || !usable(cur) {
+		if key, usable := keyOf(cur); !ok || !usable || key != number {
 			return gateway.Result{}, notExecuted("the bank account is no longer an active, trusted account of the vendor", nil)
 		}
 		acct, req.BankAccount = cur, cur.ID
@@ -232,7 +233,7 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 	}
 	out := paidJSON{
 		Payment: p.ID, Bill: p.Bill, Amount: intent.FormatAmount(p.Amount.Amount, 2), Currency: p.Amount.Currency,
-		IBAN: normalize.FormatIBAN(acct.Sanitized), Date: p.Day,
+		IBAN: showAccount(number), Date: p.Day,
 	}
 	if req.Decided != nil {
 		// What is left follows from the residual read while deciding, the

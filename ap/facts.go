@@ -48,8 +48,9 @@ var _ gateway.ContextProvider = payFacts{}
 // For ap.change_vendor_bank it gives what a person needs to judge the
 // change, which no policy reads: vendor_name and vendor_phone (String: the
 // vendor's name and phone number on file) and current_iban (String: the
-// number of the vendor's current account, the one the change replaces; ""
-// if none; as typed in the ERP when it is not a valid IBAN as typed) and,
+// key of the vendor's current account (see AccountKey), the one the change
+// replaces; "" if none; as typed in the ERP when it is not a valid account
+// as typed) and,
 // when an active account of the vendor is typed with look-alikes,
 // current_iban_note (String: which, and that it is unusable until
 // corrected in the ERP). It reads them while the vendor is held too.
@@ -159,8 +160,8 @@ func (p payFacts) changeFacts(ctx context.Context, q gateway.FactQuery) (map[str
 	}
 	current := ""
 	if cur, ok := erp.Current(accounts, vendor); ok {
-		current = cur.Sanitized
-		if !usable(cur) {
+		var ok bool
+		if current, ok = keyOf(cur); !ok {
 			current = cur.Number // as typed: the folded number would look clean
 		}
 	}

@@ -214,9 +214,11 @@ func contracts() ([]*contract.Contract, error) {
 				{
 					Name: "iban", Type: contract.String(128), Required: true, Critical: true,
 					Sources:    []contract.Source{contract.FromRegistry(BankAccountsRegistry)},
-					Normalizer: normalize.IBAN,
-					Doc:        "The IBAN to pay to: it must be the vendor's current bank account on file (ap.get_vendor).",
-					OnNoMatch:  onNoAccount,
+					Normalizer: AccountKey,
+					Doc: "The account to pay to, as ap.get_vendor shows it: an IBAN, or a US, UK or other national account as " +
+						`"ABA:<routing number>:<account>", "SORTCODE:<sort code>:<account>" or "BIC:<BIC>:<account>". ` +
+						"It must be the vendor's current bank account on file.",
+					OnNoMatch: onNoAccount,
 				},
 				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: `The amount to pay, a plain decimal such as "1250.00"; at most what the bill still owes.`},
 				{Name: "currency", Type: contract.String(3), Required: true, Normalizer: Currency, Doc: `The ISO 4217 currency of the amount ("EUR"); it must be the bill's.`},

@@ -189,15 +189,19 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 	}
 }
 
-// bankAccounts resolves an IBAN (electronic format) to an active bank
-// account on file for one of the company's vendors; archived accounts are
-// never candidates. An account matches only if the number typed in the
-// ERP (acc_number, not Odoo's sanitized_acc_number, which folds ß into SS
-// and a dotless ı into I) is the IBAN under the pack's own normalizer: an
+// bankAccounts resolves an account key (see AccountKey: an IBAN in
+// electronic format, or ABA:, SORTCODE: or BIC: with the bank's code and
+// the account number) to an active bank account on file for one of the
+// company's vendors; archived accounts are never candidates. An account
+// matches only if its number as typed in the ERP (acc_number, not Odoo's
+// sanitized_acc_number, which folds ß into SS and a dotless ı into I),
+// with its bank's code (bank_id.bic) and its holder's country, is the
+// account under the pack's own normalizer (normalize.ParseAccount): an
 // account typed with look-alike characters is refused as unusable until it
 // is corrected in the ERP, and the refusal says which. One read gives the
 // account and every other active account of its vendor
-// (erp.BankAccountQuery.Holders). Record value: the sanitized number; At:
+// (erp.BankAccountQuery.Holders); a UK account takes a second one, for the
+// sort code typed in the number. Record value: the key; At:
 // when it was set. Attributes: vendor (ID), trusted, active, age_days
 // (whole days since it was set), current (it is its vendor's current
 // account, erp.Current), cooling_off (it was set less than
@@ -214,22 +218,25 @@ type bankAccounts struct {
 func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
 	// Archived ones too, in the same read, only to say why they are
 	// refused.
-	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value, Holders: true})
+	as, err := accountsWithKey(ctx, r.src, string(owner), value, erp.BankAccountQuery{Holders: true})
 	if err != nil {
 		return resolve.Record{}, err
 	}
+	numbers := sanitizedNumbers(value)
 	var usable, lookalike, archived []erp.BankAccount
 	for _, a := range as {
-		if a.Sanitized != value {
+		if !slices.Contains(numbers, a.Sanitized) {
 			continue // another account of a holder
 		}
-		if !a.Active {
+		k, ok := keyOf(a)
+		switch {
+		case ok && k != value:
+			continue // the same number at another bank
+		case !a.Active:
 			archived = append(archived, a)
-			continue
-		}
-		if n, err := normalize.IBAN(a.Number); err == nil && n == value {
+		case ok:
 			usable = append(usable, a)
-		} else {
+		default:
 			lookalike = append(lookalike, a)
 		}
 	}
@@ -256,7 +263,7 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 	r.decided.keepAccount(string(owner), a)
 	age := max(int64(r.cfg.Now().Sub(a.SetAt)/(24*time.Hour)), 0)
 	return resolve.Record{
-		ID: a.ID, Value: a.Sanitized, At: a.SetAt.UTC(),
+		ID: a.ID, Value: value, At: a.SetAt.UTC(),
 		Attrs: map[string]intent.Value{
 			"vendor":      intent.Str(a.Vendor),
 			"trusted":     intent.Bool(a.Trusted),
@@ -272,7 +279,7 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 // unusableText says why an account whose number matches only once Odoo
 // folded it cannot be paid.
 func unusableText(a erp.BankAccount) string {
-	why := "is not a valid IBAN as typed"
+	why := "is not a valid account as typed (an IBAN, or a national account number with its bank's code)"
 	for i, c := range a.Number {
 		if c >= utf8.RuneSelf {
 			why = fmt.Sprintf("contains the character U+%04X at byte %d, which is not plain ASCII", c, i)
@@ -281,13 +288,6 @@ func unusableText(a erp.BankAccount) string {
 	}
 	return fmt.Sprintf("matches bank account %s of vendor %s only as Odoo folds its number (%q): the number typed in Odoo %s. "+
 		"The account is unusable until the accounting team corrects it in Odoo; nothing is paid to it", a.ID, a.Vendor, a.Number, why)
-}
-
-// usable reports whether an account's number, as typed in the ERP, is an
-// IBAN under the pack's normalizer equal to its sanitized number.
-func usable(a erp.BankAccount) bool {
-	n, err := normalize.IBAN(a.Number)
-	return err == nil && n == a.Sanitized
 }
 
 // currentOf returns, among accounts sharing one number, an active trusted

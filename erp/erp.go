@@ -60,6 +60,15 @@ type BankAccount struct {
 	// letter or digit removed and letters upper-cased
 	// (sanitized_acc_number); see Sanitize.
 	Sanitized string
+	// BIC is the bank's code as typed in the ERP (bank_id.bic, Odoo's
+	// bank_bic): a BIC, or for a US account its ABA routing number, for a
+	// UK account its sort code; "" if the account has no bank. With Number
+	// and Country it identifies an account that is not an IBAN (see
+	// normalize.ParseAccount).
+	BIC string
+	// Country is the ISO 3166-1 alpha-2 code of the account holder's
+	// country (partner_id.country_id.code), "" if none is on file.
+	Country string
 	// Trusted is Odoo's allow_out_payment ("Send Money"): only a person
 	// allowed to validate bank accounts can set it.
 	Trusted bool
