@@ -67,7 +67,11 @@ type BankAccount struct {
 	// normalize.ParseAccount).
 	BIC string
 	// Country is the ISO 3166-1 alpha-2 code of the account holder's
-	// country (partner_id.country_id.code), "" if none is on file.
+	// country (partner_id.country_id.code), "" if none is on file. A
+	// connector sets it at least when the account's type depends on it
+	// (a bank code of digits only, or a 14-digit number: a US or UK
+	// account); it may leave it "" for an IBAN or an account at a BIC,
+	// which name their country themselves.
 	Country string
 	// Trusted is Odoo's allow_out_payment ("Send Money"): only a person
 	// allowed to validate bank accounts can set it.

@@ -435,6 +435,9 @@ type Partner struct {
 	// Shared leaves company_id unset, Odoo's default in a single-company
 	// database: the partner is then every company's.
 	Shared bool
+	// Country is the ISO 3166-1 alpha-2 code of its country (country_id);
+	// "" for none.
+	Country string
 }
 
 // AddPartner enters a partner of company as Odoo's UI does when a bill is
@@ -452,6 +455,13 @@ func (a *Admin) AddPartner(ctx context.Context, company string, p Partner) (stri
 	}
 	if p.Phone != "" {
 		vals["phone"] = p.Phone
+	}
+	if p.Country != "" {
+		country, err := a.country(ctx, p.Country)
+		if err != nil {
+			return "", err
+		}
+		vals["country_id"] = country
 	}
 	if parent, ok := parseID(p.Parent); ok {
 		vals["parent_id"] = parent
@@ -527,7 +537,9 @@ func (a *Admin) FindVendor(ctx context.Context, company, name string) (erp.Vendo
 }
 
 // AddBankAccount enters a bank account of one of company's vendors as the
-// administrator, who may trust it. SetAt cannot be chosen: Odoo stamps
+// administrator, who may trust it. A BIC is the code of its bank
+// (bank_id, found or created by its bic); a Country becomes the vendor's
+// (country_id). SetAt cannot be chosen: Odoo stamps
 // write_date itself. A zero Sequence means 10. It implements
 // erptest.Seeder.
 func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAccount) (erp.BankAccount, error) {
@@ -549,9 +561,26 @@ func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAc
 	if b.Sequence == 0 {
 		b.Sequence = 10
 	}
-	id, err := a.create(ctx, "res.partner.bank", map[string]any{
+	vals := map[string]any{
 		"partner_id": vendor, "acc_number": b.Number, "allow_out_payment": b.Trusted, "active": b.Active, "sequence": b.Sequence,
-	}, map[string]any{"context": scope(cid, false)})
+	}
+	if b.BIC != "" {
+		bank, err := a.bank(ctx, b.BIC)
+		if err != nil {
+			return erp.BankAccount{}, err
+		}
+		vals["bank_id"] = bank
+	}
+	if b.Country != "" {
+		country, err := a.country(ctx, b.Country)
+		if err != nil {
+			return erp.BankAccount{}, err
+		}
+		if err := a.write(ctx, "res.partner", []int64{vendor}, map[string]any{"country_id": country}, map[string]any{"context": scope(cid, false)}); err != nil {
+			return erp.BankAccount{}, translate(err)
+		}
+	}
+	id, err := a.create(ctx, "res.partner.bank", vals, map[string]any{"context": scope(cid, false)})
 	if err != nil {
 		return erp.BankAccount{}, translate(err)
 	}
@@ -563,6 +592,34 @@ func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAc
 		return erp.BankAccount{}, fmt.Errorf("odoo: res.partner.bank %d cannot be read back", id)
 	}
 	return as[0], nil
+}
+
+// bank returns the ID of the bank (res.bank) with the code bic as typed, a
+// BIC or a US routing number or a UK sort code kept in the BIC field,
+// creating it as Odoo's UI does when none has it.
+func (a *Admin) bank(ctx context.Context, bic string) (int64, error) {
+	rs, err := a.s.searchRead(ctx, "res.bank", []any{leaf("bic", "=", bic)}, []string{"bic"}, map[string]any{"limit": 1})
+	if err != nil {
+		return 0, err
+	}
+	if len(rs) == 1 {
+		return rs[0].id()
+	}
+	id, err := a.create(ctx, "res.bank", map[string]any{"name": "Bank " + bic, "bic": bic}, nil)
+	return id, translate(err)
+}
+
+// country returns the ID of the country (res.country) with the ISO 3166-1
+// alpha-2 code.
+func (a *Admin) country(ctx context.Context, code string) (int64, error) {
+	rs, err := a.s.searchRead(ctx, "res.country", []any{leaf("code", "=", code)}, []string{"code"}, map[string]any{"limit": 1})
+	if err != nil {
+		return 0, err
+	}
+	if len(rs) != 1 {
+		return 0, refused("no country %s", code)
+	}
+	return rs[0].id()
 }
 
 // AddBill enters a vendor bill or credit note of company, dated today, as

@@ -444,6 +444,44 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 			}
 		}
 	})
+	t.Run("NationalAccounts", func(t *testing.T) {
+		// As Odoo's UI keeps them: the number in acc_number, the bank's
+		// code in bank_id.bic, the holder's country; paid with the
+		// account on file (partner_bank_id), given as ap.get_vendor
+		// shows it.
+		for i, c := range []struct{ number, bic, country, key string }{
+			{"1234567890", "021000021", "US", "ABA:021000021:1234567890"},
+			{"31926819", "601613", "GB", "SORTCODE:601613:31926819"},
+			{"60-16-13 31926820", "", "GB", "SORTCODE:601613:31926820"},
+			{"1234567", "BOTKJPJT", "JP", "BIC:BOTKJPJT:1234567"},
+		} {
+			name := fmt.Sprintf("Far Away %d", i)
+			id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: name, Company: true, Shared: i%2 == 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := e.addAccountOf(t, erp.BankAccount{Vendor: id, Number: c.number, BIC: c.bic, Country: c.country})
+			ref := fmt.Sprintf("FA-%d", i)
+			b := e.addBill(t, id, "", ref, 10000)
+			v := e.decide(t, ap.ActionGetVendor, map[string]any{"vendor": name})
+			if !strings.Contains(v.Output, `"iban":"`+c.key+`"`) {
+				t.Errorf("get_vendor shows %s; want %s", v.Output, c.key)
+			}
+			// The same number at another bank is not the account on file.
+			other := "BIC:DEUTDEFF:" + c.key[strings.LastIndex(c.key, ":")+1:]
+			if d := e.decide(t, ap.ActionPayBill, payArgs(name, ref, other, "100.00")); d.Executed {
+				t.Errorf("%s: paid to %s", c.key, other)
+			}
+			d := e.decide(t, ap.ActionPayBill, payArgs(name, ref, c.key, "100.00"))
+			if !d.Executed {
+				t.Fatalf("%s: %s", c.key, refusal(d))
+			}
+			bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
+			if err != nil || len(bs) != 1 || len(bs[0].Payments) != 1 || bs[0].Payments[0].BankAccount != a.ID {
+				t.Errorf("%s: bill %+v, %v; want one payment to bank account %s", c.key, bs, err, a.ID)
+			}
+		}
+	})
 	t.Run("NumberOnTwoVendors", func(t *testing.T) {
 		x, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin One", Company: true})
 		if err != nil {
@@ -492,11 +530,19 @@ func (e *apEnv) current(tb testing.TB) erp.BankAccount {
 // clock is ahead).
 func (e *apEnv) addAccount(tb testing.TB, vendor, number string) erp.BankAccount {
 	tb.Helper()
+	return e.addAccountOf(tb, erp.BankAccount{Vendor: vendor, Number: number})
+}
+
+// addAccountOf is addAccount for an account with its bank and country.
+func (e *apEnv) addAccountOf(tb testing.TB, b erp.BankAccount) erp.BankAccount {
+	tb.Helper()
+	b.Trusted, b.Active = true, true
+	number := b.Number
 	if e.fake != nil {
 		e.fake.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
 		defer e.fake.SetNow(nil)
 	}
-	a, err := e.admin.AddBankAccount(context.Background(), odoo.DemoCompany, erp.BankAccount{Vendor: vendor, Number: number, Trusted: true, Active: true})
+	a, err := e.admin.AddBankAccount(context.Background(), odoo.DemoCompany, b)
 	if err != nil {
 		tb.Fatalf("account %s: %v", number, err)
 	}

@@ -17,7 +17,7 @@ import (
 // every field (144 for res.partner).
 var (
 	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "commercial_partner_id"}
-	accountFields = []string{"partner_id", "acc_number", "sanitized_acc_number", "allow_out_payment", "active", "sequence", "write_date", "company_id"}
+	accountFields = []string{"partner_id", "acc_number", "sanitized_acc_number", "bank_bic", "allow_out_payment", "active", "sequence", "write_date", "company_id"}
 	billFields    = []string{"name", "ref", "partner_id", "commercial_partner_id", "move_type", "currency_id", "amount_total", "amount_residual",
 		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id", "payment_id", "date", "create_date"}
 	paymentFields = []string{"partner_id", "partner_bank_id", "amount", "currency_id", "state", "ref", "date", "create_date",
@@ -219,7 +219,57 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
 	}
 	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
+	if err := holderCountries(ctx, s, cid, out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// holderCountries sets the Country of the accounts whose type depends on
+// it (normalize.ParseAccount): a bank code of digits only, an ABA routing
+// number or a sort code, or a 14-digit number, a sort code typed with the
+// account number. It reads their holders' country_code (related to
+// country_id.code) in one call, and none when no account needs it: an
+// IBAN, or a national number at a BIC, names its country itself.
+func holderCountries(ctx context.Context, s *session, cid int64, as []erp.BankAccount) error {
+	var ids []any
+	for _, a := range as {
+		if needsCountry(a) {
+			id, _ := parseID(a.Vendor)
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "in", ids)}, []string{"country_code"},
+		map[string]any{"context": scope(cid, true), "limit": len(ids)})
+	if err != nil {
+		return err
+	}
+	codes := map[string]string{}
+	for _, r := range rs {
+		id, err := r.id()
+		if err != nil {
+			return err
+		}
+		if codes[itoa(id)], err = r.str("country_code"); err != nil {
+			return fmt.Errorf("odoo: res.partner %d: %w", id, err)
+		}
+	}
+	for i := range as {
+		if needsCountry(as[i]) {
+			as[i].Country = codes[as[i].Vendor]
+		}
+	}
+	return nil
+}
+
+// needsCountry reports whether an account's type depends on its holder's
+// country (see holderCountries).
+func needsCountry(a erp.BankAccount) bool {
+	digits := func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+	return digits(erp.Sanitize(a.BIC)) || len(a.Sanitized) == 14 && digits(a.Sanitized)
 }
 
 // accountDomain is the domain of a bank-account query, with the ID and
@@ -271,6 +321,8 @@ func decodeAccount(r record) (erp.BankAccount, int64, error) {
 	a.Number, err = r.str("acc_number")
 	errs = append(errs, err)
 	a.Sanitized, err = r.str("sanitized_acc_number")
+	errs = append(errs, err)
+	a.BIC, err = r.str("bank_bic")
 	errs = append(errs, err)
 	a.Trusted, err = r.boolean("allow_out_payment")
 	errs = append(errs, err)

@@ -87,6 +87,10 @@ func newDB(s *Server, name, login, password string) *db {
 		fields: map[string]*field{
 			"name": f(tChar), "phone": f(tChar), "email": f(tChar), "active": f(tBool), "company_id": m2o("res.company"),
 			"supplier_rank": f(tInt), "is_company": f(tBool), "tz": f(tChar),
+			// country_code is related to country_id.code in Odoo.
+			"country_id": m2o("res.country"), "country_code": comp(f(tChar), func(d *db, r rec) any {
+				return d.tables["res.country"][r.m2o("country_id")].str("code")
+			}),
 			// parent_id makes a contact person of a company; Odoo stores
 			// commercial_partner_id (computed): the company, or the
 			// partner itself when it is a company or has no parent.
@@ -107,7 +111,14 @@ func newDB(s *Server, name, login, password string) *db {
 		fields: map[string]*field{
 			"acc_number": labeled(req(f(tChar)), "Account Number"), "sanitized_acc_number": f(tChar), "partner_id": labeled(req(m2o("res.partner")), "Account Holder"),
 			"allow_out_payment": f(tBool), "active": f(tBool), "sequence": f(tInt), "company_id": m2o("res.company"),
-			"acc_holder_name": f(tChar), "currency_id": m2o("res.currency")}})
+			"acc_holder_name": f(tChar), "currency_id": m2o("res.currency"),
+			// bank_bic is related to bank_id.bic in Odoo.
+			"bank_id": m2o("res.bank"), "bank_bic": comp(f(tChar), func(d *db, r rec) any {
+				return d.tables["res.bank"][r.m2o("bank_id")].str("bic")
+			})}})
+	add(&model{name: "res.bank", desc: "Bank", rights: map[string]string{"base.group_user": "r", "base.group_partner_manager": "rwcu"},
+		fields: map[string]*field{"name": req(f(tChar)), "bic": f(tChar), "country": m2o("res.country"), "active": f(tBool)}})
+	add(&model{name: "res.country", desc: "Country", rights: read, fields: map[string]*field{"name": f(tChar), "code": f(tChar)}})
 	add(&model{name: "mail.message", desc: "Message", rights: map[string]string{"base.group_user": "rc"}, fields: map[string]*field{
 		"model": f(tChar), "res_id": f(tInt), "body": f(tChar), "message_type": f(tChar), "author_id": m2o("res.partner")}})
 	d.seedBase(login, password)
@@ -257,6 +268,9 @@ func (d *db) groupID(xmlid string) int64 {
 }
 
 func (d *db) seedBase(login, password string) {
+	for _, c := range countries {
+		d.insert("res.country", rec{"name": c[1], "code": c[0]})
+	}
 	usd := d.insert("res.currency", rec{"name": "USD", "active": true, "decimal_places": int64(2)})
 	d.insert("res.currency", rec{"name": "EUR", "active": false, "decimal_places": int64(2)})
 	d.insert("res.currency", rec{"name": "JPY", "active": false, "decimal_places": int64(0)})
@@ -480,3 +494,12 @@ func toAny(ids []int64) []any {
 func (d *db) today() string { return d.now.In(d.zone()).Format("2006-01-02") }
 
 func escapeBody(s string) string { return "<p>" + html.EscapeString(s) + "</p>" }
+
+// countries are the res.country records the fake knows (code, name): a
+// part of those Odoo's base module loads.
+var countries = [][2]string{
+	{"AT", "Austria"}, {"AU", "Australia"}, {"BE", "Belgium"}, {"CA", "Canada"}, {"CH", "Switzerland"},
+	{"DE", "Germany"}, {"DK", "Denmark"}, {"ES", "Spain"}, {"FR", "France"}, {"GB", "United Kingdom"},
+	{"IE", "Ireland"}, {"IN", "India"}, {"IT", "Italy"}, {"JP", "Japan"}, {"NL", "Netherlands"},
+	{"PL", "Poland"}, {"PT", "Portugal"}, {"SE", "Sweden"}, {"SG", "Singapore"}, {"US", "United States"},
+}
