@@ -246,6 +246,13 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		if err := g.budgetFits(ctx, m, st.amount); err != nil {
 			return g.budgetRefusal(ctx, m, st.amount, err)
 		}
+		// Nor to approve what already executed: it would be refused as
+		// replayed once approved (a store that can tell, state.Reconciler).
+		if rs, ok := g.store.(ReconcileStore); ok && !st.route.contract.ReadOnly {
+			if done, err := rs.Consumed(ctx, st.nonce); err == nil && done {
+				return refusals.Replayed.with(st.operation[:16])
+			}
+		}
 		st.out.Level = pr.Level
 		return refusals.ApprovalRequired.with(levelText(pr.Level), reasonText(pr.Reasons), st.operation[:16])
 	}
