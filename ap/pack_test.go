@@ -351,7 +351,7 @@ func TestThresholdsFromConfig(t *testing.T) {
 		t.Errorf("850.00 above a 500.00 threshold: %s %s", d.Verdict, message(d))
 	}
 	d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2291", ap.DemoIBAN, "2400.00"))
-	if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "limit for the assistant") {
+	if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "limit for the assistant") || !strings.Contains(message(d), "ap.Config.MaxAmount") {
 		t.Errorf("2400.00 above a 2000.00 limit: %s %s", d.Verdict, message(d))
 	}
 	if d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2291", ap.DemoIBAN, "2400.00"), e.approve("alice", d), e.approve("bob", d)); d.Executed {
