@@ -2,12 +2,11 @@ package ap_test
 
 import (
 	"strings"
-
-	"github.com/intentplane/intentplane/erp"
 	"testing"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/erp"
 )
 
 // TestRegressionConfirmedThenReplayed (issue 17): a payment above the
