@@ -137,12 +137,20 @@ func (e *env) decideRaw(tok string, body []byte, as ...approval.Approval) gatewa
 // approve signs who's approval of the decision's operation.
 func (e *env) approve(who string, d gateway.Decision) approval.Approval {
 	e.t.Helper()
+	return e.approveAs(who, "", d)
+}
+
+// approveAs is approve with suffix added to the approval's ID, so that
+// the same operation can be approved again (the second of two equal
+// instalments).
+func (e *env) approveAs(who, suffix string, d gateway.Decision) approval.Approval {
+	e.t.Helper()
 	if d.Operation == nil {
 		e.t.Fatalf("no operation to approve: %+v", d.Refusal)
 	}
 	now := e.clock.Now()
 	a, err := approval.Sign(approval.Approval{
-		ID: who + "-" + d.OperationHash.String()[:12], Operation: d.OperationHash, MandateID: d.Operation.MandateID,
+		ID: who + "-" + d.OperationHash.String()[:12] + suffix, Operation: d.OperationHash, MandateID: d.Operation.MandateID,
 		Approver: who, IssuedAt: now, ExpiresAt: now.Add(10 * time.Minute),
 	}, approverKeys[who])
 	if err != nil {

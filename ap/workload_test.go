@@ -182,16 +182,7 @@ func TestLegitimateWorkload(t *testing.T) {
 // operation with the same hash (the second of two equal instalments).
 func (e *env) approveOnce(who string, d gateway.Decision) approval.Approval {
 	e.t.Helper()
-	n := approvals.Add(1)
-	now := e.clock.Now()
-	a, err := approval.Sign(approval.Approval{
-		ID: fmt.Sprintf("%s-%s-%d", who, d.OperationHash.String()[:12], n), Operation: d.OperationHash, MandateID: d.Operation.MandateID,
-		Approver: who, IssuedAt: now, ExpiresAt: now.Add(10 * time.Minute),
-	}, approverKeys[who])
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return a
+	return e.approveAs(who, fmt.Sprintf("-%d", approvals.Add(1)), d)
 }
 
 // approvals numbers the approvals approveOnce signs.
