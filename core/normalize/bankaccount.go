@@ -145,17 +145,7 @@ func ParseAccount(number, bank, country string) (Account, error) {
 	var buf [maxInput]byte
 	b, _, prefixed, err := compact(KindIBAN, number, buf[:0])
 	if err == nil && (prefixed || len(b) >= 2 && isIBANCountry(b[:2])) {
-		iban, err := IBAN(number)
-		if err != nil {
-			return Account{}, err
-		}
-		a := Account{Type: AccountIBAN, Country: iban[:2], Number: iban}
-		if strings.TrimSpace(bank) != "" {
-			if a.BIC, err = BIC(bank); err != nil {
-				return Account{}, err
-			}
-		}
-		return a, nil
+		return ibanAccount(number, bank)
 	}
 	n, err := compactPart(KindBankAccount, number, "-/.", 'c', "an account number has only the letters A-Z and the digits 0-9")
 	if err != nil {
@@ -176,8 +166,36 @@ func ParseAccount(number, bank, country string) (Account, error) {
 	case code != "" && allDigits(code):
 		return Account{}, fail(KindBankAccount, bank, "is a bank code of %d digits: neither an ABA routing number (9 digits, US) nor a sort code (6 digits, GB); give the bank's BIC", len(code))
 	}
+	return nationalAccount(number, bank, n, code, cc)
+}
+
+// ibanAccount parses number as an IBAN and bank, when given, as the BIC
+// of its bank: the AccountIBAN whose Country is the IBAN's first two
+// letters. Errors are IBAN's and BIC's.
+func ibanAccount(number, bank string) (Account, error) {
+	iban, err := IBAN(number)
+	if err != nil {
+		return Account{}, err
+	}
+	a := Account{Type: AccountIBAN, Country: iban[:2], Number: iban}
+	if strings.TrimSpace(bank) != "" {
+		if a.BIC, err = BIC(bank); err != nil {
+			return Account{}, err
+		}
+	}
+	return a, nil
+}
+
+// nationalAccount is ParseAccount for a national account number that is
+// neither an IBAN nor at an ABA routing number or sort code given as the
+// bank: n and code are number and bank compacted, cc the country.
+// A 14-digit number in a sort-code country is a sort code and account
+// number written together; otherwise the account is an AccountBIC of 4
+// to 34 letters and digits at the bank's BIC, which must be given.
+func nationalAccount(number, bank, n, code, cc string) (Account, error) {
 	var bic string
 	if code != "" {
+		var err error
 		if bic, err = BIC(bank); err != nil {
 			return Account{}, err
 		}

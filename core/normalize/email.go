@@ -61,44 +61,69 @@ func Email(s string) (string, error) {
 	}
 	local, domain := t[:at], t[at+1:]
 
+	if err := emailLocalPart(s, local, lead); err != nil {
+		return "", err
+	}
+	if err := emailDomain(s, domain, lead+at+2); err != nil {
+		return "", err
+	}
+	return strings.ToLower(t), nil
+}
+
+// emailLocalPart checks local, the part of the address s before the '@'
+// that starts at index lead of s: 1 to 64 characters, only atext and dots,
+// no dot at either end nor two in a row (a dot-atom, RFC 5322 3.2.3).
+// The error is a *normalize.Error of KindEmail naming the first fault.
+func emailLocalPart(s, local string, lead int) error {
+	const kind = KindEmail
 	switch {
 	case local == "":
-		return "", fail(kind, s, "has nothing before the '@'")
+		return fail(kind, s, "has nothing before the '@'")
 	case len(local) > 64:
-		return "", fail(kind, s, "has a local part of %d characters; at most 64 are allowed", len(local))
+		return fail(kind, s, "has a local part of %d characters; at most 64 are allowed", len(local))
 	}
 	for i := 0; i < len(local); i++ {
 		if c := local[i]; !isAtext(c) && c != '.' {
-			return "", fail(kind, s, "contains %s at position %d; the part before the '@' may have only letters, digits, dots and !#$%%&'*+-/=?^_`{|}~", char(c), lead+i+1)
+			return fail(kind, s, "contains %s at position %d; the part before the '@' may have only letters, digits, dots and !#$%%&'*+-/=?^_`{|}~", char(c), lead+i+1)
 		}
 	}
 	if local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {
-		return "", fail(kind, s, "has a dot at the start or end of the part before the '@', or two dots in a row")
+		return fail(kind, s, "has a dot at the start or end of the part before the '@', or two dots in a row")
 	}
+	return nil
+}
 
+// emailDomain checks domain, the part of the address s after the '@'
+// whose first character is at position start of s (counted from 1): a
+// domain name of at least two labels, each of 1 to 63 letters, digits and
+// inner '-', with a top-level label that is not all digits. Domain
+// literals ([192.0.2.1]) are refused. The error is a *normalize.Error of
+// KindEmail naming the first fault.
+func emailDomain(s, domain string, start int) error {
+	const kind = KindEmail
 	if domain == "" {
-		return "", fail(kind, s, "has nothing after the '@'")
+		return fail(kind, s, "has nothing after the '@'")
 	}
 	if domain[0] == '[' {
-		return "", fail(kind, s, "has a domain literal; give a domain name such as example.com")
+		return fail(kind, s, "has a domain literal; give a domain name such as example.com")
 	}
 	labels := 0
 	last := ""
-	for rest, start := domain, lead+at+2; ; {
+	for rest := domain; ; {
 		label, tail, more := strings.Cut(rest, ".")
 		labels++
 		last = label
 		switch {
 		case label == "":
-			return "", fail(kind, s, "has an empty label in its domain (a dot at the start or end, or two dots in a row)")
+			return fail(kind, s, "has an empty label in its domain (a dot at the start or end, or two dots in a row)")
 		case len(label) > 63:
-			return "", fail(kind, s, "has a domain label of %d characters; at most 63 are allowed", len(label))
+			return fail(kind, s, "has a domain label of %d characters; at most 63 are allowed", len(label))
 		case label[0] == '-' || label[len(label)-1] == '-':
-			return "", fail(kind, s, "has a domain label %q that starts or ends with '-'", label)
+			return fail(kind, s, "has a domain label %q that starts or ends with '-'", label)
 		}
 		for i := 0; i < len(label); i++ {
 			if c := label[i]; !isAlnum(c) && c != '-' {
-				return "", fail(kind, s, "contains %s at position %d; a domain has only letters, digits, '-' and dots", char(c), start+i)
+				return fail(kind, s, "contains %s at position %d; a domain has only letters, digits, '-' and dots", char(c), start+i)
 			}
 		}
 		if !more {
@@ -107,12 +132,12 @@ func Email(s string) (string, error) {
 		rest, start = tail, start+len(label)+1
 	}
 	if labels < 2 {
-		return "", fail(kind, s, "has the domain %q without a dot; a domain has at least two labels, such as example.com", domain)
+		return fail(kind, s, "has the domain %q without a dot; a domain has at least two labels, such as example.com", domain)
 	}
 	if allDigits(last) {
-		return "", fail(kind, s, "has a top-level domain %q that is all digits", last)
+		return fail(kind, s, "has a top-level domain %q that is all digits", last)
 	}
-	return strings.ToLower(t), nil
+	return nil
 }
 
 // isAtext reports whether c is an RFC 5322 atext character.

@@ -57,13 +57,10 @@ const maxName = 256
 func Name(s string) (string, error) {
 	const kind = KindName
 	var (
-		b        strings.Builder
-		pos      int  // the position of r in s, in characters from 1
-		space    bool // a space is due before the next character
-		latin    bool // a Latin letter, ASCII or not
-		alien    rune // the first letter of a script with Latin look-alikes
-		alienPos int
-		allAlike = true // every letter is in latinLookAlikes
+		b       strings.Builder
+		pos     int  // the position of r in s, in characters from 1
+		space   bool // a space is due before the next character
+		letters = nameLetters{allAlike: true}
 	)
 	b.Grow(len(s))
 	for i, r := range s {
@@ -84,27 +81,11 @@ func Name(s string) (string, error) {
 			b.WriteByte(' ')
 			space = false
 		}
-		switch {
-		case 'A' <= r && r <= 'Z':
+		if 'A' <= r && r <= 'Z' {
 			r += 'a' - 'A'
-			latin, allAlike = true, false
-		case 'a' <= r && r <= 'z':
-			latin, allAlike = true, false
-		case r < utf8.RuneSelf || !unicode.IsLetter(r):
-		case unicode.Is(unicode.Latin, r):
-			latin, allAlike = true, false
-		case imitatesLatin(r):
-			if unicode.In(r, unicode.Cherokee, unicode.Lisu) {
-				return "", failLookAlike(kind, s, "contains the %s letter %s at position %d; the letters of this script imitate Latin ones: a person compares the name", scriptName(r), describe(r), pos)
-			}
-			if alien == 0 {
-				alien, alienPos = r, pos
-			}
-			if !strings.ContainsRune(latinLookAlikes, r) {
-				allAlike = false
-			}
-		default:
-			allAlike = false
+		}
+		if err := letters.add(s, r, pos); err != nil {
+			return "", err
 		}
 		b.WriteRune(r)
 	}
@@ -114,12 +95,62 @@ func Name(s string) (string, error) {
 		return "", fail(kind, s, "is empty")
 	case n > maxName:
 		return "", fail(kind, s, "has %d characters; a name has at most %d", n, maxName)
-	case alien != 0 && latin:
-		return "", failLookAlike(kind, s, "mixes Latin letters with the %s letter %s at position %d; look-alike characters are refused, never folded: type the name as on file", scriptName(alien), describe(alien), alienPos)
-	case alien != 0 && allAlike:
-		return "", failLookAlike(kind, s, "is written in %s letters that all look like Latin ones, such as %s at position %d; look-alike characters are refused, never folded: a person compares the name", scriptName(alien), describe(alien), alienPos)
+	}
+	if err := letters.check(s); err != nil {
+		return "", err
 	}
 	return b.String(), nil
+}
+
+// nameLetters records the scripts of the letters of a name, so that Name
+// can refuse Latin mixed with a look-alike script and a name written
+// wholly in look-alikes of Latin letters.
+type nameLetters struct {
+	latin    bool // a Latin letter, ASCII or not
+	alien    rune // the first letter of a script with Latin look-alikes
+	alienPos int  // alien's position in the name, in characters from 1
+	allAlike bool // every letter is in latinLookAlikes; true before the first letter
+}
+
+// add records r, the character at position pos of the name s (after
+// ASCII capitals are lowered). It refuses a Cherokee or Lisu letter at
+// once, with a look-alike *Error of KindName; other characters are
+// recorded and accepted.
+func (l *nameLetters) add(s string, r rune, pos int) error {
+	switch {
+	case 'a' <= r && r <= 'z':
+		l.latin, l.allAlike = true, false
+	case r < utf8.RuneSelf || !unicode.IsLetter(r):
+	case unicode.Is(unicode.Latin, r):
+		l.latin, l.allAlike = true, false
+	case imitatesLatin(r):
+		if unicode.In(r, unicode.Cherokee, unicode.Lisu) {
+			return failLookAlike(KindName, s, "contains the %s letter %s at position %d; the letters of this script imitate Latin ones: a person compares the name", scriptName(r), describe(r), pos)
+		}
+		if l.alien == 0 {
+			l.alien, l.alienPos = r, pos
+		}
+		if !strings.ContainsRune(latinLookAlikes, r) {
+			l.allAlike = false
+		}
+	default:
+		l.allAlike = false
+	}
+	return nil
+}
+
+// check refuses the name s, once all its letters are added, when it
+// mixes Latin letters with a script that imitates them or when all its
+// letters are look-alikes of Latin ones; the error is a look-alike *Error
+// of KindName naming the first such letter.
+func (l *nameLetters) check(s string) error {
+	switch {
+	case l.alien != 0 && l.latin:
+		return failLookAlike(KindName, s, "mixes Latin letters with the %s letter %s at position %d; look-alike characters are refused, never folded: type the name as on file", scriptName(l.alien), describe(l.alien), l.alienPos)
+	case l.alien != 0 && l.allAlike:
+		return failLookAlike(KindName, s, "is written in %s letters that all look like Latin ones, such as %s at position %d; look-alike characters are refused, never folded: a person compares the name", scriptName(l.alien), describe(l.alien), l.alienPos)
+	}
+	return nil
 }
 
 // SameName reports whether the names a and b are the same under [Name]:

@@ -60,6 +60,34 @@ func DuplicateKey(ref string) (string, error) {
 	if n := utf8.RuneCountInString(ref); n > maxReference {
 		return "", fail(kind, ref, "has %d characters; a reference has at most %d", n, maxReference)
 	}
+	words, err := referenceWords(ref)
+	if err != nil {
+		return "", err
+	}
+	for len(words) > 0 && documentWord(words[0]) {
+		words = words[1:]
+	}
+	if len(words) > 0 {
+		words[0] = trimDocumentPrefix(words[0])
+	}
+	key := joinReferenceWords(words)
+	switch {
+	case key == "":
+		return "", fail(kind, ref, "has no number or name besides document words and separators; the reference cannot be compared")
+	case strings.ContainsAny(key, "ÉÚ"):
+		return "", failLookAlike(kind, ref, "has an accented letter outside the document words (num, numero, ref and their accented spellings); the reference cannot be compared, a person compares it")
+	}
+	return key, nil
+}
+
+// referenceWords splits ref into its words of capital letters and digits:
+// letters are upper-cased and folded by confusable, é and ú kept as É and
+// Ú (for the document words), and every other ASCII character, a degree
+// or ordinal sign, '№' and a space separator end a word. A control
+// character, invalid UTF-8 or any other non-ASCII character is refused
+// with an *Error of KindReference.
+func referenceWords(ref string) ([]string, error) {
+	const kind = KindReference
 	var (
 		words []string
 		word  []byte
@@ -75,9 +103,9 @@ func DuplicateKey(ref string) (string, error) {
 		pos++
 		switch {
 		case r == utf8.RuneError:
-			return "", refuseRuneError(kind, ref, i, pos, "; the reference cannot be compared")
+			return nil, refuseRuneError(kind, ref, i, pos, "; the reference cannot be compared")
 		case r < 0x20 || r == 0x7f || unicode.IsControl(r):
-			return "", fail(kind, ref, "contains the control character %s at position %d; the reference cannot be compared", describe(r), pos)
+			return nil, fail(kind, ref, "contains the control character %s at position %d; the reference cannot be compared", describe(r), pos)
 		case 'a' <= r && r <= 'z':
 			word = append(word, confusable(byte(r)-('a'-'A')))
 		case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
@@ -89,16 +117,18 @@ func DuplicateKey(ref string) (string, error) {
 		case r == 'ú' || r == 'Ú':
 			word = append(word, "Ú"...)
 		default:
-			return "", failLookAlike(kind, ref, "contains the non-ASCII character %s at position %d; the reference cannot be compared: look-alike characters are never folded, a person compares it", describe(r), pos)
+			return nil, failLookAlike(kind, ref, "contains the non-ASCII character %s at position %d; the reference cannot be compared: look-alike characters are never folded, a person compares it", describe(r), pos)
 		}
 	}
 	flush()
-	for len(words) > 0 && documentWord(words[0]) {
-		words = words[1:]
-	}
-	if len(words) > 0 {
-		words[0] = trimDocumentPrefix(words[0])
-	}
+	return words, nil
+}
+
+// joinReferenceWords concatenates the words of a reference into its key:
+// leading zeros of every run of digits are dropped (a run of zeros keeps
+// its last), and a '.' separates two words when the first ends and the
+// second starts with a digit, so "12 3" and "1 23" stay apart.
+func joinReferenceWords(words []string) string {
 	var b strings.Builder
 	for i, w := range words {
 		if i > 0 && isDigit(words[i-1][len(words[i-1])-1]) && isDigit(w[0]) {
@@ -118,14 +148,7 @@ func DuplicateKey(ref string) (string, error) {
 			b.WriteByte(c)
 		}
 	}
-	key := b.String()
-	switch {
-	case key == "":
-		return "", fail(kind, ref, "has no number or name besides document words and separators; the reference cannot be compared")
-	case strings.ContainsAny(key, "ÉÚ"):
-		return "", failLookAlike(kind, ref, "has an accented letter outside the document words (num, numero, ref and their accented spellings); the reference cannot be compared, a person compares it")
-	}
-	return key, nil
+	return b.String()
 }
 
 // confusable returns the digit that OCR and typing confuse with the
