@@ -177,31 +177,11 @@ func New(c Contract) (*Contract, error) {
 	c.Params = append([]Parameter(nil), c.Params...)
 	c.byName = make(map[string]int, len(c.Params))
 	for i, p := range c.Params {
-		if !nameRE.MatchString(p.Name) {
-			return fail("parameter %q: name must be lowercase letters, digits and _", p.Name)
-		}
 		if _, dup := c.byName[p.Name]; dup {
 			return fail("parameter %q declared twice", p.Name)
 		}
-		if p.Type.kind == 0 {
-			return fail("parameter %q has no type", p.Name)
-		}
-		if p.Critical && len(p.Sources) == 0 {
-			return fail("critical parameter %q has no trusted source", p.Name)
-		}
-		if !p.Critical && len(p.Sources) > 0 {
-			return fail("parameter %q has sources but is not critical", p.Name)
-		}
-		if p.Critical && p.Type.kind != intent.KindString {
-			return fail("critical parameter %q must be text", p.Name)
-		}
-		if p.Normalizer != nil && p.Type.kind != intent.KindString {
-			return fail("parameter %q: normalizers apply to text only", p.Name)
-		}
-		for _, s := range p.Sources {
-			if (s.Kind != SourceMandate && s.Kind != SourceRegistry) || s.Name == "" {
-				return fail("parameter %q has an invalid source %q", p.Name, s)
-			}
+		if problem := checkParameter(p); problem != "" {
+			return fail("%s", problem)
 		}
 		c.Params[i].Sources = append([]Source(nil), p.Sources...)
 		c.byName[p.Name] = i
@@ -229,6 +209,38 @@ func New(c Contract) (*Contract, error) {
 		}
 	}
 	return &c, nil
+}
+
+// checkParameter is New's check of one parameter on its own: a name of
+// lowercase letters, digits and _, a type, trusted sources if and only if
+// it is critical, text if it is critical or has a normalizer, and only
+// mandate or registry sources, each named. It returns the first problem
+// found, as New reports it, or "".
+func checkParameter(p Parameter) string {
+	if !nameRE.MatchString(p.Name) {
+		return fmt.Sprintf("parameter %q: name must be lowercase letters, digits and _", p.Name)
+	}
+	if p.Type.kind == 0 {
+		return fmt.Sprintf("parameter %q has no type", p.Name)
+	}
+	if p.Critical && len(p.Sources) == 0 {
+		return fmt.Sprintf("critical parameter %q has no trusted source", p.Name)
+	}
+	if !p.Critical && len(p.Sources) > 0 {
+		return fmt.Sprintf("parameter %q has sources but is not critical", p.Name)
+	}
+	if p.Critical && p.Type.kind != intent.KindString {
+		return fmt.Sprintf("critical parameter %q must be text", p.Name)
+	}
+	if p.Normalizer != nil && p.Type.kind != intent.KindString {
+		return fmt.Sprintf("parameter %q: normalizers apply to text only", p.Name)
+	}
+	for _, s := range p.Sources {
+		if (s.Kind != SourceMandate && s.Kind != SourceRegistry) || s.Name == "" {
+			return fmt.Sprintf("parameter %q has an invalid source %q", p.Name, s)
+		}
+	}
+	return ""
 }
 
 // Param returns the parameter named name.
