@@ -107,6 +107,16 @@ func (m *Mandate) validate() string {
 	if m.Budget.Amount < 0 {
 		return fmt.Sprintf("budget amount %d is negative", m.Budget.Amount)
 	}
+	if p := m.checkClaims(); p != "" {
+		return p
+	}
+	return m.checkValidity()
+}
+
+// checkClaims is validate's check of the claims: every name and value a
+// valid string (checkString) and every claim with at least one value. It
+// returns the first problem found, or "".
+func (m *Mandate) checkClaims() string {
 	for name, vals := range m.Claims {
 		if p := checkString(name); p != "" {
 			return "claim name " + p
@@ -120,6 +130,13 @@ func (m *Mandate) validate() string {
 			}
 		}
 	}
+	return ""
+}
+
+// checkValidity is validate's check of the validity window: not-before
+// and expiry both set, both in years 1 to 9999 (UTC), and expiry after
+// not-before. It returns the first problem found, or "".
+func (m *Mandate) checkValidity() string {
 	if m.NotBefore.IsZero() || m.Expiry.IsZero() {
 		return "not-before and expiry must both be set"
 	}
