@@ -203,33 +203,60 @@ func decodeReceipt(b []byte) (Receipt, error) {
 	if r.Facts, err = decodeValues[map[string]intent.Value]("facts", j.Facts); err != nil {
 		return r, err
 	}
-	for i, jr := range j.Resolved {
+	if r.Resolved, err = decodeResolved(j.Resolved); err != nil {
+		return r, err
+	}
+	if r.Approvals, err = decodeApprovals(j.Approvals); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// decodeResolved turns the "resolved" entries of a receipt line into the
+// receipt's resolved parameters, parsing each provenance's "at" time when
+// present. On an error (a malformed time, naming its field) it returns
+// the entries before the bad one, which decodeReceipt keeps in the
+// partial receipt it returns.
+func decodeResolved(js []jsonResolved) ([]intent.Resolved, error) {
+	var out []intent.Resolved
+	for i, jr := range js {
 		res := intent.Resolved{Param: jr.Param, Sent: jr.Sent, Value: jr.Value}
 		if p := jr.Provenance; p != nil {
 			res.Provenance = intent.Provenance{Source: p.Source, RecordID: p.Record, Version: p.Version}
 			if p.At != "" {
+				var err error
 				if res.Provenance.At, err = parseTime(fmt.Sprintf("resolved[%d].provenance.at", i), p.At); err != nil {
-					return r, err
+					return out, err
 				}
 			}
 		}
-		r.Resolved = append(r.Resolved, res)
+		out = append(out, res)
 	}
-	for i, ja := range j.Approvals {
+	return out, nil
+}
+
+// decodeApprovals turns the "approvals" entries of a receipt line into
+// the receipt's approval evidence, parsing the "issued" and "expires"
+// times when present. On an error (a malformed time, naming its field)
+// it returns the evidence before the bad entry, as decodeResolved does.
+func decodeApprovals(js []jsonEvidence) ([]Evidence, error) {
+	var out []Evidence
+	for i, ja := range js {
 		ev := Evidence{ID: ja.ID, Approver: ja.Approver, Level: ja.Level}
+		var err error
 		if ja.Issued != "" {
 			if ev.IssuedAt, err = parseTime(fmt.Sprintf("approvals[%d].issued", i), ja.Issued); err != nil {
-				return r, err
+				return out, err
 			}
 		}
 		if ja.Expires != "" {
 			if ev.ExpiresAt, err = parseTime(fmt.Sprintf("approvals[%d].expires", i), ja.Expires); err != nil {
-				return r, err
+				return out, err
 			}
 		}
-		r.Approvals = append(r.Approvals, ev)
+		out = append(out, ev)
 	}
-	return r, nil
+	return out, nil
 }
 
 func decodeCheckpoint(b []byte) (Checkpoint, error) {
