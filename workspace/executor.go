@@ -39,65 +39,105 @@ func (e Executor) Execute(ctx context.Context, op intent.Operation, _ intent.Ope
 	return gateway.Result{Output: string(b)}, nil
 }
 
+// execute carries out op by its action's entry in operations; an action
+// the pack does not have is an error.
 func (e Executor) execute(op intent.Operation) (any, error) {
-	o, a := op.Owner, op.Args
-	str := func(name string) string { return a[name].Str }
-	list := func(name string) []string { return SplitList(a[name].Str) }
-	switch op.Action {
-	case ActionSendEmail:
+	run, ok := operations[op.Action]
+	if !ok {
+		return nil, fmt.Errorf("workspace: unknown action %q", op.Action)
+	}
+	return run(e.WS, op.Owner, opArgs(op.Args))
+}
+
+// opArgs reads an operation's resolved arguments as the workspace's
+// tools take them.
+type opArgs intent.Args
+
+// str is the text of the argument name; "" when it is absent.
+func (a opArgs) str(name string) string { return a[name].Str }
+
+// list is the argument name, comma-separated text, split by SplitList.
+func (a opArgs) list(name string) []string { return SplitList(a[name].Str) }
+
+// operations carries out each of the pack's actions on the workspace ws
+// for the owner o, returning the output Execute marshals as JSON.
+var operations = map[intent.Action]func(ws *Mem, o intent.Owner, a opArgs) (any, error){
+	ActionSendEmail: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
 		var att []Attachment
-		for _, id := range list("attachments") {
+		for _, id := range a.list("attachments") {
 			att = append(att, Attachment{Type: "file", FileID: id})
 		}
-		return e.WS.SendEmail(o, list("recipients"), list("cc"), list("bcc"), str("subject"), str("body"), att)
-	case ActionDeleteEmail:
-		return message("Email with id %s deleted successfully.", str("email_id")), e.WS.DeleteEmail(o, str("email_id"))
-	case ActionGetUnreadEmails:
-		return e.WS.UnreadEmails(o)
-	case ActionGetSentEmails:
-		return e.WS.EmailsWithStatus(o, StatusSent)
-	case ActionGetReceivedEmails:
-		return e.WS.EmailsWithStatus(o, StatusReceived)
-	case ActionGetDraftEmails:
-		return e.WS.EmailsWithStatus(o, StatusDraft)
-	case ActionSearchEmails:
-		return e.WS.SearchEmails(o, str("query"), str("sender"))
-	case ActionSearchContactsByName:
-		return e.WS.SearchContacts(o, str("query"), false)
-	case ActionSearchContactsByEmail:
-		return e.WS.SearchContacts(o, str("query"), true)
-	case ActionGetCurrentDay:
-		return e.WS.CurrentDay(o)
-	case ActionSearchCalendarEvents:
-		return e.WS.SearchEvents(o, str("query"), str("date"))
-	case ActionGetDayCalendarEvents:
-		return e.WS.DayEvents(o, str("day"))
-	case ActionCreateCalendarEvent:
-		return e.WS.CreateEvent(o, str("title"), str("start_time"), str("end_time"), str("description"), list("participants"), str("location"))
-	case ActionCancelCalendarEvent:
-		return message("Event with ID %s has been canceled and participants have been notified.", str("event_id")), e.WS.CancelEvent(o, str("event_id"))
-	case ActionRescheduleCalendarEvent:
-		return e.WS.RescheduleEvent(o, str("event_id"), str("new_start_time"), str("new_end_time"))
-	case ActionAddEventParticipants:
-		return e.WS.AddParticipants(o, str("event_id"), list("participants"))
-	case ActionAppendToFile:
-		return e.WS.AppendToFile(o, str("file_id"), str("content"))
-	case ActionSearchFilesByFilename:
-		return e.WS.SearchFilesByFilename(o, str("filename"))
-	case ActionCreateFile:
-		return e.WS.CreateFile(o, str("filename"), str("content"))
-	case ActionDeleteFile:
-		return e.WS.DeleteFile(o, str("file_id"))
-	case ActionGetFileByID:
-		return e.WS.File(o, str("file_id"))
-	case ActionListFiles:
-		return e.WS.ListFiles(o)
-	case ActionShareFile:
-		return e.WS.ShareFile(o, str("file_id"), str("email"), str("permission"))
-	case ActionSearchFiles:
-		return e.WS.SearchFiles(o, str("query"))
-	}
-	return nil, fmt.Errorf("workspace: unknown action %q", op.Action)
+		return ws.SendEmail(o, a.list("recipients"), a.list("cc"), a.list("bcc"), a.str("subject"), a.str("body"), att)
+	},
+	ActionDeleteEmail: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return message("Email with id %s deleted successfully.", a.str("email_id")), ws.DeleteEmail(o, a.str("email_id"))
+	},
+	ActionGetUnreadEmails: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.UnreadEmails(o)
+	},
+	ActionGetSentEmails: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.EmailsWithStatus(o, StatusSent)
+	},
+	ActionGetReceivedEmails: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.EmailsWithStatus(o, StatusReceived)
+	},
+	ActionGetDraftEmails: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.EmailsWithStatus(o, StatusDraft)
+	},
+	ActionSearchEmails: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.SearchEmails(o, a.str("query"), a.str("sender"))
+	},
+	ActionSearchContactsByName: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.SearchContacts(o, a.str("query"), false)
+	},
+	ActionSearchContactsByEmail: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.SearchContacts(o, a.str("query"), true)
+	},
+	ActionGetCurrentDay: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.CurrentDay(o)
+	},
+	ActionSearchCalendarEvents: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.SearchEvents(o, a.str("query"), a.str("date"))
+	},
+	ActionGetDayCalendarEvents: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.DayEvents(o, a.str("day"))
+	},
+	ActionCreateCalendarEvent: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.CreateEvent(o, a.str("title"), a.str("start_time"), a.str("end_time"), a.str("description"), a.list("participants"), a.str("location"))
+	},
+	ActionCancelCalendarEvent: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return message("Event with ID %s has been canceled and participants have been notified.", a.str("event_id")), ws.CancelEvent(o, a.str("event_id"))
+	},
+	ActionRescheduleCalendarEvent: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.RescheduleEvent(o, a.str("event_id"), a.str("new_start_time"), a.str("new_end_time"))
+	},
+	ActionAddEventParticipants: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.AddParticipants(o, a.str("event_id"), a.list("participants"))
+	},
+	ActionAppendToFile: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.AppendToFile(o, a.str("file_id"), a.str("content"))
+	},
+	ActionSearchFilesByFilename: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.SearchFilesByFilename(o, a.str("filename"))
+	},
+	ActionCreateFile: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.CreateFile(o, a.str("filename"), a.str("content"))
+	},
+	ActionDeleteFile: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.DeleteFile(o, a.str("file_id"))
+	},
+	ActionGetFileByID: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.File(o, a.str("file_id"))
+	},
+	ActionListFiles: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.ListFiles(o)
+	},
+	ActionShareFile: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.ShareFile(o, a.str("file_id"), a.str("email"), a.str("permission"))
+	},
+	ActionSearchFiles: func(ws *Mem, o intent.Owner, a opArgs) (any, error) {
+		return ws.SearchFiles(o, a.str("query"))
+	},
 }
 
 func message(format string, a ...any) map[string]string {
