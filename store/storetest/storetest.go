@@ -539,6 +539,16 @@ func testOpaqueKeys(t *testing.T, s state.Store) {
 func CheckKey(t *testing.T, s state.Store, key string) {
 	t.Helper()
 	ctx := context.Background()
+	checkKeyConsume(t, ctx, s, key)
+	checkKeyHold(t, ctx, s, key)
+	checkKeyReserve(t, ctx, s, key)
+}
+
+// checkKeyConsume is CheckKey's part for the replay table: key is
+// consumed once, key with a trailing NUL is a different key, and
+// Unconsume releases key only.
+func checkKeyConsume(t *testing.T, ctx context.Context, s state.Store, key string) {
+	t.Helper()
 	exp := time.Now().Add(time.Hour)
 	if err := s.Consume(ctx, key, exp); err != nil {
 		t.Fatalf("Consume(%s) = %v", show(key), err)
@@ -558,6 +568,12 @@ func CheckKey(t *testing.T, s state.Store, key string) {
 	if err := s.Unconsume(ctx, key+"\x00"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkKeyHold is CheckKey's part for holds: key held by "a\x00" is not
+// held by "a", and Unhold by "a\x00" frees it for "a".
+func checkKeyHold(t *testing.T, ctx context.Context, s state.Store, key string) {
+	t.Helper()
 	if err := s.Hold(ctx, key, "a\x00", time.Hour); err != nil {
 		t.Fatalf("Hold(%s) = %v", show(key), err)
 	}
@@ -573,6 +589,13 @@ func CheckKey(t *testing.T, s state.Store, key string) {
 	if err := s.Unhold(ctx, key, "a"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// checkKeyReserve is CheckKey's part for budgets: key and key with a
+// trailing NUL are separate accounts and reservations, each of EUR 60
+// against a limit of EUR 100, and Release frees both.
+func checkKeyReserve(t *testing.T, ctx context.Context, s state.Store, key string) {
+	t.Helper()
 	limit := eur(100)
 	if err := s.Reserve(ctx, key, limit, key, eur(60)); err != nil {
 		t.Fatalf("Reserve(account %s, id %s) = %v", show(key), show(key), err)
