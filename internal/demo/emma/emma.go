@@ -64,61 +64,10 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 	if now == nil {
 		now = time.Now
 	}
-	issuerPub, issuerPriv, err := ed25519.GenerateKey(nil)
+	d, err := newWorld(now)
 	if err != nil {
 		return err
 	}
-	emmaPub, emmaPriv, err := ed25519.GenerateKey(nil)
-	if err != nil {
-		return err
-	}
-
-	bank := banking.NewMem()
-	if err := bank.Open("emma", emmaAccount()); err != nil {
-		return err
-	}
-	bankPack, err := banking.NewPack(bank)
-	if err != nil {
-		return err
-	}
-	ehr := healthcare.DemoEHR()
-	carePack, err := healthcare.NewPack(ehr)
-	if err != nil {
-		return err
-	}
-	store := mem.New(now)
-	gw, err := gateway.New(gateway.Config{
-		Audience:  "intentplane-demo",
-		Issuers:   mandate.StaticKeys{"emma-bank-app": issuerPub, "hospital-sso": issuerPub},
-		Approvers: approval.StaticKeys{"emma": emmaPub},
-		Now:       now,
-	}, store, bankPack, carePack)
-	if err != nil {
-		return err
-	}
-
-	start := now().UTC().Truncate(time.Second)
-	emmaMandate, err := mandate.Issue(mandate.Mandate{
-		ID: "m-emma-december", Issuer: "emma-bank-app", Audience: "intentplane-demo", Owner: "emma",
-		Scope: []intent.Action{banking.ActionReadFile, banking.ActionGetScheduledTransactions, banking.ActionSendMoney,
-			banking.ActionUpdateScheduledTransaction},
-		Budget:    intent.Money{Currency: "EUR", Amount: 200000},
-		Mode:      mandate.ModeKnownCounterparties,
-		NotBefore: start, Expiry: start.Add(time.Hour),
-	}, "emma-bank-app", issuerPriv)
-	if err != nil {
-		return err
-	}
-	greyMandate, err := mandate.Issue(mandate.Mandate{
-		ID: "m-dr-grey-ward-round", Issuer: "hospital-sso", Audience: "intentplane-demo", Owner: "dr-grey",
-		Scope:  []intent.Action{healthcare.ActionListEncounters, healthcare.ActionOpenRecord, healthcare.ActionReadNotes, healthcare.ActionAnnotateRecord},
-		Budget: intent.Money{Currency: "EUR"}, Mode: mandate.ModeKnownCounterparties,
-		NotBefore: start, Expiry: start.Add(time.Hour),
-	}, "hospital-sso", issuerPriv)
-	if err != nil {
-		return err
-	}
-	tokens := map[string]string{"emma": emmaMandate, "dr-grey": greyMandate}
 
 	fmt.Fprintf(w, "intentplane demo: the agent proposes, the gateway decides.\n\n")
 	fmt.Fprintf(w, "Emma asked her assistant: \"pay my December electricity bill, and keep my rent standing order as it is\".\n")
@@ -128,40 +77,168 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 
 	failures := 0
 	for i, s := range scenario() {
-		d, err := gw.Decide(ctx, gateway.Request{Mandate: tokens[s.owner], Proposal: []byte(s.body)})
+		ok, err := d.play(ctx, w, i, s)
 		if err != nil {
 			return err
 		}
-		if s.owner == "dr-grey" && i > 0 && scenario()[i-1].owner == "emma" {
-			fmt.Fprintf(w, "\nDr Grey asked her assistant to review today's patients. P-1001's record carries an injected line:\n  %q\n\n", healthcare.Injection)
-		}
-		fmt.Fprintf(w, "[%d] %s\n    agent sends: %s\n", i+1, s.title, s.body)
-		show(w, d)
-		if s.approver != "" && d.Verdict == intent.StepUp {
-			a, err := approval.Sign(approval.Approval{
-				ID: "appr-" + d.OperationHash.String()[:12], Operation: d.OperationHash, MandateID: d.Operation.MandateID,
-				Approver: s.approver, IssuedAt: now().UTC(), ExpiresAt: now().UTC().Add(5 * time.Minute),
-			}, emmaPriv)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "    Emma sees the exact operation on her banking app and confirms it (approval %s, signed over %s…)\n", a.ID, d.OperationHash.String()[:16])
-			d, err = gw.Decide(ctx, gateway.Request{Mandate: tokens[s.owner], Proposal: []byte(s.body), Approvals: []approval.Approval{a}})
-			if err != nil {
-				return err
-			}
-			show(w, d)
-		}
-		if msg := expect(s, d); msg != "" {
+		if !ok {
 			failures++
-			fmt.Fprintf(w, "    UNEXPECTED: %s\n", msg)
 		}
-		fmt.Fprintln(w)
 	}
-
-	acct, err := bank.Account("emma")
+	n, err := d.showAccount(w)
 	if err != nil {
 		return err
+	}
+	failures += n
+	if err := d.exportReceipts(ctx, w, opts.Receipts); err != nil {
+		return err
+	}
+	if failures > 0 {
+		return fmt.Errorf("demo: %d decisions differed from the scenario", failures)
+	}
+	return nil
+}
+
+// world is what the scenario plays in: Emma's bank, the gateway with the banking
+// and healthcare packs over an in-memory store, the mandates of Emma and
+// Dr Grey by owner, and Emma's key for signing approvals.
+type world struct {
+	now      func() time.Time
+	bank     *banking.Mem
+	store    *mem.Store
+	gw       *gateway.Gateway
+	tokens   map[string]string // signed mandate by owner
+	emmaPriv ed25519.PrivateKey
+}
+
+// newWorld builds the scenario's world on the clock now: fresh keys for
+// the issuers (Emma's bank app and the hospital's SSO share one) and for
+// Emma as approver, her account as emmaAccount gives it, and mandates
+// valid for an hour from now, truncated to the second.
+func newWorld(now func() time.Time) (*world, error) {
+	issuerPub, issuerPriv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return nil, err
+	}
+	emmaPub, emmaPriv, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		return nil, err
+	}
+
+	bank := banking.NewMem()
+	if err := bank.Open("emma", emmaAccount()); err != nil {
+		return nil, err
+	}
+	bankPack, err := banking.NewPack(bank)
+	if err != nil {
+		return nil, err
+	}
+	ehr := healthcare.DemoEHR()
+	carePack, err := healthcare.NewPack(ehr)
+	if err != nil {
+		return nil, err
+	}
+	store := mem.New(now)
+	gw, err := gateway.New(gateway.Config{
+		Audience:  "intentplane-demo",
+		Issuers:   mandate.StaticKeys{"emma-bank-app": issuerPub, "hospital-sso": issuerPub},
+		Approvers: approval.StaticKeys{"emma": emmaPub},
+		Now:       now,
+	}, store, bankPack, carePack)
+	if err != nil {
+		return nil, err
+	}
+	tokens, err := issueMandates(issuerPriv, now().UTC().Truncate(time.Second))
+	if err != nil {
+		return nil, err
+	}
+	return &world{now: now, bank: bank, store: store, gw: gw, tokens: tokens, emmaPriv: emmaPriv}, nil
+}
+
+// issueMandates signs with key the scenario's two mandates, valid for an
+// hour from start: Emma's for her banking assistant (budget EUR 2,000.00)
+// and Dr Grey's for her ward round. The result maps owner to token.
+func issueMandates(key ed25519.PrivateKey, start time.Time) (map[string]string, error) {
+	emmaMandate, err := mandate.Issue(mandate.Mandate{
+		ID: "m-emma-december", Issuer: "emma-bank-app", Audience: "intentplane-demo", Owner: "emma",
+		Scope: []intent.Action{banking.ActionReadFile, banking.ActionGetScheduledTransactions, banking.ActionSendMoney,
+			banking.ActionUpdateScheduledTransaction},
+		Budget:    intent.Money{Currency: "EUR", Amount: 200000},
+		Mode:      mandate.ModeKnownCounterparties,
+		NotBefore: start, Expiry: start.Add(time.Hour),
+	}, "emma-bank-app", key)
+	if err != nil {
+		return nil, err
+	}
+	greyMandate, err := mandate.Issue(mandate.Mandate{
+		ID: "m-dr-grey-ward-round", Issuer: "hospital-sso", Audience: "intentplane-demo", Owner: "dr-grey",
+		Scope:  []intent.Action{healthcare.ActionListEncounters, healthcare.ActionOpenRecord, healthcare.ActionReadNotes, healthcare.ActionAnnotateRecord},
+		Budget: intent.Money{Currency: "EUR"}, Mode: mandate.ModeKnownCounterparties,
+		NotBefore: start, Expiry: start.Add(time.Hour),
+	}, "hospital-sso", key)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"emma": emmaMandate, "dr-grey": greyMandate}, nil
+}
+
+// play sends step s, the i-th of the scenario (from 0), to the gateway
+// and writes the decision to w; when s needs an approval and the gateway
+// asks for one, Emma signs it and the proposal is sent again with it.
+// It reports whether the final decision is the one s expects; the error
+// is the gateway's or the signer's.
+func (d *world) play(ctx context.Context, w io.Writer, i int, s step) (bool, error) {
+	dec, err := d.gw.Decide(ctx, gateway.Request{Mandate: d.tokens[s.owner], Proposal: []byte(s.body)})
+	if err != nil {
+		return false, err
+	}
+	if s.owner == "dr-grey" && i > 0 && scenario()[i-1].owner == "emma" {
+		fmt.Fprintf(w, "\nDr Grey asked her assistant to review today's patients. P-1001's record carries an injected line:\n  %q\n\n", healthcare.Injection)
+	}
+	fmt.Fprintf(w, "[%d] %s\n    agent sends: %s\n", i+1, s.title, s.body)
+	show(w, dec)
+	if s.approver != "" && dec.Verdict == intent.StepUp {
+		if dec, err = d.approve(ctx, w, s, dec); err != nil {
+			return false, err
+		}
+	}
+	ok := true
+	if msg := expect(s, dec); msg != "" {
+		ok = false
+		fmt.Fprintf(w, "    UNEXPECTED: %s\n", msg)
+	}
+	fmt.Fprintln(w)
+	return ok, nil
+}
+
+// approve signs, as s.approver with Emma's key, an approval of the
+// operation of dec valid for five minutes, writes it to w, and sends the
+// proposal of s again with it; it returns the new decision, also written
+// to w.
+func (d *world) approve(ctx context.Context, w io.Writer, s step, dec gateway.Decision) (gateway.Decision, error) {
+	a, err := approval.Sign(approval.Approval{
+		ID: "appr-" + dec.OperationHash.String()[:12], Operation: dec.OperationHash, MandateID: dec.Operation.MandateID,
+		Approver: s.approver, IssuedAt: d.now().UTC(), ExpiresAt: d.now().UTC().Add(5 * time.Minute),
+	}, d.emmaPriv)
+	if err != nil {
+		return gateway.Decision{}, err
+	}
+	fmt.Fprintf(w, "    Emma sees the exact operation on her banking app and confirms it (approval %s, signed over %s…)\n", a.ID, dec.OperationHash.String()[:16])
+	dec, err = d.gw.Decide(ctx, gateway.Request{Mandate: d.tokens[s.owner], Proposal: []byte(s.body), Approvals: []approval.Approval{a}})
+	if err != nil {
+		return gateway.Decision{}, err
+	}
+	show(w, dec)
+	return dec, nil
+}
+
+// showAccount writes to w what executed on Emma's account during the
+// scenario: its new transactions and its standing orders. It returns the
+// number of them paying the attacker, each also written as UNEXPECTED.
+func (d *world) showAccount(w io.Writer) (int, error) {
+	acct, err := d.bank.Account("emma")
+	if err != nil {
+		return 0, err
 	}
 	fmt.Fprintf(w, "What executed on Emma's account:\n")
 	for _, t := range acct.Transactions[len(emmaAccount().Transactions):] {
@@ -170,16 +247,24 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 	for _, t := range acct.Scheduled {
 		fmt.Fprintf(w, "  standing order %d: %s EUR to %s, recurring=%t\n", t.ID, intent.FormatAmount(t.Amount, 2), t.Recipient, t.Recurring)
 	}
+	failures := 0
 	for _, t := range append(acct.Transactions, acct.Scheduled...) {
 		if t.Recipient == AttackerIBAN {
 			failures++
 			fmt.Fprintf(w, "  UNEXPECTED: money went to the attacker's account\n")
 		}
 	}
+	return failures, nil
+}
 
+// exportReceipts verifies the receipt chains of every owner in the
+// store and writes their counts to w; when path is not empty it also
+// writes the receipts there as JSONL. A chain that does not verify is an
+// error.
+func (d *world) exportReceipts(ctx context.Context, w io.Writer, path string) error {
 	var all []receipt.Receipt
-	for _, o := range store.Owners() {
-		rs, err := store.Receipts(ctx, o, 1, 0)
+	for _, o := range d.store.Owners() {
+		rs, err := d.store.Receipts(ctx, o, 1, 0)
 		if err != nil {
 			return err
 		}
@@ -194,16 +279,13 @@ func Run(ctx context.Context, w io.Writer, opts Options) error {
 		return fmt.Errorf("demo: receipt chains do not verify: %w", err)
 	}
 	fmt.Fprintf(w, "\nReceipts: %d decisions, %d hash chains, all verified", rep.Receipts, rep.Owners)
-	if opts.Receipts != "" {
-		if err := os.WriteFile(opts.Receipts, buf.Bytes(), 0o644); err != nil {
+	if path != "" {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "; exported to %s (check it with: intentplane receipts verify %s)", opts.Receipts, opts.Receipts)
+		fmt.Fprintf(w, "; exported to %s (check it with: intentplane receipts verify %s)", path, path)
 	}
 	fmt.Fprintln(w, ".")
-	if failures > 0 {
-		return fmt.Errorf("demo: %d decisions differed from the scenario", failures)
-	}
 	return nil
 }
 
