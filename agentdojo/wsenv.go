@@ -87,25 +87,8 @@ func LoadWorkspaceData(dir string) (*WorkspaceData, error) {
 	if err != nil {
 		return nil, err
 	}
-	// environment.yaml maps each part to "!include include/<file>.yaml".
-	parts := map[string]string{}
-	for _, line := range strings.Split(string(envText), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		v = strings.TrimSpace(v)
-		if !ok || !strings.HasPrefix(v, "!include ") {
-			continue
-		}
-		parts[strings.TrimSpace(k)] = strings.TrimSpace(strings.TrimPrefix(v, "!include "))
-	}
-	var inbox struct {
-		Account string         `yaml:"account_email"`
-		Emails  []yamlEmail    `yaml:"initial_emails"`
-		Events  []yamlEvent    `yaml:"initial_events"`
-		Day     string         `yaml:"current_day"`
-		Files   []yamlFile     `yaml:"initial_files"`
-		Other   map[string]any `yaml:",inline"`
-	}
-	var calendar, drive = inbox, inbox
+	parts := includes(envText)
+	var inbox, calendar, drive yamlWorkspacePart
 	for name, dst := range map[string]any{"inbox": &inbox, "calendar": &calendar, "cloud_drive": &drive} {
 		file, ok := parts[name]
 		if !ok {
@@ -134,6 +117,53 @@ func LoadWorkspaceData(dir string) (*WorkspaceData, error) {
 	for k, v := range vecs {
 		d.defaults[k] = v.Default
 	}
+	w := buildWorkspace(&inbox, &calendar, &drive)
+	if w.Account == "" || w.CurrentDay == "" || len(w.Emails) == 0 || len(w.Events) == 0 || len(w.Files) == 0 {
+		return nil, fmt.Errorf("agentdojo: workspace data in %s is incomplete: account, current day, e-mails, events and files are required", root)
+	}
+	d.base = w
+	for _, p := range placeholders(w) {
+		if _, ok := d.defaults[p]; !ok {
+			return nil, fmt.Errorf("agentdojo: workspace data: placeholder {%s} has no injection vector", p)
+		}
+	}
+	return d, nil
+}
+
+// yamlWorkspacePart is one of the YAML files environment.yaml includes:
+// the inbox (account and e-mails), the calendar (current day and events)
+// or the cloud drive (files). Each file fills its own fields; any
+// other key is kept in Other.
+type yamlWorkspacePart struct {
+	Account string         `yaml:"account_email"`
+	Emails  []yamlEmail    `yaml:"initial_emails"`
+	Events  []yamlEvent    `yaml:"initial_events"`
+	Day     string         `yaml:"current_day"`
+	Files   []yamlFile     `yaml:"initial_files"`
+	Other   map[string]any `yaml:",inline"`
+}
+
+// includes reads environment.yaml, which maps each part of the workspace
+// to "!include include/<file>.yaml": the file of each part by name, such
+// as "inbox". Other lines are skipped.
+func includes(envText []byte) map[string]string {
+	parts := map[string]string{}
+	for _, line := range strings.Split(string(envText), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		if !ok || !strings.HasPrefix(v, "!include ") {
+			continue
+		}
+		parts[strings.TrimSpace(k)] = strings.TrimSpace(strings.TrimPrefix(v, "!include "))
+	}
+	return parts
+}
+
+// buildWorkspace is the workspace the three parts describe: the account
+// and e-mails of inbox, the current day (and noon of it as the time) and
+// events of calendar, the files of drive. Absent lists become empty ones,
+// as AgentDojo's tools show them; the trash starts empty.
+func buildWorkspace(inbox, calendar, drive *yamlWorkspacePart) workspace.Workspace {
 	w := workspace.Workspace{
 		Account: inbox.Account, CurrentDay: calendar.Day, Now: calendar.Day + "T12:00:00",
 		Emails: map[string]workspace.Email{}, Trash: map[string]workspace.Email{},
@@ -160,16 +190,7 @@ func LoadWorkspaceData(dir string) (*WorkspaceData, error) {
 			w.Files[f.ID] = ff
 		}
 	}
-	if w.Account == "" || w.CurrentDay == "" || len(w.Emails) == 0 || len(w.Events) == 0 || len(w.Files) == 0 {
-		return nil, fmt.Errorf("agentdojo: workspace data in %s is incomplete: account, current day, e-mails, events and files are required", root)
-	}
-	d.base = w
-	for _, p := range placeholders(w) {
-		if _, ok := d.defaults[p]; !ok {
-			return nil, fmt.Errorf("agentdojo: workspace data: placeholder {%s} has no injection vector", p)
-		}
-	}
-	return d, nil
+	return w
 }
 
 type yamlEmail struct {
