@@ -48,44 +48,88 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 		return erp.BankAccount{}, err
 	}
 	defer unlock()
-	vs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", vendor), leaf("company_id", "=", cid),
-		leaf("supplier_rank", ">", 0), leaf("is_company", "=", true)}, vendorFields, map[string]any{"context": scope(cid, false)})
-	if err != nil {
+	if err := checkBankVendor(ctx, s, cid, vendor, ch.Vendor); err != nil {
 		return erp.BankAccount{}, err
 	}
-	if len(vs) != 1 {
-		return erp.BankAccount{}, notFound("vendor")
-	}
-	if v, co, err := decodeVendor(vs[0]); err != nil {
-		return erp.BankAccount{}, err
-	} else if co != cid || !v.Active || v.ID != ch.Vendor {
-		return erp.BankAccount{}, notFound("vendor")
-	}
-	// A change already made under this key.
-	notes, err := s.searchRead(ctx, "mail.message", []any{leaf("model", "=", "res.partner"), leaf("res_id", "=", vendor),
-		leaf("body", "ilike", bankMarker+ch.Key+" account ")}, []string{"body"}, nil)
-	if err != nil {
-		return erp.BankAccount{}, err
-	}
-	for _, n := range notes {
-		body, err := n.str("body")
-		if err != nil {
-			return erp.BankAccount{}, fmt.Errorf("odoo: mail.message: %w", err)
-		}
-		if id, ok := parseBankNote(body, ch.Key); ok {
-			as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: ch.Vendor})
-			if err != nil {
-				return erp.BankAccount{}, err
-			}
-			if len(as) == 1 {
-				return as[0], nil
-			}
-		}
+	if a, done, err := c.bankChangeDone(ctx, s, cid, vendor, ch); err != nil || done {
+		return a, err
 	}
 	mine, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{Vendor: ch.Vendor})
 	if err != nil {
 		return erp.BankAccount{}, err
 	}
+	id, err := makeCurrentAccount(ctx, s, cid, vendor, ch, mine)
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	if err := archiveOtherAccounts(ctx, s, cid, mine, id); err != nil {
+		return erp.BankAccount{}, err
+	}
+	a, err := c.readBackAccount(ctx, s, cid, ch.Vendor, id, number)
+	if err != nil {
+		return erp.BankAccount{}, err
+	}
+	if _, err := s.execute(ctx, "res.partner", "message_post", []any{[]any{vendor}}, map[string]any{
+		"body": bankMarker + ch.Key + " account " + itoa(id) + " .", "message_type": "comment", "subtype_xmlid": "mail.mt_note",
+	}); err != nil && !errors.Is(err, errNoneResult) {
+		return erp.BankAccount{}, fmt.Errorf("odoo: account %d is the vendor's account now, but recording the key failed: %w", id, err)
+	}
+	return a, nil
+}
+
+// checkBankVendor reads the vendor (its ID, vendorID as the connector
+// writes it) as s and returns an error wrapping ErrNotFound unless it is
+// one of company cid's active vendors (a company with a supplier rank).
+func checkBankVendor(ctx context.Context, s *session, cid, vendor int64, vendorID string) error {
+	vs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", vendor), leaf("company_id", "=", cid),
+		leaf("supplier_rank", ">", 0), leaf("is_company", "=", true)}, vendorFields, map[string]any{"context": scope(cid, false)})
+	if err != nil {
+		return err
+	}
+	if len(vs) != 1 {
+		return notFound("vendor")
+	}
+	if v, co, err := decodeVendor(vs[0]); err != nil {
+		return err
+	} else if co != cid || !v.Active || v.ID != vendorID {
+		return notFound("vendor")
+	}
+	return nil
+}
+
+// bankChangeDone looks for a change already made under ch.Key: a note on
+// the vendor recording the key. When one names an account the vendor
+// still has, it returns that account and true.
+func (c *Client) bankChangeDone(ctx context.Context, s *session, cid, vendor int64, ch erp.BankChange) (erp.BankAccount, bool, error) {
+	notes, err := s.searchRead(ctx, "mail.message", []any{leaf("model", "=", "res.partner"), leaf("res_id", "=", vendor),
+		leaf("body", "ilike", bankMarker+ch.Key+" account ")}, []string{"body"}, nil)
+	if err != nil {
+		return erp.BankAccount{}, false, err
+	}
+	for _, n := range notes {
+		body, err := n.str("body")
+		if err != nil {
+			return erp.BankAccount{}, false, fmt.Errorf("odoo: mail.message: %w", err)
+		}
+		if id, ok := parseBankNote(body, ch.Key); ok {
+			as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: ch.Vendor})
+			if err != nil {
+				return erp.BankAccount{}, false, err
+			}
+			if len(as) == 1 {
+				return as[0], true, nil
+			}
+		}
+	}
+	return erp.BankAccount{}, false, nil
+}
+
+// makeCurrentAccount makes the vendor's account holding ch.Number, among
+// its accounts mine, trusted, active and ordered before the others
+// (sequence one less than the lowest, 10 when there is none), creating it
+// when the vendor has none with that number. It returns the account's ID.
+func makeCurrentAccount(ctx context.Context, s *session, cid, vendor int64, ch erp.BankChange, mine []erp.BankAccount) (int64, error) {
+	number := erp.Sanitize(ch.Number)
 	first := 10
 	var target *erp.BankAccount
 	for i := range mine {
@@ -94,43 +138,49 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 			target = &mine[i]
 		}
 	}
-	var id int64
 	if target == nil {
 		v, err := s.execute(ctx, "res.partner.bank", "create", []any{map[string]any{
 			"partner_id": vendor, "acc_number": ch.Number, "allow_out_payment": true, "sequence": first - 1,
 		}}, map[string]any{"context": scope(cid, false)})
 		if err != nil {
-			return erp.BankAccount{}, translate(err)
+			return 0, translate(err)
 		}
-		if id, err = asID(v); err != nil {
-			return erp.BankAccount{}, fmt.Errorf("odoo: res.partner.bank.create: %w", err)
+		id, err := asID(v)
+		if err != nil {
+			return 0, fmt.Errorf("odoo: res.partner.bank.create: %w", err)
 		}
-	} else {
-		id, _ = parseID(target.ID)
-		// SetAt is write_date, and the cooling-off period runs from it: an
-		// account that becomes the vendor's current one is always written
-		// (which moves write_date, even when no value changes), including
-		// one that was trusted and active already; only re-confirming the
-		// current account writes nothing unless a value must change.
-		vals := map[string]any{}
-		if cur, ok := erp.Current(mine, ch.Vendor); !ok || cur.ID != target.ID {
-			vals["allow_out_payment"], vals["active"] = true, true
-		}
-		if !target.Trusted {
-			vals["allow_out_payment"] = true
-		}
-		if !target.Active {
-			vals["active"] = true
-		}
-		if target.Sequence > first || target.Sequence == 0 {
-			vals["sequence"] = first - 1
-		}
-		if len(vals) > 0 {
-			if _, err := s.execute(ctx, "res.partner.bank", "write", []any{[]any{id}, vals}, map[string]any{"context": scope(cid, false)}); err != nil {
-				return erp.BankAccount{}, translate(err)
-			}
+		return id, nil
+	}
+	id, _ := parseID(target.ID)
+	// SetAt is write_date, and the cooling-off period runs from it: an
+	// account that becomes the vendor's current one is always written
+	// (which moves write_date, even when no value changes), including
+	// one that was trusted and active already; only re-confirming the
+	// current account writes nothing unless a value must change.
+	vals := map[string]any{}
+	if cur, ok := erp.Current(mine, ch.Vendor); !ok || cur.ID != target.ID {
+		vals["allow_out_payment"], vals["active"] = true, true
+	}
+	if !target.Trusted {
+		vals["allow_out_payment"] = true
+	}
+	if !target.Active {
+		vals["active"] = true
+	}
+	if target.Sequence > first || target.Sequence == 0 {
+		vals["sequence"] = first - 1
+	}
+	if len(vals) > 0 {
+		if _, err := s.execute(ctx, "res.partner.bank", "write", []any{[]any{id}, vals}, map[string]any{"context": scope(cid, false)}); err != nil {
+			return 0, translate(err)
 		}
 	}
+	return id, nil
+}
+
+// archiveOtherAccounts archives the active accounts among mine other
+// than account id, in one write.
+func archiveOtherAccounts(ctx context.Context, s *session, cid int64, mine []erp.BankAccount, id int64) error {
 	var others []any
 	for _, a := range mine {
 		if a.Active && a.ID != itoa(id) {
@@ -141,10 +191,17 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 	if len(others) > 0 {
 		if _, err := s.execute(ctx, "res.partner.bank", "write", []any{others, map[string]any{"active": false}},
 			map[string]any{"context": scope(cid, false)}); err != nil {
-			return erp.BankAccount{}, fmt.Errorf("odoo: account %d is now trusted, but archiving the vendor's other accounts failed: %w", id, err)
+			return fmt.Errorf("odoo: account %d is now trusted, but archiving the vendor's other accounts failed: %w", id, err)
 		}
 	}
-	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: ch.Vendor})
+	return nil
+}
+
+// readBackAccount reads account id of the vendor back after a change and
+// checks that Odoo stored what was written: trusted (else an error
+// wrapping ErrAccess), active and holding number (else ErrBadAnswer).
+func (c *Client) readBackAccount(ctx context.Context, s *session, cid int64, vendorID string, id int64, number string) (erp.BankAccount, error) {
+	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: vendorID})
 	if err != nil {
 		return erp.BankAccount{}, err
 	}
@@ -157,11 +214,6 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 	}
 	if a.Sanitized != number || !a.Active {
 		return erp.BankAccount{}, fmt.Errorf("odoo: account %d reads back as %q, active %v; want %q, active: %w", id, a.Sanitized, a.Active, number, ErrBadAnswer)
-	}
-	if _, err := s.execute(ctx, "res.partner", "message_post", []any{[]any{vendor}}, map[string]any{
-		"body": bankMarker + ch.Key + " account " + itoa(id) + " .", "message_type": "comment", "subtype_xmlid": "mail.mt_note",
-	}); err != nil && !errors.Is(err, errNoneResult) {
-		return erp.BankAccount{}, fmt.Errorf("odoo: account %d is the vendor's account now, but recording the key failed: %w", id, err)
 	}
 	return a, nil
 }
