@@ -364,41 +364,9 @@ func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]
 
 // bills reads bills and also returns each bill's vendor by bill ID.
 func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQuery) ([]erp.Bill, map[string]int64, error) {
-	docs := [][]any{term("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
-	entries := [][]any{term("move_type", "=", "entry"), term("payment_id", "!=", false), term("ref", "ilike", memoPrefix)}
-	var id, vendor int64
-	var ok bool
-	if q.ID != "" {
-		if id, ok = parseID(q.ID); !ok {
-			return nil, nil, ctx.Err()
-		}
-		docs = append(docs, term("id", "=", id))
-		entries = append(entries, term("ref", "ilike", " bill "+itoa(id)+"]"))
-	}
-	if q.Vendor != "" {
-		if vendor, ok = parseID(q.Vendor); !ok {
-			return nil, nil, ctx.Err()
-		}
-		docs = append(docs, term("commercial_partner_id", "=", vendor))
-		entries = append(entries, term("commercial_partner_id", "=", vendor))
-	}
-	if q.Open {
-		docs = append(docs, term("move_type", "=", string(erp.KindBill)), term("state", "=", string(erp.StatePosted)),
-			term("amount_residual", ">", 0))
-	}
-	if q.Lookup != "" {
-		match := [][]any{term("name", "=ilike", q.Lookup)}
-		if n, ok := parseID(q.Lookup); ok {
-			match = append(match, term("id", "=", n))
-		}
-		if k := erp.LookupPattern(q.Lookup); k != "" {
-			match = append(match, term("ref", "ilike", k)) // Odoo passes % through as a wildcard
-		}
-		docs = append(docs, either(match...))
-	}
-	domain := append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
-	if q.WithPayments {
-		domain = append([]any{leaf("company_id", "=", cid)}, either(all(docs...), all(entries...))...)
+	domain, id, vendor, ok := billDomain(cid, q)
+	if !ok {
+		return nil, nil, ctx.Err()
 	}
 	kw, check := limited(scope(cid, false), q.Limit, q.Offset)
 	if q.WithPayments {
@@ -414,6 +382,82 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if err := c.loadCurrencies(ctx, s, rs); err != nil {
 		return nil, nil, err
 	}
+	out, paid, err := c.decodeBills(rs, cid, q, id, vendor)
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.SortFunc(out, func(a, b erp.Bill) int { return erp.CompareIDs(a.ID, b.ID) })
+	vendors := make(map[string]int64, len(out))
+	for i, b := range out {
+		vendors[b.ID], _ = parseID(b.Vendor)
+		if q.WithPayments {
+			out[i].Payments = []erp.Payment{}
+			for _, p := range paid {
+				if p.Bill == b.ID {
+					out[i].Payments = append(out[i].Payments, p)
+				}
+			}
+		}
+	}
+	return out, vendors, nil
+}
+
+// billDomain is the account.move domain of the bill query q in company
+// cid, with the bill ID and vendor it names (0 if none): bills and
+// credit notes matching q and, with q.WithPayments, also the journal
+// entries of the connector's payments of them (memoPrefix in their ref).
+// ok is false for a query naming an ID or vendor that is not an ID,
+// which matches nothing.
+func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok bool) {
+	docs := [][]any{term("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
+	entries := [][]any{term("move_type", "=", "entry"), term("payment_id", "!=", false), term("ref", "ilike", memoPrefix)}
+	if q.ID != "" {
+		if id, ok = parseID(q.ID); !ok {
+			return nil, 0, 0, false
+		}
+		docs = append(docs, term("id", "=", id))
+		entries = append(entries, term("ref", "ilike", " bill "+itoa(id)+"]"))
+	}
+	if q.Vendor != "" {
+		if vendor, ok = parseID(q.Vendor); !ok {
+			return nil, 0, 0, false
+		}
+		docs = append(docs, term("commercial_partner_id", "=", vendor))
+		entries = append(entries, term("commercial_partner_id", "=", vendor))
+	}
+	if q.Open {
+		docs = append(docs, term("move_type", "=", string(erp.KindBill)), term("state", "=", string(erp.StatePosted)),
+			term("amount_residual", ">", 0))
+	}
+	if q.Lookup != "" {
+		docs = append(docs, lookupDomain(q.Lookup))
+	}
+	domain = append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
+	if q.WithPayments {
+		domain = append([]any{leaf("company_id", "=", cid)}, either(all(docs...), all(entries...))...)
+	}
+	return domain, id, vendor, true
+}
+
+// lookupDomain matches a bill by what a person calls it: its name (any
+// case), its ID, or its vendor reference (erp.LookupPattern).
+func lookupDomain(lookup string) []any {
+	match := [][]any{term("name", "=ilike", lookup)}
+	if n, ok := parseID(lookup); ok {
+		match = append(match, term("id", "=", n))
+	}
+	if k := erp.LookupPattern(lookup); k != "" {
+		match = append(match, term("ref", "ilike", k)) // Odoo passes % through as a wildcard
+	}
+	return either(match...)
+}
+
+// decodeBills decodes the account.move records rs that bills read for q
+// in company cid (id and vendor as billDomain gives them): the bills,
+// checked again against q (the connector does not trust the domain
+// alone), and with q.WithPayments the payments of the connector's
+// entries among rs, of bill id and vendor when given.
+func (c *Client) decodeBills(rs []record, cid int64, q erp.BillQuery, id, vendor int64) ([]erp.Bill, []erp.Payment, error) {
 	out := []erp.Bill{}
 	var paid []erp.Payment
 	for _, r := range rs {
@@ -431,27 +475,26 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 		if err != nil {
 			return nil, nil, err
 		}
-		if co != cid || (b.Kind != erp.KindBill && b.Kind != erp.KindCreditNote) || (id != 0 && b.ID != itoa(id)) ||
-			(vendor != 0 && b.Vendor != itoa(vendor)) ||
-			(q.Open && (b.Kind != erp.KindBill || b.State != erp.StatePosted || b.Residual <= 0)) {
+		if co != cid || !billMatches(b, q, id, vendor) {
 			continue
 		}
 		out = append(out, b)
 	}
-	slices.SortFunc(out, func(a, b erp.Bill) int { return erp.CompareIDs(a.ID, b.ID) })
-	vendors := make(map[string]int64, len(out))
-	for i, b := range out {
-		vendors[b.ID], _ = parseID(b.Vendor)
-		if q.WithPayments {
-			out[i].Payments = []erp.Payment{}
-			for _, p := range paid {
-				if p.Bill == b.ID {
-					out[i].Payments = append(out[i].Payments, p)
-				}
-			}
-		}
+	return out, paid, nil
+}
+
+// billMatches reports whether the decoded bill b is a bill or credit note
+// that the query q (id and vendor as billDomain gives them) asks for.
+func billMatches(b erp.Bill, q erp.BillQuery, id, vendor int64) bool {
+	switch {
+	case b.Kind != erp.KindBill && b.Kind != erp.KindCreditNote:
+		return false
+	case id != 0 && b.ID != itoa(id), vendor != 0 && b.Vendor != itoa(vendor):
+		return false
+	case q.Open && (b.Kind != erp.KindBill || b.State != erp.StatePosted || b.Residual <= 0):
+		return false
 	}
-	return out, vendors, nil
+	return true
 }
 
 // decodeEntry decodes the journal entry of a payment the connector made
@@ -957,12 +1000,7 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 		if errors.As(err, &f) || errors.Is(err, ErrNotSent) {
 			return erp.Payment{}, notWritten(translate(err)) // a fault: Odoo rolled the call back; or never sent
 		}
-		// The answer is lost: the payment may have been made.
-		p, found, lerr := c.paymentByKey(context.WithoutCancel(ctx), s, cid, r.Key)
-		if lerr == nil && found {
-			return p, nil
-		}
-		return erp.Payment{}, fmt.Errorf("odoo: the payment of bill %s may or may not have been registered; not retried (key %s): %w", r.Bill, r.Key, err)
+		return c.paymentAnswerLost(ctx, s, cid, r, err)
 	}
 	p, found, err := c.paymentByKey(ctx, s, cid, r.Key, paymentIDFromAction(v)...)
 	if err != nil {
@@ -971,11 +1009,34 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if !found {
 		return erp.Payment{}, fmt.Errorf("odoo: the payment wizard of bill %s answered but no payment carries key %s: %w", r.Bill, r.Key, ErrBadAnswer)
 	}
-	if p.BankAccount != acct.ID || p.Amount != r.Amount || p.Bill != r.Bill {
-		return erp.Payment{}, fmt.Errorf("odoo: payment %s was registered as %s to bank account %s, not %s to %s as asked: cancel it in Odoo",
-			p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), p.BankAccount, intent.FormatAmount(r.Amount.Amount, uint8(money.decimals)), acct.ID)
+	if err := checkRegistered(p, acct, r, money); err != nil {
+		return erp.Payment{}, err
 	}
 	return p, nil
+}
+
+// paymentAnswerLost is RegisterPayment after the payment wizard's answer
+// was lost (err): the payment may have been made. It returns the payment
+// carrying r.Key if one is found (looked up even when ctx is cancelled);
+// otherwise an error saying the payment may or may not exist, wrapping
+// err, and nothing is retried.
+func (c *Client) paymentAnswerLost(ctx context.Context, s *session, cid int64, r erp.PaymentRequest, err error) (erp.Payment, error) {
+	p, found, lerr := c.paymentByKey(context.WithoutCancel(ctx), s, cid, r.Key)
+	if lerr == nil && found {
+		return p, nil
+	}
+	return erp.Payment{}, fmt.Errorf("odoo: the payment of bill %s may or may not have been registered; not retried (key %s): %w", r.Bill, r.Key, err)
+}
+
+// checkRegistered returns an error, telling to cancel it in Odoo, when
+// the payment p Odoo registered is not the one r asked for: to the bank
+// account acct, of r.Amount (in money's minor units), for r.Bill.
+func checkRegistered(p erp.Payment, acct erp.BankAccount, r erp.PaymentRequest, money currency) error {
+	if p.BankAccount != acct.ID || p.Amount != r.Amount || p.Bill != r.Bill {
+		return fmt.Errorf("odoo: payment %s was registered as %s to bank account %s, not %s to %s as asked: cancel it in Odoo",
+			p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), p.BankAccount, intent.FormatAmount(r.Amount.Amount, uint8(money.decimals)), acct.ID)
+	}
+	return nil
 }
 
 // notWritten marks an error after which nothing was written. A refusal
