@@ -653,7 +653,43 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 		return erp.Bill{}, err
 	}
 	money, _ := a.client.currencyByCode(b.Currency)
-	decimals := money.decimals
+	vals := a.billValues(b, cid, cur, money.decimals)
+	reversed, err := a.reversedBill(ctx, company, b)
+	if err != nil {
+		return erp.Bill{}, err
+	}
+	if reversed != 0 {
+		vals["reversed_entry_id"] = reversed
+	}
+	kw := map[string]any{"context": scope(cid, false)}
+	id, err := a.create(ctx, "account.move", vals, kw)
+	if err != nil {
+		return erp.Bill{}, translate(err)
+	}
+	if err := a.setMoveState(ctx, id, b.State, kw); err != nil {
+		return erp.Bill{}, err
+	}
+	if reversed != 0 && b.State == erp.StatePosted {
+		if err := a.reconcileCredit(ctx, cid, reversed, id); err != nil {
+			return erp.Bill{}, err
+		}
+	}
+	bs, err := a.client.Bills(ctx, company, erp.BillQuery{ID: itoa(id)})
+	if err != nil {
+		return erp.Bill{}, err
+	}
+	if len(bs) != 1 {
+		return erp.Bill{}, fmt.Errorf("odoo: account.move %d cannot be read back", id)
+	}
+	return bs[0], nil
+}
+
+// billValues are the account.move values of the bill b of company cid in
+// the currency cur (with decimals digits after the point), dated today:
+// one line without tax for b.Total, addressed to b.Contact when set (a
+// contact person of the vendor), else to b.Vendor, with its reference,
+// due date and bank account when given.
+func (a *Admin) billValues(b erp.Bill, cid, cur int64, decimals int) map[string]any {
 	vendor, _ := parseID(b.Vendor)
 	if contact, ok := parseID(b.Contact); ok {
 		vendor = contact // addressed to a contact person of the vendor
@@ -674,46 +710,38 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	if id, ok := parseID(b.BankAccount); ok {
 		vals["partner_bank_id"] = id
 	}
-	var reversed int64
-	if b.Kind == erp.KindCreditNote && b.Reverses != "" {
-		bs, err := a.client.Bills(ctx, company, erp.BillQuery{ID: b.Reverses})
-		if err != nil {
-			return erp.Bill{}, err
-		}
-		if len(bs) != 1 || bs[0].Kind != erp.KindBill {
-			return erp.Bill{}, notFound("reversed bill")
-		}
-		reversed, _ = parseID(b.Reverses)
-		vals["reversed_entry_id"] = reversed
+	return vals
+}
+
+// reversedBill returns the ID of the bill a credit note b reverses, after
+// checking that it is one of company's bills (else an error wrapping
+// ErrNotFound); 0 when b is not a credit note or reverses nothing.
+func (a *Admin) reversedBill(ctx context.Context, company string, b erp.Bill) (int64, error) {
+	if b.Kind != erp.KindCreditNote || b.Reverses == "" {
+		return 0, nil
 	}
-	kw := map[string]any{"context": scope(cid, false)}
-	id, err := a.create(ctx, "account.move", vals, kw)
+	bs, err := a.client.Bills(ctx, company, erp.BillQuery{ID: b.Reverses})
 	if err != nil {
-		return erp.Bill{}, translate(err)
+		return 0, err
 	}
-	switch b.State {
+	if len(bs) != 1 || bs[0].Kind != erp.KindBill {
+		return 0, notFound("reversed bill")
+	}
+	reversed, _ := parseID(b.Reverses)
+	return reversed, nil
+}
+
+// setMoveState posts (StatePosted) or cancels (StateCancelled) the new
+// draft account.move id with the keyword arguments kw; any other state
+// leaves it a draft.
+func (a *Admin) setMoveState(ctx context.Context, id int64, state erp.State, kw map[string]any) error {
+	switch state {
 	case erp.StatePosted:
-		if err := a.done(ctx, "account.move", "action_post", []any{[]any{id}}, kw); err != nil {
-			return erp.Bill{}, err
-		}
+		return a.done(ctx, "account.move", "action_post", []any{[]any{id}}, kw)
 	case erp.StateCancelled:
-		if err := a.done(ctx, "account.move", "button_cancel", []any{[]any{id}}, kw); err != nil {
-			return erp.Bill{}, err
-		}
+		return a.done(ctx, "account.move", "button_cancel", []any{[]any{id}}, kw)
 	}
-	if reversed != 0 && b.State == erp.StatePosted {
-		if err := a.reconcileCredit(ctx, cid, reversed, id); err != nil {
-			return erp.Bill{}, err
-		}
-	}
-	bs, err := a.client.Bills(ctx, company, erp.BillQuery{ID: itoa(id)})
-	if err != nil {
-		return erp.Bill{}, err
-	}
-	if len(bs) != 1 {
-		return erp.Bill{}, fmt.Errorf("odoo: account.move %d cannot be read back", id)
-	}
-	return bs[0], nil
+	return nil
 }
 
 // AddBills enters many posted vendor bills of company at once (two calls:
