@@ -75,37 +75,11 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 	if say == nil {
 		say = func(string) {}
 	}
-	exists, err := a.DatabaseExists(ctx)
-	if err != nil {
+	if err := ensureDatabase(ctx, a, say); err != nil {
 		return Config{}, err
 	}
-	if !exists {
-		say(fmt.Sprintf("creating database %s (about 10 s)", a.db))
-		if err := a.CreateDatabase(ctx); err != nil {
-			return Config{}, fmt.Errorf("odoo: creating database %s: %w", a.db, err)
-		}
-	}
-	installed, err := a.ModuleInstalled(ctx, "account")
-	if err != nil {
+	if err := setupAccounting(ctx, a, sc, say); err != nil {
 		return Config{}, err
-	}
-	if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil && !installed {
-		return Config{}, err
-	} else if err != nil {
-		say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
-	}
-	if !installed {
-		say("installing account (about 30 s)")
-		start := time.Now()
-		if err := a.InstallModule(ctx, "account"); err != nil {
-			return Config{}, fmt.Errorf("odoo: installing account: %w", err)
-		}
-		say(fmt.Sprintf("account installed in %s", time.Since(start).Round(time.Second)))
-		// The generic chart of accounts sets the company's currency to USD
-		// as it loads; no journal entry exists yet, so it can change back.
-		if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil {
-			say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
-		}
 	}
 	companies := []string{sc.Company}
 	for name, display := range sc.Others {
@@ -119,26 +93,8 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 		}
 		companies = append(companies, name)
 	}
-	users := []struct {
-		role   string
-		id     Identity
-		groups []string
-	}{
-		{"reader", sc.Reader, ReaderGroups},
-		{"payer", sc.Payer, PayerGroups},
-		{"bankadmin", sc.BankAdmin, BankAdminGroups},
-	}
-	for _, u := range users {
-		if u.id.Login == "" {
-			continue
-		}
-		say(fmt.Sprintf("user %s (%s): %s", u.id.Login, u.role, strings.Join(u.groups, ", ")))
-		if _, err := a.EnsureUser(ctx, User{
-			Name: "intentplane " + u.role, Identity: u.id, Groups: u.groups, Companies: companies,
-			Email: u.id.Login + "@intentplane.invalid",
-		}); err != nil {
-			return Config{}, fmt.Errorf("odoo: user %s: %w", u.id.Login, err)
-		}
+	if err := ensureUsers(ctx, a, sc, companies, say); err != nil {
+		return Config{}, err
 	}
 	if sc.DemoData {
 		say("demo data: " + DemoVendor + ", its bank accounts, bills " + DemoBill + " and " + DemoBill2)
@@ -159,6 +115,81 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// ensureDatabase creates a's database unless it exists, telling say.
+func ensureDatabase(ctx context.Context, a *Admin, say func(string)) error {
+	exists, err := a.DatabaseExists(ctx)
+	if err != nil {
+		return err
+	}
+	if !exists {
+		say(fmt.Sprintf("creating database %s (about 10 s)", a.db))
+		if err := a.CreateDatabase(ctx); err != nil {
+			return fmt.Errorf("odoo: creating database %s: %w", a.db, err)
+		}
+	}
+	return nil
+}
+
+// setupAccounting sets up sc's main company (ID 1: its name and
+// currency) and installs the account module unless it is installed,
+// setting the company up again after it. Failing to set the company up
+// is an error only before the module is installed; afterwards it is told
+// to say and Setup goes on.
+func setupAccounting(ctx context.Context, a *Admin, sc SetupConfig, say func(string)) error {
+	installed, err := a.ModuleInstalled(ctx, "account")
+	if err != nil {
+		return err
+	}
+	if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil && !installed {
+		return err
+	} else if err != nil {
+		say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
+	}
+	if installed {
+		return nil
+	}
+	say("installing account (about 30 s)")
+	start := time.Now()
+	if err := a.InstallModule(ctx, "account"); err != nil {
+		return fmt.Errorf("odoo: installing account: %w", err)
+	}
+	say(fmt.Sprintf("account installed in %s", time.Since(start).Round(time.Second)))
+	// The generic chart of accounts sets the company's currency to USD
+	// as it loads; no journal entry exists yet, so it can change back.
+	if err := a.SetupCompany(ctx, sc.Company, 1, sc.CompanyName, sc.Currency); err != nil {
+		say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
+	}
+	return nil
+}
+
+// ensureUsers creates or updates the connector's users of sc (reader,
+// payer, bank administrator; each skipped when its Login is empty) with
+// exactly their groups, in the companies, telling say.
+func ensureUsers(ctx context.Context, a *Admin, sc SetupConfig, companies []string, say func(string)) error {
+	users := []struct {
+		role   string
+		id     Identity
+		groups []string
+	}{
+		{"reader", sc.Reader, ReaderGroups},
+		{"payer", sc.Payer, PayerGroups},
+		{"bankadmin", sc.BankAdmin, BankAdminGroups},
+	}
+	for _, u := range users {
+		if u.id.Login == "" {
+			continue
+		}
+		say(fmt.Sprintf("user %s (%s): %s", u.id.Login, u.role, strings.Join(u.groups, ", ")))
+		if _, err := a.EnsureUser(ctx, User{
+			Name: "intentplane " + u.role, Identity: u.id, Groups: u.groups, Companies: companies,
+			Email: u.id.Login + "@intentplane.invalid",
+		}); err != nil {
+			return fmt.Errorf("odoo: user %s: %w", u.id.Login, err)
+		}
+	}
+	return nil
 }
 
 // demoData enters the demo data set in company, skipping what is there.
