@@ -87,58 +87,17 @@ func decodeValue(d *xml.Decoder) (any, error) {
 func decodeTyped(d *xml.Decoder, se xml.StartElement) (any, error) {
 	switch se.Name.Local {
 	case "array":
-		var out []any
-		for {
-			tok, err := d.Token()
-			if err != nil {
-				return nil, err
-			}
-			switch t := tok.(type) {
-			case xml.StartElement:
-				if t.Name.Local == "value" {
-					v, err := decodeValue(d)
-					if err != nil {
-						return nil, err
-					}
-					out = append(out, v)
-				}
-			case xml.EndElement:
-				if t.Name.Local == "array" {
-					if out == nil {
-						out = []any{}
-					}
-					return out, nil
-				}
-			}
+		out, err := decodeArray(d)
+		if err != nil {
+			return nil, err
 		}
+		return out, nil
 	case "struct":
-		out := map[string]any{}
-		var name string
-		for {
-			tok, err := d.Token()
-			if err != nil {
-				return nil, err
-			}
-			switch t := tok.(type) {
-			case xml.StartElement:
-				switch t.Name.Local {
-				case "name":
-					if err := d.DecodeElement(&name, &t); err != nil {
-						return nil, err
-					}
-				case "value":
-					v, err := decodeValue(d)
-					if err != nil {
-						return nil, err
-					}
-					out[name] = v
-				}
-			case xml.EndElement:
-				if t.Name.Local == "struct" {
-					return out, nil
-				}
-			}
+		out, err := decodeStruct(d)
+		if err != nil {
+			return nil, err
 		}
+		return out, nil
 	case "nil":
 		return nil, d.Skip()
 	}
@@ -157,6 +116,67 @@ func decodeTyped(d *xml.Decoder, se xml.StartElement) (any, error) {
 		return s, nil
 	}
 	return nil, fmt.Errorf("unknown type %s", se.Name.Local)
+}
+
+// decodeArray decodes the values of an <array> whose start tag d has just
+// read, up to its end tag: an empty array is an empty slice, never nil.
+func decodeArray(d *xml.Decoder) ([]any, error) {
+	var out []any
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local == "value" {
+				v, err := decodeValue(d)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, v)
+			}
+		case xml.EndElement:
+			if t.Name.Local == "array" {
+				if out == nil {
+					out = []any{}
+				}
+				return out, nil
+			}
+		}
+	}
+}
+
+// decodeStruct decodes the members of a <struct> whose start tag d has
+// just read, up to its end tag, by name.
+func decodeStruct(d *xml.Decoder) (map[string]any, error) {
+	out := map[string]any{}
+	var name string
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "name":
+				if err := d.DecodeElement(&name, &t); err != nil {
+					return nil, err
+				}
+			case "value":
+				v, err := decodeValue(d)
+				if err != nil {
+					return nil, err
+				}
+				out[name] = v
+			}
+		case xml.EndElement:
+			if t.Name.Local == "struct" {
+				return out, nil
+			}
+		}
+	}
 }
 
 // encodeValue writes v as Odoo does: explicit <string>, <int>, <double>,
@@ -204,26 +224,35 @@ func encodeValue(b *bytes.Buffer, v any) error {
 		}
 		b.WriteString("</data></array>")
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		if err := encodeStruct(b, x); err != nil {
+			return err
 		}
-		sort.Strings(keys)
-		b.WriteString("<struct>\n")
-		for _, k := range keys {
-			b.WriteString("<member>\n<name>")
-			_ = xml.EscapeText(b, []byte(k))
-			b.WriteString("</name>\n")
-			if err := encodeValue(b, x[k]); err != nil {
-				return err
-			}
-			b.WriteString("\n</member>\n")
-		}
-		b.WriteString("</struct>")
 	default:
 		return fmt.Errorf("cannot marshal %T", v)
 	}
 	b.WriteString("</value>")
+	return nil
+}
+
+// encodeStruct writes m as an XML-RPC <struct>, its members in the order
+// of their names.
+func encodeStruct(b *bytes.Buffer, m map[string]any) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b.WriteString("<struct>\n")
+	for _, k := range keys {
+		b.WriteString("<member>\n<name>")
+		_ = xml.EscapeText(b, []byte(k))
+		b.WriteString("</name>\n")
+		if err := encodeValue(b, m[k]); err != nil {
+			return err
+		}
+		b.WriteString("\n</member>\n")
+	}
+	b.WriteString("</struct>")
 	return nil
 }
 
