@@ -381,6 +381,30 @@ func asNum(v any) float64 {
 }
 
 func (d *db) create(m *model, vals map[string]any, ctx map[string]any) (any, *fault) {
+	r := emptyRecord(m)
+	if f := d.beforeCreate(m, r, vals, ctx); f != nil {
+		return nil, f
+	}
+	if f := d.set(m, r, vals); f != nil {
+		return nil, f
+	}
+	if f := missingRequired(m, r); f != nil {
+		return nil, f
+	}
+	if f := d.afterCreate(m, r, ctx); f != nil {
+		return nil, f
+	}
+	id := d.insert(m.name, r)
+	if f := d.created(m, r, ctx); f != nil {
+		return nil, f
+	}
+	return id, nil
+}
+
+// emptyRecord is a new record of m before its values are set: every
+// stored field (not computed, not the create and write stamps) at its
+// type's zero, and active true when m has the field.
+func emptyRecord(m *model) rec {
 	r := rec{}
 	for n, fl := range m.fields {
 		if fl.computed != nil || n == "create_date" || n == "write_date" || n == "create_uid" || n == "write_uid" {
@@ -402,29 +426,22 @@ func (d *db) create(m *model, vals map[string]any, ctx map[string]any) (any, *fa
 	if _, ok := m.fields["active"]; ok {
 		r["active"] = true
 	}
-	if f := d.beforeCreate(m, r, vals, ctx); f != nil {
-		return nil, f
-	}
-	if f := d.set(m, r, vals); f != nil {
-		return nil, f
-	}
+	return r
+}
+
+// missingRequired is Odoo's user error for a required field of m that r
+// leaves empty ("" or 0), naming the field by its label; nil when none is.
+func missingRequired(m *model, r rec) *fault {
 	for n, fl := range m.fields {
 		if fl.required && r[n] == "" || fl.required && r[n] == int64(0) {
 			label := fl.label
 			if label == "" {
 				label = n
 			}
-			return nil, userError(fmt.Sprintf("The operation cannot be completed:\n- Create/update: a mandatory field is not set.\n- Delete: another model requires the record being deleted. If possible, archive it instead.\n\nModel: %s (%s)\nField: %s (%s)\n", m.desc, m.name, label, n))
+			return userError(fmt.Sprintf("The operation cannot be completed:\n- Create/update: a mandatory field is not set.\n- Delete: another model requires the record being deleted. If possible, archive it instead.\n\nModel: %s (%s)\nField: %s (%s)\n", m.desc, m.name, label, n))
 		}
 	}
-	if f := d.afterCreate(m, r, ctx); f != nil {
-		return nil, f
-	}
-	id := d.insert(m.name, r)
-	if f := d.created(m, r, ctx); f != nil {
-		return nil, f
-	}
-	return id, nil
+	return nil
 }
 
 // bankTracked are the fields of res.partner.bank that account tracks.
