@@ -24,6 +24,7 @@ type Store struct {
 	held     map[string]hold                     // record locks by key
 	sweepAt  int                                 // len(used) that triggers the next sweep of expired keys
 	chains   map[intent.Owner][]*receipt.Receipt // by pointer: a long chain grows without copying receipts
+	records  map[string]record                   // state.Records, made on first Keep
 	now      func() time.Time
 }
 

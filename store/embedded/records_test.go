@@ -1,0 +1,23 @@
+package embedded_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/intentplane/intentplane/core/state"
+	"github.com/intentplane/intentplane/store/embedded"
+	"github.com/intentplane/intentplane/store/storetest"
+)
+
+func TestRecords(t *testing.T) {
+	storetest.RunRecords(t, func(t *testing.T) state.Records {
+		return open(t, filepath.Join(t.TempDir(), "state.db"))
+	}, func(t *testing.T, s state.Records) state.Records {
+		es := s.(*embedded.Store)
+		path := es.Path()
+		if err := es.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return open(t, path)
+	})
+}

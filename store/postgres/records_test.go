@@ -1,0 +1,28 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/intentplane/intentplane/core/state"
+	"github.com/intentplane/intentplane/store/postgres"
+	"github.com/intentplane/intentplane/store/storetest"
+)
+
+func TestRecords(t *testing.T) {
+	t.Parallel()
+	dsns := map[state.Records]string{}
+	storetest.RunRecords(t, func(t *testing.T) state.Records {
+		s, dsn := open(t, postgres.Config{})
+		dsns[s] = dsn
+		return s
+	}, func(t *testing.T, s state.Records) state.Records {
+		s.(*postgres.Store).Close()
+		s2, err := postgres.Open(context.Background(), dsns[s], postgres.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s2.Close)
+		return s2
+	})
+}
