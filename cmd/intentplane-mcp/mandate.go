@@ -9,12 +9,14 @@ import (
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/state"
 )
 
-// buildMandate reads the signed mandate, or issues one at start, and
-// returns it verified.
-func buildMandate(ctx context.Context, c *config.Config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, *mandate.Mandate, error) {
-	tok, keys, err := mandateToken(c, actions, now)
+// buildMandate reads the signed mandate, or issues one at start (or
+// continues the one kept in records for this configuration; records may be
+// nil), and returns it verified.
+func buildMandate(ctx context.Context, c *config.Config, actions []intent.Action, records state.Records, now func() time.Time) (string, mandate.Keys, *mandate.Mandate, error) {
+	tok, keys, err := mandateToken(ctx, c, actions, records, now)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -30,11 +32,11 @@ func buildMandate(ctx context.Context, c *config.Config, actions []intent.Action
 }
 
 // mandateToken reads the signed mandate, or issues one at start.
-func mandateToken(c *config.Config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, error) {
+func mandateToken(ctx context.Context, c *config.Config, actions []intent.Action, records state.Records, now func() time.Time) (string, mandate.Keys, error) {
 	if c.Mandate.File != "" {
 		return readMandate(c)
 	}
-	return issueMandate(c, actions, now)
+	return issueMandate(ctx, c, actions, records, now)
 }
 
 // readMandate reads the mandate file and its issuer's public key.
@@ -57,17 +59,59 @@ func readMandate(c *config.Config) (string, mandate.Keys, error) {
 
 }
 
-// issueMandate issues the mandate [mandate] describes for this run, with a
-// key generated for it: for every action when no scope is given, a budget
-// of nothing when none is, valid for valid_for (8h by default).
-func issueMandate(c *config.Config, actions []intent.Action, now func() time.Time) (string, mandate.Keys, error) {
+// issueMandate issues the mandate [mandate] describes, with a key
+// generated for it: for every action when no scope is given, a budget of
+// nothing when none is, valid for valid_for (8h by default). With a store
+// that keeps records, the mandate is kept there under the configuration's
+// identity (mandateKey), so that a restart of the same configuration
+// continues the same mandate (its id, hence its budget and its executed
+// operations) until it expires; a changed configuration gets a new one.
+func issueMandate(ctx context.Context, c *config.Config, actions []intent.Action, records state.Records, now func() time.Time) (string, mandate.Keys, error) {
+	want, err := wantedMandate(c, actions)
+	if err != nil {
+		return "", nil, err
+	}
+	valid := c.Mandate.ValidFor.Duration
+	if valid == 0 {
+		valid = 8 * time.Hour
+	}
+	pub, priv, err := mandate.GenerateKey(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	if want.ID, err = mandate.NewID(nil); err != nil {
+		return "", nil, err
+	}
+	t := now().UTC().Truncate(time.Second)
+	want.NotBefore, want.Expiry = t.Add(-time.Minute), t.Add(valid)
+	tok, err := mandate.Issue(want, startIssuer, priv)
+	if err != nil {
+		return "", nil, c.ErrAt([]string{"mandate"}, "%v", err)
+	}
+	issued := keptMandate{Token: tok, IssuerKey: mandate.EncodePublicKey(pub)}
+	if records != nil {
+		if issued, err = keepMandate(ctx, records, mandateKey(want, valid), issued, want.Expiry); err != nil {
+			return "", nil, c.ErrAt([]string{"store"}, "keeping the mandate issued at start: %v", err)
+		}
+	}
+	pk, err := mandate.ParsePublicKey(issued.IssuerKey)
+	if err != nil {
+		return "", nil, c.ErrAt([]string{"store"}, "the mandate kept in the store: %v", err)
+	}
+	return issued.Token, mandate.StaticKeys{startIssuer: pk}, nil
+}
+
+// startIssuer is the issuer id of mandates issued at start.
+const startIssuer = "intentplane-mcp-start"
+
+// wantedMandate is the mandate [mandate] describes, without id or times.
+func wantedMandate(c *config.Config, actions []intent.Action) (mandate.Mandate, error) {
 	m := c.Mandate
-	at := []string{"mandate"}
 	budget := intent.Money{Currency: "EUR"}
 	if m.Budget != "" {
 		var err error
 		if budget, err = intent.ParseMoney(strings.TrimSpace(m.Budget)); err != nil {
-			return "", nil, c.ErrAt(append(at, "budget"), "budget must read like \"EUR 12000.00\": %v", err)
+			return mandate.Mandate{}, c.ErrAt([]string{"mandate", "budget"}, "budget must read like \"EUR 12000.00\": %v", err)
 		}
 	}
 	scope := actions
@@ -81,26 +125,8 @@ func issueMandate(c *config.Config, actions []intent.Action, now func() time.Tim
 	if m.Mode != "" {
 		mode = mandate.Mode(m.Mode)
 	}
-	valid := m.ValidFor.Duration
-	if valid == 0 {
-		valid = 8 * time.Hour
-	}
-	pub, priv, err := mandate.GenerateKey(nil)
-	if err != nil {
-		return "", nil, err
-	}
-	id, err := mandate.NewID(nil)
-	if err != nil {
-		return "", nil, err
-	}
-	t := now().UTC().Truncate(time.Second)
-	tok, err := mandate.Issue(mandate.Mandate{
-		ID: id, Issuer: "intentplane-mcp-start", Audience: c.Audience, Owner: intent.Owner(m.Owner),
+	return mandate.Mandate{
+		Issuer: startIssuer, Audience: c.Audience, Owner: intent.Owner(m.Owner),
 		Scope: scope, Budget: budget, Claims: m.Claims, Mode: mode,
-		NotBefore: t.Add(-time.Minute), Expiry: t.Add(valid),
-	}, "intentplane-mcp-start", priv)
-	if err != nil {
-		return "", nil, c.ErrAt(at, "%v", err)
-	}
-	return tok, mandate.StaticKeys{"intentplane-mcp-start": pub}, nil
+	}, nil
 }

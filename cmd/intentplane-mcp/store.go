@@ -11,6 +11,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/checkpoint"
 	"github.com/intentplane/intentplane/store/embedded"
 	"github.com/intentplane/intentplane/store/mem"
@@ -22,6 +23,9 @@ import (
 type store struct {
 	gateway.Store
 	close func() error
+	// records keeps the mandate issued at start (the store itself, under
+	// any checkpointing wrapper); nil for "mem", which forgets at exit.
+	records state.Records
 
 	cp *checkpoint.Store // nil: no checkpoints
 	// audit reads the chains and checkpoints for the page's audit view;
@@ -44,12 +48,13 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 	case "", "mem":
 		m := mem.New(nil)
 		s.Store, s.audit = m, memAudit{m}
+		log.Warn("intentplane-mcp: [store] kind = \"mem\": budgets, spent nonces, executed operations and receipts are lost when this process exits, and a restart starts a new mandate with its whole budget; use kind = \"embedded\" (docs/stores.md)")
 	case "embedded":
 		st, err := embedded.Open(c.File(sc.Path), embedded.Options{})
 		if err != nil {
 			return nil, c.ErrAt(append(at, "path"), "%v", err)
 		}
-		s.Store, sink, s.close, s.audit = st, st, st.Close, st
+		s.Store, sink, s.close, s.audit, s.records = st, st, st.Close, st, st
 	case "postgres":
 		dsn, ok := os.LookupEnv(sc.DSNEnv)
 		if !ok || dsn == "" {
@@ -59,7 +64,7 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 		if err != nil {
 			return nil, c.ErrAt(append(at, "dsn_env"), "%v", err)
 		}
-		s.Store, sink, s.close, s.audit = st, st, func() error { st.Close(); return nil }, st
+		s.Store, sink, s.close, s.audit, s.records = st, st, func() error { st.Close(); return nil }, st, st
 	default: // config checked the kind
 		return nil, c.ErrAt(append(at, "kind"), "unknown store %q", sc.Kind)
 	}

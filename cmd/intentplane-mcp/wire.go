@@ -85,7 +85,12 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 		return nil, err
 	}
 	a.tools = w.clientTools()
-	token, issuers, m, err := buildMandate(ctx, c, w.actions(), now)
+	if a.store, err = openStore(ctx, c, log); err != nil {
+		return nil, err
+	}
+	// A mandate issued at start is kept in the store, so that a restart
+	// continues it (its budget, its executed operations).
+	token, issuers, m, err := buildMandate(ctx, c, w.actions(), a.store.records, now)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +102,6 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	}
 	signer, err := buildApprover(c)
 	if err != nil {
-		return nil, err
-	}
-	if a.store, err = openStore(ctx, c, log); err != nil {
 		return nil, err
 	}
 	// The approval page logs its requests and decisions into the
