@@ -25,6 +25,7 @@ type Store struct {
 	sweepAt  int                                 // len(used) that triggers the next sweep of expired keys
 	chains   map[intent.Owner][]*receipt.Receipt // by pointer: a long chain grows without copying receipts
 	records  map[string]record                   // state.Records, made on first Keep
+	entries  map[string]map[string]record        // approvals.Store's entries by space, then key
 	now      func() time.Time
 }
 

@@ -3,6 +3,8 @@ package mem_test
 import (
 	"testing"
 
+	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/approvals/approvalstest"
 	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/mem"
 	"github.com/intentplane/intentplane/store/storetest"
@@ -10,4 +12,8 @@ import (
 
 func TestRecords(t *testing.T) {
 	storetest.RunRecords(t, func(t *testing.T) state.Records { return mem.New(nil) }, nil)
+}
+
+func TestApprovalStore(t *testing.T) {
+	approvalstest.Run(t, func(t *testing.T) approvals.Store { return mem.New(nil) }, nil)
 }
