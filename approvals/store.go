@@ -14,7 +14,8 @@ import (
 // state.MaxKeyLen), a value an encoding of this package's choosing.
 // approvals/approvalstest is the conformance suite.
 //
-// The Server and the Tracker do not use it yet: see docs/approvals.md.
+// The Server, the Tracker and the call-back registry do not use it yet
+// (issue 11): until they do, a restart loses them.
 type Store interface {
 	// PutEntry stores value under (space, key), replacing any entry there,
 	// until expires (UTC); an expired entry is never returned.
