@@ -11,28 +11,23 @@ import (
 	"github.com/intentplane/intentplane/store/storetest"
 )
 
+func openTemp(t *testing.T) *embedded.Store { return open(t, filepath.Join(t.TempDir(), "state.db")) }
+
+// reopen closes s and opens its file again, as a restart would.
+func reopen(t *testing.T, s *embedded.Store) *embedded.Store {
+	path := s.Path()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return open(t, path)
+}
+
 func TestRecords(t *testing.T) {
-	storetest.RunRecords(t, func(t *testing.T) state.Records {
-		return open(t, filepath.Join(t.TempDir(), "state.db"))
-	}, func(t *testing.T, s state.Records) state.Records {
-		es := s.(*embedded.Store)
-		path := es.Path()
-		if err := es.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return open(t, path)
-	})
+	storetest.RunRecords(t, func(t *testing.T) state.Records { return openTemp(t) },
+		func(t *testing.T, s state.Records) state.Records { return reopen(t, s.(*embedded.Store)) })
 }
 
 func TestApprovalStore(t *testing.T) {
-	approvalstest.Run(t, func(t *testing.T) approvals.Store {
-		return open(t, filepath.Join(t.TempDir(), "state.db"))
-	}, func(t *testing.T, s approvals.Store) approvals.Store {
-		es := s.(*embedded.Store)
-		path := es.Path()
-		if err := es.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return open(t, path)
-	})
+	approvalstest.Run(t, func(t *testing.T) approvals.Store { return openTemp(t) },
+		func(t *testing.T, s approvals.Store) approvals.Store { return reopen(t, s.(*embedded.Store)) })
 }

@@ -11,38 +11,36 @@ import (
 	"github.com/intentplane/intentplane/store/storetest"
 )
 
+// restartable opens stores on fresh schemas and reopens them on the same
+// schema, as a restart would.
+type restartable map[*postgres.Store]string
+
+func (r restartable) open(t *testing.T) *postgres.Store {
+	s, dsn := open(t, postgres.Config{})
+	r[s] = dsn
+	return s
+}
+
+func (r restartable) reopen(t *testing.T, s *postgres.Store) *postgres.Store {
+	s.Close()
+	s2, err := postgres.Open(context.Background(), r[s], postgres.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s2.Close)
+	return s2
+}
+
 func TestRecords(t *testing.T) {
 	t.Parallel()
-	dsns := map[state.Records]string{}
-	storetest.RunRecords(t, func(t *testing.T) state.Records {
-		s, dsn := open(t, postgres.Config{})
-		dsns[s] = dsn
-		return s
-	}, func(t *testing.T, s state.Records) state.Records {
-		s.(*postgres.Store).Close()
-		s2, err := postgres.Open(context.Background(), dsns[s], postgres.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s2.Close)
-		return s2
-	})
+	r := restartable{}
+	storetest.RunRecords(t, func(t *testing.T) state.Records { return r.open(t) },
+		func(t *testing.T, s state.Records) state.Records { return r.reopen(t, s.(*postgres.Store)) })
 }
 
 func TestApprovalStore(t *testing.T) {
 	t.Parallel()
-	dsns := map[approvals.Store]string{}
-	approvalstest.Run(t, func(t *testing.T) approvals.Store {
-		s, dsn := open(t, postgres.Config{})
-		dsns[s] = dsn
-		return s
-	}, func(t *testing.T, s approvals.Store) approvals.Store {
-		s.(*postgres.Store).Close()
-		s2, err := postgres.Open(context.Background(), dsns[s], postgres.Config{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(s2.Close)
-		return s2
-	})
+	r := restartable{}
+	approvalstest.Run(t, func(t *testing.T) approvals.Store { return r.open(t) },
+		func(t *testing.T, s approvals.Store) approvals.Store { return r.reopen(t, s.(*postgres.Store)) })
 }
