@@ -284,7 +284,7 @@ func TestApprovalPageWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(e.dir, "checkpoint.key"), mandate.EncodePrivateKey(ck)+"\n")
-	cfg := strings.Replace(readFile(t, e.config), "[store]\nkind = \"mem\"\n",
+	cfg := strings.Replace(readFile(t, e.config), "[store]\n"+exampleStore+"\n",
 		"[store]\nkind = \"embedded\"\npath = \"state.db\"\ncheckpoint_key = \"checkpoint.key\"\ncheckpoint_key_id = \"e2e\"\n", 1)
 	if !strings.Contains(cfg, `path = "state.db"`) {
 		t.Fatal("no [store] section to replace")
@@ -390,11 +390,11 @@ func TestPageConfigErrors(t *testing.T) {
 		{"missing key file", `key = "bob.key"`, `key = "nobody.key"`, "nobody.key", "no such file"},
 		{"bad passcode hash", `name = "bob"`, "name = \"bob\"\npasscode_hash = \"hunter2\"", "hunter2", `approver "bob": malformed passcode hash`},
 		{"negative wait", "wait = 0", "wait = -1", "wait = -1", "wait is a number of seconds"},
-		{"literal dsn", "kind = \"mem\"", "kind = \"postgres\"\ndsn_env = \"postgres://app:secret@db/intentplane\"", "dsn_env", "keep passwords out of the file"},
-		{"unset dsn variable", "kind = \"mem\"", "kind = \"postgres\"\ndsn_env = \"INTENTPLANE_TEST_UNSET_DSN\"", "dsn_env", "INTENTPLANE_TEST_UNSET_DSN is not set"},
-		{"embedded without path", "kind = \"mem\"", "kind = \"embedded\"", "[store]", "needs path"},
-		{"unknown store", "kind = \"mem\"", "kind = \"redis\"", "redis", `unknown store "redis"`},
-		{"unknown store key", "kind = \"mem\"", "kind = \"mem\"\ndsn = \"x\"", "dsn =", `unknown key "store.dsn"`},
+		{"literal dsn", exampleStore, "kind = \"postgres\"\ndsn_env = \"postgres://app:secret@db/intentplane\"", "dsn_env", "keep passwords out of the file"},
+		{"unset dsn variable", exampleStore, "kind = \"postgres\"\ndsn_env = \"INTENTPLANE_TEST_UNSET_DSN\"", "dsn_env", "INTENTPLANE_TEST_UNSET_DSN is not set"},
+		{"embedded without path", exampleStore, "kind = \"embedded\"", "[store]", "needs path"},
+		{"unknown store", exampleStore, "kind = \"redis\"", "redis", `unknown store "redis"`},
+		{"unknown store key", exampleStore, "kind = \"mem\"\ndsn = \"x\"", "dsn =", `unknown key "store.dsn"`},
 		{"remote listen", `listen = "127.0.0.1:`, `listen = "0.0.0.0:`, `listen = "0.0.0.0:`, "is not a loopback address"},
 		{"remote without https", `listen = "127.0.0.1:`, "allow_remote = true\nlisten = \"0.0.0.0:", "allow_remote", "allow_remote needs an https base_url"},
 		{"negative max_requests", "wait = 0", "wait = 0\nmax_requests = -1", "max_requests", "must not be negative"},
@@ -525,7 +525,7 @@ func TestPostgresStore(t *testing.T) {
 	t.Setenv("INTENTPLANE_TEST_PG_DSN", dsn)
 
 	e := newEnv(t)
-	cfg := strings.Replace(readFile(t, e.config), "[store]\nkind = \"mem\"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_TEST_PG_DSN\"\n", 1)
+	cfg := strings.Replace(readFile(t, e.config), "[store]\n"+exampleStore+"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_TEST_PG_DSN\"\n", 1)
 	writeFile(t, e.config, cfg)
 	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
 	c := e.start(mcp.ProtocolVersion20251125, el)

@@ -73,7 +73,7 @@ func TestTwoReplicasOnePayment(t *testing.T) {
 	dsn, _ := pgtest.Schema(t)
 	e := newEnv(t)
 	cfg := readFile(t, e.config)
-	pg := strings.Replace(cfg, "[store]\nkind = \"embedded\"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_PG_URL\"\n#", 1)
+	pg := strings.Replace(cfg, "[store]\n"+exampleStore+"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_PG_URL\"\n", 1)
 	if pg == cfg {
 		t.Fatal("the example's [store] changed; update this test")
 	}

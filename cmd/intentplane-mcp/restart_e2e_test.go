@@ -67,3 +67,6 @@ func TestRestartsContinueTheMandate(t *testing.T) {
 		t.Fatalf("under a new mandate the bank received %d transfers, want 3", len(got))
 	}
 }
+
+// exampleStore is the example configuration's [store], without its header.
+const exampleStore = "kind = \"embedded\"\npath = \"intentplane.db\""
