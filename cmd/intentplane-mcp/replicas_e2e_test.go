@@ -19,21 +19,21 @@ import (
 	"github.com/intentplane/intentplane/store/postgres"
 )
 
-// lockedBuffer collects a proxy's stderr while the test reads it.
-type lockedBuffer struct {
+// replicaLog collects a proxy's stderr while the test reads it.
+type replicaLog struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 	t  testing.TB
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *replicaLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.t.Log(strings.TrimRight(string(p), "\n"))
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *replicaLog) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
@@ -41,9 +41,9 @@ func (l *lockedBuffer) String() string {
 
 // startReplica runs one more proxy on e's configuration and returns its
 // client and its stderr.
-func (e *env) startReplica() (*client.Client, *lockedBuffer) {
+func (e *env) startReplica() (*client.Client, *replicaLog) {
 	e.t.Helper()
-	stderr := &lockedBuffer{t: e.t}
+	stderr := &replicaLog{t: e.t}
 	tr := transport.NewStdioWithOptions(bins.proxy, e.vars, []string{"--config", e.config},
 		transport.WithCommandStderrWriter(stderr))
 	c := client.NewClient(tr)
@@ -83,7 +83,7 @@ func TestTwoReplicasOnePayment(t *testing.T) {
 	var clients [2]*client.Client
 	var ids [2]string
 	for i := range clients {
-		var stderr *lockedBuffer
+		var stderr *replicaLog
 		clients[i], stderr = e.startReplica()
 		m := mandateLine.FindStringSubmatch(stderr.String())
 		if m == nil {
