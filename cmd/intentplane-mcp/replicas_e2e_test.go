@@ -85,7 +85,13 @@ func TestTwoReplicasOnePayment(t *testing.T) {
 	for i := range clients {
 		var stderr *replicaLog
 		clients[i], stderr = e.startReplica()
+		// The child's stderr reaches the buffer through a pipe: wait for
+		// the line rather than read it once.
 		m := mandateLine.FindStringSubmatch(stderr.String())
+		for deadline := time.Now().Add(20 * time.Second); m == nil && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+			m = mandateLine.FindStringSubmatch(stderr.String())
+		}
 		if m == nil {
 			t.Fatalf("replica %d did not name its mandate: %q", i, stderr.String())
 		}
