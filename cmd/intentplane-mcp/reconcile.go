@@ -48,12 +48,3 @@ func (s *store) OpenReservations(ctx context.Context, before time.Time) ([]state
 	}
 	return rs.OpenReservations(ctx, before)
 }
-
-// Consumed forwards to the configured store, as OpenReservations does.
-func (s *store) Consumed(ctx context.Context, key string) (bool, error) {
-	rs, ok := s.Store.(state.Reconciler)
-	if !ok {
-		return false, state.ErrNotReconcilable
-	}
-	return rs.Consumed(ctx, key)
-}

@@ -161,7 +161,7 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 		return s, nil
 	}
 	s.Owner, s.Action, s.Operation = owner, action, hex.EncodeToString(hash[:])
-	consumed, err := rs.Consumed(ctx, state.NonceKey(hash))
+	consumed, err := g.store.Consumed(ctx, state.NonceKey(hash))
 	if err != nil {
 		return s, err
 	}

@@ -247,9 +247,9 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			return g.budgetRefusal(ctx, m, st.amount, err)
 		}
 		// Nor to approve what already executed: it would be refused as
-		// replayed once approved (a store that can tell, state.Reconciler).
-		if rs, ok := g.store.(ReconcileStore); ok && !st.route.contract.ReadOnly {
-			if done, err := rs.Consumed(ctx, st.nonce); err == nil && done {
+		// replayed once approved.
+		if !st.route.contract.ReadOnly {
+			if done, err := g.store.Consumed(ctx, st.nonce); err == nil && done {
 				return refusals.Replayed.with(st.operation[:16])
 			}
 		}

@@ -32,9 +32,6 @@ type Reconciler interface {
 	// OpenReservations returns the open reservations made before before
 	// (every one whose Since is zero), in any order.
 	OpenReservations(ctx context.Context, before time.Time) ([]Reservation, error)
-	// Consumed reports whether key was consumed and not yet forgotten (or
-	// given back).
-	Consumed(ctx context.Context, key string) (bool, error)
 }
 
 // ErrNotReconcilable is returned when a store does not implement

@@ -39,6 +39,11 @@ type Nonces interface {
 	// Consume took, so that no one else can hold it meanwhile. Unconsume
 	// of a key not consumed returns nil.
 	Unconsume(ctx context.Context, key string) error
+	// Consumed reports whether key was consumed and not yet forgotten (or
+	// given back). It only reads: the gateway asks it before a step-up, so
+	// that no one is asked to approve an operation that already executed,
+	// and reconciliation asks it after a crash.
+	Consumed(ctx context.Context, key string) (bool, error)
 }
 
 // Locks hold records (a bill, a vendor's bank account) for one operation at

@@ -100,10 +100,6 @@ func (o *observed) OpenReservations(ctx context.Context, before time.Time) ([]ga
 	return o.Store.(gateway.ReconcileStore).OpenReservations(ctx, before)
 }
 
-func (o *observed) Consumed(ctx context.Context, key string) (bool, error) {
-	return o.Store.(gateway.ReconcileStore).Consumed(ctx, key)
-}
-
 // faultStream runs 8 clients deciding distinct banking payments on st
 // until it ends: normally for a while, then with inject's fault for a
 // while, then healed. During the fault every refusal must be

@@ -19,12 +19,3 @@ func (s *Store) OpenReservations(ctx context.Context, before time.Time) ([]state
 	}
 	return rs.OpenReservations(ctx, before)
 }
-
-// Consumed forwards to the wrapped store, as OpenReservations does.
-func (s *Store) Consumed(ctx context.Context, key string) (bool, error) {
-	rs, ok := s.Store.(state.Reconciler)
-	if !ok {
-		return false, state.ErrNotReconcilable
-	}
-	return rs.Consumed(ctx, key)
-}

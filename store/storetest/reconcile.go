@@ -58,19 +58,4 @@ func testOpenReservations(t *testing.T, s state.Store) {
 	if open, err := rs.OpenReservations(ctx, time.Now().Add(time.Hour)); err != nil || len(open) != 0 {
 		t.Errorf("after releasing every one: %+v, %v", open, err)
 	}
-
-	testConsumed(t, s, rs)
-}
-
-// testConsumed checks ReconcileStore.Consumed.
-func testConsumed(t *testing.T, s state.Store, rs state.Reconciler) {
-	ctx := context.Background()
-	if err := s.Consume(ctx, "op:used", time.Now().Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	for key, want := range map[string]bool{"op:used": true, "op:unused": false} {
-		if got, err := rs.Consumed(ctx, key); err != nil || got != want {
-			t.Errorf("Consumed(%q) = %v, %v; want %v", key, got, err, want)
-		}
-	}
 }

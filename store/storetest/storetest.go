@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"ConsumeOnce", testConsumeOnce},
 		{"ConsumeConcurrentExactlyOnce", testConsumeConcurrent},
 		{"Unconsume", testUnconsume},
+		{"Consumed", testConsumed},
 		{"HoldExclusive", testHold},
 		{"HoldConcurrentOneHolder", testHoldConcurrent},
 		{"HoldExpires", testHoldExpires},
@@ -659,4 +660,27 @@ func Fuzz(f *testing.F, s state.Store) {
 		}
 		CheckKey(t, s, string(key))
 	})
+}
+
+// testConsumed: Consumed reports a consumed key, not an unused one, and
+// not one given back with Unconsume; it changes nothing.
+func testConsumed(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	if err := s.Consume(ctx, "op:used", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Consume(ctx, "op:back", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Unconsume(ctx, "op:back"); err != nil {
+		t.Fatal(err)
+	}
+	for key, want := range map[string]bool{"op:used": true, "op:unused": false, "op:back": false} {
+		if got, err := s.Consumed(ctx, key); err != nil || got != want {
+			t.Errorf("Consumed(%q) = %v, %v; want %v", key, got, err, want)
+		}
+	}
+	if err := s.Consume(ctx, "op:unused", time.Now().Add(time.Hour)); err != nil {
+		t.Errorf("Consume after Consumed read it: %v (Consumed must not consume)", err)
+	}
 }
