@@ -980,15 +980,20 @@ func TestDecisionLogJSON(t *testing.T) {
 	}
 }
 
-// lockedBuffer collects a child's stderr.
+// lockedBuffer collects a child's stderr while the test reads it; with t
+// set, each write is also logged to t.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder
+	t  testing.TB
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.t != nil {
+		l.t.Log(strings.TrimRight(string(p), "\n"))
+	}
 	return l.b.Write(p)
 }
 

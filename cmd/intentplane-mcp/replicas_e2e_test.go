@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -19,31 +18,11 @@ import (
 	"github.com/intentplane/intentplane/store/postgres"
 )
 
-// replicaLog collects a proxy's stderr while the test reads it.
-type replicaLog struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-	t  testing.TB
-}
-
-func (l *replicaLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.t.Log(strings.TrimRight(string(p), "\n"))
-	return l.b.Write(p)
-}
-
-func (l *replicaLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startReplica runs one more proxy on e's configuration and returns its
 // client and its stderr.
-func (e *env) startReplica() (*client.Client, *replicaLog) {
+func (e *env) startReplica() (*client.Client, *lockedBuffer) {
 	e.t.Helper()
-	stderr := &replicaLog{t: e.t}
+	stderr := &lockedBuffer{t: e.t}
 	tr := transport.NewStdioWithOptions(bins.proxy, e.vars, []string{"--config", e.config},
 		transport.WithCommandStderrWriter(stderr))
 	c := client.NewClient(tr)
@@ -83,7 +62,7 @@ func TestTwoReplicasOnePayment(t *testing.T) {
 	var clients [2]*client.Client
 	var ids [2]string
 	for i := range clients {
-		var stderr *replicaLog
+		var stderr *lockedBuffer
 		clients[i], stderr = e.startReplica()
 		// The child's stderr reaches the buffer through a pipe: wait for
 		// the line rather than read it once.
