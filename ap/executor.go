@@ -148,15 +148,13 @@ func (x executor) Execute(ctx context.Context, op intent.Operation, hash intent.
 
 // list reads a page of the company's open bills (ap.list_open_bills).
 func (x executor) list(ctx context.Context, company string, op intent.Operation) (listJSON, error) {
+	// The contract bounds both (contract.IntegerIn): 1..MaxListLimit, 0 or more.
 	limit, offset := DefaultListLimit, 0
 	if v, ok := op.Args["limit"]; ok {
 		limit = int(v.Int)
 	}
 	if v, ok := op.Args["offset"]; ok {
 		offset = int(v.Int)
-	}
-	if limit < 1 || limit > MaxListLimit || offset < 0 {
-		return listJSON{}, notExecuted(fmt.Sprintf("limit must be 1 to %d and offset 0 or more", MaxListLimit), nil)
 	}
 	bs, err := x.src.Bills(ctx, company, erp.BillQuery{Open: true, Vendor: op.Args["vendor"].Str, Limit: limit + 1, Offset: offset})
 	if err != nil {

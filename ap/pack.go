@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -257,10 +258,10 @@ func contracts() ([]*contract.Contract, error) {
 				Doc:        "Only this vendor's bills (its name as on file, or its ID); omit for all.",
 				OnNoMatch:  onNoVendor,
 			}, {
-				Name: "limit", Type: contract.Integer(),
+				Name: "limit", Type: contract.IntegerIn(1, MaxListLimit),
 				Doc: fmt.Sprintf("At most this many bills, 1 to %d; default %d.", MaxListLimit, DefaultListLimit),
 			}, {
-				Name: "offset", Type: contract.Integer(),
+				Name: "offset", Type: contract.IntegerIn(0, math.MaxInt32),
 				Doc: `Skip this many bills first (default 0): pass the "next_offset" of the previous page to get the next one.`,
 			}},
 			ReadOnly: true,

@@ -26,6 +26,9 @@ func ContractTool(name string, c *contract.Contract) Tool {
 			}
 		case intent.KindInt:
 			s["type"] = "integer"
+			if lo, hi, ok := p.Type.Bounds(); ok {
+				s["minimum"], s["maximum"] = lo, hi
+			}
 		case intent.KindBool:
 			s["type"] = "boolean"
 		case intent.KindAmount:

@@ -16,6 +16,9 @@ type Type struct {
 	scale  uint8 // KindAmount: decimal places of the minor unit
 	maxLen int   // KindString: maximum length in bytes; zero means 1024
 	date   bool  // KindString holding a calendar date YYYY-MM-DD
+	// KindInt with bounded: the value must lie in [min, max].
+	bounded  bool
+	min, max int64
 }
 
 // String is a text parameter of at most maxLen bytes of UTF-8; zero means
@@ -31,6 +34,13 @@ func Amount(scale uint8) Type { return Type{kind: intent.KindAmount, scale: scal
 // Integer is a JSON integer that fits in int64.
 func Integer() Type { return Type{kind: intent.KindInt} }
 
+// IntegerIn is a JSON integer from min to max inclusive (a page size, an
+// offset); a value outside is a bad argument, refused before anything is
+// read or executed.
+func IntegerIn(min, max int64) Type {
+	return Type{kind: intent.KindInt, bounded: true, min: min, max: max}
+}
+
 // Bool is a JSON true or false.
 func Bool() Type { return Type{kind: intent.KindBool} }
 
@@ -39,6 +49,10 @@ func Date() Type { return Type{kind: intent.KindString, maxLen: 10, date: true} 
 
 // Kind returns the kind of value the type decodes to.
 func (t Type) Kind() intent.Kind { return t.kind }
+
+// Bounds returns an IntegerIn type's least and greatest value; ok is false
+// for every other type.
+func (t Type) Bounds() (min, max int64, ok bool) { return t.min, t.max, t.bounded }
 
 // Scale returns the number of fraction digits of an Amount type.
 func (t Type) Scale() uint8 { return t.scale }

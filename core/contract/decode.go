@@ -376,6 +376,9 @@ func decodeValue(t Type, raw json.RawMessage) (intent.Value, error) {
 		if _, err := fmt.Sscan(string(raw), &n); err != nil {
 			return intent.Value{}, fmt.Errorf("is out of range")
 		}
+		if t.bounded && (n < t.min || n > t.max) {
+			return intent.Value{}, fmt.Errorf("must be from %d to %d", t.min, t.max)
+		}
 		return intent.Int(n), nil
 	case intent.KindAmount:
 		a, err := parseAmount(raw, t.scale)
