@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -150,7 +151,11 @@ func (c *mandateShowCmd) Run(e *env) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		fmt.Fprintf(e.stdout, "claim:  %s = %s\n", k, strings.Join(m.Claims[k], ", "))
+		vs := make([]string, len(m.Claims[k]))
+		for i, v := range m.Claims[k] {
+			vs[i] = showClaim(v)
+		}
+		fmt.Fprintf(e.stdout, "claim:  %s = %s\n", k, strings.Join(vs, ", "))
 	}
 	return nil
 }
@@ -206,4 +211,17 @@ func buildMandate(issuer, audience string, owner intent.Owner, scope []string, b
 		Scope: acts, Budget: budget, Claims: claims, Mode: mode,
 		NotBefore: now, Expiry: now.Add(ttl),
 	}, nil
+}
+
+// showClaim prints a claim value so that a look-alike cannot pass for the
+// genuine value on screen: plain printable ASCII as it is, anything else
+// also escaped, with a warning ("DE89 37В…" reads differently from
+// "DE89 37B…").
+func showClaim(v string) string {
+	for _, r := range v {
+		if r < 0x20 || r > 0x7e {
+			return v + " [not plain ASCII: " + strconv.QuoteToASCII(v) + "]"
+		}
+	}
+	return v
 }

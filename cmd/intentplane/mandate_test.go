@@ -120,3 +120,16 @@ func TestPolicyDir(t *testing.T) {
 		t.Fatal("--dir and --pack together were accepted")
 	}
 }
+
+func TestShowClaimEscapesLookAlikes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, want string }{
+		{"GB29NWBK60161331926819", "GB29NWBK60161331926819"},
+		{"GB29NWBK6016133192681\u0412", "GB29NWBK6016133192681\u0412 [not plain ASCII: \"GB29NWBK6016133192681\\u0412\"]"},
+		{"M\u00fcller GmbH", "M\u00fcller GmbH [not plain ASCII: \"M\\u00fcller GmbH\"]"},
+	} {
+		if got := showClaim(tt.in); got != tt.want {
+			t.Errorf("showClaim(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
