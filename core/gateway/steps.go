@@ -254,7 +254,7 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			}
 		}
 		st.out.Level = pr.Level
-		return refusals.ApprovalRequired.with(levelText(pr.Level), reasonText(pr.Reasons), st.operation[:16])
+		return refusals.ApprovalRequired.with(levelText(pr.Level), reasonText(withFacts(pr.Reasons, st.out.Facts)), st.operation[:16])
 	}
 	if len(pr.Errors) > 0 {
 		return refusals.PolicyError.with()
@@ -267,7 +267,7 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			reasons = append(reasons, pr.Reasons[i])
 		}
 	}
-	return refusals.PolicyDenied.with(reasonText(reasons))
+	return refusals.PolicyDenied.with(reasonText(withFacts(reasons, st.out.Facts)))
 }
 
 // checkApprovals checks the approvals presented with the request against

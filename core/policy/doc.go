@@ -13,7 +13,8 @@
 // [Load] reads every *.cedar file at the root of a file system and exactly
 // one *.cedarschema file (Cedar schema syntax). Each policy needs a unique
 // @id annotation; @reason is the text shown when the policy determines a
-// decision; @approval("confirm") or @approval("four_eyes") marks a forbid
+// decision (the gateway replaces "{facts.NAME}" in it by the text of the
+// fact NAME, so that a reason can name the record it is about); @approval("confirm") or @approval("four_eyes") marks a forbid
 // as an approval guard. Every policy is validated against the schema with
 // cedar-go's strict validator. Any problem is a [*LoadError] that names
 // file, line and column, so a gateway with a broken policy does not start.

@@ -36,6 +36,20 @@ type Registry interface {
 	Lookup(ctx context.Context, owner intent.Owner, value string) (Record, error)
 }
 
+// ScopedRegistry is a Registry whose records depend on the critical
+// values resolved before its parameter (in contract order): a vendor's
+// bill is looked for among the bills of the vendor already resolved, so
+// that a reference two vendors share names the named vendor's bill.
+// Resolve calls LookupIn instead of Lookup, with resolved holding, by
+// parameter name, the trusted value of each critical argument resolved
+// so far (never the agent's spelling of one not yet resolved). Its
+// contract is Lookup's: the owner's record matching value, or an error
+// wrapping ErrNoMatch.
+type ScopedRegistry interface {
+	Registry
+	LookupIn(ctx context.Context, owner intent.Owner, value string, resolved map[string]string) (Record, error)
+}
+
 // RegistryFunc adapts a function to Registry.
 type RegistryFunc func(ctx context.Context, owner intent.Owner, value string) (Record, error)
 
@@ -124,7 +138,7 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 			}
 			norm = n
 		}
-		res, attrs, err := r.resolveOne(ctx, p, in, norm)
+		res, attrs, err := r.resolveOne(ctx, p, in, norm, out.Resolved)
 		if err != nil {
 			var re *Error
 			if errors.As(err, &re) {
@@ -145,7 +159,7 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 	return out, nil
 }
 
-func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Input, norm string) (intent.Resolved, map[string]intent.Value, error) {
+func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Input, norm string, before []intent.Resolved) (intent.Resolved, map[string]intent.Value, error) {
 	tried := 0
 	detail := "is neither a value the user authorised nor a record on file"
 	for _, s := range p.Sources {
@@ -177,7 +191,7 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 			if reg == nil {
 				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s is not configured", s), Err: ErrUnavailable}
 			}
-			rec, err := reg.Lookup(ctx, in.Owner, norm)
+			rec, err := lookup(ctx, reg, in.Owner, norm, before)
 			if errors.Is(err, ErrNoMatch) {
 				var nm *noMatchError
 				if errors.As(err, &nm) {
@@ -204,6 +218,20 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 		detail = "no trusted source may be used in this mandate's mode"
 	}
 	return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: detail, Err: ErrNoMatch}
+}
+
+// lookup calls reg's LookupIn with the values resolved before, if it is a
+// ScopedRegistry, and its Lookup otherwise.
+func lookup(ctx context.Context, reg Registry, owner intent.Owner, value string, before []intent.Resolved) (Record, error) {
+	sr, ok := reg.(ScopedRegistry)
+	if !ok {
+		return reg.Lookup(ctx, owner, value)
+	}
+	resolved := make(map[string]string, len(before))
+	for _, b := range before {
+		resolved[b.Param] = b.Value
+	}
+	return sr.LookupIn(ctx, owner, value, resolved)
 }
 
 // NoMatch returns an error wrapping ErrNoMatch for a registry to return

@@ -127,3 +127,48 @@ func TestResolve(t *testing.T) {
 		})
 	}
 }
+
+// scoped is a ScopedRegistry of invoices by vendor: "INV-1" of two
+// vendors.
+type scoped struct{ seen []map[string]string }
+
+func (s *scoped) Lookup(ctx context.Context, owner intent.Owner, v string) (resolve.Record, error) {
+	return s.LookupIn(ctx, owner, v, nil)
+}
+
+func (s *scoped) LookupIn(_ context.Context, _ intent.Owner, v string, resolved map[string]string) (resolve.Record, error) {
+	s.seen = append(s.seen, resolved)
+	if v != "INV-1" || resolved["vendor"] == "" {
+		return resolve.Record{}, resolve.ErrNoMatch
+	}
+	return resolve.Record{ID: resolved["vendor"] + "/1", Value: resolved["vendor"] + "/1"}, nil
+}
+
+func TestScopedRegistry(t *testing.T) {
+	t.Parallel()
+	vendors := resolve.RegistryFunc(func(_ context.Context, _ intent.Owner, v string) (resolve.Record, error) {
+		return resolve.Record{ID: "v-" + v, Value: "v-" + v}, nil
+	})
+	c, err := contract.New(contract.Contract{Action: "ap.pay", Params: []contract.Parameter{
+		{Name: "vendor", Type: contract.String(0), Required: true, Critical: true, Sources: []contract.Source{contract.FromRegistry("vendors")}},
+		{Name: "bill", Type: contract.String(0), Required: true, Critical: true, Sources: []contract.Source{contract.FromRegistry("bills")}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bills := &scoped{}
+	r := resolve.Resolver{Registries: map[string]resolve.Registry{"vendors": vendors, "bills": bills}}
+	out, err := r.Resolve(context.Background(), c, resolve.Input{Owner: "emma", Args: intent.Args{
+		"vendor": intent.Str("acme"), "bill": intent.Str("INV-1"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.Args["bill"].Str; got != "v-acme/1" {
+		t.Errorf("bill resolved to %q, want the named vendor's v-acme/1", got)
+	}
+	want := []map[string]string{{"vendor": "v-acme"}} // the trusted value, never the spelling
+	if diff := cmp.Diff(want, bills.seen); diff != "" {
+		t.Errorf("LookupIn saw (-want, +got):\n%s", diff)
+	}
+}
