@@ -46,6 +46,10 @@ type Vendor struct {
 	Phone string
 	// Active is false for an archived vendor.
 	Active bool
+	// Country is the ISO 3166-1 alpha-2 code of the vendor's country on
+	// file (res.partner country_id, read as country_code), upper case; ""
+	// if none is on file.
+	Country string
 }
 
 // BankAccount is a vendor's bank account (res.partner.bank).
@@ -153,6 +157,10 @@ type Bill struct {
 	Residual intent.Amount
 	// Due is the due date (invoice_date_due), at 00:00 UTC; zero if none.
 	Due time.Time
+	// Date is the invoice date, the date the vendor printed on its
+	// document (invoice_date), at 00:00 UTC; zero if none (a draft may
+	// have none).
+	Date time.Time
 	// BankAccount is the ID of the bank account named on the bill
 	// (partner_bank_id); empty if none. It is not an authority on where to
 	// pay: Odoo lets the billing group point it at any account.
@@ -301,8 +309,9 @@ type BillQuery struct {
 	// Lookup selects the bills that a bill ID, number or vendor reference
 	// typed as Lookup may name: the bill with that ID, those whose number
 	// equals it ignoring case, and those whose reference matches
-	// LookupPattern(Lookup), ignoring case: every reference with the same
-	// RefKey, whatever its separators. The caller compares exactly.
+	// LookupPattern(Lookup), ignoring case: every reference that spells
+	// Lookup the same up to case, separators and leading zeros, and some
+	// more. The caller compares exactly.
 	Lookup string
 	// WithPayments fills each bill's Payments.
 	WithPayments bool
@@ -311,10 +320,20 @@ type BillQuery struct {
 	Limit, Offset int
 }
 
-// PaymentQuery selects payments; each empty field selects all.
+// PaymentQuery selects payments; each empty or false field selects all.
 type PaymentQuery struct {
 	// Bill selects the payments of the bill with this ID.
 	Bill string
+	// Vendor selects the payments to the vendor with this ID, of any of
+	// its bills; with Vendor alone, a payment to the vendor reconciled
+	// with no bill (an advance) is selected too, with Bill empty.
+	Vendor string
+	// Posted selects posted payments only.
+	Posted bool
+	// Limit, if above zero, returns at most that many payments (the
+	// first in ID order): Limit 1 with Vendor and Posted tells whether
+	// the vendor was ever paid, in one bounded read.
+	Limit int
 }
 
 // Reader reads a company's records. Results are ordered by ID (numerically

@@ -177,6 +177,9 @@ func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error)
 	if !b.Due.IsZero() {
 		b.Due = b.Due.UTC()
 	}
+	if !b.Date.IsZero() {
+		b.Date = b.Date.UTC()
+	}
 	b.Residual, b.PaymentState = b.Total, NotPaid
 	if target != nil && b.State == StatePosted {
 		applied := min(b.Total, target.Residual)
@@ -362,8 +365,8 @@ func LookupMatches(value, id, number, ref string) bool {
 // as an SQL LIKE pattern without its enclosing %: each ASCII letter of
 // value, and each run of its ASCII digits without leading zeros, in
 // order, joined by %, upper-cased ("inv 02290" gives "I%N%V%2290"). Every
-// reference with the same RefKey as value matches it, whatever its
-// separators; "" when value has no ASCII letter or digit.
+// reference that spells value the same up to case, separators and
+// leading zeros matches it; "" when value has no ASCII letter or digit.
 func LookupPattern(value string) string {
 	var pieces []string
 	for i := 0; i < len(value); {
@@ -399,13 +402,14 @@ func (m *Mem) Payments(ctx context.Context, company string, q PaymentQuery) ([]P
 	defer m.mu.Unlock()
 	var out []Payment
 	for _, p := range m.payments {
-		if p.company != company || (q.Bill != "" && p.Bill != q.Bill) {
+		if p.company != company || (q.Bill != "" && p.Bill != q.Bill) || (q.Vendor != "" && p.Vendor != q.Vendor) ||
+			(q.Posted && p.State != PaymentPosted) {
 			continue
 		}
 		out = append(out, p.Payment)
 	}
 	slices.SortFunc(out, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
-	return out, nil
+	return page(out, 0, q.Limit), nil
 }
 
 // RegisterPayment implements Payer.

@@ -415,6 +415,13 @@ func (a *Admin) AddVendor(ctx context.Context, company string, v erp.Vendor) (er
 	if v.Phone != "" {
 		vals["phone"] = v.Phone
 	}
+	if v.Country != "" {
+		country, err := a.country(ctx, v.Country)
+		if err != nil {
+			return erp.Vendor{}, err
+		}
+		vals["country_id"] = country
+	}
 	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": scope(cid, false)})
 	if err != nil {
 		return erp.Vendor{}, translate(err)
@@ -622,7 +629,8 @@ func (a *Admin) country(ctx context.Context, code string) (int64, error) {
 	return rs[0].id()
 }
 
-// AddBill enters a vendor bill or credit note of company, dated today, as
+// AddBill enters a vendor bill or credit note of company, dated b.Date
+// (today if zero), as
 // one line without tax for its Total, and posts it unless its State is
 // draft (or cancels it for cancel). A posted credit note that names a
 // bill in Reverses is reconciled with it, reducing its residual. Name is
@@ -685,7 +693,8 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 }
 
 // billValues are the account.move values of the bill b of company cid in
-// the currency cur (with decimals digits after the point), dated today:
+// the currency cur (with decimals digits after the point), dated b.Date
+// or today:
 // one line without tax for b.Total, addressed to b.Contact when set (a
 // contact person of the vendor), else to b.Vendor, with its reference,
 // due date and bank account when given.
@@ -703,6 +712,9 @@ func (a *Admin) billValues(b erp.Bill, cid, cur int64, decimals int) map[string]
 	}
 	if b.Ref != "" {
 		vals["ref"] = b.Ref
+	}
+	if !b.Date.IsZero() {
+		vals["invoice_date"] = b.Date.UTC().Format(dateFormat)
 	}
 	if !b.Due.IsZero() {
 		vals["invoice_date_due"] = b.Due.UTC().Format(dateFormat)

@@ -16,10 +16,11 @@ import (
 // The fields read per model. Always named: without fields, Odoo sends
 // every field (144 for res.partner).
 var (
-	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "commercial_partner_id"}
+	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "commercial_partner_id", "country_code"}
 	accountFields = []string{"partner_id", "acc_number", "sanitized_acc_number", "bank_bic", "allow_out_payment", "active", "sequence", "write_date", "company_id"}
 	billFields    = []string{"name", "ref", "partner_id", "commercial_partner_id", "move_type", "currency_id", "amount_total", "amount_residual",
-		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id", "payment_id", "date", "create_date"}
+		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id", "payment_id", "date", "create_date",
+		"invoice_date"}
 	paymentFields = []string{"partner_id", "partner_bank_id", "amount", "currency_id", "state", "ref", "date", "create_date",
 		"reconciled_bill_ids", "company_id", "payment_type", "partner_type"}
 )
@@ -145,6 +146,8 @@ func decodeVendor(r record) (erp.Vendor, int64, error) {
 	rank, err = r.integer("supplier_rank")
 	errs = append(errs, err)
 	commercial, _, err = r.many2one("commercial_partner_id")
+	errs = append(errs, err)
+	v.Country, err = r.str("country_code") // related to country_id.code
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Vendor{}, 0, fmt.Errorf("odoo: res.partner %d: %w", id, err)
@@ -650,6 +653,8 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 	errs = append(errs, err)
 	b.Due, err = r.date("invoice_date_due")
 	errs = append(errs, err)
+	b.Date, err = r.date("invoice_date")
+	errs = append(errs, err)
 	bank, _, err = r.many2one("partner_bank_id")
 	errs = append(errs, err)
 	state, err = r.str("state")
@@ -699,13 +704,28 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 // Payments implements erp.Reader: the company's outgoing supplier
 // payments. A payment belongs to the bills it is reconciled with
 // (reconciled_bill_ids, which Odoo cannot search: it is read and matched
-// here), or, while it is not reconciled, to the bill its memo names.
+// here), or, while it is not reconciled, to the bill its memo names. A
+// payment to a vendor is one whose partner's commercial partner is the
+// vendor (a payment to a contact person is its company's).
 func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuery) ([]erp.Payment, error) {
 	cid, ok := c.company(company)
 	if !ok {
 		return nil, ctx.Err()
 	}
 	domain := []any{leaf("company_id", "=", cid), leaf("payment_type", "=", "outbound"), leaf("partner_type", "=", "supplier")}
+	if q.Posted {
+		domain = append(domain, leaf("state", "=", string(erp.PaymentPosted)))
+	}
+	if q.Vendor != "" {
+		vendor, ok := parseID(q.Vendor)
+		if !ok {
+			return nil, ctx.Err()
+		}
+		domain = append(domain, leaf("partner_id.commercial_partner_id", "=", vendor))
+	}
+	if q.Bill == "" && q.Vendor != "" {
+		return c.vendorPayments(ctx, cid, domain, q)
+	}
 	var bill int64
 	if q.Bill != "" {
 		if bill, ok = parseID(q.Bill); !ok {
@@ -720,7 +740,52 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		}
 		domain = append(domain, leaf("partner_id", "=", vendors[bs[0].ID]))
 	}
-	return c.payments(ctx, c.reader, cid, domain, bill)
+	ps, err := c.payments(ctx, c.reader, cid, domain, bill)
+	if err != nil {
+		return nil, err
+	}
+	ps = slices.DeleteFunc(ps, func(p erp.Payment) bool {
+		return (q.Vendor != "" && p.Vendor != q.Vendor) || (q.Posted && p.State != erp.PaymentPosted)
+	})
+	if q.Limit > 0 && len(ps) > q.Limit {
+		ps = ps[:q.Limit]
+	}
+	return ps, nil
+}
+
+// vendorPayments reads the payments of a PaymentQuery naming a vendor and
+// no bill, domain selecting them, with q.Limit as the read's own limit (so
+// that a vendor paid thousands of times is not ErrTooMany for a question
+// one payment answers). A payment reconciled with no bill is kept, with
+// Bill empty.
+func (c *Client) vendorPayments(ctx context.Context, cid int64, domain []any, q erp.PaymentQuery) ([]erp.Payment, error) {
+	kw, check := limited(scope(cid, false), q.Limit, 0)
+	rs, err := c.reader.searchRead(ctx, "account.payment", domain, paymentFields, kw)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(len(rs), "payments"); err != nil {
+		return nil, err
+	}
+	if err := c.loadCurrencies(ctx, c.reader, rs); err != nil {
+		return nil, err
+	}
+	out := []erp.Payment{}
+	for _, r := range rs {
+		p, co, bills, err := c.decodePayment(r)
+		if err != nil {
+			return nil, err
+		}
+		if co != cid || (q.Posted && p.State != erp.PaymentPosted) {
+			continue
+		}
+		if p.Bill == "" && len(bills) > 0 {
+			p.Bill = itoa(slices.Min(bills))
+		}
+		out = append(out, p)
+	}
+	slices.SortFunc(out, func(a, b erp.Payment) int { return erp.CompareIDs(a.ID, b.ID) })
+	return out, nil
 }
 
 // payments reads payments matching domain and returns them with their

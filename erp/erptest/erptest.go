@@ -58,6 +58,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"ChangeBankAccount", testChangeBankAccount},
 		{"PromotedAccountRestartsCoolingOff", testPromotedAccount},
 		{"ConcurrentPaymentsOfOneBill", testConcurrentPayments},
+		{"VendorCountryBillDateVendorPayments", testControlFields},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,7 +111,8 @@ func seed(t *testing.T, e Env) world {
 	w.globexIBAN, err = s.AddBankAccount(ctx, e.Other, erp.BankAccount{Vendor: w.globex.ID, Number: ibanGlobex, Trusted: true, Active: true})
 	must(err)
 	due := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	w.bill, err = s.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2290", Vendor: w.acme.ID, Currency: "EUR", Total: 125000, Due: due, BankAccount: w.acmeIBAN.ID})
+	issued := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC) // the invoice date of w.bill
+	w.bill, err = s.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2290", Vendor: w.acme.ID, Currency: "EUR", Total: 125000, Due: due, Date: issued, BankAccount: w.acmeIBAN.ID})
 	must(err)
 	w.bill2, err = s.AddBill(ctx, e.Company, erp.Bill{Ref: "INV-2291", Vendor: w.acme.ID, Currency: "EUR", Total: 48000, Due: due})
 	must(err)
@@ -257,8 +259,9 @@ func testBills(t *testing.T, e Env) {
 	got, _ = e.Source.Bills(ctx, e.Company, erp.BillQuery{ID: w.bill.ID})
 	want := erp.Bill{
 		ID: w.bill.ID, Name: got[0].Name, Ref: "INV-2290", Vendor: w.acme.ID, VendorName: "ACME Supplies", Kind: erp.KindBill, Currency: "EUR",
-		Total: 125000, Residual: 125000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), BankAccount: w.acmeIBAN.ID,
-		State: erp.StatePosted, PaymentState: erp.NotPaid,
+		Total: 125000, Residual: 125000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), Date: time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC),
+		BankAccount: w.acmeIBAN.ID,
+		State:       erp.StatePosted, PaymentState: erp.NotPaid,
 	}
 	if diff := cmp.Diff(want, got[0]); diff != "" || got[0].Name == "" {
 		t.Errorf("bill as read (-want, +got):\n%s", diff)
@@ -551,5 +554,62 @@ func testConcurrentPayments(t *testing.T, e Env) {
 	ps, _ := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{Bill: w.bill.ID})
 	if diff := cmp.Diff(1, len(ids(ps, paymentID))); diff != "" {
 		t.Errorf("payments recorded (-want, +got):\n%s", diff)
+	}
+}
+
+// testControlFields: what the payment controls read (issue 13): a
+// vendor's country, a bill's invoice date, and whether a vendor was ever
+// paid (PaymentQuery Vendor, Posted, Limit), scoped to the company.
+func testControlFields(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	ch, err := e.Seeder.AddVendor(ctx, e.Company, erp.Vendor{Name: "Helvetia Tools", Active: true, Country: "CH"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := e.Source.Vendors(ctx, e.Company, erp.VendorQuery{ID: ch.ID})
+	if err != nil || len(vs) != 1 || vs[0].Country != "CH" {
+		t.Errorf("vendor with country CH read as %+v, %v", vs, err)
+	}
+	if vs, _ := e.Source.Vendors(ctx, e.Company, erp.VendorQuery{ID: w.acme.ID}); len(vs) != 1 || vs[0].Country != "" {
+		t.Errorf("vendor without a country read as %+v", vs)
+	}
+	dated := time.Date(2026, 10, 28, 0, 0, 0, 0, time.UTC)
+	b, err := e.Seeder.AddBill(ctx, e.Company, erp.Bill{Ref: "HT-17", Vendor: ch.ID, Currency: "EUR", Total: 2000, Date: dated, Due: dated.AddDate(0, 0, 30)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bills(t, e, b.ID); !got.Date.Equal(dated) {
+		t.Errorf("invoice date read as %v, want %v", got.Date, dated)
+	}
+	paid := func(company, vendor string) []erp.Payment {
+		t.Helper()
+		ps, err := e.Source.Payments(ctx, company, erp.PaymentQuery{Vendor: vendor, Posted: true, Limit: 1})
+		if err != nil {
+			t.Fatalf("payments of vendor %s: %v", vendor, err)
+		}
+		return ps
+	}
+	if ps := paid(e.Company, w.acme.ID); len(ps) != 0 {
+		t.Errorf("a vendor never paid has payments %+v", ps)
+	}
+	eur := intent.Money{Currency: "EUR", Amount: 1000}
+	for i, bill := range []string{w.bill.ID, w.bill2.ID} {
+		if _, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: bill, BankAccount: w.acmeIBAN.ID, Amount: eur, Key: fmt.Sprintf("k-vendor-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ps := paid(e.Company, w.acme.ID); len(ps) != 1 || ps[0].Vendor != w.acme.ID || ps[0].State != erp.PaymentPosted {
+		t.Errorf("a vendor paid twice, Limit 1: %+v; want one posted payment to it", ps)
+	}
+	all, err := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{Vendor: w.acme.ID})
+	if err != nil || len(all) != 2 {
+		t.Errorf("payments of the vendor: %d, %v; want 2", len(all), err)
+	}
+	if ps := paid(e.Company, ch.ID); len(ps) != 0 {
+		t.Errorf("another vendor's payments %+v", ps)
+	}
+	if ps := paid(e.Other, w.acme.ID); len(ps) != 0 {
+		t.Errorf("the other company sees payments to this company's vendor: %+v", ps)
 	}
 }
