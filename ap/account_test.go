@@ -104,6 +104,7 @@ func TestPayNationalAccounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			e.paidBefore(ap.DemoCompany, "Far Away Ltd")
 			tok := e.mandate("m-national", ap.DemoCompany, "EUR")
 
 			g := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": "Far Away Ltd"})

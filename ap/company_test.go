@@ -215,8 +215,14 @@ func TestBankChange(t *testing.T) {
 		t.Fatalf("one second before the end of cooling-off: %s %s", still.Verdict, message(still))
 	}
 	e.clock.Advance(2 * time.Second)
-	if after := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00")); !after.Executed {
-		t.Fatalf("after cooling-off: %s %s", after.Verdict, message(after))
+	// After it, the new account is at a bank in Lithuania while ACME is in
+	// Germany: a person confirms (confirm-bank-country), no more.
+	after := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00"))
+	if after.Verdict != intent.StepUp || after.Level != intent.LevelConfirm || !strings.Contains(message(after), "another country (LT) than the vendor's country on file (DE)") {
+		t.Fatalf("after cooling-off: %s %s %s; want the bank country confirmed", after.Verdict, after.Level, message(after))
+	}
+	if after = e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00"), e.approve("alice", after)); !after.Executed {
+		t.Fatalf("after cooling-off, confirmed: %s %s", after.Verdict, message(after))
 	}
 	e.verifyReceipts(ap.DemoCompany)
 }
@@ -250,8 +256,8 @@ func TestBankChangeCoolingOffConfigured(t *testing.T) {
 		t.Fatalf("within the hour: %s %s", p.Verdict, message(p))
 	}
 	e.clock.Advance(time.Hour)
-	if p := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00")); !p.Executed {
-		t.Fatalf("after the hour: %s %s", p.Verdict, message(p))
+	if p := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoEmailIBAN, "850.00")); p.Level != intent.LevelConfirm {
+		t.Fatalf("after the hour: %s %s; want only the bank country's confirmation", p.Verdict, message(p))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 )
 
@@ -29,6 +30,9 @@ const (
 	// INV-2290 for 850.00 and INV-2291 for 2,400.00.
 	DemoBill  = "INV-2290"
 	DemoBill2 = "INV-2291"
+	// DemoPaidBill is DemoVendor's bill of October, 612.00 EUR, paid on
+	// 2026-10-30 by hand in the ERP: DemoVendor was paid before.
+	DemoPaidBill = "INV-2187"
 	// DemoOtherVendor, DemoOtherIBAN and DemoOtherBill belong to
 	// DemoOtherCompany: its vendor, that vendor's account and its bill
 	// INV-7001 for 990.00 EUR.
@@ -43,8 +47,10 @@ const (
 //     the trusted account DemoIBAN, set on 2025-03-03, and the archived
 //     account DemoOldIBAN; its posted bills DemoBill (850.00 EUR, due
 //     2026-12-01, naming DemoIBAN) and DemoBill2 (2,400.00 EUR, due
-//     2026-12-15) are unpaid;
-//   - DemoOtherCompany has the vendor DemoOtherVendor with the trusted
+//     2026-12-15) are unpaid; its bill DemoPaidBill (612.00 EUR, invoice
+//     date 2026-10-05) was paid by hand on 2026-10-30, so DemoVendor is
+//     not paid for the first time; DemoVendor is in Germany (DE);
+//   - DemoOtherCompany has the vendor DemoOtherVendor (FR) with the trusted
 //     account DemoOtherIBAN and the unpaid bill DemoOtherBill (990.00 EUR).
 //
 // now stamps what the ERP records later (payments, bank changes); nil
@@ -58,7 +64,7 @@ func DemoERP(now func() time.Time) *erp.Mem {
 		}
 	}
 	set := time.Date(2025, 3, 3, 9, 0, 0, 0, time.UTC)
-	acme, err := m.AddVendor(ctx, DemoCompany, erp.Vendor{Name: DemoVendor, Phone: DemoVendorPhone, Active: true})
+	acme, err := m.AddVendor(ctx, DemoCompany, erp.Vendor{Name: DemoVendor, Phone: DemoVendorPhone, Active: true, Country: "DE"})
 	must(err)
 	_, err = m.AddBankAccount(ctx, DemoCompany, erp.BankAccount{Vendor: acme.ID, Number: "NL91 ABNA 0417 1643 00", Trusted: true, Active: false, SetAt: set.AddDate(-2, 0, 0)})
 	must(err)
@@ -71,12 +77,21 @@ func DemoERP(now func() time.Time) *erp.Mem {
 		Due: time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC)})
 	must(err)
 
-	globex, err := m.AddVendor(ctx, DemoOtherCompany, erp.Vendor{Name: DemoOtherVendor, Phone: "+33 1 4000 0000", Active: true})
+	globex, err := m.AddVendor(ctx, DemoOtherCompany, erp.Vendor{Name: DemoOtherVendor, Phone: "+33 1 4000 0000", Active: true, Country: "FR"})
 	must(err)
 	_, err = m.AddBankAccount(ctx, DemoOtherCompany, erp.BankAccount{Vendor: globex.ID, Number: "FR14 2004 1010 0505 0001 3M02 606", Trusted: true, Active: true, SetAt: set})
 	must(err)
 	_, err = m.AddBill(ctx, DemoOtherCompany, erp.Bill{Name: "BILL/2026/11/0001", Ref: DemoOtherBill, Vendor: globex.ID, Currency: "EUR", Total: 99000,
 		Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)})
+	must(err)
+
+	// Added last, so that the IDs above stay as they were: ACME was paid
+	// before (by hand in the ERP), so paying it is not a first payment.
+	paid, err := m.AddBill(ctx, DemoCompany, erp.Bill{Name: "BILL/2026/10/0004", Ref: DemoPaidBill, Vendor: acme.ID, Currency: "EUR", Total: 61200,
+		Date: time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC), Due: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC), BankAccount: onFile.ID})
+	must(err)
+	_, err = m.AddPayment(ctx, DemoCompany, erp.Payment{Bill: paid.ID, BankAccount: onFile.ID, Amount: intent.Money{Currency: "EUR", Amount: 61200},
+		Date: time.Date(2026, 10, 30, 10, 0, 0, 0, time.UTC), Day: "2026-10-30"})
 	must(err)
 	return m
 }

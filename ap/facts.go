@@ -25,16 +25,18 @@ var _ gateway.ContextProvider = payFacts{}
 //   - bill_residual (Long, minor units) and bill_already_paid (Bool: the
 //     payment state is paid, in_payment or reversed, or nothing is owed);
 //   - payments_in_flight (Long): draft payments of the bill;
-//   - bill_duplicates (Long): the vendor's other bills, not cancelled,
-//     whose reference has the same RefKey; bill_duplicate_settled (Bool):
-//     one of them is paid in part or in full;
-//   - bill_ref_unclear (Bool): the bill's reference has an empty RefKey
-//     (missing, only separators, or a character that is not ASCII), so
-//     duplicates of it can neither be found nor ruled out; it is then
-//     never counted as a duplicate of another bill, nor another of it;
-//     paid_refs_unclear (Long): the vendor's other bills, not cancelled and
-//     paid in part or in full, whose reference has an empty RefKey: one of
-//     them may be this invoice;
+//   - the duplicate control (suspectDuplicates, docs/controls.md), which
+//     compares the bill with the vendor's other bills, not cancelled, by
+//     normalize.DuplicateKey, amount, invoice dates and resubmission:
+//     bill_duplicate_settled (Bool): it is a likely duplicate of a bill
+//     paid in part or in full; bill_duplicates (Long): the bills it is a
+//     likely duplicate of that are unpaid or draft, and those it is a
+//     possible duplicate of; bill_ref_unclear (Bool): its reference cannot
+//     be compared (no key) and a bill of the vendor of the same amount,
+//     paid in part or in full, could be the same invoice; paid_refs_unclear (Long): paid bills of
+//     the same amount whose reference cannot be compared; duplicate_of
+//     (String): the suspected bills for people (number, vendor reference,
+//     amount, invoice date, paid or not, and why), "" if none;
 //   - open_credit (Long, minor units of the bill's currency): what the
 //     vendor's posted credit notes in the bill's currency still hold that
 //     is not applied to a bill (their residual, unless a refund of it is
@@ -43,7 +45,9 @@ var _ gateway.ContextProvider = payFacts{}
 //   - budget_currency (String): the mandate budget's currency;
 //   - confirm_above and max_amount (Long, minor units): Config's
 //     thresholds, so that an operator changes them without editing the
-//     embedded policy.
+//     embedded policy;
+//   - vendor_first_payment (Bool): the ERP holds no posted payment to the
+//     vendor, whether made through intentplane or by hand (firstPayment).
 //
 // For ap.change_vendor_bank it gives what a person needs to judge the
 // change, which no policy reads: vendor_name and vendor_phone (String: the
@@ -102,8 +106,6 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	}
 	p.decided.keepBill(company, bill)
 
-	key := RefKey(bill.Ref)
-	dups, settled, unclearPaid := 0, false, 0
 	var openCredit intent.Amount
 	for _, s := range siblings {
 		if s.Kind == erp.KindCreditNote && s.State == erp.StatePosted && s.Currency == bill.Currency && s.Residual > 0 && !s.PaymentState.Settled() {
@@ -112,35 +114,28 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 			} else {
 				openCredit += s.Residual
 			}
-			continue
 		}
-		if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled {
-			continue
-		}
-		paid := s.PaymentState != erp.NotPaid || s.Residual < s.Total
-		switch k := RefKey(s.Ref); {
-		case k == "":
-			if paid {
-				unclearPaid++
-			}
-		case k == key:
-			dups++
-			settled = settled || paid
-		}
+	}
+	dup := suspectDuplicates(bill, siblings, p.cfg.DuplicateWindow)
+	first, err := firstPayment(ctx, p.src, company, q.Args["vendor"].Str)
+	if err != nil {
+		return nil, err
 	}
 
 	return map[string]intent.Value{
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
 		"payments_in_flight":     intent.Int(int64(inFlight)),
-		"bill_duplicates":        intent.Int(int64(dups)),
-		"bill_duplicate_settled": intent.Bool(settled),
-		"bill_ref_unclear":       intent.Bool(key == ""),
-		"paid_refs_unclear":      intent.Int(int64(unclearPaid)),
+		"bill_duplicates":        intent.Int(int64(dup.others)),
+		"bill_duplicate_settled": intent.Bool(dup.likelyOfSettled),
+		"duplicate_of":           intent.Str(dup.text()),
+		"bill_ref_unclear":       intent.Bool(dup.refUnclear),
+		"paid_refs_unclear":      intent.Int(int64(dup.paidUnclear)),
 		"open_credit":            intent.Int(int64(openCredit)),
 		"budget_currency":        intent.Str(q.Budget.Currency),
 		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
+		"vendor_first_payment":   intent.Bool(first),
 	}, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -185,14 +186,36 @@ func (e *env) vendor(company, name string) erp.Vendor {
 	return vs[0]
 }
 
-// payments returns every payment of the company.
+// paidBefore records, by hand in the ERP, a paid bill of the company's
+// vendor named name (of 100.00 EUR, dated 2026-09-01, paid on
+// 2026-09-15), so that paying the vendor is not a first payment: for the
+// tests of other controls.
+func (e *env) paidBefore(company, name string) {
+	e.t.Helper()
+	ctx := context.Background()
+	v := e.vendor(company, name)
+	b, err := e.erp.AddBill(ctx, company, erp.Bill{Ref: "HIST-" + v.ID, Vendor: v.ID, Currency: "EUR", Total: 10000,
+		Date: time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC), Due: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := e.erp.AddPayment(ctx, company, erp.Payment{Bill: b.ID, Amount: intent.Money{Currency: "EUR", Amount: 10000},
+		Date: time.Date(2026, 9, 15, 10, 0, 0, 0, time.UTC)}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// payments returns every payment of the company made through the gateway
+// (with an idempotency key).
 func (e *env) payments(company string) []erp.Payment {
 	e.t.Helper()
 	ps, err := e.erp.Payments(context.Background(), company, erp.PaymentQuery{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return ps
+	// The demo's payment made by hand before the test (ap.DemoPaidBill)
+	// is not one the test made.
+	return slices.DeleteFunc(ps, func(p erp.Payment) bool { return p.Key == "" })
 }
 
 // verifyReceipts checks that the company's receipt chain links and

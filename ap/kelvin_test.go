@@ -30,6 +30,7 @@ func TestRegressionKelvinSignVendorName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	e.paidBefore(ap.DemoCompany, "Kwik Parts")
 	tok := e.mandate("m-kelvin", ap.DemoCompany, "EUR")
 
 	for _, name := range []string{"\u212Awik Parts", "\u212AWIK PARTS", "kwi\u212A Parts"} {

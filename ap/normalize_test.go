@@ -2,40 +2,11 @@ package ap_test
 
 import (
 	"errors"
-	"fmt"
 	"testing"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/normalize"
 )
-
-func TestRefKey(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"INV-2290", "INV2290"},
-		{"INV 2290", "INV2290"},
-		{"inv2290", "INV2290"},
-		{"INV-02290", "INV2290"},
-		{"INV/000/2290", "INV0.2290"},
-		{"INV-2290-1", "INV2290.1"},
-		{"INV-22901", "INV22901"},
-		{"0", "0"},
-		{"", ""},
-		{"--", ""},
-		// Any character that is not ASCII makes the key empty: not
-		// comparable, never dropped (INV-2290Б is not INV-2290) nor folded.
-		{"\u0406NV-2290", ""}, // a Cyrillic І
-		{"\uff29\uff2e\uff36\uff0d\uff12\uff12\uff19\uff10", ""}, // full-width
-		{"INV-\u0662\u0662\u0669\u0660", ""},                     // Arabic-Indic digits
-		{"INV-2290\u0411", ""},                                   // a distinct invoice
-		{"INV\u00a02290", ""},                                    // a no-break space
-	}
-	for _, tt := range tests {
-		if got := ap.RefKey(tt.in); got != tt.want {
-			t.Errorf("RefKey(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
 
 func TestNormalizers(t *testing.T) {
 	t.Parallel()
@@ -76,14 +47,4 @@ func TestNormalizers(t *testing.T) {
 			t.Errorf("%s: got %q, %v; want %q", tt.name, got, err, tt.want)
 		}
 	}
-}
-
-func ExampleRefKey() {
-	for _, ref := range []string{"INV-2290", "INV 2290", "INV-02290"} {
-		fmt.Println(ref, "->", ap.RefKey(ref))
-	}
-	// Output:
-	// INV-2290 -> INV2290
-	// INV 2290 -> INV2290
-	// INV-02290 -> INV2290
 }

@@ -23,7 +23,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/intentplane/intentplane/core/contract"
@@ -102,6 +101,10 @@ type Config struct {
 	// support a bank-detail change; zero means DefaultCallbackValidity
 	// (72 hours).
 	CallbackValidity time.Duration
+	// DuplicateWindow is how far apart, at most, the invoice dates of two
+	// bills of one vendor are close (a signal of the duplicate control, see
+	// docs/controls.md); zero means DefaultDuplicateWindow (7 days).
+	DuplicateWindow time.Duration
 	// Callbacks is where call-backs recorded on the approval channel are
 	// read; nil means none is ever found, so every bank-detail change is
 	// refused.
@@ -122,6 +125,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.CallbackValidity == 0 {
 		c.CallbackValidity = DefaultCallbackValidity
+	}
+	if c.DuplicateWindow == 0 {
+		c.DuplicateWindow = DefaultDuplicateWindow
 	}
 	if c.Callbacks == nil {
 		c.Callbacks = noCallbacks{}
@@ -164,7 +170,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 	if src == nil {
 		return gateway.Pack{}, errors.New("ap: NewPack needs an erp.Source")
 	}
-	if cfg.ConfirmAbove < 0 || cfg.MaxAmount < 0 || cfg.CoolingOff < 0 || cfg.CallbackValidity < 0 {
+	if cfg.ConfirmAbove < 0 || cfg.MaxAmount < 0 || cfg.CoolingOff < 0 || cfg.CallbackValidity < 0 || cfg.DuplicateWindow < 0 {
 		return gateway.Pack{}, errors.New("ap: Config amounts and durations must not be negative")
 	}
 	cfg = cfg.withDefaults()
@@ -347,60 +353,6 @@ func Currency(s string) (string, error) {
 		return "", fmt.Errorf("%w: %s", errBadText, unsupportedText(c))
 	}
 	return c, nil
-}
-
-// RefKey is the key under which two spellings of one vendor reference are
-// the same: ASCII letters upper-cased, leading zeros of each run of digits
-// dropped, and every other character dropped, except that two runs of
-// digits separated by other characters stay apart ("2290-1" is "2290.1",
-// not "22901"). "INV-2290", "INV 2290", "inv2290" and "INV-02290" all have
-// the key "INV2290".
-//
-// A reference with any character that is not ASCII has the empty key:
-// look-alike letters and digits of other scripts (a Cyrillic І, full-width
-// or Arabic-Indic digits) are neither folded nor dropped, since folding
-// cannot be complete and dropping makes distinct references collide
-// ("INV-2290Б" and "INV-2290"). So does a reference with no ASCII letter
-// or digit. An empty key matches nothing: such a reference cannot be
-// compared, and the pack asks a person to confirm payments that depend on
-// it (see payFacts).
-func RefKey(ref string) string {
-	for i := 0; i < len(ref); i++ {
-		if ref[i] >= utf8.RuneSelf {
-			return ""
-		}
-	}
-	var b strings.Builder
-	var digits []byte // the current run of digits
-	afterDigits := false
-	flush := func() {
-		if len(digits) == 0 {
-			return
-		}
-		d := strings.TrimLeft(string(digits), "0")
-		if d == "" {
-			d = "0"
-		}
-		if afterDigits {
-			b.WriteByte('.')
-		}
-		b.WriteString(d)
-		digits, afterDigits = digits[:0], true
-	}
-	for i := 0; i < len(ref); i++ {
-		switch c := ref[i]; {
-		case '0' <= c && c <= '9':
-			digits = append(digits, c)
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-			flush()
-			afterDigits = false
-			b.WriteByte(byte(unicode.ToUpper(rune(c))))
-		default:
-			flush()
-		}
-	}
-	flush()
-	return b.String()
 }
 
 // noCallbacks is the Callbacks of a Config without one.

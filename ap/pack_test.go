@@ -28,9 +28,8 @@ func TestPayToAccountOnFile(t *testing.T) {
 		{"as on file", "ACME Supplies", "INV-2290", "DE89370400440532013000"},
 		{"print format", "ACME Supplies", "INV-2290", "DE89 3704 0044 0532 0130 00"},
 		{"lower case, odd spaces", "  acme   supplies ", "inv-2290", "de89 37040044 0532013000 "},
-		{"IBAN prefix", "ACME SUPPLIES", "INV 2290", "IBAN DE89 3704 0044 0532 0130 00"},
+		{"IBAN prefix", "ACME SUPPLIES", " INV-2290 ", "IBAN DE89 3704 0044 0532 0130 00"},
 		{"IBAN: prefix, bill number", "Acme Supplies", "BILL/2026/11/0001", "iban: DE89370400440532013000"},
-		{"leading zero in the reference", "ACME Supplies", "INV-02290", "DE89370400440532013000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,7 +296,7 @@ func TestSecondPaymentRefused(t *testing.T) {
 	}
 	for _, args := range []map[string]any{
 		pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00"),
-		pay("ACME Supplies", "INV 2290", "de89 3704 0044 0532 0130 00", "0.01"),
+		pay("ACME Supplies", " inv-2290", "de89 3704 0044 0532 0130 00", "0.01"),
 		pay("ACME Supplies", "BILL/2026/11/0001", ap.DemoIBAN, "450.00"),
 	} {
 		d := e.decide(tok, ap.ActionPayBill, args)
@@ -386,7 +385,8 @@ func TestDuplicateBill(t *testing.T) {
 	}
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00"))
-	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "same reference under another spelling") {
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), `may be the same invoice as another bill of the vendor: BILL/`) ||
+		!strings.Contains(message(d), `vendor reference "INV 02290", 850.00 EUR, unpaid): same invoice number, same amount`) {
 		t.Fatalf("possible duplicate: %s %s", d.Verdict, message(d))
 	}
 	if d.Facts["bill_duplicates"] != intent.Int(1) {
@@ -397,7 +397,8 @@ func TestDuplicateBill(t *testing.T) {
 	}
 	for _, spelling := range []string{"INV 02290", "inv 02290"} {
 		dup := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", spelling, ap.DemoIBAN, "850.00"))
-		if code(dup) != intent.CodePolicyDenied || !strings.Contains(message(dup), "same invoice entered twice") {
+		if code(dup) != intent.CodePolicyDenied || !strings.Contains(message(dup), "very likely the same invoice as a bill of the vendor that is already paid") ||
+			!strings.Contains(message(dup), `BILL/2026/11/0001 (vendor reference "INV-2290", 850.00 EUR, paid)`) {
 			t.Errorf("duplicate %q of a paid bill: %s %s", spelling, dup.Verdict, message(dup))
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/internal/proptest"
 	"github.com/intentplane/intentplane/store/mem"
@@ -87,6 +88,7 @@ type (
 		id, company, name, phone string
 		active                   bool
 		current                  string // ID of the current account; "" if none
+		paidBefore               bool   // a posted payment to it is on file: paying it is not a first payment
 	}
 	pwAccount struct {
 		id, company, vendor, number string // number: electronic format
@@ -362,6 +364,7 @@ func (w *pworld) addPayment(b *pwBill, amount intent.Amount, draft bool) {
 	}
 	b.residual -= amount
 	b.paid = true
+	w.vendors[b.vendor].paidBefore = true
 }
 
 // seedCompany enters one company's vendors, accounts and bills. Every
@@ -831,13 +834,14 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if amt > pwConfirm {
 		need, why = 1, "above the confirmation threshold"
 	}
-	for _, o := range w.billList[c] {
-		if o != b && b.group != "" && o.group == b.group {
-			if o.paid {
-				return fmt.Sprintf("payment %s of bill %s (%s), the same invoice as %s (%s), already paid", p.ID, b.name, b.ref, o.name, o.ref)
-			}
-			need, why = max(need, 1), "a possible duplicate"
+	for _, o := range w.duplicates(b) {
+		if o.paid {
+			return fmt.Sprintf("payment %s of bill %s (%s), a duplicate of %s (%s) of the same vendor (the same duplicate key), already paid", p.ID, b.name, b.ref, o.name, o.ref)
 		}
+		need, why = max(need, 1), "a duplicate of the unpaid "+o.name
+	}
+	if !v.paidBefore {
+		need, why = max(need, 1), "the first payment to "+v.name
 	}
 	if w.openCredit(b) {
 		need, why = max(need, 1), "to a vendor with open credit"
@@ -858,6 +862,7 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	}
 	b.residual -= amt
 	b.paid = true
+	v.paidBefore = true
 	w.st.paid++
 	switch {
 	case cooling:
@@ -1029,12 +1034,34 @@ func (w *pworld) payable(b *pwBill) bool {
 			return false // on file for two vendors: the pack refuses it
 		}
 	}
-	for _, o := range w.billList[b.company] {
-		if o != b && b.group != "" && o.group == b.group && o.paid {
+	for _, o := range w.duplicates(b) {
+		if o.paid {
 			return false
 		}
 	}
 	return true
+}
+
+// duplicates returns the other bills of b's vendor, not cancelled, whose
+// vendor reference has b's duplicate key (normalize.DuplicateKey): paying
+// b when one of them is paid never executes, and while none is, only with
+// a person's confirmation (issue 13). A reference without a key is never
+// a duplicate here (the world's references all have one).
+func (w *pworld) duplicates(b *pwBill) []*pwBill {
+	k, err := normalize.DuplicateKey(b.ref)
+	if err != nil || b.kind != erp.KindBill {
+		return nil
+	}
+	var out []*pwBill
+	for _, o := range w.billList[b.company] {
+		if o == b || o.vendor != b.vendor || o.kind != erp.KindBill || o.state == erp.StateCancelled {
+			continue
+		}
+		if ok, err := normalize.DuplicateKey(o.ref); err == nil && ok == k {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // openCredit reports whether b's vendor has open credit in b's currency: a
@@ -1079,12 +1106,7 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	if in.amount > pwConfirm {
 		in.level = intent.LevelConfirm
 	}
-	for _, o := range w.billList[m.company] {
-		if o != b && b.group != "" && o.group == b.group {
-			in.level = intent.LevelConfirm
-		}
-	}
-	if w.openCredit(b) {
+	if len(w.duplicates(b)) > 0 || !v.paidBefore || w.openCredit(b) {
 		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {

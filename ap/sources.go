@@ -26,7 +26,8 @@ var (
 // one of the company's vendors. A name shared by several vendors of the
 // company matches none of them, and the refusal names their IDs: the
 // agent must then use the ID. Record value: the vendor's ID. Attributes:
-// active.
+// active, and country (the vendor's ISO 3166-1 country code on file, ""
+// if none; see erp.Vendor.Country).
 type vendors struct{ src erp.Source }
 
 func (r vendors) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
@@ -34,7 +35,7 @@ func (r vendors) Lookup(ctx context.Context, owner intent.Owner, value string) (
 	if err != nil {
 		return resolve.Record{}, err
 	}
-	return resolve.Record{ID: v.ID, Value: v.ID, Attrs: map[string]intent.Value{"active": intent.Bool(v.Active)}}, nil
+	return resolve.Record{ID: v.ID, Value: v.ID, Attrs: map[string]intent.Value{"active": intent.Bool(v.Active), "country": intent.Str(v.Country)}}, nil
 }
 
 // FindVendor returns the company's vendor whose ID is value or, failing
@@ -97,15 +98,19 @@ func isID(value string) bool {
 
 // bills resolves a bill to one of the company's vendor bills (credit notes
 // are never paid and never match). It tries, in order, the bill's ID, its
-// number, and its vendor reference: spelled the same (as BillReference
-// normalizes it) or under RefKey. A number or reference that matches bills
-// of several vendors matches none of them, and the refusal names them (the
-// registry cannot see which vendor the agent named, and taking one would
-// refuse the other vendor's bill with a misleading reason): the agent must
-// then use the bill's number. Among bills of one vendor, a reference
-// spelled the same wins, then the oldest, and the duplicate check of the
-// context provider looks at the others. It reads only the candidates
-// (erp.BillQuery.Lookup). Record value: the bill's ID.
+// number, and its vendor reference spelled the same (as BillReference
+// normalizes it: case and runs of spaces aside). It never matches
+// fuzzily: a reference that only shares normalize.DuplicateKey with a
+// bill names no bill (the key serves the duplicate control only, see
+// docs/controls.md). Resolved after the vendor (LookupIn), it looks
+// among the named vendor's bills first, so that a number or reference
+// that bills of several vendors share names the named vendor's; only when
+// the vendor has none does it look at the others' (the policy then
+// refuses a bill of another vendor than the one named, saying so), and a
+// number or reference of several other vendors matches none of them, the
+// refusal naming them. Among one vendor's bills, the oldest wins, and the
+// duplicate control of the context provider looks at the others. It reads
+// only the candidates (erp.BillQuery.Lookup). Record value: the bill's ID.
 // Attributes: vendor (ID), currency, currency_supported (the currency has
 // two decimal places: the only ones the pack pays), state, number, ref and
 // due (YYYY-MM-DD, "" if none). What can change while a payment is decided
@@ -113,7 +118,13 @@ func isID(value string) bool {
 // reads it once the bill's vendor is held.
 type bills struct{ src erp.Source }
 
+var _ resolve.ScopedRegistry = bills{}
+
 func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
+	return r.LookupIn(ctx, owner, value, nil)
+}
+
+func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, resolved map[string]string) (resolve.Record, error) {
 	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value})
 	if err != nil {
 		return resolve.Record{}, err
@@ -124,33 +135,25 @@ func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (re
 			return billRecord(b), nil
 		}
 	}
-	var byNumber []erp.Bill
+	var byNumber, byRef []erp.Bill
 	for _, b := range all { // sorted by ID: the oldest first
 		if same, err := normalize.SameName(b.Name, value); err == nil && same { // exact up to ASCII case: never a compatibility fold
 			byNumber = append(byNumber, b)
 		}
+		if n, err := BillReference(b.Ref); err == nil && n == value {
+			byRef = append(byRef, b)
+		}
 	}
-	if len(byNumber) > 0 {
-		return oneVendor(byNumber, 0)
-	}
-	key := RefKey(value)
-	var byRef []erp.Bill
-	exact := -1
-	for _, b := range all {
-		n, err := BillReference(b.Ref)
-		same := err == nil && n == value
-		if !same && (key == "" || RefKey(b.Ref) != key) {
+	for _, bs := range [][]erp.Bill{byNumber, byRef} {
+		if len(bs) == 0 {
 			continue
 		}
-		if same && exact < 0 {
-			exact = len(byRef)
+		if mine := slices.DeleteFunc(slices.Clone(bs), func(b erp.Bill) bool { return b.Vendor != resolved["vendor"] }); len(mine) > 0 {
+			return billRecord(mine[0]), nil
 		}
-		byRef = append(byRef, b)
+		return oneVendor(bs, 0)
 	}
-	if len(byRef) == 0 {
-		return resolve.Record{}, resolve.ErrNoMatch
-	}
-	return oneVendor(byRef, max(exact, 0))
+	return resolve.Record{}, resolve.ErrNoMatch
 }
 
 // oneVendor returns the record of bs[i], or an error wrapping ErrNoMatch
@@ -207,7 +210,8 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 // account, erp.Current), cooling_off (it was set less than
 // Config.CoolingOff ago) and shared (the number is on active accounts of
 // several vendors: Odoo accepts that without a warning, and it is
-// refused). The account is kept for the payment's execution (see
+// refused), and country (the ISO 3166-1 code of the bank's country, see
+// accountCountry). The account is kept for the payment's execution (see
 // decided).
 type bankAccounts struct {
 	src     erp.Source
@@ -272,6 +276,7 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 			"current":     intent.Bool(current),
 			"cooling_off": intent.Bool(current && r.cfg.coolingOff(a)),
 			"shared":      intent.Bool(len(holders) > 1),
+			"country":     intent.Str(accountCountry(a)),
 		},
 	}, nil
 }

@@ -39,11 +39,20 @@ import (
 //     (four eyes in the cooling-off period);
 //   - a vendor with an open credit note not yet applied: a person checking
 //     whether to net it first is right;
-//   - the second of two equal instalments is a payment like the first.
+//   - the second of two equal instalments is a payment like the first;
+//   - the first payment to a vendor never paid before: a person confirming
+//     that the vendor and its account are genuine is right (new-vendor
+//     verification before the first payment is standard AP practice; see
+//     docs/controls.md). Most vendors of the book were paid before (a
+//     bill of September paid by hand); four are new;
+//   - a bill is paid only once per invoice: the book has no duplicates,
+//     so a duplicate suspicion is needless;
+//   - the vendors bank in their own country: a bank in another country
+//     than the vendor's would rightly ask a person, and none does here.
 //
 // Anything else that stops a payment (a refusal, or a confirmation or
 // four-eyes step-up no practice above asks for) is counted against the
-// gateway. knownGaps lists the reasons of false refusals not fixed yet
+// gateway: a needless step-up fails the test, as a false refusal does. knownGaps lists the reasons of false refusals not fixed yet
 // (issue 17); any other false refusal fails the test, and so does a
 // known one that no longer happens (remove it from the list).
 
@@ -59,6 +68,9 @@ type workloadPayment struct {
 	amount                 intent.Amount
 	// expect is "", "confirm" or "four_eyes", with why.
 	expect, why string
+	// newVendor: the vendor was never paid before this book; its first
+	// payment that executes rightly asks a person.
+	newVendor bool
 }
 
 // workloadCountries are the vendors' countries, with the account type
@@ -96,7 +108,11 @@ func TestLegitimateWorkload(t *testing.T) {
 		gaps                                              = map[string]int{}
 		times                                             []time.Duration
 	)
+	paidVendors := map[string]bool{}
 	for _, p := range book.payments {
+		if p.newVendor && !paidVendors[p.vendor] && p.expect == "" {
+			p.expect, p.why = "confirm", "the first payment to a new vendor"
+		}
 		start := time.Now()
 		g := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": p.vendor})
 		var shown struct {
@@ -134,6 +150,7 @@ func TestLegitimateWorkload(t *testing.T) {
 		}
 		if d.Executed {
 			paid++
+			paidVendors[p.vendor] = true
 			continue
 		}
 		falseRefusals++
@@ -167,6 +184,9 @@ func TestLegitimateWorkload(t *testing.T) {
 	}
 	sort.Strings(reasons)
 	t.Logf("step-ups and why:\n%s", strings.Join(reasons, "\n"))
+	if needless > 0 {
+		t.Errorf("%d needless step-ups (logged above): each asks a person for no reason AP practice gives", needless)
+	}
 	if paid+falseRefusals != len(book.payments) || len(book.payments) < 130 {
 		t.Errorf("%d payments, %d paid, %d refused", len(book.payments), paid, falseRefusals)
 	}
@@ -215,7 +235,7 @@ func generateBook(t *testing.T, e *env, rng *rand.Rand) workloadBook {
 		if kind == "individual" {
 			name = fmt.Sprintf("Sam Freelance %02d", i)
 		}
-		v, err := e.erp.AddVendor(ctx, ap.DemoCompany, erp.Vendor{Name: name, Phone: fmt.Sprintf("+1 555 01%02d", i), Active: true})
+		v, err := e.erp.AddVendor(ctx, ap.DemoCompany, erp.Vendor{Name: name, Phone: fmt.Sprintf("+1 555 01%02d", i), Active: true, Country: c.cc})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,6 +264,19 @@ func generateBook(t *testing.T, e *env, rng *rand.Rand) workloadBook {
 		if c.cc == "US" || c.cc == "CA" {
 			currency = "USD"
 		}
+		newVendor := i%7 == 5 // four vendors never paid before (in EUR)
+		if !newVendor {       // a bill of September, paid by hand
+			n++
+			old, err := e.erp.AddBill(ctx, ap.DemoCompany, erp.Bill{Name: fmt.Sprintf("BILL/2026/09/%04d", n), Ref: fmt.Sprintf("INV-%d-S", i),
+				Vendor: v.ID, Currency: currency, Total: intent.Amount(8300 + rng.IntN(100000)), Date: t0.AddDate(0, -3, 0), Due: t0.AddDate(0, -2, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.erp.AddPayment(ctx, ap.DemoCompany, erp.Payment{Bill: old.ID, Amount: intent.Money{Currency: currency, Amount: old.Total},
+				Date: t0.AddDate(0, -2, -3)}); err != nil {
+				t.Fatal(err)
+			}
+		}
 		credit := i%9 == 4 // an open credit note not yet applied
 		if credit {
 			n++
@@ -264,7 +297,7 @@ func generateBook(t *testing.T, e *env, rng *rand.Rand) workloadBook {
 				total = 1205400
 			}
 			b, err := e.erp.AddBill(ctx, ap.DemoCompany, erp.Bill{Name: fmt.Sprintf("BILL/2026/10/%04d", n), Ref: fmt.Sprintf("INV-%d-%d", i, j),
-				Vendor: v.ID, Currency: currency, Total: total, Due: t0.AddDate(0, 0, 10)})
+				Vendor: v.ID, Currency: currency, Total: total, Date: t0.AddDate(0, 0, -20+4*j), Due: t0.AddDate(0, 0, 10)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,7 +306,7 @@ func generateBook(t *testing.T, e *env, rng *rand.Rand) workloadBook {
 				amounts = []intent.Amount{total / 2, total - total/2}
 			}
 			for _, a := range amounts {
-				p := workloadPayment{vendor: name, bill: b.Name, currency: currency, amount: a}
+				p := workloadPayment{vendor: name, bill: b.Name, currency: currency, amount: a, newVendor: newVendor}
 				switch {
 				case changed:
 					p.expect, p.why = "four_eyes", "the account was changed two days ago"

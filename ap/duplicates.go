@@ -1,0 +1,167 @@
+package ap
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
+	"github.com/intentplane/intentplane/erp"
+)
+
+// DefaultDuplicateWindow is Config.DuplicateWindow's default: invoice
+// dates at most this far apart are close.
+const DefaultDuplicateWindow = 7 * 24 * time.Hour
+
+// maxDuplicatesNamed is how many suspected bills duplicate_of names.
+const maxDuplicatesNamed = 3
+
+// The signals that another bill of the vendor may be the same invoice as
+// the bill paid (see docs/controls.md, "Duplicate invoices").
+const (
+	sameNumber   = "same invoice number"                        // equal normalize.DuplicateKey
+	sameAmount   = "same amount"                                // equal total, same currency
+	closeDates   = "invoice dates close together"               // within Config.DuplicateWindow
+	noNumber     = "a reference that cannot be compared"        // one of the two has no duplicate key
+	resubmission = "resubmitted after the earlier one fell due" // the earlier one is unpaid and overdue
+)
+
+// duplicateFacts are the facts of the duplicate control of one payment,
+// as payFacts gives them (see there).
+type duplicateFacts struct {
+	likelyOfSettled bool // a likely duplicate of a bill paid in part or in full: refused
+	others          int  // likely duplicates of unpaid bills and possible duplicates with comparable numbers: confirm
+	refUnclear      bool // the bill's reference cannot be compared and a paid bill of the same amount could be the same invoice
+	paidUnclear     int  // paid bills of the same amount whose reference cannot be compared
+	named           []string
+}
+
+// suspectDuplicates compares bill with the vendor's other bills (siblings,
+// which may include bill itself and credit notes, both skipped) under the
+// rules of docs/controls.md. Two bills of one vendor, neither cancelled:
+//
+//   - are a likely duplicate when their references have the same
+//     normalize.DuplicateKey, or when they have the same amount, close
+//     invoice dates and one of the references cannot be compared (an
+//     invoice keyed without its number). A likely duplicate of a bill
+//     paid in part or in full is refused; of an unpaid or draft one, a
+//     person confirms;
+//   - are a possible duplicate, which a person confirms whatever the other
+//     bill's state, when they have the same amount and close invoice
+//     dates, or the other bill is unpaid and fell due on or before this
+//     one's invoice date (a vendor resubmitting an unpaid invoice);
+//   - have the same amount and a reference that cannot be compared: once
+//     the other is paid in part or in full, a person confirms
+//     (bill_ref_unclear when it is this bill's reference, paid_refs_unclear
+//     when the other's); while neither is paid, paying the first is no
+//     loss, and the person is asked when the second is paid.
+//
+// Bills whose numbers differ and that have nothing else in common but
+// their amount are never suspected: a vendor's distinct invoices are the
+// common case, and the key serves suspicion only.
+func suspectDuplicates(bill erp.Bill, siblings []erp.Bill, window time.Duration) duplicateFacts {
+	var f duplicateFacts
+	key, kerr := normalize.DuplicateKey(bill.Ref)
+	for _, s := range siblings {
+		if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled {
+			continue
+		}
+		k, err := normalize.DuplicateKey(s.Ref)
+		unkeyed := kerr != nil || err != nil
+		var why []string
+		number := !unkeyed && k == key
+		if number {
+			why = append(why, sameNumber)
+		}
+		amount := s.Total == bill.Total && s.Currency == bill.Currency
+		if amount {
+			why = append(why, sameAmount)
+		}
+		near := !bill.Date.IsZero() && !s.Date.IsZero() && absDuration(bill.Date.Sub(s.Date)) <= window
+		if near && (number || amount) {
+			why = append(why, closeDates)
+		}
+		if unkeyed && amount {
+			why = append(why, noNumber)
+		}
+		resubmitted := amount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
+		if resubmitted {
+			why = append(why, resubmission)
+		}
+		settled := s.PaymentState != erp.NotPaid || s.Residual < s.Total
+		likely := number || (amount && near && unkeyed)
+		switch {
+		case likely && settled:
+			f.likelyOfSettled = true
+		case likely:
+			f.others++
+		case amount && (near || resubmitted):
+			f.others++
+		case amount && unkeyed && settled && kerr != nil:
+			f.refUnclear = true
+		case amount && unkeyed && settled:
+			f.paidUnclear++
+		default:
+			// Not suspected: numbers that differ, or the same amount with
+			// nothing else in common (a vendor's distinct invoices); or an
+			// unpaid bill whose reference cannot be compared, which is asked
+			// about when the second of the two is paid.
+			continue
+		}
+		if len(f.named) < maxDuplicatesNamed {
+			f.named = append(f.named, describeBill(s, settled)+": "+strings.Join(why, ", "))
+		}
+	}
+	return f
+}
+
+// text is the duplicate_of fact: the suspected bills, "" if none.
+func (f duplicateFacts) text() string {
+	return strings.Join(f.named, "; ")
+}
+
+// unpaid reports whether nothing of b is paid (a posted or draft bill).
+func unpaid(b erp.Bill) bool {
+	return b.PaymentState == erp.NotPaid && b.Residual >= b.Total
+}
+
+// describeBill names a bill for a person who must find it in the ERP: its
+// number, its vendor reference (quoted, as the vendor typed it), its total,
+// its invoice date and whether it is paid.
+func describeBill(b erp.Bill, settled bool) string {
+	state := "unpaid"
+	switch {
+	case b.State == erp.StateDraft:
+		state = "draft"
+	case b.PaymentState.Settled() || b.Residual <= 0:
+		state = "paid"
+	case settled:
+		state = "partly paid"
+	}
+	name := b.Name
+	if name == "" || name == "/" {
+		name = "bill ID " + b.ID
+	}
+	ref := "no vendor reference"
+	if b.Ref != "" {
+		ref = "vendor reference " + strconv.QuoteToASCII(b.Ref)
+	}
+	date := ""
+	if !b.Date.IsZero() {
+		date = ", invoice date " + b.Date.UTC().Format(time.DateOnly)
+	}
+	total := b.Currency + " (amount not shown: not a currency with 2 decimals)"
+	if supportedCurrency(b.Currency) {
+		total = intent.FormatAmount(b.Total, 2) + " " + b.Currency
+	}
+	return fmt.Sprintf("%s (%s, %s%s, %s)", name, ref, total, date, state)
+}
+
+func absDuration(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
+}
