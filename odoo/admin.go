@@ -81,7 +81,7 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 		a.companies[k] = v
 	}
 	a.client = &Client{t: t, companies: a.companies, locks: map[string]chan struct{}{}, currencies: map[int64]currency{},
-		reader: a.s, payer: a.s, bankAdmin: a.s}
+		zones: map[int64]*time.Location{}, zone: time.UTC, now: cfg.Now, reader: a.s, payer: a.s, bankAdmin: a.s}
 	return a, nil
 }
 

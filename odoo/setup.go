@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 )
 
@@ -22,6 +23,7 @@ const (
 	DemoOldIBAN     = "NL91 ABNA 0417 1643 00"      // its archived previous account
 	DemoBill        = "INV-2290"                    // 850.00 EUR, naming DemoIBAN
 	DemoBill2       = "INV-2291"                    // 2,400.00 EUR
+	DemoPaidBill    = "INV-2187"                    // 612.00 EUR, paid: ACME was paid before
 )
 
 // SetupConfig says what Setup sets up. The zero value of an optional field
@@ -40,8 +42,9 @@ type SetupConfig struct {
 	// Reader, Payer and BankAdmin are the connector's users; each is
 	// skipped if its Login is empty.
 	Reader, Payer, BankAdmin Identity
-	// DemoData enters ACME Supplies, its accounts and bills INV-2290 and
-	// INV-2291 in Company, if they are not there yet.
+	// DemoData enters ACME Supplies (in Germany), its accounts and bills
+	// INV-2290 and INV-2291 in Company, and its bill INV-2187, paid, so
+	// that paying ACME is not a first payment; what is there is kept.
 	DemoData bool
 	// Progress is told each step as it starts; nil means silence.
 	Progress func(step string)
@@ -199,7 +202,7 @@ func demoData(ctx context.Context, a *Admin, company string) error {
 		return err
 	}
 	if !ok {
-		if v, err = a.AddVendor(ctx, company, erp.Vendor{Name: DemoVendor, Phone: DemoVendorPhone, Active: true}); err != nil {
+		if v, err = a.AddVendor(ctx, company, erp.Vendor{Name: DemoVendor, Phone: DemoVendorPhone, Active: true, Country: "DE"}); err != nil {
 			return err
 		}
 	}
@@ -233,13 +236,23 @@ func demoData(ctx context.Context, a *Admin, company string) error {
 	for _, b := range []erp.Bill{
 		{Ref: DemoBill, Vendor: v.ID, Currency: "EUR", Total: 85000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), BankAccount: onFile.ID},
 		{Ref: DemoBill2, Vendor: v.ID, Currency: "EUR", Total: 240000, Due: time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC)},
+		{Ref: DemoPaidBill, Vendor: v.ID, Currency: "EUR", Total: 61200, Date: time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC),
+			Due: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC), BankAccount: onFile.ID},
 	} {
 		found := false
 		for _, x := range bills {
 			found = found || x.Ref == b.Ref
 		}
-		if !found {
-			if _, err := a.AddBill(ctx, company, b); err != nil {
+		if found {
+			continue
+		}
+		added, err := a.AddBill(ctx, company, b)
+		if err != nil {
+			return err
+		}
+		if b.Ref == DemoPaidBill { // paid before: ACME is not paid for the first time
+			if _, err := a.client.RegisterPayment(ctx, company, erp.PaymentRequest{Bill: added.ID, BankAccount: onFile.ID,
+				Amount: intent.Money{Currency: "EUR", Amount: b.Total}, Key: "demo-paid-" + added.ID}); err != nil {
 				return err
 			}
 		}

@@ -131,7 +131,7 @@ func TestOdooPackMount(t *testing.T) {
 	if got := e.bill(t, odoo.DemoBill).PaymentState; got != erp.NotPaid {
 		t.Fatalf("after the refused payment, INV-2290 is %s", got)
 	}
-	r = call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"acme supplies","bill":"inv 2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanSpaced))
+	r = call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"acme supplies","bill":"inv-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanSpaced))
 	wantOK(t, r)
 	after := e.bill(t, odoo.DemoBill)
 	if !after.PaymentState.Settled() || after.Residual != 0 {

@@ -360,7 +360,7 @@ func (r *run) scenario() []step {
 			action: ap.ActionChangeVendorBank, args: map[string]any{"vendor": "ACME Supplies", "iban": "LT12 1000 0111 0100 1000"},
 			verdict: intent.Deny, code: intent.CodeNotTrusted},
 		{title: "It pays INV-2290 to the account on file, spelled its own way.",
-			action: ap.ActionPayBill, args: payArgs("acme supplies", "inv 2290", "de89 3704 0044 0532 0130 00", "850.00"),
+			action: ap.ActionPayBill, args: payArgs("acme supplies", "inv-2290", "de89 3704 0044 0532 0130 00", "850.00"),
 			verdict: intent.Allow, check: paidOnFile},
 		{title: "It pays INV-2290 a second time.",
 			action: ap.ActionPayBill, args: payArgs("ACME Supplies", "INV-2290", "DE89370400440532013000", "850.00"),

@@ -24,7 +24,7 @@ func TestRun(t *testing.T) {
 		"Payments go only to the vendor's bank account on file",
 		"call-back",
 		"the bill is already paid",
-		"same invoice entered twice",
+		"very likely the same invoice as a bill of the vendor that is already paid",
 		"STEP-UP (confirm)",
 		"to DE89 3704 0044 0532 0130 00",
 		"verified",
