@@ -724,7 +724,10 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		domain = append(domain, leaf("partner_id.commercial_partner_id", "=", vendor))
 	}
 	if q.Bill == "" && q.Vendor != "" {
-		return c.vendorPayments(ctx, cid, domain, q)
+		// With q.Limit as the read's own limit, so that a vendor paid
+		// thousands of times is not ErrTooMany for a question one payment
+		// answers; a payment reconciled with no bill is kept.
+		return c.payments(ctx, c.reader, cid, domain, 0, q.Limit, true)
 	}
 	var bill int64
 	if q.Bill != "" {
@@ -740,7 +743,7 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		}
 		domain = append(domain, leaf("partner_id", "=", vendors[bs[0].ID]))
 	}
-	ps, err := c.payments(ctx, c.reader, cid, domain, bill)
+	ps, err := c.payments(ctx, c.reader, cid, domain, bill, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -753,45 +756,12 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 	return ps, nil
 }
 
-// vendorPayments reads the payments of a PaymentQuery naming a vendor and
-// no bill, domain selecting them, with q.Limit as the read's own limit (so
-// that a vendor paid thousands of times is not ErrTooMany for a question
-// one payment answers). A payment reconciled with no bill is kept, with
-// Bill empty.
-func (c *Client) vendorPayments(ctx context.Context, cid int64, domain []any, q erp.PaymentQuery) ([]erp.Payment, error) {
-	kw, check := limited(scope(cid, false), q.Limit, 0)
-	rs, err := c.reader.searchRead(ctx, "account.payment", domain, paymentFields, kw)
-	if err != nil {
-		return nil, err
-	}
-	if err := check(len(rs), "payments"); err != nil {
-		return nil, err
-	}
-	if err := c.loadCurrencies(ctx, c.reader, rs); err != nil {
-		return nil, err
-	}
-	out := []erp.Payment{}
-	for _, r := range rs {
-		p, co, bills, err := c.decodePayment(r)
-		if err != nil {
-			return nil, err
-		}
-		if co != cid || (q.Posted && p.State != erp.PaymentPosted) {
-			continue
-		}
-		if p.Bill == "" && len(bills) > 0 {
-			p.Bill = itoa(slices.Min(bills))
-		}
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b erp.Payment) int { return erp.CompareIDs(a.ID, b.ID) })
-	return out, nil
-}
-
 // payments reads payments matching domain and returns them with their
-// bill; bill, if not zero, keeps only that bill's.
-func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []any, bill int64) ([]erp.Payment, error) {
-	kw, check := limited(scope(cid, false), 0, 0)
+// bill; bill, if not zero, keeps only that bill's. limit, if above zero,
+// is the read's limit (else MaxRead); unbilled keeps the payments of no
+// bill too, with Bill empty.
+func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []any, bill int64, limit int, unbilled bool) ([]erp.Payment, error) {
+	kw, check := limited(scope(cid, false), limit, 0)
 	rs, err := s.searchRead(ctx, "account.payment", domain, paymentFields, kw)
 	if err != nil {
 		return nil, err
@@ -818,7 +788,7 @@ func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []a
 			continue
 		case p.Bill == "" && len(bills) > 0:
 			p.Bill = itoa(slices.Min(bills))
-		case p.Bill == "":
+		case p.Bill == "" && !unbilled:
 			continue // not a payment of a bill
 		}
 		out = append(out, p)
@@ -1228,7 +1198,7 @@ func (c *Client) paymentByKey(ctx context.Context, s *session, cid int64, key st
 	if len(id) == 1 {
 		domain = append(domain, leaf("id", "=", id[0]))
 	}
-	ps, err := c.payments(ctx, s, cid, domain, 0)
+	ps, err := c.payments(ctx, s, cid, domain, 0, 0, false)
 	if err != nil {
 		return erp.Payment{}, false, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -76,6 +77,8 @@ func TestAPPayBill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Not the demo's payment made by hand before (ap.DemoPaidBill).
+	payments = slices.DeleteFunc(payments, func(p erp.Payment) bool { return p.Key == "" })
 	if len(payments) != 1 || payments[0].Amount.Amount != 85000 {
 		t.Fatalf("payments = %+v, want one of 850.00", payments)
 	}
