@@ -39,6 +39,11 @@ import (
 // test's own record of the mandates the issuer signed, the approvals the
 // humans gave and the call-backs they made. The oracle never calls pack,
 // policy or gateway code, and never reads the ERP to decide what is right.
+// Among its rules (issue 13): a payment of a bill whose duplicate key
+// (normalize.DuplicateKey, the shared definition of the key, not the
+// pack's rules) equals that of a paid bill of the same vendor never
+// executes, and one of an unpaid duplicate, or the first payment to a
+// vendor never paid before, never executes without a person's approval.
 //
 // INTENTPLANE_PROPERTY_N sets the number of proposals (default 6,000);
 // INTENTPLANE_PROPERTY_SEED replays a run (the seed is logged, and printed
