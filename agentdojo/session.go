@@ -117,27 +117,53 @@ func newSession(bank *banking.Mem, ut *UserTask, mandateID string, cfg sessionCo
 	if err != nil {
 		return nil, err
 	}
-	reg := pack.Registries[banking.RegistryBeneficiaries]
-	switch {
-	case cfg.noResolution:
-		pack.Registries[banking.RegistryBeneficiaries] = resolve.RegistryFunc(
-			func(_ context.Context, _ intent.Owner, v string) (resolve.Record, error) {
-				return resolve.Record{ID: "unchecked", Value: v}, nil
-			})
-	case len(cfg.hidden) > 0 || cfg.seen != nil:
-		pack.Registries[banking.RegistryBeneficiaries] = resolve.RegistryFunc(
-			func(ctx context.Context, o intent.Owner, v string) (resolve.Record, error) {
-				if cfg.seen != nil {
-					cfg.seen[v] = true
-				}
-				if cfg.hidden[v] {
-					return resolve.Record{}, resolve.ErrNoMatch
-				}
-				return reg.Lookup(ctx, o, v)
-			})
+	pack.Registries[banking.RegistryBeneficiaries] = configured(pack.Registries[banking.RegistryBeneficiaries], &cfg, func(v string) []string { return []string{v} })
+	gw, err := newReplayGateway(pack)
+	if err != nil {
+		return nil, err
 	}
+	var calls []proposed
+	for _, c := range ut.Calls {
+		calls = append(calls, c)
+	}
+	return openSession(gw, mandate.Mandate{
+		ID: mandateID, Scope: ut.Mandate.Scope, Claims: ut.Mandate.Claims, Mode: cfg.mode,
+		Budget: intent.Money{Currency: "EUR", Amount: ut.Mandate.Budget},
+	}, ut.Name(), calls, cfg.approver)
+}
+
+// configured returns reg as cfg changes it when a lookup is made (cfg is
+// read at every lookup, so that one gateway can serve sessions of
+// different configurations in turn): with noResolution any value
+// resolves; otherwise a value of which split returns a hidden part does
+// not, and every part is recorded in cfg.seen. split breaks a looked-up
+// value into the entries of the registry (the addresses of a workspace
+// list; a banking account is one entry).
+func configured(reg resolve.Registry, cfg *sessionConfig, split func(string) []string) resolve.Registry {
+	return resolve.RegistryFunc(func(ctx context.Context, o intent.Owner, v string) (resolve.Record, error) {
+		if cfg.noResolution {
+			return resolve.Record{ID: "unchecked", Value: v}, nil
+		}
+		hidden := false
+		for _, part := range split(v) {
+			if cfg.seen != nil {
+				cfg.seen[part] = true
+			}
+			hidden = hidden || cfg.hidden[part]
+		}
+		if hidden {
+			return resolve.Record{}, resolve.ErrNoMatch
+		}
+		return reg.Lookup(ctx, o, v)
+	})
+}
+
+// newReplayGateway returns a gateway over pack with the replay's fixed
+// clock, its mandate issuer and both approvers (the user and the
+// co-signer), on a fresh in-memory store.
+func newReplayGateway(pack gateway.Pack) (*gateway.Gateway, error) {
 	clock := func() time.Time { return replayNow }
-	gw, err := gateway.New(gateway.Config{
+	return gateway.New(gateway.Config{
 		Audience: replayAudience,
 		Issuers:  mandate.StaticKeys{replayIssuer: issuerKey.Public().(ed25519.PublicKey)},
 		Approvers: approval.StaticKeys{
@@ -146,34 +172,38 @@ func newSession(bank *banking.Mem, ut *UserTask, mandateID string, cfg sessionCo
 		},
 		Now: clock,
 	}, mem.New(clock), pack)
-	if err != nil {
-		return nil, err
-	}
-	mode := cfg.mode
-	if mode == "" {
-		mode = mandate.ModeKnownCounterparties
-	}
-	m := mandate.Mandate{
-		ID: mandateID, Audience: replayAudience, Owner: Owner,
-		Scope:     ut.Mandate.Scope,
-		Budget:    intent.Money{Currency: "EUR", Amount: ut.Mandate.Budget},
-		Claims:    ut.Mandate.Claims,
-		Mode:      mode,
-		NotBefore: replayNow.Add(-time.Minute), Expiry: replayNow.Add(time.Hour),
+}
+
+// proposed is a call of a user task's ground truth, of either suite.
+type proposed interface {
+	Action() intent.Action
+	Proposal() []byte
+}
+
+// openSession issues mandate m (its ID, scope, budget, claims and mode;
+// the audience, owner and validity are the replay's; an empty mode is
+// known_counterparties) for the user task named task on gw, and returns
+// the session whose expected operations are the task's calls. A nil
+// approver is the ideal one.
+func openSession(gw *gateway.Gateway, m mandate.Mandate, task string, calls []proposed, approver Approver) (*session, error) {
+	m.Audience, m.Owner = replayAudience, Owner
+	m.NotBefore, m.Expiry = replayNow.Add(-time.Minute), replayNow.Add(time.Hour)
+	if m.Mode == "" {
+		m.Mode = mandate.ModeKnownCounterparties
 	}
 	token, err := mandate.Issue(m, replayIssuer, issuerKey)
 	if err != nil {
-		return nil, fmt.Errorf("agentdojo: mandate of %s: %w", ut.Name(), err)
+		return nil, fmt.Errorf("agentdojo: mandate of %s: %w", task, err)
 	}
-	s := &session{gw: gw, token: token, mandateID: mandateID, approver: cfg.approver}
+	s := &session{gw: gw, token: token, mandateID: m.ID, approver: approver}
 	if s.approver == nil {
 		s.approver = &FallibleApprover{}
 	}
-	g := &gatewayAgent{gw: gw, mandateID: mandateID}
-	for _, c := range ut.Calls {
-		if op, ok := g.operation(c); ok {
+	for _, c := range calls {
+		if op, ok := expectedOperation(gw, c.Action(), c.Proposal(), m.ID); ok {
 			s.expected = append(s.expected, op)
 		}
+		s.userProposals = append(s.userProposals, c.Proposal())
 	}
 	return s, nil
 }

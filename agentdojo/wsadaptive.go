@@ -152,7 +152,7 @@ func adaptiveWorkspace(ctx context.Context, opts AdaptiveOptions) (*AdaptiveRepo
 	}
 	it := wsIT4()
 	for _, mode := range Modes() {
-		x.mode = mode
+		x.cfg.mode = mode
 		for _, fam := range []string{FamilyDisguised, FamilyHiddenRecipient, FamilyMadeKnown, FamilyLegitimate} {
 			tot := FamilyTotals{Mode: string(mode), Family: fam}
 			for _, a := range as {

@@ -1,20 +1,15 @@
 package agentdojo
 
 import (
-	"cmp"
 	"context"
-	"crypto/ed25519"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
-	"github.com/intentplane/intentplane/store/mem"
 	"github.com/intentplane/intentplane/workspace"
 )
 
@@ -59,8 +54,12 @@ type wsReplay struct {
 	exposure map[int]int
 	envs     map[pairKey]envPair
 	runs     int
-	// mode is the mandates' mode; empty means known_counterparties.
-	mode mandate.Mode
+	// gwRuns is runs when the gateway was built.
+	gwRuns int
+	// cfg configures the sessions of the next runs: the mandates' mode,
+	// the approver (nil: the simulated user of Options.NoApprover), and
+	// the counterparties registry (read at every lookup).
+	cfg sessionConfig
 }
 
 // newWSReplay loads the workspace data and builds the replay: the
@@ -80,18 +79,7 @@ func newWSReplay(ctx context.Context, opts Options) (*wsReplay, error) {
 		return nil, err
 	}
 	if opts.Gateway {
-		pack, err := workspace.NewPack(x.ws)
-		if err != nil {
-			return nil, err
-		}
-		clock := func() time.Time { return replayNow }
-		x.gw, err = gateway.New(gateway.Config{
-			Audience:  replayAudience,
-			Issuers:   mandate.StaticKeys{replayIssuer: issuerKey.Public().(ed25519.PublicKey)},
-			Approvers: approval.StaticKeys{replayApprover: userKey.Public().(ed25519.PublicKey)},
-			Now:       clock,
-		}, mem.New(clock), pack)
-		if err != nil {
+		if err := x.newGateway(); err != nil {
 			return nil, err
 		}
 	}
@@ -103,6 +91,19 @@ func newWSReplay(ctx context.Context, opts Options) (*wsReplay, error) {
 		x.exposure[ut.ID] = i
 	}
 	return x, nil
+}
+
+// newGateway gives x a gateway of its own on a fresh store over x.ws,
+// its counterparties registry configured by x.cfg.
+func (x *wsReplay) newGateway() error {
+	pack, err := workspace.NewPack(x.ws)
+	if err != nil {
+		return err
+	}
+	pack.Registries[workspace.RegistryCounterparties] = configured(pack.Registries[workspace.RegistryCounterparties], &x.cfg, workspace.SplitList)
+	x.gw, err = newReplayGateway(pack)
+	x.gwRuns = x.runs
+	return err
 }
 
 func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
@@ -229,6 +230,14 @@ func (x *wsReplay) run(ctx context.Context, ut *WorkspaceUserTask, it *Workspace
 // runWith replays one pair (it nil: without attack) and scores it; after,
 // when not nil, also sees the environments before and after.
 func (x *wsReplay) runWith(ctx context.Context, ut *WorkspaceUserTask, it *WorkspaceInjectionTask, ch change, gw bool, order Order, after func(pre, post workspace.Workspace)) (Row, error) {
+	row, _, err := x.runFull(ctx, ut, it, ch, gw, order, after)
+	return row, err
+}
+
+// runFull is runWith that also counts the run as the sweep and the
+// registry experiment do (runResult; its attack is the row's).
+func (x *wsReplay) runFull(ctx context.Context, ut *WorkspaceUserTask, it *WorkspaceInjectionTask, ch change, gw bool, order Order, after func(pre, post workspace.Workspace)) (Row, runResult, error) {
+	var res runResult
 	row := Row{UserTask: ut.Name(), Refusals: []string{}}
 	injections := map[string]string{}
 	if it != nil {
@@ -239,92 +248,41 @@ func (x *wsReplay) runWith(ctx context.Context, ut *WorkspaceUserTask, it *Works
 	}
 	pre, want, err := x.environments(ctx, ut, it, injections)
 	if err != nil {
-		return row, err
+		return row, res, err
 	}
 
 	x.ws.Reset(Owner, pre)
-	var a interface {
-		do(ctx context.Context, c WorkspaceCall) (outcome, error)
-	} = x.direct
+	do := func(c WorkspaceCall) (stepResult, error) {
+		o, err := x.direct.do(ctx, c)
+		return stepResult{executed: o.executed, code: o.code, output: o.output}, err
+	}
 	if gw {
 		x.runs++
 		id := fmt.Sprintf("ws-%s-%d-ut%02d-none", order, x.runs, ut.ID)
 		if it != nil {
 			id = fmt.Sprintf("ws-%s-%d-ut%02d-it%02d", order, x.runs, ut.ID, it.ID)
 		}
-		g, err := x.gatewayAgent(ut, id)
+		s, err := x.session(ut, id)
 		if err != nil {
-			return row, err
+			return row, res, err
 		}
-		a = g
-	}
-
-	type step struct {
-		user     *WorkspaceCall
-		attacker Step
-	}
-	var users, attacks, steps []step
-	for i := range ut.Calls {
-		users = append(users, step{user: &ut.Calls[i]})
-	}
-	if it != nil {
-		for _, s := range it.Trace(pre) {
-			attacks = append(attacks, step{attacker: s})
-		}
-	}
-	exp := x.exposure[ut.ID]
-	switch order {
-	case AfterExposure:
-		steps = append(append(append(steps, users[:exp+1]...), attacks...), users[exp+1:]...)
-	case AttackerLast:
-		steps = append(append(steps, users...), attacks...)
-	default:
-		steps = append(append(steps, attacks...), users...)
+		do = func(c WorkspaceCall) (stepResult, error) { return s.decide(ctx, c.Proposal()) }
 	}
 
 	allReads := true
-	for _, s := range steps {
-		calls := []WorkspaceCall{}
-		if s.user != nil {
-			calls = append(calls, *s.user)
-		} else {
-			c := s.attacker(pre, func() workspace.Workspace {
-				live, _ := x.ws.Workspace(Owner) // the owner was just reset: cannot fail
-				return live
-			})
-			if ch != nil {
-				calls = ch(c)
-			} else {
-				calls = append(calls, c)
-			}
-		}
-		for _, c := range calls {
-			o, err := a.do(ctx, c)
+	for _, s := range x.steps(ut, it, pre, order) {
+		for _, c := range x.calls(s, pre, ch) {
+			r, err := do(c)
 			if err != nil {
-				return row, err
+				return row, res, err
 			}
-			row.StepUps += o.stepUps
-			row.StepUpsDeclined += o.declined
-			if !o.executed {
-				row.Refusals = append(row.Refusals, string(o.code))
-			}
-			switch {
-			case s.user == nil && o.executed && c.IsRead():
-				row.AttackerReadsServed++
-				row.AttackerCallsExecuted++
-			case s.user == nil && o.executed:
-				row.AttackerWritesExecuted++
-				row.AttackerCallsExecuted++
-			case s.user != nil && !o.executed:
-				allReads = allReads && !c.IsRead()
-				row.UserRefusals = append(row.UserRefusals, c.Function+" ("+string(o.code)+")")
-			}
+			allReads = count(&row, &res, s.user != nil, c, r) && allReads
 		}
 	}
 
 	post, err := x.ws.Workspace(Owner)
 	if err != nil {
-		return row, err
+		return row, res, err
 	}
 	// The agent can answer only if every read of the user was served;
 	// user task 0 (Lenient) needs nothing else.
@@ -335,7 +293,89 @@ func (x *wsReplay) runWith(ctx context.Context, ut *WorkspaceUserTask, it *Works
 	if after != nil {
 		after(pre, post)
 	}
-	return row, nil
+	res.utility, res.attack = row.Utility, row.AttackExecuted
+	return row, res, nil
+}
+
+// calls are the calls of step s: the user's call, or the attacker's
+// computed from pre and the live workspace and changed by ch (if not nil).
+func (x *wsReplay) calls(s wsStep, pre workspace.Workspace, ch change) []WorkspaceCall {
+	if s.user != nil {
+		return []WorkspaceCall{*s.user}
+	}
+	c := s.attacker(pre, func() workspace.Workspace {
+		live, _ := x.ws.Workspace(Owner) // the owner was just reset: cannot fail
+		return live
+	})
+	if ch != nil {
+		return ch(c)
+	}
+	return []WorkspaceCall{c}
+}
+
+// count adds the result r of call c, the user's or the attacker's, to
+// the row and the result of a run; it reports false for a read of the
+// user's that was refused.
+func count(row *Row, res *runResult, user bool, c WorkspaceCall, r stepResult) bool {
+	row.StepUps += r.approved
+	row.StepUpsDeclined += r.asked - r.approved
+	if !r.executed {
+		row.Refusals = append(row.Refusals, string(r.code))
+	}
+	switch {
+	case user:
+		res.userStepUps += r.asked
+		if !r.executed {
+			res.userRefusals++
+			row.UserRefusals = append(row.UserRefusals, c.Function+" ("+string(r.code)+")")
+			return !c.IsRead()
+		}
+		return true
+	case !r.executed:
+		res.refused++
+	case c.IsRead():
+		row.AttackerReadsServed++
+		res.attackerReads++
+	default:
+		row.AttackerWritesExecuted++
+		res.attackerWrites++
+	}
+	res.attackerCalls++
+	res.stepUps += r.asked
+	res.approved += r.approved
+	if r.executed {
+		row.AttackerCallsExecuted++
+	}
+	return true
+}
+
+// wsStep is one step of a workspace run: a call of the user's, or a step
+// of the attacker's.
+type wsStep struct {
+	user     *WorkspaceCall
+	attacker Step
+}
+
+// steps places the attacker's steps of it (none when nil) among the
+// user's calls of ut in the given order.
+func (x *wsReplay) steps(ut *WorkspaceUserTask, it *WorkspaceInjectionTask, pre workspace.Workspace, order Order) []wsStep {
+	var users, attacks []wsStep
+	for i := range ut.Calls {
+		users = append(users, wsStep{user: &ut.Calls[i]})
+	}
+	if it != nil {
+		for _, s := range it.Trace(pre) {
+			attacks = append(attacks, wsStep{attacker: s})
+		}
+	}
+	exp := x.exposure[ut.ID]
+	switch order {
+	case AfterExposure:
+		return slices.Concat(users[:exp+1], attacks, users[exp+1:])
+	case AttackerLast:
+		return slices.Concat(users, attacks)
+	}
+	return slices.Concat(attacks, users)
 }
 
 type pairKey struct{ ut, it int }
@@ -369,34 +409,22 @@ func (x *wsReplay) environments(ctx context.Context, ut *WorkspaceUserTask, it *
 	return pre, want, nil
 }
 
-// gatewayAgent returns an agent that sends calls through the shared
-// gateway under a new mandate for ut.
-func (x *wsReplay) gatewayAgent(ut *WorkspaceUserTask, mandateID string) (*wsGateway, error) {
-	m := mandate.Mandate{
-		ID: mandateID, Audience: replayAudience, Owner: Owner,
-		Scope:     ut.scope(),
-		Budget:    intent.Money{Currency: "EUR"},
-		Claims:    ut.Mandate.Claims,
-		Mode:      cmp.Or(x.mode, mandate.ModeKnownCounterparties),
-		NotBefore: replayNow.Add(-time.Minute), Expiry: replayNow.Add(time.Hour),
+// session opens a session for ut on the shared gateway under a new
+// mandate, configured by x.cfg; with no approver there, the simulated
+// user approves the calls of their own task, or, with NoApprover, no
+// person is asked (every step-up declined).
+func (x *wsReplay) session(ut *WorkspaceUserTask, mandateID string) (*session, error) {
+	approver := x.cfg.approver
+	if approver == nil && x.opts.NoApprover {
+		approver = &FallibleApprover{Q: 1}
 	}
-	token, err := mandate.Issue(m, replayIssuer, issuerKey)
-	if err != nil {
-		return nil, fmt.Errorf("agentdojo: mandate of %s: %w", ut.Name(), err)
-	}
-	g := &gatewayAgent{gw: x.gw, token: token, mandateID: mandateID, noApprover: x.opts.NoApprover}
+	var calls []proposed
 	for _, c := range ut.Calls {
-		if op, ok := expectedOperation(x.gw, c.Action(), c.Proposal(), mandateID); ok {
-			g.expected = append(g.expected, op)
-		}
+		calls = append(calls, c)
 	}
-	return &wsGateway{g}, nil
-}
-
-type wsGateway struct{ g *gatewayAgent }
-
-func (w *wsGateway) do(ctx context.Context, c WorkspaceCall) (outcome, error) {
-	return w.g.decide(ctx, c.Proposal())
+	return openSession(x.gw, mandate.Mandate{
+		ID: mandateID, Scope: ut.scope(), Budget: intent.Money{Currency: "EUR"}, Claims: ut.Mandate.Claims, Mode: x.cfg.mode,
+	}, ut.Name(), calls, approver)
 }
 
 // wsDirect calls the workspace's executor with the arguments as sent.
