@@ -12,10 +12,15 @@ import (
 // RegistryOptions configure Registry. The zero value runs the banking
 // suite over DefaultKs with 5 repetitions, seed 0.
 type RegistryOptions struct {
-	// Suite is "banking" (the default when empty).
+	// Suite is "banking" (the default when empty) or "workspace".
 	Suite string
+	// DataDir is where the workspace suite's data is read (see DataDir,
+	// the default when empty).
+	DataDir string
 	// Ks are the percentages of legitimate counterparties removed from
-	// the beneficiaries registry, each in [0, 100]; nil means DefaultKs.
+	// the registry (banking: beneficiaries; workspace: counterparties,
+	// the addresses of the mail, calendar and drive), each in [0, 100];
+	// nil means DefaultKs.
 	Ks []int
 	// Reps is the number of seeded repetitions (orders of removal); zero
 	// means 5.
@@ -56,6 +61,9 @@ type RegistryReport struct {
 	Mode    string `json:"mode"`
 	Reps    int    `json:"reps"`
 	Seed    uint64 `json:"seed"`
+	// Registry names the registry that loses entries: "beneficiaries"
+	// (banking) or "counterparties" (workspace).
+	Registry string `json:"registry"`
 	// Counterparties are the legitimate counterparties of the
 	// environment: the entries the registry can lose.
 	Counterparties []string        `json:"counterparties"`
@@ -86,16 +94,13 @@ func Counterparties() []string {
 }
 
 // Registry removes k% of the legitimate counterparties from the
-// beneficiaries registry (the first k% of a seeded order, so the removed
-// sets grow with k) and replays the user tasks alone and under every
-// attack of Attacks, attacker first, in known_counterparties mode (strict
+// registry (the first k% of a seeded order, so the removed sets grow with
+// k) and replays the user tasks alone and under every attack of the
+// suite (as Sweep), attacker first, in known_counterparties mode (strict
 // mode never reads the registry) with the ideal approver. It reports
 // step-ups, refusals, utility and attacks against k. It returns an error
 // for an unknown suite, a k outside [0, 100], or if a run cannot be set up.
 func Registry(ctx context.Context, opts RegistryOptions) (*RegistryReport, error) {
-	if err := bankingOnly(opts.Suite); err != nil {
-		return nil, err
-	}
 	if opts.Ks == nil {
 		opts.Ks = DefaultKs
 	}
@@ -107,17 +112,20 @@ func Registry(ctx context.Context, opts RegistryOptions) (*RegistryReport, error
 			return nil, fmt.Errorf("agentdojo: k = %d is not a percentage between 0 and 100", k)
 		}
 	}
-	cps := Counterparties()
-	r := &RegistryReport{Suite: "banking", Version: "v1.2", Mode: "known_counterparties", Reps: opts.Reps, Seed: opts.Seed, Counterparties: cps}
-	pairs, tasks, runs := attackPairs(opts.UserTasks)
-	r.Tasks, r.Runs = tasks, runs
+	sr, err := pairsOf(ctx, opts.Suite, opts.DataDir, opts.UserTasks)
+	if err != nil {
+		return nil, err
+	}
+	pairs, cps := sr.pairs, sr.counterparties
+	r := &RegistryReport{Suite: sr.suite, Version: "v1.2", Mode: "known_counterparties", Reps: opts.Reps, Seed: opts.Seed,
+		Registry: sr.registry, Counterparties: cps, Tasks: sr.tasks, Runs: sr.runs}
 	// The full registry, recording what each run looks up: a run that
 	// looks up none of the removed accounts takes the same course.
 	full := make([]runResult, len(pairs))
 	looked := make([]map[string]bool, len(pairs))
 	for i, p := range pairs {
 		looked[i] = map[string]bool{}
-		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{seen: looked[i]}, false, fmt.Sprintf("m-%d", i))
+		res, err := p.run(ctx, sessionConfig{seen: looked[i]}, false, fmt.Sprintf("m-%d", i))
 		if err != nil {
 			return nil, err
 		}
@@ -143,7 +151,7 @@ func Registry(ctx context.Context, opts RegistryOptions) (*RegistryReport, error
 			}
 			for i, p := range pairs {
 				res := results[i]
-				if p.a == nil {
+				if p.alone {
 					pt.UtilityNoAttack += float64(b2i(res.utility))
 					continue
 				}
@@ -185,7 +193,7 @@ func registryRuns(ctx context.Context, pairs []pair, full []runResult, looked []
 			results[i] = full[i]
 			continue
 		}
-		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{hidden: hidden}, false, fmt.Sprintf("m-%d", i))
+		res, err := p.run(ctx, sessionConfig{hidden: hidden}, false, fmt.Sprintf("m-%d", i))
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +208,7 @@ func (r *RegistryReport) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
 // WriteTable writes one line per k.
 func (r *RegistryReport) WriteTable(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "AgentDojo %s %s, beneficiaries registry with k%% of its %d legitimate counterparties removed (seeded); mode %s, ideal approver\n", r.Version, r.Suite, len(r.Counterparties), r.Mode)
+	fmt.Fprintf(&b, "AgentDojo %s %s, %s registry with k%% of its %d legitimate counterparties removed (seeded); mode %s, ideal approver\n", r.Version, r.Suite, r.Registry, len(r.Counterparties), r.Mode)
 	fmt.Fprintf(&b, "%d runs under attack (attacker first) and %d user tasks alone; mean of %d seeded repetitions (seed %d)\n\n", r.Runs, r.Tasks, r.Reps, r.Seed)
 	fmt.Fprintf(&b, "%4s %7s %9s %14s %8s %10s %8s %12s\n", "k", "removed", "step-ups", "user refusals", "utility", "no-attack", "attacks", "new attacks")
 	for _, pt := range r.Points {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -16,6 +17,7 @@ import (
 	_ "gonum.org/v1/plot/vg/vgimg"
 	_ "gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/intentplane/intentplane/banking"
 	"github.com/intentplane/intentplane/core/mandate"
 )
 
@@ -43,8 +45,11 @@ func Ablations() []string {
 // in known_counterparties mode over DefaultPs with Q = 0, 5 repetitions,
 // seed 0.
 type SweepOptions struct {
-	// Suite is "banking" (the default when empty).
+	// Suite is "banking" (the default when empty) or "workspace".
 	Suite string
+	// DataDir is where the workspace suite's data is read (see DataDir,
+	// the default when empty).
+	DataDir string
 	// Mode is the mandates' mode; empty means known_counterparties.
 	Mode mandate.Mode
 	// Ps are the approver's probabilities of approving a wrong step-up;
@@ -116,28 +121,78 @@ type SweepReport struct {
 	Shares           []Share      `json:"shares"`
 }
 
+// pair is one run of a sweep or a registry experiment: a user task alone
+// or under one attack, attacker first. run replays it through a session
+// configured by cfg (name, when the suite needs one, names its mandate),
+// or with direct on the environment with no gateway.
 type pair struct {
-	ut *UserTask
-	a  *Attack // nil: the user task alone
+	alone bool
+	run   func(ctx context.Context, cfg sessionConfig, direct bool, name string) (runResult, error)
 }
 
-// attackPairs returns the user tasks with the given ids (all when nil)
-// alone, then every attack of Attacks against each of them it applies to;
-// tasks and runs count the two kinds.
-func attackPairs(ids []int) (pairs []pair, tasks, runs int) {
+// suiteRuns are the pairs of one suite: the user tasks alone, then
+// every attack against each user task it applies to; tasks and runs
+// count the two kinds. counterparties are the legitimate entries of the
+// registry an incomplete registry loses (Registry), registry its name.
+type suiteRuns struct {
+	suite          string
+	pairs          []pair
+	tasks, runs    int
+	registry       string
+	counterparties []string
+}
+
+// pairsOf returns the runs of suite ("" is banking) restricted to the
+// user tasks with the given ids (all when nil); the workspace suite's
+// data is read from dataDir (DataDir when empty).
+func pairsOf(ctx context.Context, suite, dataDir string, ids []int) (*suiteRuns, error) {
+	switch suite {
+	case "", "banking":
+		return bankingPairs(ids), nil
+	case "workspace":
+		return workspacePairs(ctx, dataDir, ids)
+	}
+	return nil, fmt.Errorf("agentdojo: unknown suite %q (banking or workspace)", suite)
+}
+
+// pick returns the tasks of all whose id is one of ids, all when ids is
+// nil.
+func pick[T any](all []T, ids []int, id func(T) int) []T {
+	if ids == nil {
+		return all
+	}
+	var out []T
+	for _, t := range all {
+		if slices.Contains(ids, id(t)) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// bankingPairs are the banking runs: every attack of Attacks against
+// every user task it applies to.
+func bankingPairs(ids []int) *suiteRuns {
+	r := &suiteRuns{suite: "banking", registry: banking.RegistryBeneficiaries, counterparties: Counterparties()}
+	run := func(ut *UserTask, a *Attack) func(context.Context, sessionConfig, bool, string) (runResult, error) {
+		return func(ctx context.Context, cfg sessionConfig, direct bool, name string) (runResult, error) {
+			return runAttack(ctx, ut, a, AttackerFirst, cfg, direct, name)
+		}
+	}
 	uts := selectTasks(ids)
 	for _, ut := range uts {
-		pairs = append(pairs, pair{ut: ut})
+		r.pairs = append(r.pairs, pair{alone: true, run: run(ut, nil)})
 	}
 	for _, a := range Attacks() {
 		for _, ut := range uts {
 			if a.Calls(ut, Environment(nil)) != nil {
-				pairs = append(pairs, pair{ut, a})
-				runs++
+				r.pairs = append(r.pairs, pair{run: run(ut, a)})
+				r.runs++
 			}
 		}
 	}
-	return pairs, len(uts), runs
+	r.tasks = len(uts)
+	return r
 }
 
 // Sweep replays every attack of Attacks (AgentDojo's injection tasks
@@ -148,9 +203,6 @@ func attackPairs(ids []int) (pairs []pair, tasks, runs int) {
 // is run once. It returns an error for an unknown suite, a probability
 // outside [0, 1], or if a run cannot be set up.
 func Sweep(ctx context.Context, opts SweepOptions) (*SweepReport, error) {
-	if err := bankingOnly(opts.Suite); err != nil {
-		return nil, err
-	}
 	if opts.Ps == nil {
 		opts.Ps = DefaultPs
 	}
@@ -165,15 +217,18 @@ func Sweep(ctx context.Context, opts SweepOptions) (*SweepReport, error) {
 			return nil, fmt.Errorf("agentdojo: probability %g is not between 0 and 1", p)
 		}
 	}
-	r := &SweepReport{Suite: "banking", Version: "v1.2", Mode: string(opts.Mode), Q: opts.Q, Reps: opts.Reps, Seed: opts.Seed, Ps: opts.Ps}
-	pairs, tasks, runs := attackPairs(opts.UserTasks)
-	r.Tasks, r.Runs = tasks, runs
+	sr, err := pairsOf(ctx, opts.Suite, opts.DataDir, opts.UserTasks)
+	if err != nil {
+		return nil, err
+	}
+	pairs := sr.pairs
+	r := &SweepReport{Suite: sr.suite, Version: "v1.2", Mode: string(opts.Mode), Q: opts.Q, Reps: opts.Reps, Seed: opts.Seed, Ps: opts.Ps, Tasks: sr.tasks, Runs: sr.runs}
 	for _, p := range pairs {
-		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{}, true, "")
+		res, err := p.run(ctx, sessionConfig{}, true, "")
 		if err != nil {
 			return nil, err
 		}
-		if p.a != nil {
+		if !p.alone {
 			r.NoGatewayAttacks += b2i(res.attack)
 			r.NoGatewayUtility += b2i(res.utility)
 		}
@@ -205,7 +260,7 @@ func sweepAblation(ctx context.Context, opts SweepOptions, pairs []pair, ai int,
 		if asks {
 			cfg.approver = &FallibleApprover{}
 		}
-		res, err := runAttack(ctx, p.ut, p.a, AttackerFirst, cfg, false, fmt.Sprintf("m-%d", i))
+		res, err := p.run(ctx, cfg, false, fmt.Sprintf("m-%d", i))
 		if err != nil {
 			return nil, err
 		}
@@ -246,13 +301,13 @@ func sweepRep(ctx context.Context, mode mandate.Mode, pairs []pair, fixed []*run
 	for i, p := range pairs {
 		res := fixed[i]
 		if res == nil {
-			got, err := runAttack(ctx, p.ut, p.a, AttackerFirst, sessionConfig{mode: mode, noResolution: noRes, approver: a}, false, fmt.Sprintf("m-%d", i))
+			got, err := p.run(ctx, sessionConfig{mode: mode, noResolution: noRes, approver: a}, false, fmt.Sprintf("m-%d", i))
 			if err != nil {
 				return 0, err
 			}
 			res = &got
 		}
-		if p.a == nil {
+		if p.alone {
 			pt.UtilityNoAttack += float64(b2i(res.utility))
 			continue
 		}

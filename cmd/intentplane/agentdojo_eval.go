@@ -50,7 +50,8 @@ func (c *agentdojoAdaptiveCmd) Run(e *env) error {
 }
 
 type agentdojoSweepCmd struct {
-	Suite string    `default:"banking" enum:"banking" help:"Suite to sweep (banking)."`
+	Suite string    `default:"banking" enum:"banking,workspace" help:"Suite to sweep (banking or workspace)."`
+	Data  string    `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool      `help:"Print a JSON object instead of a table."`
 	Seed  uint64    `default:"1" help:"Seed of the approver's draws: the same seed gives the same report."`
 	Reps  int       `default:"5" help:"Seeded repetitions per point."`
@@ -72,7 +73,7 @@ func (c *agentdojoSweepCmd) Run(e *env) error {
 		return fmt.Errorf("agentdojo sweep: --reps must be at least 1")
 	}
 	r, err := agentdojo.Sweep(e.ctx, agentdojo.SweepOptions{
-		Suite: c.Suite, Mode: mandate.Mode(c.Mode), Ps: c.P, Q: c.Q, Reps: c.Reps, Seed: c.Seed,
+		Suite: c.Suite, DataDir: c.Data, Mode: mandate.Mode(c.Mode), Ps: c.P, Q: c.Q, Reps: c.Reps, Seed: c.Seed,
 	})
 	if err != nil {
 		return fmt.Errorf("agentdojo sweep: %w", err)
@@ -90,7 +91,8 @@ func (c *agentdojoSweepCmd) Run(e *env) error {
 }
 
 type agentdojoRegistryCmd struct {
-	Suite string `default:"banking" enum:"banking" help:"Suite (banking)."`
+	Suite string `default:"banking" enum:"banking,workspace" help:"Suite (banking: the beneficiaries registry; workspace: the counterparties, the addresses of the mail, calendar and drive)."`
+	Data  string `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool   `help:"Print a JSON object instead of a table."`
 	Seed  uint64 `default:"1" help:"Seed of the orders of removal: the same seed gives the same report."`
 	Reps  int    `default:"5" help:"Seeded repetitions (orders of removal) per k."`
@@ -101,7 +103,7 @@ func (c *agentdojoRegistryCmd) Run(e *env) error {
 	if c.Reps < 1 {
 		return fmt.Errorf("agentdojo registry: --reps must be at least 1")
 	}
-	r, err := agentdojo.Registry(e.ctx, agentdojo.RegistryOptions{Suite: c.Suite, Ks: c.K, Reps: c.Reps, Seed: c.Seed})
+	r, err := agentdojo.Registry(e.ctx, agentdojo.RegistryOptions{Suite: c.Suite, DataDir: c.Data, Ks: c.K, Reps: c.Reps, Seed: c.Seed})
 	if err != nil {
 		return fmt.Errorf("agentdojo registry: %w", err)
 	}
