@@ -24,6 +24,14 @@ func ScriptedModel(obey bool, apiKey string) http.Handler {
 	tasks := UserTasks()
 	injections := InjectionTasks()
 	env := Environment(nil)
+	return scripted(apiKey, func(req chatRequest) (chatMessage, error) {
+		return scriptedReply(req, tasks, injections, env, obey)
+	})
+}
+
+// scripted serves a stand-in's replies over the chat-completions API, as
+// ScriptedModel describes.
+func scripted(apiKey string, reply func(chatRequest) (chatMessage, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
 			http.Error(w, "POST .../chat/completions only", http.StatusNotFound)
@@ -38,7 +46,7 @@ func ScriptedModel(obey bool, apiKey string) http.Handler {
 			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		msg, err := scriptedReply(req, tasks, injections, env, obey)
+		msg, err := reply(req)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -93,24 +101,31 @@ func scriptedReply(req chatRequest, tasks []*UserTask, injections []*InjectionTa
 // planned is the message at turn of a plan: its call, or, past its end,
 // the answer ("Done." when empty).
 func planned(plan []Call, turn int, answer string) (chatMessage, error) {
-	msg := chatMessage{Role: "assistant"}
 	if turn >= len(plan) {
-		if answer == "" {
-			answer = "Done."
-		}
-		msg.Content = text(answer)
-		return msg, nil
+		return answerMessage(answer), nil
 	}
-	c := plan[turn]
-	args, err := json.Marshal(c.Args)
+	return callMessage(turn, plan[turn].Function, plan[turn].Args)
+}
+
+// answerMessage is the stand-in's final answer ("Done." when empty).
+func answerMessage(answer string) chatMessage {
+	if answer == "" {
+		answer = "Done."
+	}
+	return chatMessage{Role: "assistant", Content: text(answer)}
+}
+
+// callMessage is the stand-in's message at turn that calls function fn
+// with args.
+func callMessage(turn int, fn string, args map[string]any) (chatMessage, error) {
+	b, err := json.Marshal(args)
 	if err != nil {
-		return msg, err
+		return chatMessage{}, err
 	}
 	var tc toolCall
 	tc.ID, tc.Type = fmt.Sprintf("call_%d", turn), "function"
-	tc.Function.Name, tc.Function.Arguments = c.Function, string(args)
-	msg.ToolCalls = []toolCall{tc}
-	return msg, nil
+	tc.Function.Name, tc.Function.Arguments = fn, string(b)
+	return chatMessage{Role: "assistant", ToolCalls: []toolCall{tc}}, nil
 }
 
 // seenGoal reports whether a tool result holds goal, as text or as JSON

@@ -111,23 +111,24 @@ func (c *agentdojoRegistryCmd) Run(e *env) error {
 }
 
 type agentdojoRunCmd struct {
-	Suite         string `default:"banking" enum:"banking" help:"Suite to run (banking)."`
+	Suite         string `default:"banking" enum:"banking,workspace" help:"Suite to run (banking or workspace)."`
+	Data          string `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON          bool   `help:"Print a JSON object instead of a table."`
 	Model         string `placeholder:"NAME" help:"Model name sent to the endpoint (required unless --scripted)."`
 	BaseURL       string `name:"base-url" placeholder:"URL" help:"Base URL of an OpenAI-compatible chat-completions API, such as https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama); required unless --scripted."`
 	APIKeyEnv     string `name:"api-key-env" default:"OPENAI_API_KEY" placeholder:"VAR" help:"Environment variable holding the API key (sent as a bearer token; none if unset or empty)."`
 	Seed          uint64 `default:"1" help:"Seed sent with each request (temperature 0), for the servers that honour it."`
-	UserTask      []int  `name:"user-task" placeholder:"N,..." help:"Run only these user tasks (default all 16)."`
-	InjectionTask []int  `name:"injection-task" placeholder:"N,..." help:"Run only these injection tasks (default all 9)."`
+	UserTask      []int  `name:"user-task" placeholder:"N,..." help:"Run only these user tasks (default all: 16 banking, 40 workspace)."`
+	InjectionTask []int  `name:"injection-task" placeholder:"N,..." help:"Run only these injection tasks (default all: 9 banking, 14 workspace)."`
 	MaxTurns      int    `name:"max-turns" default:"20" help:"Model calls per run at most."`
 	Mode          string `default:"known_counterparties" enum:"known_counterparties,strict" help:"Mode of the mandates."`
-	NoGateway     bool   `name:"no-gateway" help:"Call the bank directly, without intentplane (no defence)."`
+	NoGateway     bool   `name:"no-gateway" help:"Call the suite's tools directly, without intentplane (no defence)."`
 	Scripted      string `enum:",obey,user" default:"" help:"Instead of a model, start a deterministic stand-in on 127.0.0.1 that obeys injected instructions (obey) or follows only the user (user)."`
 }
 
 func (c *agentdojoRunCmd) Run(e *env) error {
 	opts := agentdojo.RunOptions{
-		Suite: c.Suite, Model: c.Model, BaseURL: c.BaseURL, APIKey: os.Getenv(c.APIKeyEnv), Seed: c.Seed,
+		Suite: c.Suite, DataDir: c.Data, Model: c.Model, BaseURL: c.BaseURL, APIKey: os.Getenv(c.APIKeyEnv), Seed: c.Seed,
 		UserTasks: c.UserTask, InjectionTasks: c.InjectionTask, MaxTurns: c.MaxTurns, Mode: mandate.Mode(c.Mode), NoGateway: c.NoGateway,
 	}
 	if c.Scripted != "" {
@@ -135,7 +136,19 @@ func (c *agentdojoRunCmd) Run(e *env) error {
 		if err != nil {
 			return fmt.Errorf("agentdojo run: %w", err)
 		}
-		srv := &http.Server{Handler: agentdojo.ScriptedModel(c.Scripted == "obey", ""), ReadHeaderTimeout: 10 * time.Second}
+		h := agentdojo.ScriptedModel(c.Scripted == "obey", "")
+		if c.Suite == "workspace" {
+			dir := c.Data
+			if dir == "" {
+				dir = agentdojo.DataDir()
+			}
+			data, err := agentdojo.LoadWorkspaceData(dir)
+			if err != nil {
+				return fmt.Errorf("agentdojo run: %w", err)
+			}
+			h = agentdojo.ScriptedWorkspaceModel(data, c.Scripted == "obey", "")
+		}
+		srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
 		opts.BaseURL, opts.APIKey = "http://"+ln.Addr().String()+"/v1", ""
