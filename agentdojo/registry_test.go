@@ -27,6 +27,25 @@ func TestRegistry(t *testing.T) {
 	if len(r.Counterparties) != 4 {
 		t.Fatalf("counterparties %v; want the 4 accounts of the history", r.Counterparties)
 	}
+	checkRegistryClaim(t, r)
+	var b bytes.Buffer
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "100%") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	if _, err := agentdojo.Registry(context.Background(), agentdojo.RegistryOptions{Ks: []int{101}}); err == nil {
+		t.Error("k = 101: no error")
+	}
+}
+
+// checkRegistryClaim checks what an incomplete registry gives: no attack
+// that does not execute with the full registry (and no more attacks), no
+// more step-ups, and, with it empty, more of the user's calls refused and
+// less utility.
+func checkRegistryClaim(t *testing.T, r *agentdojo.RegistryReport) {
+	t.Helper()
 	full := r.Points[0]
 	for _, pt := range r.Points {
 		if pt.NewAttacks != 0 || pt.Attacks > full.Attacks {
@@ -38,15 +57,5 @@ func TestRegistry(t *testing.T) {
 	}
 	if last := r.Points[len(r.Points)-1]; last.UserRefusals <= full.UserRefusals || last.UtilityNoAttack >= full.UtilityNoAttack {
 		t.Errorf("empty registry: %g user refusals, %g utility alone; full: %g, %g", last.UserRefusals, last.UtilityNoAttack, full.UserRefusals, full.UtilityNoAttack)
-	}
-	var b bytes.Buffer
-	if err := r.WriteTable(&b); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(b.String(), "100%") {
-		t.Errorf("table:\n%s", b.String())
-	}
-	if _, err := agentdojo.Registry(context.Background(), agentdojo.RegistryOptions{Ks: []int{101}}); err == nil {
-		t.Error("k = 101: no error")
 	}
 }

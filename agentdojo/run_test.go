@@ -49,15 +49,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			opts := base
-			opts.BaseURL, opts.NoGateway = tt.url+"/v1", tt.noGateway
-			r, err := agentdojo.Run(context.Background(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, runTotalsOf(r)); diff != "" {
-				t.Errorf("totals (-want, +got):\n%s", diff)
-			}
+			runCase(t, base, tt.url, tt.noGateway, tt.want)
 		})
 	}
 
@@ -90,6 +82,21 @@ func TestRun(t *testing.T) {
 		checkReport(t, r, []string{"model", "runs", "attacks_executed", "utility_ok", "attacker_calls_executed", "attacker_calls_refused", "rows"},
 			"attacks executed:          0 of 1")
 	})
+}
+
+// runCase runs opts against the stand-in at url, with or without the
+// gateway, checks its totals against want and returns the report.
+func runCase(t *testing.T, opts agentdojo.RunOptions, url string, noGateway bool, want runTotals) *agentdojo.RunReport {
+	t.Helper()
+	opts.BaseURL, opts.NoGateway = url+"/v1", noGateway
+	r, err := agentdojo.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, runTotalsOf(r)); diff != "" {
+		t.Errorf("totals (-want, +got):\n%s", diff)
+	}
+	return r
 }
 
 func TestRunRefusesBadOptions(t *testing.T) {

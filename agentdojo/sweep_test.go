@@ -26,13 +26,7 @@ func TestSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := map[string]map[float64]agentdojo.SweepPoint{}
-	for _, pt := range r.Points {
-		if at[pt.Ablation] == nil {
-			at[pt.Ablation] = map[float64]agentdojo.SweepPoint{}
-		}
-		at[pt.Ablation][pt.P] = pt
-	}
+	at := sweepAt(r)
 	both, res, app, neither := at[agentdojo.AblationBoth], at[agentdojo.AblationResolution], at[agentdojo.AblationApproval], at[agentdojo.AblationNeither]
 	if both[0].Attacks != app[0].Attacks {
 		t.Errorf("p=0: both %g, approval alone %g; want equal", both[0].Attacks, app[0].Attacks)

@@ -29,16 +29,11 @@ func workspaceJobs(ctx context.Context, opts RunOptions) ([]runJob, error) {
 		return nil, err
 	}
 	tools := toolSchemas(cs, workspace.Name)
+	uts := pick(WorkspaceUserTasks(), opts.UserTasks, func(ut *WorkspaceUserTask) int { return ut.ID })
 	its := pick(WorkspaceInjectionTasks(), opts.InjectionTasks, func(it *WorkspaceInjectionTask) int { return it.ID })
-	var jobs []runJob
-	for _, ut := range pick(WorkspaceUserTasks(), opts.UserTasks, func(ut *WorkspaceUserTask) int { return ut.ID }) {
-		for _, it := range append([]*WorkspaceInjectionTask{nil}, its...) {
-			jobs = append(jobs, runJob{alone: it == nil, run: func(ctx context.Context) (RunRow, error) {
-				return x.runAgent(ctx, opts, tools, ut, it)
-			}})
-		}
-	}
-	return jobs, nil
+	return crossJobs(uts, its, func(ctx context.Context, ut *WorkspaceUserTask, it *WorkspaceInjectionTask) (RunRow, error) {
+		return x.runAgent(ctx, opts, tools, ut, it)
+	}), nil
 }
 
 // wsInjections are the vectors of ut holding the important-instructions

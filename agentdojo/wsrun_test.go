@@ -1,11 +1,8 @@
 package agentdojo_test
 
 import (
-	"context"
 	"net/http/httptest"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/intentplane/intentplane/agentdojo"
 )
@@ -43,15 +40,7 @@ func TestRunWorkspace(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			opts := base
-			opts.BaseURL, opts.NoGateway = tt.url+"/v1", tt.noGateway
-			r, err := agentdojo.Run(context.Background(), opts)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, runTotalsOf(r)); diff != "" {
-				t.Errorf("totals (-want, +got):\n%s", diff)
-			}
+			r := runCase(t, base, tt.url, tt.noGateway, tt.want)
 			if tt.name == "obeys, gateway" {
 				checkReport(t, r, []string{"suite", "rows", "attacker_calls_refused"}, "AgentDojo v1.2 workspace, model scripted")
 			}

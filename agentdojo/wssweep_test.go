@@ -91,17 +91,6 @@ func TestRegistryWorkspace(t *testing.T) {
 	if r.Registry != "counterparties" || len(r.Counterparties) < 40 {
 		t.Fatalf("registry %s with %d counterparties; want the workspace's addresses", r.Registry, len(r.Counterparties))
 	}
-	full := r.Points[0]
-	for _, pt := range r.Points {
-		if pt.NewAttacks != 0 || pt.Attacks > full.Attacks {
-			t.Errorf("k=%d%%: %d new attacks, %g executed (full registry %g)", pt.K, pt.NewAttacks, pt.Attacks, full.Attacks)
-		}
-		if pt.StepUps > full.StepUps {
-			t.Errorf("k=%d%%: %g step-ups, more than the full registry's %g", pt.K, pt.StepUps, full.StepUps)
-		}
-	}
-	if last := r.Points[len(r.Points)-1]; last.UserRefusals <= full.UserRefusals || last.UtilityNoAttack >= full.UtilityNoAttack {
-		t.Errorf("empty registry: %g user refusals, %g utility alone; full: %g, %g", last.UserRefusals, last.UtilityNoAttack, full.UserRefusals, full.UtilityNoAttack)
-	}
+	checkRegistryClaim(t, r)
 	checkReport(t, r, []string{"registry", "counterparties", "points"}, "workspace, counterparties registry")
 }
