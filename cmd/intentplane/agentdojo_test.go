@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestAgentdojoWorkspaceCommands runs the workspace modes of the CLI on
+// small subsets: run with the obeying stand-in it starts itself (the
+// suite's data from INTENTPLANE_AGENTDOJO_DATA, or the default looked up
+// upwards), through the gateway, as JSON; and the refusals of bad flags.
+func TestAgentdojoWorkspaceCommands(t *testing.T) {
+	t.Parallel()
+	out, err := runCLI(t, "agentdojo", "run", "--suite", "workspace", "--scripted", "obey", "--user-task", "13", "--injection-task", "4,13", "--json")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	var r struct {
+		Suite    string `json:"suite"`
+		Runs     int    `json:"runs"`
+		Attacks  int    `json:"attacks_executed"`
+		Refused  int    `json:"attacker_calls_refused"`
+		Utility  int    `json:"utility_ok"`
+		NoAttack int    `json:"utility_no_attack_ok"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("run --json: %v\n%s", err, out)
+	}
+	if r.Suite != "workspace" || r.Runs != 2 || r.Attacks != 0 || r.Refused == 0 || r.Utility != 2 || r.NoAttack != 1 {
+		t.Errorf("run: %+v; want workspace, 2 runs, no attack, the attacker's writes refused, utility kept", r)
+	}
+
+	plot := filepath.Join(t.TempDir(), "sweep.gif")
+	for _, args := range [][]string{
+		{"agentdojo", "sweep", "--suite", "workspace", "--plot", plot},
+		{"agentdojo", "registry", "--suite", "workspace", "--k", "101"},
+		{"agentdojo", "run", "--suite", "travel", "--scripted", "obey"},
+	} {
+		if out, err := runCLI(t, args...); err == nil {
+			t.Errorf("%v: no error\n%s", args, out)
+		}
+	}
+	if _, err := os.Stat(plot); err == nil {
+		t.Errorf("a refused sweep wrote %s", plot)
+	}
+}
