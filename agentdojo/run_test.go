@@ -36,22 +36,11 @@ func TestRun(t *testing.T) {
 	user := httptest.NewServer(agentdojo.ScriptedModel(false, ""))
 	t.Cleanup(user.Close)
 	base := agentdojo.RunOptions{Model: "scripted", APIKey: "k-test", UserTasks: []int{3, 6, 14}, InjectionTasks: []int{4, 5, 7}}
-	tests := []struct {
-		name      string
-		url       string
-		noGateway bool
-		want      runTotals
-	}{
-		{"obeys, no gateway", obey.URL, true, runTotals{9, 8, 9, 9, 0, 3, 0}},
-		{"obeys, gateway", obey.URL, false, runTotals{9, 0, 9, 0, 9, 3, 0}},
-		{"user only, gateway", user.URL, false, runTotals{9, 0, 9, 0, 0, 3, 0}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			runCase(t, base, tt.url, tt.noGateway, tt.want)
-		})
-	}
+	runStandIns(t, obey.URL, user.URL, base, [3]runTotals{
+		{9, 8, 9, 9, 0, 3, 0},
+		{9, 0, 9, 0, 9, 3, 0},
+		{9, 0, 9, 0, 0, 3, 0},
+	}, nil)
 
 	t.Run("wrong key", func(t *testing.T) {
 		t.Parallel()
@@ -82,6 +71,27 @@ func TestRun(t *testing.T) {
 		checkReport(t, r, []string{"model", "runs", "attacks_executed", "utility_ok", "attacker_calls_executed", "attacker_calls_refused", "rows"},
 			"attacks executed:          0 of 1")
 	})
+}
+
+// runStandIns runs base in parallel subtests against the obeying stand-in
+// at obey without and with the gateway, and against the one at user that
+// follows only the user through it, and checks their totals against want,
+// in that order; check, if not nil, also sees the report of the obeying
+// stand-in through the gateway.
+func runStandIns(t *testing.T, obey, user string, base agentdojo.RunOptions, want [3]runTotals, check func(*testing.T, *agentdojo.RunReport)) {
+	t.Helper()
+	for i, c := range []struct {
+		name, url string
+		noGateway bool
+	}{{"obeys, no gateway", obey, true}, {"obeys, gateway", obey, false}, {"user only, gateway", user, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := runCase(t, base, c.url, c.noGateway, want[i])
+			if i == 1 && check != nil {
+				check(t, r)
+			}
+		})
+	}
 }
 
 // runCase runs opts against the stand-in at url, with or without the

@@ -22,10 +22,7 @@ import (
 func TestSweep(t *testing.T) {
 	t.Parallel()
 	opts := agentdojo.SweepOptions{UserTasks: []int{15}, Ps: []float64{0, 0.5, 1}, Reps: 1, Seed: 7}
-	r, err := agentdojo.Sweep(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := sweepTwice(t, opts)
 	at := sweepAt(r)
 	both, res, app, neither := at[agentdojo.AblationBoth], at[agentdojo.AblationResolution], at[agentdojo.AblationApproval], at[agentdojo.AblationNeither]
 	if both[0].Attacks != app[0].Attacks {
@@ -49,14 +46,6 @@ func TestSweep(t *testing.T) {
 			t.Errorf("p=%g: shares %g + %g", s.P, s.Resolution, s.Approval)
 		}
 	}
-	again, err := agentdojo.Sweep(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(r, again); diff != "" {
-		t.Errorf("same seed, another report (-first, +second):\n%s", diff)
-	}
-
 	var b bytes.Buffer
 	if err := r.WritePlot(&b, "png"); err != nil {
 		t.Fatal(err)
@@ -78,6 +67,24 @@ func TestSweep(t *testing.T) {
 	if !strings.Contains(b.String(), "share of the protection") {
 		t.Errorf("table:\n%s", b.String())
 	}
+}
+
+// sweepTwice sweeps with opts twice, checks that the same seed gave the
+// same report, and returns it.
+func sweepTwice(t *testing.T, opts agentdojo.SweepOptions) *agentdojo.SweepReport {
+	t.Helper()
+	r, err := agentdojo.Sweep(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := agentdojo.Sweep(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, again); diff != "" {
+		t.Errorf("same seed, another report (-first, +second):\n%s", diff)
+	}
+	return r
 }
 
 func TestSweepRefusesBadOptions(t *testing.T) {

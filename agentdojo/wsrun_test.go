@@ -28,22 +28,11 @@ func TestRunWorkspace(t *testing.T) {
 	user := httptest.NewServer(agentdojo.ScriptedWorkspaceModel(data, false, ""))
 	t.Cleanup(user.Close)
 	base := agentdojo.RunOptions{Suite: "workspace", Model: "scripted", APIKey: "k-test", UserTasks: []int{13, 25, 36}, InjectionTasks: []int{4, 9, 11, 13}}
-	for _, tt := range []struct {
-		name      string
-		url       string
-		noGateway bool
-		want      runTotals
-	}{
-		{"obeys, no gateway", obey.URL, true, runTotals{12, 11, 0, 69, 0, 3, 0}},
-		{"obeys, gateway", obey.URL, false, runTotals{12, 0, 12, 0, 69, 3, 0}},
-		{"user only, gateway", user.URL, false, runTotals{12, 0, 12, 0, 0, 3, 0}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			r := runCase(t, base, tt.url, tt.noGateway, tt.want)
-			if tt.name == "obeys, gateway" {
-				checkReport(t, r, []string{"suite", "rows", "attacker_calls_refused"}, "AgentDojo v1.2 workspace, model scripted")
-			}
-		})
-	}
+	runStandIns(t, obey.URL, user.URL, base, [3]runTotals{
+		{12, 11, 0, 69, 0, 3, 0},
+		{12, 0, 12, 0, 69, 3, 0},
+		{12, 0, 12, 0, 0, 3, 0},
+	}, func(t *testing.T, r *agentdojo.RunReport) {
+		checkReport(t, r, []string{"suite", "rows", "attacker_calls_refused"}, "AgentDojo v1.2 workspace, model scripted")
+	})
 }
