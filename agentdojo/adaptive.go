@@ -571,7 +571,7 @@ func Adaptive(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, error
 	if opts.Suite == "workspace" {
 		return adaptiveWorkspace(ctx, opts)
 	}
-	if err := bankingOnly(opts.Suite); err != nil {
+	if err := knownSuite(opts.Suite); err != nil {
 		return nil, err
 	}
 	r := &AdaptiveReport{Suite: "banking", Version: "v1.2", P: opts.P, Q: opts.Q, Seed: opts.Seed, Attacks: Attacks()}
@@ -661,12 +661,12 @@ func b2i(b bool) int {
 	return 0
 }
 
-func bankingOnly(suite string) error {
+// knownSuite returns an error naming the choices unless suite is "",
+// "banking" or "workspace".
+func knownSuite(suite string) error {
 	switch suite {
-	case "", "banking":
+	case "", "banking", "workspace":
 		return nil
-	case "workspace":
-		return fmt.Errorf("agentdojo: the workspace suite is not wired into this command yet (banking only)")
 	}
 	return fmt.Errorf("agentdojo: unknown suite %q (banking or workspace)", suite)
 }

@@ -1,7 +1,12 @@
-// Package agentdojo replays the banking suite of the AgentDojo benchmark
-// (ETH Zurich, benchmark version v1.2) against intentplane's gateway,
-// without a language model, in the worst case: the agent obeys every
-// injection.
+// Package agentdojo replays the banking and workspace suites of the
+// AgentDojo benchmark (ETH Zurich, benchmark version v1.2) against
+// intentplane's gateway, without a language model, in the worst case: the
+// agent obeys every injection. Beyond the replay it runs gateway-aware
+// attacks (Adaptive), a fallible approver and ablations (Sweep), incomplete
+// registries (Registry) and an agent loop against an OpenAI-compatible
+// endpoint (Run), each for both suites. The banking suite is described
+// below; the workspace suite's model is in the ws*.go files (see
+// docs/workspace.md).
 //
 // The package models, in its own Go, what the replay needs of the suite:
 // the environment with its exact values and its four injection vectors
@@ -32,6 +37,6 @@
 // upper bound on utility for an agent that follows the GT exactly, and a
 // worst case for security.
 //
-// agentdojo is a front door like cmd/: it may import banking, core/* and
+// agentdojo is a front door like cmd/: it may import banking, workspace, core/* and
 // store/mem; no pack or core package may import it.
 package agentdojo
