@@ -68,53 +68,80 @@ func suspectDuplicates(bill erp.Bill, siblings []erp.Bill, window time.Duration)
 		if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled {
 			continue
 		}
-		k, err := normalize.DuplicateKey(s.Ref)
-		unkeyed := kerr != nil || err != nil
-		var why []string
-		number := !unkeyed && k == key
-		if number {
-			why = append(why, sameNumber)
-		}
-		amount := s.Total == bill.Total && s.Currency == bill.Currency
-		if amount {
-			why = append(why, sameAmount)
-		}
-		near := !bill.Date.IsZero() && !s.Date.IsZero() && absDuration(bill.Date.Sub(s.Date)) <= window
-		if near && (number || amount) {
-			why = append(why, closeDates)
-		}
-		if unkeyed && amount {
-			why = append(why, noNumber)
-		}
-		resubmitted := amount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
-		if resubmitted {
-			why = append(why, resubmission)
-		}
+		p := compareBills(bill, s, key, kerr, window)
 		settled := s.PaymentState != erp.NotPaid || s.Residual < s.Total
-		likely := number || (amount && near && unkeyed)
-		switch {
-		case likely && settled:
-			f.likelyOfSettled = true
-		case likely:
-			f.others++
-		case amount && (near || resubmitted):
-			f.others++
-		case amount && unkeyed && settled && kerr != nil:
-			f.refUnclear = true
-		case amount && unkeyed && settled:
-			f.paidUnclear++
-		default:
-			// Not suspected: numbers that differ, or the same amount with
-			// nothing else in common (a vendor's distinct invoices); or an
-			// unpaid bill whose reference cannot be compared, which is asked
-			// about when the second of the two is paid.
-			continue
-		}
-		if len(f.named) < maxDuplicatesNamed {
-			f.named = append(f.named, describeBill(s, settled)+": "+strings.Join(why, ", "))
+		if f.add(p, settled, kerr != nil) && len(f.named) < maxDuplicatesNamed {
+			f.named = append(f.named, describeBill(s, settled)+": "+strings.Join(p.why(), ", "))
 		}
 	}
 	return f
+}
+
+// pairSignals are the signals two bills of one vendor share (see
+// suspectDuplicates).
+type pairSignals struct {
+	number, amount, near, unkeyed, resubmitted bool
+}
+
+// compareBills returns the signals bill (whose duplicate key is key, or
+// kerr) shares with the other bill s.
+func compareBills(bill, s erp.Bill, key string, kerr error, window time.Duration) pairSignals {
+	k, err := normalize.DuplicateKey(s.Ref)
+	var p pairSignals
+	p.unkeyed = kerr != nil || err != nil
+	p.number = !p.unkeyed && k == key
+	p.amount = s.Total == bill.Total && s.Currency == bill.Currency
+	p.near = !bill.Date.IsZero() && !s.Date.IsZero() && absDuration(bill.Date.Sub(s.Date)) <= window
+	p.resubmitted = p.amount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
+	return p
+}
+
+// likely reports whether the signals make a likely duplicate.
+func (p pairSignals) likely() bool { return p.number || (p.amount && p.near && p.unkeyed) }
+
+// why lists the signals for people.
+func (p pairSignals) why() []string {
+	var why []string
+	for _, s := range []struct {
+		on   bool
+		text string
+	}{
+		{p.number, sameNumber},
+		{p.amount, sameAmount},
+		{p.near && (p.number || p.amount), closeDates},
+		{p.unkeyed && p.amount, noNumber},
+		{p.resubmitted, resubmission},
+	} {
+		if s.on {
+			why = append(why, s.text)
+		}
+	}
+	return why
+}
+
+// add counts the other bill with signals p into f (settled: it is paid in
+// part or in full; ownUnkeyed: the bill paid has no duplicate key) and
+// reports whether it is suspected.
+func (f *duplicateFacts) add(p pairSignals, settled, ownUnkeyed bool) bool {
+	switch {
+	case p.likely() && settled:
+		f.likelyOfSettled = true
+	case p.likely():
+		f.others++
+	case p.amount && (p.near || p.resubmitted):
+		f.others++
+	case p.amount && p.unkeyed && settled && ownUnkeyed:
+		f.refUnclear = true
+	case p.amount && p.unkeyed && settled:
+		f.paidUnclear++
+	default:
+		// Not suspected: numbers that differ, or the same amount with
+		// nothing else in common (a vendor's distinct invoices); or an
+		// unpaid bill whose reference cannot be compared, which is asked
+		// about when the second of the two is paid.
+		return false
+	}
+	return true
 }
 
 // text is the duplicate_of fact: the suspected bills, "" if none.
