@@ -59,10 +59,12 @@ var _ gateway.ContextProvider = payFacts{}
 // current_iban_note (String: which, and that it is unusable until
 // corrected in the ERP). It reads them while the vendor is held too.
 //
-// It reads all of that in one call: the vendor's bills and credit notes
+// It reads all of that in two calls: the vendor's bills and credit notes
 // with the payments registered through intentplane
-// (erp.BillQuery.WithPayments), and keeps the bill for the payment's
-// execution (see decided). Whether the account is the vendor's current one
+// (erp.BillQuery.WithPayments), and at most one posted payment to the
+// vendor (firstPayment); it keeps the bill for the payment's execution
+// (see decided). The vendor's country and the country of the account's
+// bank are the records' attributes (vendor_country, iban_country). Whether the account is the vendor's current one
 // and in its cooling-off period are the account's attributes
 // (iban_current, iban_cooling_off), read with it by the bank-accounts
 // registry in the same decision.
