@@ -42,8 +42,9 @@ import (
 // Among its rules (issue 13): a payment of a bill whose duplicate key
 // (normalize.DuplicateKey, the shared definition of the key, not the
 // pack's rules) equals that of a paid bill of the same vendor never
-// executes, and one of an unpaid duplicate, or the first payment to a
-// vendor never paid before, never executes without a person's approval.
+// executes, and one of an unpaid duplicate, the first payment to a vendor
+// never paid before, or a payment to a bank in another country than the
+// vendor's, never executes without a person's approval.
 //
 // INTENTPLANE_PROPERTY_N sets the number of proposals (default 6,000);
 // INTENTPLANE_PROPERTY_SEED replays a run (the seed is logged, and printed
@@ -94,6 +95,7 @@ type (
 		active                   bool
 		current                  string // ID of the current account; "" if none
 		paidBefore               bool   // a posted payment to it is on file: paying it is not a first payment
+		country                  string // its country on file; "" if none
 	}
 	pwAccount struct {
 		id, company, vendor, number string // number: electronic format
@@ -294,9 +296,15 @@ func (w *pworld) must(err error) {
 }
 
 func (w *pworld) addVendor(c, name, phone string, active bool) *pwVendor {
-	v, err := w.erp.AddVendor(context.Background(), c, erp.Vendor{Name: name, Phone: phone, Active: active})
+	// Its country on file: none for one vendor in four, else one of the
+	// IBAN countries, so that some accounts are at a bank abroad.
+	country := ""
+	if w.rng.IntN(4) > 0 {
+		country = proptest.Countries[w.rng.IntN(len(proptest.Countries))]
+	}
+	v, err := w.erp.AddVendor(context.Background(), c, erp.Vendor{Name: name, Phone: phone, Active: active, Country: country})
 	w.must(err)
-	gv := &pwVendor{id: v.ID, company: c, name: name, phone: phone, active: active}
+	gv := &pwVendor{id: v.ID, company: c, name: name, phone: phone, active: active, country: country}
 	w.vendors[v.ID] = gv
 	w.vendorList[c] = append(w.vendorList[c], gv)
 	return gv
@@ -848,6 +856,9 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if !v.paidBefore {
 		need, why = max(need, 1), "the first payment to "+v.name
 	}
+	if abroad(v, a) {
+		need, why = max(need, 1), "a bank in "+a.number[:2]+", the vendor in "+v.country
+	}
 	if w.openCredit(b) {
 		need, why = max(need, 1), "to a vendor with open credit"
 	}
@@ -1047,6 +1058,14 @@ func (w *pworld) payable(b *pwBill) bool {
 	return true
 }
 
+// abroad reports whether the account a (an IBAN: its bank's country is its
+// first two letters) is at a bank in another country than its vendor v's
+// country on file; never when v has none. Paying it needs a person's
+// confirmation (issue 13).
+func abroad(v *pwVendor, a *pwAccount) bool {
+	return v.country != "" && a.number[:2] != v.country
+}
+
 // duplicates returns the other bills of b's vendor, not cancelled, whose
 // vendor reference has b's duplicate key (normalize.DuplicateKey): paying
 // b when one of them is paid never executes, and while none is, only with
@@ -1111,7 +1130,7 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	if in.amount > pwConfirm {
 		in.level = intent.LevelConfirm
 	}
-	if len(w.duplicates(b)) > 0 || !v.paidBefore || w.openCredit(b) {
+	if len(w.duplicates(b)) > 0 || !v.paidBefore || w.openCredit(b) || abroad(v, a) {
 		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {
