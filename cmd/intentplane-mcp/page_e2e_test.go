@@ -309,7 +309,7 @@ func TestApprovalPageWait(t *testing.T) {
 	var r *mcp.CallToolResult
 	select {
 	case r = <-done:
-	case <-time.After(20 * time.Second):
+	case <-time.After(110 * time.Second):
 		t.Fatal("the call did not complete after the approvals")
 	}
 	if r == nil {
