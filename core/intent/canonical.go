@@ -57,9 +57,15 @@ func AppendCanonical(dst []byte, v any) ([]byte, error) {
 type Encoder struct {
 	buf   []byte
 	err   error
-	open  []frame // the objects and arrays being written, innermost last
-	ready bool    // a key was written; its value comes next
+	depth int              // the number of objects and arrays open
+	near  [nearDepth]frame // the frames of the outermost nearDepth levels
+	deep  []frame          // the frames below them, innermost last
+	ready bool             // a key was written; its value comes next
 }
+
+// nearDepth is how many levels of nesting an Encoder tracks without
+// allocating; receipts and operations need four.
+const nearDepth = 8
 
 // frame is one object or array being written.
 type frame struct {
@@ -70,14 +76,47 @@ type frame struct {
 
 // NewEncoder returns an Encoder that appends to dst.
 func NewEncoder(dst []byte) *Encoder {
-	return &Encoder{buf: dst, open: make([]frame, 0, 8)}
+	return &Encoder{buf: dst}
+}
+
+// Reset makes e append to dst, as NewEncoder(dst) would, keeping what it
+// allocated for deep nesting. It lets a caller keep an Encoder in a
+// variable of its own and allocate nothing.
+func (e *Encoder) Reset(dst []byte) {
+	*e = Encoder{buf: dst, deep: e.deep[:0]}
+}
+
+// top returns the innermost open frame; the caller checks depth > 0.
+func (e *Encoder) top() *frame {
+	if e.depth <= nearDepth {
+		return &e.near[e.depth-1]
+	}
+	return &e.deep[e.depth-1-nearDepth]
+}
+
+// push opens a frame.
+func (e *Encoder) push(object bool) {
+	if e.depth < nearDepth {
+		e.near[e.depth] = frame{object: object}
+	} else {
+		e.deep = append(e.deep, frame{object: object})
+	}
+	e.depth++
+}
+
+// pop closes the innermost frame.
+func (e *Encoder) pop() {
+	e.depth--
+	if e.depth >= nearDepth {
+		e.deep = e.deep[:len(e.deep)-1]
+	}
 }
 
 // Bytes returns the encoding appended so far, and the first error. It
 // reports an error if an object or array is still open.
 func (e *Encoder) Bytes() ([]byte, error) {
-	if e.err == nil && len(e.open) > 0 {
-		e.fail("%d objects or arrays left open", len(e.open))
+	if e.err == nil && e.depth > 0 {
+		e.fail("%d objects or arrays left open", e.depth)
 	}
 	return e.buf, e.err
 }
@@ -94,10 +133,10 @@ func (e *Encoder) value() bool {
 	if e.err != nil {
 		return false
 	}
-	if len(e.open) == 0 {
+	if e.depth == 0 {
 		return true
 	}
-	f := &e.open[len(e.open)-1]
+	f := e.top()
 	if f.object {
 		if !e.ready {
 			e.fail("a value inside an object needs a key")
@@ -119,11 +158,11 @@ func (e *Encoder) Key(k string) {
 	if e.err != nil {
 		return
 	}
-	if len(e.open) == 0 || !e.open[len(e.open)-1].object || e.ready {
+	if e.depth == 0 || e.ready || !e.top().object {
 		e.fail("key %q outside an object or without a value before it", k)
 		return
 	}
-	f := &e.open[len(e.open)-1]
+	f := e.top()
 	if f.n > 0 {
 		if k <= f.key {
 			e.fail("key %q after %q", k, f.key)
@@ -142,7 +181,7 @@ func (e *Encoder) Key(k string) {
 func (e *Encoder) BeginObject() {
 	if e.value() {
 		e.buf = append(e.buf, '{')
-		e.open = append(e.open, frame{object: true})
+		e.push(true)
 	}
 }
 
@@ -153,7 +192,7 @@ func (e *Encoder) EndObject() { e.end(true, '}') }
 func (e *Encoder) BeginArray() {
 	if e.value() {
 		e.buf = append(e.buf, '[')
-		e.open = append(e.open, frame{})
+		e.push(false)
 	}
 }
 
@@ -164,11 +203,11 @@ func (e *Encoder) end(object bool, c byte) {
 	if e.err != nil {
 		return
 	}
-	if len(e.open) == 0 || e.open[len(e.open)-1].object != object || e.ready {
+	if e.depth == 0 || e.ready || e.top().object != object {
 		e.fail("%c does not close what is open", c)
 		return
 	}
-	e.open = e.open[:len(e.open)-1]
+	e.pop()
 	e.buf = append(e.buf, c)
 }
 
@@ -310,26 +349,73 @@ func writeMap[M ~map[string]V, V any](e *Encoder, m M, write func(V)) {
 
 const hexDigits = "0123456789abcdef"
 
-func (e *Encoder) appendString(s string) {
-	if !utf8.ValidString(s) {
-		e.fail("string is not valid UTF-8")
-		return
+// plainASCII[c] is true for the ASCII bytes a JSON string holds as they
+// are: neither a control character, nor '"', nor '\\'.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
 	}
+	return t
+}()
+
+// appendString writes s as a JSON string, escaping only '"', '\\' and
+// control characters (as \u00XX), in one pass that also checks that s is
+// valid UTF-8 (as utf8.ValidString does); invalid UTF-8 is an error and
+// writes nothing.
+func (e *Encoder) appendString(s string) {
 	dst := append(e.buf, '"')
-	plain := 0 // s[plain:i] needs no escape
-	for i := 0; i < len(s); i++ {
+	plain := 0 // s[plain:i] is copied as it is
+	for i := 0; i < len(s); {
+		for i+8 <= len(s) && plainWord(word(s[i:])) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				e.fail("string is not valid UTF-8")
+				return
+			}
+			i += size
+			continue
+		}
+		if plainASCII[c] {
+			i++
 			continue
 		}
 		dst = append(dst, s[plain:i]...)
-		plain = i + 1
 		if c < 0x20 {
 			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		} else {
 			dst = append(dst, '\\', c)
 		}
+		i++
+		plain = i
 	}
 	dst = append(dst, s[plain:]...)
 	e.buf = append(dst, '"')
 }
+
+// plainWord reports whether the 8 bytes of x are all plain ASCII (see
+// plainASCII), testing them together. It may report false for a plain
+// word (the caller then tests its bytes one by one), never true for
+// another.
+func plainWord(x uint64) bool {
+	// (v - n*ones) &^ v has the high bit of each byte of v that is below n
+	// set (and perhaps of bytes above one that is), when no byte of v has
+	// its own high bit set: the classic test for a byte less than n.
+	q, b := x^(ones*'"'), x^(ones*'\\')
+	return (x|(x-ones*0x20)&^x|(q-ones)&^q|(b-ones)&^b)&highs == 0
+}
+
+// word returns the 8 bytes of w, little-endian.
+func word(w string) uint64 {
+	_ = w[7]
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+}
+
+const ones, highs = 0x0101010101010101, 0x8080808080808080

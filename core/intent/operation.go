@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 )
 
 // Operation is what executes: an action with its resolved, trusted
@@ -31,7 +32,10 @@ const operationDomain = 0x02
 // only if an argument has no canonical encoding (an invalid Value or a
 // string that is not UTF-8).
 func (op Operation) Hash() (OperationHash, error) {
-	e := NewEncoder(append(make([]byte, 0, 256), operationDomain))
+	buf := operations.Get().(*[]byte)
+	defer putOperation(buf)
+	var e Encoder
+	e.Reset(append((*buf)[:0], operationDomain))
 	e.BeginObject()
 	e.Key("action")
 	e.String(string(op.Action))
@@ -44,7 +48,20 @@ func (op Operation) Hash() (OperationHash, error) {
 	if err != nil {
 		return OperationHash{}, err
 	}
+	*buf = b // keep what the buffer grew to
 	return sha256.Sum256(b), nil
+}
+
+// operations holds the buffers Hash encodes into, so that hashing an
+// operation allocates nothing.
+var operations = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// putOperation returns buf to operations, unless it grew too large to
+// keep.
+func putOperation(buf *[]byte) {
+	if cap(*buf) <= 64<<10 {
+		operations.Put(buf)
+	}
 }
 
 // String returns the hash in lowercase hex.

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -154,11 +155,25 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 // hold. It does not read r.Hash. It returns an error wrapping ErrInvalid if
 // r cannot be encoded canonically.
 func (r *Receipt) ComputeHash() (Hash, error) {
-	b, err := r.appendCanonical(append(make([]byte, 0, 1024), receiptDomain))
+	buf := encodings.Get().(*[]byte)
+	defer putEncoding(buf)
+	b, err := r.appendCanonical(append((*buf)[:0], receiptDomain))
 	if err != nil {
 		return Hash{}, err
 	}
+	*buf = b // keep what the buffer grew to
 	return sha256.Sum256(b), nil
+}
+
+// encodings holds buffers for the encodings that are hashed and then
+// dropped, so that hashing a receipt allocates nothing.
+var encodings = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// putEncoding returns buf to encodings, unless it grew too large to keep.
+func putEncoding(buf *[]byte) {
+	if cap(*buf) <= 64<<10 {
+		encodings.Put(buf)
+	}
 }
 
 // Canonical returns the canonical encoding (intent.Canonical) of every
@@ -188,7 +203,9 @@ func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
 	if r.Seq > math.MaxInt64 {
 		return nil, fmt.Errorf("%w: seq %d exceeds 2^63-1", ErrInvalid, r.Seq)
 	}
-	e := intent.NewEncoder(dst)
+	var enc intent.Encoder
+	enc.Reset(dst)
+	e := &enc
 	o := object{e: e, extra: extra}
 	// The members in ascending key order, as the encoder requires.
 	e.BeginObject()
