@@ -142,7 +142,9 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 	if !utf8.ValidString(r.Sent) {
 		r.Sent = SentText([]byte(r.Sent))
 	}
-	r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
+	if !utf8.ValidString(r.Output) { // the common case copies nothing
+		r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
+	}
 	h, err := r.ComputeHash()
 	if err != nil {
 		return Receipt{}, err
