@@ -261,19 +261,40 @@ func (c *Config) checkStore() error {
 func (c *Config) checkPage() error {
 	ac, at := c.Approvals, []string{"approvals"}
 	if len(ac.Approvers) == 0 {
-		for _, k := range []struct {
-			key string
-			set bool
-		}{{"listen", ac.Listen != ""}, {"base_url", ac.BaseURL != ""}, {"wait", ac.Wait != 0}, {"request_ttl", ac.RequestTTL.Duration != 0}, {"webhook", ac.Webhook != nil}, {"allow_remote", ac.AllowRemote}, {"max_requests", ac.MaxRequests != 0}} {
-			if k.set {
-				return c.ErrAt(append(at, k.key), "%s applies to the approval page, which needs at least one [[approvals.approvers]]", k.key)
-			}
-		}
-		return nil
+		return c.checkNoPage()
 	}
 	if ac.Wait < 0 || ac.Wait > 3600 {
 		return c.ErrAt(append(at, "wait"), "wait is a number of seconds from 0 (answer with the link at once) to 3600")
 	}
+	if err := c.checkPageAddress(); err != nil {
+		return err
+	}
+	if ac.MaxRequests < 0 {
+		return c.ErrAt(append(at, "max_requests"), "max_requests must not be negative")
+	}
+	return c.checkPageApprovers()
+}
+
+// checkNoPage: without approvers there is no page, so none of its keys
+// may be set.
+func (c *Config) checkNoPage() error {
+	ac := c.Approvals
+	for _, k := range []struct {
+		key string
+		set bool
+	}{{"listen", ac.Listen != ""}, {"base_url", ac.BaseURL != ""}, {"wait", ac.Wait != 0}, {"request_ttl", ac.RequestTTL.Duration != 0}, {"webhook", ac.Webhook != nil}, {"allow_remote", ac.AllowRemote}, {"max_requests", ac.MaxRequests != 0}} {
+		if k.set {
+			return c.ErrAt([]string{"approvals", k.key}, "%s applies to the approval page, which needs at least one [[approvals.approvers]]", k.key)
+		}
+	}
+	return nil
+}
+
+// checkPageAddress: listen is host:port (DefaultListen if unset), base_url
+// is http(s)://host[:port], and a listen address off loopback needs
+// allow_remote with an https base_url.
+func (c *Config) checkPageAddress() error {
+	ac, at := c.Approvals, []string{"approvals"}
 	listen := ac.Listen
 	if listen == "" {
 		listen = DefaultListen
@@ -290,23 +311,28 @@ func (c *Config) checkPage() error {
 		}
 		base = u
 	}
-	if !loopback(host) {
-		if !ac.AllowRemote {
-			return c.ErrAt(append(at, "listen"), "listen %q is not a loopback address: the page would be reachable from the network. Keep it on 127.0.0.1, or set allow_remote = true with an https base_url (TLS in front of the page)", listen)
-		}
-		if base == nil || base.Scheme != "https" {
-			return c.ErrAt(append(at, "allow_remote"), "allow_remote needs an https base_url: passcodes and session cookies must not cross the network in clear")
-		}
+	if loopback(host) {
+		return nil
 	}
-	if ac.MaxRequests < 0 {
-		return c.ErrAt(append(at, "max_requests"), "max_requests must not be negative")
+	if !ac.AllowRemote {
+		return c.ErrAt(append(at, "listen"), "listen %q is not a loopback address: the page would be reachable from the network. Keep it on 127.0.0.1, or set allow_remote = true with an https base_url (TLS in front of the page)", listen)
 	}
+	if base == nil || base.Scheme != "https" {
+		return c.ErrAt(append(at, "allow_remote"), "allow_remote needs an https base_url: passcodes and session cookies must not cross the network in clear")
+	}
+	return nil
+}
+
+// checkPageApprovers: each page approver has a key and a name other than
+// the one the MCP client's user approves under (DefaultApprover if unset).
+func (c *Config) checkPageApprovers() error {
+	ac := c.Approvals
 	client := ac.Approver
 	if client == "" {
 		client = DefaultApprover
 	}
 	for i, a := range ac.Approvers {
-		aat := append(at, "approvers", fmt.Sprint(i))
+		aat := []string{"approvals", "approvers", fmt.Sprint(i)}
 		switch {
 		case a.Name != "" && a.Name == client:
 			return c.ErrAt(append(aat, "name"), "approver %q is the name the MCP client's user approves under (approvals.approver); a page approver needs another name", a.Name)
