@@ -136,35 +136,9 @@ func (m *Mem) AddBankAccount(ctx context.Context, company string, a BankAccount)
 func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if v := m.vendors[b.Vendor]; v == nil || v.company != company {
-		return Bill{}, notFound("vendor")
-	}
-	if b.Kind == "" {
-		b.Kind = KindBill
-	}
-	if b.State == "" {
-		b.State = StatePosted
-	}
-	if b.Total <= 0 {
-		return Bill{}, refused("the total must be above zero")
-	}
-	if !currencyCode(b.Currency) {
-		return Bill{}, refused("the currency must be an ISO 4217 code")
-	}
-	if b.Kind != KindBill && b.Kind != KindCreditNote {
-		return Bill{}, refused("unknown kind %q", b.Kind)
-	}
-	var target *memBill
-	if b.Kind == KindCreditNote && b.Reverses != "" {
-		target = m.bills[b.Reverses]
-		if target == nil || target.company != company || target.Kind != KindBill {
-			return Bill{}, notFound("reversed bill")
-		}
-		if target.Vendor != b.Vendor || target.Currency != b.Currency {
-			return Bill{}, refused("a credit note must be for its bill's vendor and currency")
-		}
-	} else {
-		b.Reverses = ""
+	target, err := m.checkBill(company, &b)
+	if err != nil {
+		return Bill{}, err
 	}
 	b.ID = m.id()
 	if b.Name == "" {
@@ -190,6 +164,43 @@ func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error)
 	}
 	m.bills[b.ID] = &memBill{company: company, Bill: b}
 	return b, nil
+}
+
+// checkBill gives b its default Kind and State and checks that it can be
+// entered for company, with AddBill's errors; it returns the bill a
+// credit note reverses, or nil (and clears Reverses on anything else). It
+// is called with m.mu held.
+func (m *Mem) checkBill(company string, b *Bill) (*memBill, error) {
+	if v := m.vendors[b.Vendor]; v == nil || v.company != company {
+		return nil, notFound("vendor")
+	}
+	if b.Kind == "" {
+		b.Kind = KindBill
+	}
+	if b.State == "" {
+		b.State = StatePosted
+	}
+	if b.Total <= 0 {
+		return nil, refused("the total must be above zero")
+	}
+	if !currencyCode(b.Currency) {
+		return nil, refused("the currency must be an ISO 4217 code")
+	}
+	if b.Kind != KindBill && b.Kind != KindCreditNote {
+		return nil, refused("unknown kind %q", b.Kind)
+	}
+	if b.Kind != KindCreditNote || b.Reverses == "" {
+		b.Reverses = ""
+		return nil, nil
+	}
+	target := m.bills[b.Reverses]
+	if target == nil || target.company != company || target.Kind != KindBill {
+		return nil, notFound("reversed bill")
+	}
+	if target.Vendor != b.Vendor || target.Currency != b.Currency {
+		return nil, refused("a credit note must be for its bill's vendor and currency")
+	}
+	return target, nil
 }
 
 // AddPayment records a payment made outside intentplane (by hand in the
