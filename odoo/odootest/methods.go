@@ -45,155 +45,210 @@ func (d *db) call(modelName, method string, args []any, kw map[string]any) (any,
 	if f != nil {
 		return nil, f
 	}
-	arg := func(i int) any {
-		if i < len(args) {
-			return args[i]
-		}
-		return nil
-	}
+	q := &request{m: m, method: method, args: args, kw: kw, ctx: ctx, companies: companies}
 	switch method {
 	case "search_read", "search", "search_count":
-		if f := d.checkAccess(m, 'r'); f != nil {
-			return nil, f
-		}
-		domain := arg(0)
-		if domain == nil {
-			domain = kw["domain"]
-		}
-		if domain == nil {
-			domain = []any{}
-		}
-		dl, ok := domain.([]any)
-		if !ok {
-			return nil, traceback("AssertionError: Domains to normalize must have a 'domain' form: a list or tuple of domain components")
-		}
-		recs, f := d.search(m, dl, ctx, companies)
-		if f != nil {
-			return nil, f
-		}
-		if strings.HasSuffix(str(kw["order"]), "desc") {
-			slices.Reverse(recs)
-		}
-		if off, ok := kw["offset"].(int64); ok && off > 0 {
-			recs = recs[min(int(off), len(recs)):]
-		}
-		if lim, ok := kw["limit"].(int64); ok && lim > 0 {
-			recs = recs[:min(int(lim), len(recs))]
-		}
-		switch method {
-		case "search_count":
-			return int64(len(recs)), nil
-		case "search":
-			ids := make([]any, len(recs))
-			for i, r := range recs {
-				ids[i] = r.id()
-			}
-			return ids, nil
-		}
-		return d.render(m, recs, kw["fields"])
+		return d.rpcSearch(q)
 	case "read":
-		if f := d.checkAccess(m, 'r'); f != nil {
-			return nil, f
-		}
-		ids, f := idList(arg(0))
-		if f != nil {
-			return nil, f
-		}
-		fields := arg(1)
-		if fields == nil {
-			fields = kw["fields"]
-		}
-		var recs []rec
-		for _, id := range ids {
-			if r, ok := d.tables[m.name][id]; ok {
-				if !d.visible(m, r, companies) {
-					return nil, &fault{4, fmt.Sprintf("Due to security restrictions, you are not allowed to access '%s' (%s) records.", m.desc, m.name)}
-				}
-				recs = append(recs, r)
-			}
-		}
-		return d.render(m, recs, fields)
+		return d.rpcRead(q)
 	case "create":
-		if f := d.checkAccess(m, 'c'); f != nil {
-			return nil, f
-		}
-		switch v := arg(0).(type) {
-		case map[string]any:
-			return d.create(m, v, ctx)
-		case []any:
-			out := []any{}
-			for _, x := range v {
-				vals, ok := x.(map[string]any)
-				if !ok {
-					return nil, traceback("ValueError: dictionary update sequence element #0 has length 1; 2 is required")
-				}
-				id, f := d.create(m, vals, ctx)
-				if f != nil {
-					return nil, f
-				}
-				out = append(out, id)
-			}
-			return out, nil
-		}
-		return nil, traceback("TypeError: create() missing 1 required positional argument: 'vals_list'")
+		return d.rpcCreate(q)
 	case "write":
-		ids, f := idList(arg(0))
-		if f != nil {
-			return nil, f
-		}
-		vals, ok := arg(1).(map[string]any)
-		if !ok {
-			return nil, traceback("TypeError: write() missing 1 required positional argument: 'vals'")
-		}
-		if m.name == "res.partner.bank" {
-			if f := d.bankWriteChecks(ids, vals); f != nil {
-				return nil, f
-			}
-		}
-		if f := d.checkAccess(m, 'w'); f != nil {
-			return nil, f
-		}
-		for _, id := range ids {
-			r, ok := d.tables[m.name][id]
-			if !ok || !d.visible(m, r, companies) {
-				return nil, missing(m.name, ids, d.uid)
-			}
-		}
-		for _, id := range ids {
-			if f := d.write(m, d.tables[m.name][id], vals); f != nil {
-				return nil, f
-			}
-		}
-		return true, nil
+		return d.rpcWrite(q)
 	case "unlink":
-		if f := d.checkAccess(m, 'u'); f != nil {
-			return nil, f
-		}
-		ids, f := idList(arg(0))
-		if f != nil {
-			return nil, f
-		}
-		for _, id := range ids {
-			if _, ok := d.tables[m.name][id]; !ok {
-				return nil, missing(m.name, ids, d.uid)
-			}
-		}
-		for _, id := range ids {
-			delete(d.tables[m.name], id)
-		}
-		return true, nil
+		return d.rpcUnlink(q)
 	case "check_access_rights":
-		op := map[string]byte{"read": 'r', "write": 'w', "create": 'c', "unlink": 'u'}[str(arg(0))]
-		f := d.checkAccess(m, op)
-		if raise, ok := kw["raise_exception"].(bool); ok && !raise {
-			return f == nil, nil
-		}
-		if f != nil {
-			return nil, f
-		}
-		return true, nil
+		return d.rpcCheckAccessRights(q)
 	}
 	return d.special(m, method, args, kw, ctx, companies)
+}
+
+// request is one call of an ORM method on a model, its keyword arguments
+// checked, with the context and the companies it may see.
+type request struct {
+	m         *model
+	method    string
+	args      []any
+	kw        map[string]any
+	ctx       map[string]any
+	companies []int64
+}
+
+// arg returns the i-th positional argument, nil if there is none.
+func (q *request) arg(i int) any {
+	if i < len(q.args) {
+		return q.args[i]
+	}
+	return nil
+}
+
+// rpcSearch answers search_read, search and search_count: the domain
+// (positional or keyword), then order (only "desc" is heeded), offset and
+// limit.
+func (d *db) rpcSearch(q *request) (any, *fault) {
+	m, kw := q.m, q.kw
+	if f := d.checkAccess(m, 'r'); f != nil {
+		return nil, f
+	}
+	domain := q.arg(0)
+	if domain == nil {
+		domain = kw["domain"]
+	}
+	if domain == nil {
+		domain = []any{}
+	}
+	dl, ok := domain.([]any)
+	if !ok {
+		return nil, traceback("AssertionError: Domains to normalize must have a 'domain' form: a list or tuple of domain components")
+	}
+	recs, f := d.search(m, dl, q.ctx, q.companies)
+	if f != nil {
+		return nil, f
+	}
+	if strings.HasSuffix(str(kw["order"]), "desc") {
+		slices.Reverse(recs)
+	}
+	if off, ok := kw["offset"].(int64); ok && off > 0 {
+		recs = recs[min(int(off), len(recs)):]
+	}
+	if lim, ok := kw["limit"].(int64); ok && lim > 0 {
+		recs = recs[:min(int(lim), len(recs))]
+	}
+	switch q.method {
+	case "search_count":
+		return int64(len(recs)), nil
+	case "search":
+		ids := make([]any, len(recs))
+		for i, r := range recs {
+			ids[i] = r.id()
+		}
+		return ids, nil
+	}
+	return d.render(m, recs, kw["fields"])
+}
+
+// rpcRead answers read: the records of the ids that exist, refused if one of
+// them is another company's.
+func (d *db) rpcRead(q *request) (any, *fault) {
+	m := q.m
+	if f := d.checkAccess(m, 'r'); f != nil {
+		return nil, f
+	}
+	ids, f := idList(q.arg(0))
+	if f != nil {
+		return nil, f
+	}
+	fields := q.arg(1)
+	if fields == nil {
+		fields = q.kw["fields"]
+	}
+	var recs []rec
+	for _, id := range ids {
+		if r, ok := d.tables[m.name][id]; ok {
+			if !d.visible(m, r, q.companies) {
+				return nil, &fault{4, fmt.Sprintf("Due to security restrictions, you are not allowed to access '%s' (%s) records.", m.desc, m.name)}
+			}
+			recs = append(recs, r)
+		}
+	}
+	return d.render(m, recs, fields)
+}
+
+// rpcCreate answers create, of one record (a dict: its id) or of
+// several (a list of dicts: their ids).
+func (d *db) rpcCreate(q *request) (any, *fault) {
+	m := q.m
+	if f := d.checkAccess(m, 'c'); f != nil {
+		return nil, f
+	}
+	switch v := q.arg(0).(type) {
+	case map[string]any:
+		return d.create(m, v, q.ctx)
+	case []any:
+		out := []any{}
+		for _, x := range v {
+			vals, ok := x.(map[string]any)
+			if !ok {
+				return nil, traceback("ValueError: dictionary update sequence element #0 has length 1; 2 is required")
+			}
+			id, f := d.create(m, vals, q.ctx)
+			if f != nil {
+				return nil, f
+			}
+			out = append(out, id)
+		}
+		return out, nil
+	}
+	return nil, traceback("TypeError: create() missing 1 required positional argument: 'vals_list'")
+}
+
+// rpcWrite answers write: every id must exist and be visible before
+// any record changes.
+func (d *db) rpcWrite(q *request) (any, *fault) {
+	m := q.m
+	ids, f := idList(q.arg(0))
+	if f != nil {
+		return nil, f
+	}
+	vals, ok := q.arg(1).(map[string]any)
+	if !ok {
+		return nil, traceback("TypeError: write() missing 1 required positional argument: 'vals'")
+	}
+	if m.name == "res.partner.bank" {
+		if f := d.bankWriteChecks(ids, vals); f != nil {
+			return nil, f
+		}
+	}
+	if f := d.checkAccess(m, 'w'); f != nil {
+		return nil, f
+	}
+	for _, id := range ids {
+		r, ok := d.tables[m.name][id]
+		if !ok || !d.visible(m, r, q.companies) {
+			return nil, missing(m.name, ids, d.uid)
+		}
+	}
+	for _, id := range ids {
+		if f := d.write(m, d.tables[m.name][id], vals); f != nil {
+			return nil, f
+		}
+	}
+	return true, nil
+}
+
+// rpcUnlink answers unlink: every id must exist before any is deleted.
+func (d *db) rpcUnlink(q *request) (any, *fault) {
+	m := q.m
+	if f := d.checkAccess(m, 'u'); f != nil {
+		return nil, f
+	}
+	ids, f := idList(q.arg(0))
+	if f != nil {
+		return nil, f
+	}
+	for _, id := range ids {
+		if _, ok := d.tables[m.name][id]; !ok {
+			return nil, missing(m.name, ids, d.uid)
+		}
+	}
+	for _, id := range ids {
+		delete(d.tables[m.name], id)
+	}
+	return true, nil
+}
+
+// rpcCheckAccessRights answers check_access_rights: the fault of a missing
+// right, or false instead when raise_exception is false.
+func (d *db) rpcCheckAccessRights(q *request) (any, *fault) {
+	op := map[string]byte{"read": 'r', "write": 'w', "create": 'c', "unlink": 'u'}[str(q.arg(0))]
+	f := d.checkAccess(q.m, op)
+	if raise, ok := q.kw["raise_exception"].(bool); ok && !raise {
+		return f == nil, nil
+	}
+	if f != nil {
+		return nil, f
+	}
+	return true, nil
 }
 
 func idList(v any) ([]int64, *fault) {
