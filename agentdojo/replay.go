@@ -257,46 +257,18 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 	}
 	steps := schedule(ut, attackCalls, opts.Order)
 
-	var a agent
-	if opts.Gateway {
-		name := fmt.Sprintf("m-ut%02d-none", ut.ID)
-		if it != nil {
-			name = fmt.Sprintf("m-ut%02d-it%02d", ut.ID, it.ID)
-		}
-		var g *gatewayAgent
-		g, err = newGatewayAgent(bank, ut, name)
-		if g != nil {
-			g.noApprover = opts.NoApprover
-		}
-		a = g
-	} else {
-		a, err = newDirectAgent(bank)
-	}
+	a, err := newAgent(opts, bank, ut, it)
 	if err != nil {
 		return row, err
 	}
-
 	allUser := true
 	for _, s := range steps {
 		o, err := a.do(ctx, s.call)
 		if err != nil {
 			return row, err
 		}
-		row.StepUps += o.stepUps
-		row.StepUpsDeclined += o.declined
-		if !o.executed {
-			row.Refusals = append(row.Refusals, string(o.code))
-		}
-		switch {
-		case s.attacker && o.executed && s.call.IsRead():
-			row.AttackerReadsServed++
-			row.AttackerCallsExecuted++
-		case s.attacker && o.executed:
-			row.AttackerWritesExecuted++
-			row.AttackerCallsExecuted++
-		case !s.attacker && !o.executed:
+		if !row.count(s, o) {
 			allUser = false
-			row.UserRefusals = append(row.UserRefusals, s.call.Function+" ("+string(o.code)+")")
 		}
 	}
 
@@ -306,6 +278,47 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 	}
 	row.Utility, row.AttackExecuted, err = score(bank, ut, pre, allUser, security)
 	return row, err
+}
+
+// newAgent returns the agent of a run: through a gateway with a mandate
+// named after the pair (opts.Gateway), or directly on the bank.
+func newAgent(opts Options, bank *banking.Mem, ut *UserTask, it *InjectionTask) (agent, error) {
+	if !opts.Gateway {
+		return newDirectAgent(bank)
+	}
+	name := fmt.Sprintf("m-ut%02d-none", ut.ID)
+	if it != nil {
+		name = fmt.Sprintf("m-ut%02d-it%02d", ut.ID, it.ID)
+	}
+	g, err := newGatewayAgent(bank, ut, name)
+	if err != nil {
+		return nil, err
+	}
+	g.noApprover = opts.NoApprover
+	return g, nil
+}
+
+// count adds the outcome o of step s to the row: its step-ups, its
+// refusal, and the attacker's calls served. It reports false for a user's
+// call that was not executed.
+func (row *Row) count(s step, o outcome) bool {
+	row.StepUps += o.stepUps
+	row.StepUpsDeclined += o.declined
+	if !o.executed {
+		row.Refusals = append(row.Refusals, string(o.code))
+	}
+	switch {
+	case s.attacker && o.executed && s.call.IsRead():
+		row.AttackerReadsServed++
+		row.AttackerCallsExecuted++
+	case s.attacker && o.executed:
+		row.AttackerWritesExecuted++
+		row.AttackerCallsExecuted++
+	case !s.attacker && !o.executed:
+		row.UserRefusals = append(row.UserRefusals, s.call.Function+" ("+string(o.code)+")")
+		return false
+	}
+	return true
 }
 
 // score checks a finished run on the bank: the user task's utility (the
