@@ -2,6 +2,7 @@ package intent_test
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -86,4 +87,47 @@ func FuzzString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkString)
+}
+
+// TestEncoderDeepNesting crosses the levels an Encoder tracks inline
+// (nearDepth, 8) in both directions, and checks that Reset leaves nothing
+// open.
+func TestEncoderDeepNesting(t *testing.T) {
+	t.Parallel()
+	for _, depth := range []int{1, 7, 8, 9, 16, 40} {
+		var v any = "x"
+		want := `"x"`
+		for i := 0; i < depth; i++ {
+			if i%2 == 0 {
+				v, want = []any{int64(i), v}, "["+strconv.Itoa(i)+","+want+"]"
+			} else {
+				v, want = map[string]any{"a": v, "b": true}, `{"a":`+want+`,"b":true}`
+			}
+		}
+		var e intent.Encoder
+		for round := 0; round < 2; round++ { // the second after a Reset
+			e.Reset(nil)
+			e.Any(v)
+			got, err := e.Bytes()
+			if err != nil || string(got) != want {
+				t.Fatalf("depth %d, round %d: %s, %v; want %s", depth, round, got, err, want)
+			}
+		}
+		// Left open at that depth, then closed with the wrong bracket.
+		e.Reset(nil)
+		for i := 0; i < depth; i++ {
+			e.BeginArray()
+		}
+		if _, err := e.Bytes(); !errors.Is(err, intent.ErrNotCanonical) {
+			t.Fatalf("depth %d left open: %v, want ErrNotCanonical", depth, err)
+		}
+		e.Reset(nil)
+		for i := 0; i < depth; i++ {
+			e.BeginArray()
+		}
+		e.EndObject()
+		if _, err := e.Bytes(); !errors.Is(err, intent.ErrNotCanonical) {
+			t.Fatalf("depth %d closed by }: %v, want ErrNotCanonical", depth, err)
+		}
+	}
 }

@@ -1,0 +1,162 @@
+package receipt_test
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// referenceCanonical is Receipt.Canonical written the slow, obvious way,
+// as its doc comment specifies it: a map of every non-zero field, given to
+// intent.Canonical, which sorts the keys. The fast encoder (an Encoder
+// written member by member into a pooled buffer) must agree with it byte
+// for byte.
+func referenceCanonical(r *receipt.Receipt) ([]byte, error) {
+	m := map[string]any{}
+	put := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	putTime := func(m map[string]any, k string, t time.Time) {
+		if !t.IsZero() {
+			m[k] = t
+		}
+	}
+	put("action", string(r.Action))
+	if len(r.Approvals) > 0 {
+		var as []any
+		for _, a := range r.Approvals {
+			am := nonEmpty(map[string]string{"approver": a.Approver, "id": a.ID, "level": a.Level})
+			putTime(am, "expires", a.ExpiresAt)
+			putTime(am, "issued", a.IssuedAt)
+			as = append(as, am)
+		}
+		m["approvals"] = as
+	}
+	if len(r.Args) > 0 {
+		m["args"] = typed(r.Args)
+	}
+	put("code", string(r.Code))
+	put("decision", r.Verdict.String())
+	if len(r.Facts) > 0 {
+		m["facts"] = typed(r.Facts)
+	}
+	put("mandate", r.MandateID)
+	put("message", r.Message)
+	put("operation", r.Operation)
+	put("output", r.Output)
+	put("owner", string(r.Owner))
+	if len(r.Policies) > 0 {
+		m["policies"] = r.Policies
+	}
+	if !r.Prev.IsZero() {
+		m["prev"] = r.Prev.String()
+	}
+	if len(r.Resolved) > 0 {
+		var rs []any
+		for _, res := range r.Resolved {
+			rm := nonEmpty(map[string]string{"param": res.Param, "sent": res.Sent, "value": res.Value})
+			if p := res.Provenance; p != (intent.Provenance{}) {
+				pm := nonEmpty(map[string]string{"record": p.RecordID, "source": p.Source, "version": p.Version})
+				putTime(pm, "at", p.At)
+				rm["provenance"] = pm
+			}
+			rs = append(rs, rm)
+		}
+		m["resolved"] = rs
+	}
+	put("result", r.Result)
+	put("sent", r.Sent)
+	if r.Seq != 0 {
+		if r.Seq > 1<<63-1 {
+			return nil, receipt.ErrInvalid
+		}
+		m["seq"] = int64(r.Seq)
+	}
+	putTime(m, "time", r.Time)
+	return intent.Canonical(m)
+}
+
+// nonEmpty is the members of m whose value is not empty.
+func nonEmpty(m map[string]string) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// typed is a map of values as receipts write them: {"string":s},
+// {"int":n}, {"amount":minor,"scale":s} or {"bool":b}.
+func typed(vs map[string]intent.Value) map[string]any {
+	out := map[string]any{}
+	for k, v := range vs {
+		switch v.Kind {
+		case intent.KindString:
+			out[k] = map[string]any{"string": v.Str}
+		case intent.KindInt:
+			out[k] = map[string]any{"int": v.Int}
+		case intent.KindAmount:
+			out[k] = map[string]any{"amount": v.Int, "scale": int64(v.Scale)}
+		case intent.KindBool:
+			out[k] = map[string]any{"bool": v.Bool}
+		default:
+			out[k] = v // an invalid kind: intent.Canonical refuses it too
+		}
+	}
+	return out
+}
+
+// checkAgainstReference compares r.Canonical with referenceCanonical.
+func checkAgainstReference(t *testing.T, r receipt.Receipt) {
+	t.Helper()
+	got, err := r.Canonical()
+	want, werr := referenceCanonical(&r)
+	if (err == nil) != (werr == nil) || err == nil && !bytes.Equal(got, want) {
+		t.Fatalf("Canonical() = %s, %v\nreference   = %s, %v", got, err, want, werr)
+	}
+	if err != nil && !errors.Is(err, receipt.ErrInvalid) {
+		t.Fatalf("Canonical() error = %v, want ErrInvalid", err)
+	}
+}
+
+func TestCanonicalReference(t *testing.T) {
+	t.Parallel()
+	checkAgainstReference(t, fixed())
+	checkAgainstReference(t, receipt.Receipt{})
+	checkAgainstReference(t, sample("emma", 2))
+	r := fixed()
+	r.Args["bad"] = intent.Value{}
+	checkAgainstReference(t, r)
+	r = fixed()
+	r.Message = "not \xff UTF-8"
+	checkAgainstReference(t, r)
+}
+
+// FuzzCanonical fills a receipt's string fields, an argument, a fact and a
+// resolved value from the fuzzer's input and compares the encoder with the
+// reference.
+func FuzzCanonical(f *testing.F) {
+	f.Add("acme", "pay\"ment\\", "caf\u00e9\x01", "amount", int64(125000), uint8(2), uint64(7), int64(0))
+	f.Add("", "", "", "", int64(0), uint8(0), uint64(0), int64(-1))
+	f.Add("o\xff", "a", "m", "k\x00", int64(-5), uint8(1), uint64(1<<63), int64(1<<40))
+	f.Fuzz(func(t *testing.T, owner, action, text, key string, n int64, kind uint8, seq uint64, nanos int64) {
+		r := receipt.Receipt{
+			Seq: seq, Owner: intent.Owner(owner), Action: intent.Action(action),
+			Time: time.Unix(0, nanos), MandateID: text, Sent: text + action, Message: text,
+			Output: owner + text, Policies: []string{action, text},
+			Args:      intent.Args{key: {Kind: intent.Kind(kind % 6), Str: text, Int: n, Scale: kind % 4, Bool: n%2 == 0}},
+			Facts:     map[string]intent.Value{key + "_fact": intent.Int(n), text: intent.Str(owner)},
+			Resolved:  []intent.Resolved{{Param: key, Sent: text, Value: owner, Provenance: intent.Provenance{Source: action, At: time.Unix(n%1e10, 0)}}},
+			Approvals: []receipt.Evidence{{ID: key, Approver: owner, Level: text, IssuedAt: time.Unix(0, nanos)}},
+		}
+		checkAgainstReference(t, r)
+	})
+}
