@@ -82,6 +82,15 @@ func (q *request) arg(i int) any {
 	return nil
 }
 
+// accessibleIDs checks the access right op ('r', 'w', 'c' or 'u') on the
+// request's model, then returns the ids of its first argument.
+func (d *db) accessibleIDs(q *request, op byte) ([]int64, *fault) {
+	if f := d.checkAccess(q.m, op); f != nil {
+		return nil, f
+	}
+	return idList(q.arg(0))
+}
+
 // rpcSearch answers search_read, search and search_count: the domain
 // (positional or keyword), then order (only "desc" is heeded), offset and
 // limit.
@@ -131,10 +140,7 @@ func (d *db) rpcSearch(q *request) (any, *fault) {
 // them is another company's.
 func (d *db) rpcRead(q *request) (any, *fault) {
 	m := q.m
-	if f := d.checkAccess(m, 'r'); f != nil {
-		return nil, f
-	}
-	ids, f := idList(q.arg(0))
+	ids, f := d.accessibleIDs(q, 'r')
 	if f != nil {
 		return nil, f
 	}
@@ -219,10 +225,7 @@ func (d *db) rpcWrite(q *request) (any, *fault) {
 // rpcUnlink answers unlink: every id must exist before any is deleted.
 func (d *db) rpcUnlink(q *request) (any, *fault) {
 	m := q.m
-	if f := d.checkAccess(m, 'u'); f != nil {
-		return nil, f
-	}
-	ids, f := idList(q.arg(0))
+	ids, f := d.accessibleIDs(q, 'u')
 	if f != nil {
 		return nil, f
 	}
