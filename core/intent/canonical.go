@@ -155,27 +155,75 @@ func (e *Encoder) value() bool {
 // Key writes the key of the next member of the current object. k must be
 // greater, in byte order, than the object's previous key.
 func (e *Encoder) Key(k string) {
-	if e.err != nil {
+	if e.member(k) {
+		e.appendString(k)
+		e.buf = append(e.buf, ':')
+	}
+}
+
+// Name writes the key n of the next member of the current object, as Key
+// would write n.String(), from its encoding made once by NewName.
+func (e *Encoder) Name(n Name) {
+	if n.err != nil {
+		e.fail("%v", n.err)
 		return
+	}
+	if e.member(n.s) {
+		e.buf = append(e.buf, n.encoded...)
+	}
+}
+
+// member checks that a member with key k can come next in the current
+// object and writes the comma before it, if any; it reports false after
+// an error.
+func (e *Encoder) member(k string) bool {
+	if e.err != nil {
+		return false
 	}
 	if e.depth == 0 || e.ready || !e.top().object {
 		e.fail("key %q outside an object or without a value before it", k)
-		return
+		return false
 	}
 	f := e.top()
 	if f.n > 0 {
 		if k <= f.key {
 			e.fail("key %q after %q", k, f.key)
-			return
+			return false
 		}
 		e.buf = append(e.buf, ',')
 	}
 	f.n++
 	f.key = k
-	e.appendString(k)
-	e.buf = append(e.buf, ':')
 	e.ready = true
+	return true
 }
+
+// Name is an object key encoded once, for code that writes the same keys
+// many times (the members of a receipt or an operation): Encoder.Name
+// appends its encoding instead of escaping the key again.
+type Name struct {
+	s       string
+	encoded string // the key as Key writes it, with its colon
+	err     error  // why s cannot be a key (not valid UTF-8)
+}
+
+// NewName returns the Name of key s. A string that is not valid UTF-8
+// makes a Name that Encoder.Name refuses with ErrNotCanonical.
+func NewName(s string) Name {
+	var e Encoder
+	e.BeginObject()
+	e.Key(s)
+	e.Null()
+	e.EndObject()
+	b, err := e.Bytes()
+	if err != nil {
+		return Name{s: s, err: err}
+	}
+	return Name{s: s, encoded: string(b[1 : len(b)-len("null}")])}
+}
+
+// String returns the key.
+func (n Name) String() string { return n.s }
 
 // BeginObject opens an object; EndObject closes it.
 func (e *Encoder) BeginObject() {

@@ -37,11 +37,11 @@ func (op Operation) Hash() (OperationHash, error) {
 	var e Encoder
 	e.Reset(append((*buf)[:0], operationDomain))
 	e.BeginObject()
-	e.Key("action")
+	e.Name(nameAction)
 	e.String(string(op.Action))
-	e.Key("args")
+	e.Name(nameArgs)
 	e.Any(op.Args)
-	e.Key("mandate")
+	e.Name(nameMandate)
 	e.String(op.MandateID)
 	e.EndObject()
 	b, err := e.Bytes()
@@ -51,6 +51,9 @@ func (op Operation) Hash() (OperationHash, error) {
 	*buf = b // keep what the buffer grew to
 	return sha256.Sum256(b), nil
 }
+
+// The keys of an operation's encoding.
+var nameAction, nameArgs, nameMandate = NewName("action"), NewName("args"), NewName("mandate")
 
 // operations holds the buffers Hash encodes into, so that hashing an
 // operation allocates nothing.

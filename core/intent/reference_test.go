@@ -131,3 +131,43 @@ func TestEncoderDeepNesting(t *testing.T) {
 		}
 	}
 }
+
+// TestName: a Name writes what Key writes, in the same order checks, and a
+// Name of invalid UTF-8 is refused when written.
+func TestName(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"", "a", "quote\"", "ctl\x01", "é", "0123456789abcdef"} {
+		var byKey, byName intent.Encoder
+		for _, e := range []*intent.Encoder{&byKey, &byName} {
+			e.BeginObject()
+		}
+		byKey.Key(k)
+		byName.Name(intent.NewName(k))
+		for _, e := range []*intent.Encoder{&byKey, &byName} {
+			e.Null()
+			e.EndObject()
+		}
+		want, err1 := byKey.Bytes()
+		got, err2 := byName.Bytes()
+		if err1 != nil || err2 != nil || string(got) != string(want) {
+			t.Fatalf("Name(%q) = %s, %v; Key = %s, %v", k, got, err2, want, err1)
+		}
+		if n := intent.NewName(k); n.String() != k {
+			t.Fatalf("NewName(%q).String() = %q", k, n.String())
+		}
+	}
+	var e intent.Encoder
+	e.BeginObject()
+	e.Name(intent.NewName("b"))
+	e.Null()
+	e.Name(intent.NewName("a"))
+	if _, err := e.Bytes(); !errors.Is(err, intent.ErrNotCanonical) {
+		t.Fatalf("Name out of order: %v, want ErrNotCanonical", err)
+	}
+	e.Reset(nil)
+	e.BeginObject()
+	e.Name(intent.NewName("\xff"))
+	if _, err := e.Bytes(); !errors.Is(err, intent.ErrNotCanonical) {
+		t.Fatalf("Name of invalid UTF-8: %v, want ErrNotCanonical", err)
+	}
+}

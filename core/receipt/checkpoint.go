@@ -41,6 +41,9 @@ func (c *Checkpoint) Canonical() ([]byte, error) {
 	return c.appendCanonical(nil)
 }
 
+// The keys of a checkpoint's encoding that a receipt's has not.
+var nHead, nKey = intent.NewName("head"), intent.NewName("key")
+
 // appendCanonical appends c.Canonical() to dst, with the string members
 // extra (sorted by key) added to the object.
 func (c *Checkpoint) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
@@ -51,11 +54,11 @@ func (c *Checkpoint) appendCanonical(dst []byte, extra ...member) ([]byte, error
 	o := object{e: e, extra: extra}
 	// The members in ascending key order, as the encoder requires.
 	e.BeginObject()
-	o.hash("head", c.Head)
-	o.string("key", c.KeyID)
-	o.string("owner", string(c.Owner))
-	o.seq("seq", c.Seq)
-	o.time("time", c.Time)
+	o.hash(nHead, c.Head)
+	o.string(nKey, c.KeyID)
+	o.string(nOwner, string(c.Owner))
+	o.seq(nSeq, c.Seq)
+	o.time(nTime, c.Time)
 	o.end()
 	b, err := e.Bytes()
 	if err != nil {

@@ -199,6 +199,40 @@ func (r *Receipt) Canonical() ([]byte, error) {
 	return r.appendCanonical(nil)
 }
 
+// The keys of a receipt's encoding, encoded once.
+var (
+	nAction     = intent.NewName("action")
+	nApprovals  = intent.NewName("approvals")
+	nApprover   = intent.NewName("approver")
+	nArgs       = intent.NewName("args")
+	nAt         = intent.NewName("at")
+	nCode       = intent.NewName("code")
+	nDecision   = intent.NewName("decision")
+	nExpires    = intent.NewName("expires")
+	nFacts      = intent.NewName("facts")
+	nId         = intent.NewName("id")
+	nIssued     = intent.NewName("issued")
+	nLevel      = intent.NewName("level")
+	nMandate    = intent.NewName("mandate")
+	nMessage    = intent.NewName("message")
+	nOperation  = intent.NewName("operation")
+	nOutput     = intent.NewName("output")
+	nOwner      = intent.NewName("owner")
+	nParam      = intent.NewName("param")
+	nPolicies   = intent.NewName("policies")
+	nPrev       = intent.NewName("prev")
+	nProvenance = intent.NewName("provenance")
+	nRecord     = intent.NewName("record")
+	nResolved   = intent.NewName("resolved")
+	nResult     = intent.NewName("result")
+	nSent       = intent.NewName("sent")
+	nSeq        = intent.NewName("seq")
+	nSource     = intent.NewName("source")
+	nTime       = intent.NewName("time")
+	nValue      = intent.NewName("value")
+	nVersion    = intent.NewName("version")
+)
+
 // appendCanonical appends r.Canonical() to dst, with the string members
 // extra (sorted by key) added to the object.
 func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
@@ -211,73 +245,73 @@ func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
 	o := object{e: e, extra: extra}
 	// The members in ascending key order, as the encoder requires.
 	e.BeginObject()
-	o.string("action", string(r.Action))
+	o.string(nAction, string(r.Action))
 	if len(r.Approvals) > 0 {
-		o.key("approvals")
+		o.key(nApprovals)
 		e.BeginArray()
 		for _, a := range r.Approvals {
 			ao := object{e: e}
 			e.BeginObject()
-			ao.string("approver", a.Approver)
-			ao.time("expires", a.ExpiresAt)
-			ao.string("id", a.ID)
-			ao.time("issued", a.IssuedAt)
-			ao.string("level", a.Level)
+			ao.string(nApprover, a.Approver)
+			ao.time(nExpires, a.ExpiresAt)
+			ao.string(nId, a.ID)
+			ao.time(nIssued, a.IssuedAt)
+			ao.string(nLevel, a.Level)
 			ao.end()
 		}
 		e.EndArray()
 	}
 	if len(r.Args) > 0 {
-		o.key("args")
+		o.key(nArgs)
 		typedValues(e, r.Args)
 	}
-	o.string("code", string(r.Code))
-	o.string("decision", r.Verdict.String())
+	o.string(nCode, string(r.Code))
+	o.string(nDecision, r.Verdict.String())
 	if len(r.Facts) > 0 {
-		o.key("facts")
+		o.key(nFacts)
 		typedValues(e, r.Facts)
 	}
-	o.string("mandate", r.MandateID)
-	o.string("message", r.Message)
-	o.string("operation", r.Operation)
-	o.string("output", r.Output)
-	o.string("owner", string(r.Owner))
+	o.string(nMandate, r.MandateID)
+	o.string(nMessage, r.Message)
+	o.string(nOperation, r.Operation)
+	o.string(nOutput, r.Output)
+	o.string(nOwner, string(r.Owner))
 	if len(r.Policies) > 0 {
-		o.key("policies")
+		o.key(nPolicies)
 		e.BeginArray()
 		for _, p := range r.Policies {
 			e.String(p)
 		}
 		e.EndArray()
 	}
-	o.hash("prev", r.Prev)
+	o.hash(nPrev, r.Prev)
 	if len(r.Resolved) > 0 {
-		o.key("resolved")
+		o.key(nResolved)
 		e.BeginArray()
 		for _, res := range r.Resolved {
 			ro := object{e: e}
 			e.BeginObject()
-			ro.string("param", res.Param)
+			ro.string(nParam, res.Param)
 			if p := res.Provenance; p != (intent.Provenance{}) {
-				ro.key("provenance")
+				ro.key(nProvenance)
 				po := object{e: e}
 				e.BeginObject()
-				po.time("at", p.At)
-				po.string("record", p.RecordID)
-				po.string("source", p.Source)
-				po.string("version", p.Version)
+				po.time(nAt, p.At)
+				po.string(nRecord, p.RecordID)
+				po.string(nSource, p.Source)
+				po.string(nVersion, p.Version)
 				po.end()
 			}
-			ro.string("sent", res.Sent)
-			ro.string("value", res.Value)
+			ro.string(nSent, res.Sent)
+			ro.string(nValue, res.Value)
 			ro.end()
 		}
 		e.EndArray()
 	}
-	o.string("result", r.Result)
-	o.string("sent", r.Sent)
-	o.seq("seq", r.Seq)
-	o.time("time", r.Time)
+	o.string(nResult, r.Result)
+	o.string(nSent, r.Sent)
+	o.seq(nSeq, r.Seq)
+	o.time(nTime, r.Time)
 	o.end()
 	b, err := e.Bytes()
 	if err != nil {
@@ -299,13 +333,13 @@ type object struct {
 }
 
 // key writes the key k, after the extra members whose keys come before it.
-func (o *object) key(k string) {
-	for len(o.extra) > 0 && o.extra[0].key < k {
+func (o *object) key(k intent.Name) {
+	for len(o.extra) > 0 && o.extra[0].key < k.String() {
 		o.e.Key(o.extra[0].key)
 		o.e.String(o.extra[0].value)
 		o.extra = o.extra[1:]
 	}
-	o.e.Key(k)
+	o.e.Name(k)
 }
 
 // end writes the remaining extra members and closes the object.
@@ -318,21 +352,21 @@ func (o *object) end() {
 	o.e.EndObject()
 }
 
-func (o *object) string(k, v string) {
+func (o *object) string(k intent.Name, v string) {
 	if v != "" {
 		o.key(k)
 		o.e.String(v)
 	}
 }
 
-func (o *object) time(k string, t time.Time) {
+func (o *object) time(k intent.Name, t time.Time) {
 	if !t.IsZero() {
 		o.key(k)
 		o.e.Time(t)
 	}
 }
 
-func (o *object) hash(k string, h Hash) {
+func (o *object) hash(k intent.Name, h Hash) {
 	if !h.IsZero() {
 		o.key(k)
 		o.e.Hex(h[:])
@@ -341,7 +375,7 @@ func (o *object) hash(k string, h Hash) {
 
 // seq writes a sequence number, which the caller checked is at most
 // 2^63-1.
-func (o *object) seq(k string, seq uint64) {
+func (o *object) seq(k intent.Name, seq uint64) {
 	if seq != 0 {
 		o.key(k)
 		o.e.Uint(seq)
@@ -356,6 +390,15 @@ const (
 	keyAmount = "amount"
 	keyBool   = "bool"
 	keyScale  = "scale"
+)
+
+// The keys of a typed value, encoded once.
+var (
+	nString = intent.NewName(keyString)
+	nInt    = intent.NewName(keyInt)
+	nAmount = intent.NewName(keyAmount)
+	nBool   = intent.NewName(keyBool)
+	nScale  = intent.NewName(keyScale)
 )
 
 // typedValues writes vs as an object of typed values, by key in byte order.
@@ -381,24 +424,24 @@ func typedValue(e *intent.Encoder, v intent.Value) {
 	switch v.Kind {
 	case intent.KindString:
 		e.BeginObject()
-		e.Key(keyString)
+		e.Name(nString)
 		e.String(v.Str)
 		e.EndObject()
 	case intent.KindInt:
 		e.BeginObject()
-		e.Key(keyInt)
+		e.Name(nInt)
 		e.Int(v.Int)
 		e.EndObject()
 	case intent.KindAmount:
 		e.BeginObject()
-		e.Key(keyAmount)
+		e.Name(nAmount)
 		e.Int(v.Int)
-		e.Key(keyScale)
+		e.Name(nScale)
 		e.Uint(uint64(v.Scale))
 		e.EndObject()
 	case intent.KindBool:
 		e.BeginObject()
-		e.Key(keyBool)
+		e.Name(nBool)
 		e.Bool(v.Bool)
 		e.EndObject()
 	default:
