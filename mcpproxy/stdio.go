@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -40,6 +41,10 @@ const badLine = "\x00refused message\n"
 //   - a request whose id is neither a string nor an integer, and a
 //     tools/call without id, are dropped, since their answer could not be
 //     matched (or there would be none).
+//   - a tools/call in which some object gives a key twice is answered
+//     with an error (-32602 when the object is under params): mcp-go
+//     would keep the last value, while a log or a reviewer may read the
+//     first.
 type lineLimiter struct {
 	r       io.Reader
 	max     int
@@ -136,6 +141,21 @@ func (l *lineLimiter) emit(line []byte) {
 		l.buf = append(l.buf, badLine...)
 		return
 	}
+	if *head.Method == "tools/call" {
+		// encoding/json keeps the last of two equal keys: a call naming
+		// "iban" twice could show a reviewer one value and execute the
+		// other. Such a call is refused before anything reads it.
+		if name, at, dup := duplicateKey(line); dup {
+			code := codeInvalidRequest
+			if strings.HasPrefix(at, "params") {
+				code = codeInvalidParams
+			}
+			if !l.answer(line, code, fmt.Sprintf("The message gives the key %q twice in one object (at %s), so it was not read: each key must be given once. Nothing was done.", name, at)) {
+				l.buf = append(l.buf, badLine...)
+			}
+			return
+		}
+	}
 	if l.fl != nil {
 		l.fl.acquire(key, len(line))
 	}
@@ -146,6 +166,7 @@ func (l *lineLimiter) emit(line []byte) {
 const (
 	codeParseError     = -32700
 	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
 )
 
 // answer replies to the request whose start is head with a JSON-RPC error,
@@ -332,4 +353,61 @@ func responseID(b []byte) (string, bool) {
 		return idKey(id)
 	}
 	return "", false
+}
+
+// duplicateKey reports the first key that some object of the JSON value b
+// gives twice (compared after unescaping, so "iban" and "\u0069ban" are
+// the same key), with the path of that object ("params.arguments",
+// "params.arguments.lines[2]"; "" for the top level shown as "the
+// message"). A value that cannot be read reports none: it is refused
+// elsewhere.
+func duplicateKey(b []byte) (key, at string, found bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var walk func(path string) bool // reads one value; false on error or duplicate
+	walk = func(path string) bool {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch t {
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return false
+				}
+				k, _ := kt.(string)
+				if seen[k] {
+					key, at, found = k, path, true
+					if at == "" {
+						at = "the message"
+					}
+					return false
+				}
+				seen[k] = true
+				sub := k
+				if path != "" {
+					sub = path + "." + k
+				}
+				if !walk(sub) {
+					return false
+				}
+			}
+			_, err = dec.Token() // '}'
+			return err == nil
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if !walk(fmt.Sprintf("%s[%d]", path, i)) {
+					return false
+				}
+			}
+			_, err = dec.Token() // ']'
+			return err == nil
+		}
+		return true
+	}
+	walk("")
+	return key, at, found
 }

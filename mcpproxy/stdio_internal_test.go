@@ -99,3 +99,61 @@ func TestLeadingID(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateKeys: a tools/call whose arguments (or any object in it)
+// give a key twice is answered with an error carrying its id and never
+// passed on; the same key in different objects is not a duplicate (issue
+// 14: mcp-go keeps the last of two "iban" values).
+func TestDuplicateKeys(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, line string
+		want       string // "" when passed on
+	}{
+		{"arguments", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"pay","arguments":{"iban":"DE89370400440532013000","amount":1,"iban":"LT121000011101001000"}}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"iban\" twice in one object (at params.arguments), so it was not read: each key must be given once. Nothing was done."},"id":7,"jsonrpc":"2.0"}`},
+		{"escaped", `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"pay","arguments":{"iban":"A","\u0069ban":"B"}}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"iban\" twice in one object (at params.arguments), so it was not read: each key must be given once. Nothing was done."},"id":"x","jsonrpc":"2.0"}`},
+		{"nested", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"pay","arguments":{"lines":[{"a":1},{"a":1,"a":2}]}}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"a\" twice in one object (at params.arguments.lines[1]), so it was not read: each key must be given once. Nothing was done."},"id":8,"jsonrpc":"2.0"}`},
+		{"tool name", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read","arguments":{},"name":"pay"}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"name\" twice in one object (at params), so it was not read: each key must be given once. Nothing was done."},"id":9,"jsonrpc":"2.0"}`},
+		{"top level", `{"jsonrpc":"2.0","id":10,"method":"tools/call","method":"tools/call","params":{}}`,
+			`{"error":{"code":-32600,"message":"The message gives the key \"method\" twice in one object (at the message), so it was not read: each key must be given once. Nothing was done."},"id":10,"jsonrpc":"2.0"}`},
+		{"same key in two objects", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"pay","arguments":{"a":{"x":1},"b":{"x":1}}}}`, ""},
+		{"not a call", `{"jsonrpc":"2.0","id":12,"method":"ping","params":{"a":1,"a":2}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var replies []string
+			l := &lineLimiter{r: strings.NewReader(tc.line + "\n"), max: 1 << 20, reply: func(b []byte) { replies = append(replies, string(b)) }}
+			got, err := io.ReadAll(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if string(got) != tc.line+"\n" || len(replies) != 0 {
+					t.Fatalf("passed on %q, replied %q; want the line passed on", got, replies)
+				}
+				return
+			}
+			if len(got) != 0 {
+				t.Errorf("passed on %q", got)
+			}
+			if len(replies) != 1 || replies[0] != tc.want+"\n" {
+				t.Errorf("replies %q\nwant %q", replies, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzDuplicateKey(f *testing.F) {
+	f.Add([]byte(`{"a":1,"b":{"a":[{"a":1,"a":2}]}}`))
+	f.Add([]byte(`{"a":1,"\u0061":2}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k, at, dup := duplicateKey(b)
+		if dup && at == "" {
+			t.Fatalf("duplicate %q without a place", k)
+		}
+	})
+}
