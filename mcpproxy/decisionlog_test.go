@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/intentplane/intentplane/core/gateway"
@@ -60,19 +59,7 @@ func TestDecisionLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := client.NewInProcessClient(p.Server())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-		ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "t", Version: "1"},
-	}}); err != nil {
-		t.Fatal(err)
-	}
+	c := connect(t, p, nil)
 	const secret = "correct-horse-battery-staple-7"
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "login"

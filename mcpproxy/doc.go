@@ -35,7 +35,11 @@
 // timeout, relays cancellation and progress, and lists the tools again
 // when the server announces a change (notifications/tools/list_changed;
 // on 2026-07-28 after subscribing with subscriptions/listen). A [Tool]
-// with a [Mirror] follows those changes: see [Mirror].
+// with a [Mirror] follows those changes: see [Mirror]. With a [Lock] (the
+// operator's lock file of [Pin] values), a mirrored tool is served only
+// while its server lists its title, description and input schema exactly
+// as pinned; otherwise it is hidden, its calls refused, and the difference
+// logged.
 //
 // mcpproxy imports core/gateway, core/contract, core/intent, core/approval
 // and mcp-go. It must never import a pack, a connector, store/* or cmd/*:

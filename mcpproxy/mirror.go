@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/intentplane/intentplane/core/intent"
 )
 
 // Mirror ties a Tool to the downstream tool it mirrors. When the server
@@ -22,6 +24,15 @@ import (
 // argument that is not in Params. A server's tool that no Tool mirrors is
 // never shown. The client is sent notifications/tools/list_changed only
 // when what it sees changed.
+//
+// With a Lock, the tool is also served only while the server lists it
+// exactly as pinned (title, description and input schema): a tool whose
+// listing differs from its pin, at start or after a change, is hidden and
+// its calls refused (CodeToolChanged) until the server lists it as pinned
+// again or the operator pins it again; one without a pin is hidden and
+// refused (CodeToolNotPinned). The difference is logged at warn level,
+// once per change (Pin.Diff), and the changed description or schema never
+// reaches the client.
 type Mirror struct {
 	// Server is the downstream server; Tool the tool's name there.
 	Server *Downstream
@@ -32,12 +43,17 @@ type Mirror struct {
 	// those of them taking values only from trusted sources.
 	Params   []string
 	Critical []string
+	// Lock holds the pins the tool must match; nil means the tool is not
+	// pinned.
+	Lock *Lock
 }
 
 // mirrored is what the proxy serves for a tool now.
 type mirrored struct {
 	tool mcp.Tool
-	why  string // non-empty: unavailable, and the message for the agent
+	why  string      // non-empty: unavailable, and the message for the agent
+	code intent.Code // why's reason code
+	diff string      // how the listing differs from its pin, as last logged
 }
 
 // check returns why a tool whose server now describes it with schema
@@ -67,14 +83,15 @@ func (m *Mirror) check(name string, schema json.RawMessage) string {
 	return ""
 }
 
-// unavailable returns why the tool name cannot be called now, or "".
-func (p *Proxy) unavailable(name string) string {
+// unavailable returns why the tool name cannot be called now, with the
+// reason code, or "".
+func (p *Proxy) unavailable(name string) (intent.Code, string) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if m := p.current[name]; m != nil {
-		return m.why
+	if m := p.current[name]; m != nil && m.why != "" {
+		return m.code, m.why
 	}
-	return ""
+	return "", ""
 }
 
 // hideUnavailable removes unavailable tools from a tools/list answer.
@@ -99,11 +116,23 @@ func (p *Proxy) hideUnavailable(_ context.Context, _ any, _ *mcp.ListToolsReques
 func (p *Proxy) remirror(d *Downstream, raw []RawTool) {
 	p.mirrorMu.Lock()
 	defer p.mirrorMu.Unlock()
+	p.mu.Lock()
+	p.applyLocked(d, raw)
+	st, changed := p.publishLocked()
+	p.mu.Unlock()
+	if changed {
+		p.setTools(st)
+	}
+}
+
+// applyLocked updates what is served of the tools mirroring d from the
+// tools d lists now, and logs what became unavailable or available again.
+// p.mu is held.
+func (p *Proxy) applyLocked(d *Downstream, raw []RawTool) {
 	byName := make(map[string]RawTool, len(raw))
 	for _, r := range raw {
 		byName[r.Name] = r
 	}
-	p.mu.Lock()
 	for _, name := range p.order {
 		t := p.tools[name]
 		m := t.Mirror
@@ -112,7 +141,27 @@ func (p *Proxy) remirror(d *Downstream, raw []RawTool) {
 		}
 		cur := p.current[name]
 		was := cur.why
+		cur.code = CodeToolUnavailable
 		r, ok := byName[m.Tool]
+		if ok && m.Lock != nil {
+			diff, pinned := m.Lock.Verify(d.Name(), r)
+			switch {
+			case !pinned:
+				cur.why, cur.code = fmt.Sprintf("The tool %s is unavailable: the operator has not pinned it (reviewed its description and input schema). Nothing was done. Tell the user that the operator must review and pin the tool (intentplane-mcp --pin).", name), CodeToolNotPinned
+			case diff != "":
+				// The changed description and schema are not even
+				// registered: only the pinned tool ever is.
+				cur.why, cur.code = fmt.Sprintf("The tool %s is unavailable: the server %s changed its description or input schema since the operator reviewed and pinned it. Nothing was done. Tell the user that the operator must review the change and pin the tool again; do not try to reach the server another way.", name, d.Name()), CodeToolChanged
+			}
+			if diff != cur.diff && diff != "" {
+				p.log.Warn("tool differs from its pin", "tool", name, "server", d.Name(), "downstream_tool", m.Tool, "diff", diff)
+			}
+			cur.diff = diff
+			if !pinned || diff != "" {
+				p.logChange(name, d, was, cur.why)
+				continue
+			}
+		}
 		switch {
 		case !ok:
 			cur.why = fmt.Sprintf("The tool %s is unavailable: the server %s no longer offers it. Nothing was done. Tell the user; do not try to reach the server another way.", name, d.Name())
@@ -129,17 +178,18 @@ func (p *Proxy) remirror(d *Downstream, raw []RawTool) {
 			}
 			cur.tool, cur.why = mt, m.check(name, r.InputSchema)
 		}
-		switch {
-		case cur.why != "" && cur.why != was:
-			p.log.Warn("tool unavailable", "tool", name, "server", d.Name(), "why", cur.why)
-		case cur.why == "" && was != "":
-			p.log.Warn("tool available again", "tool", name, "server", d.Name())
-		}
+		p.logChange(name, d, was, cur.why)
 	}
-	st, changed := p.publishLocked()
-	p.mu.Unlock()
-	if changed {
-		p.setTools(st)
+}
+
+// logChange logs a tool becoming unavailable (or unavailable for another
+// reason), or available again.
+func (p *Proxy) logChange(name string, d *Downstream, was, why string) {
+	switch {
+	case why != "" && why != was:
+		p.log.Warn("tool unavailable", "tool", name, "server", d.Name(), "why", why)
+	case why == "" && was != "":
+		p.log.Warn("tool available again", "tool", name, "server", d.Name())
 	}
 }
 

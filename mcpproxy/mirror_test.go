@@ -3,14 +3,12 @@ package mcpproxy_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -49,19 +47,8 @@ func TestToolsListChanged(t *testing.T) {
 			down.AddTool(mcp.NewToolWithRawSchema("pay", "Pay.", json.RawMessage(paySchema)), noop)
 			down.AddTool(mcp.NewTool("balance", mcp.WithDescription("Balance.")), noop)
 			down.AddTool(mcp.NewTool("delete_account"), noop)
-			hs := httptest.NewServer(server.NewStreamableHTTPServer(down))
-			defer hs.Close()
-
 			ctx := context.Background()
-			d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{Name: "bank", URL: hs.URL + "/mcp", ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
-			raw := map[string]mcpproxy.RawTool{}
-			for _, r := range d.Tools() {
-				raw[r.Name] = r
-			}
+			d, raw := dialHTTP(t, down, version)
 			p, err := mcpproxy.New(mcpproxy.Config{Mandate: "m"}, allowAll{},
 				mcpproxy.Tool{Name: "pay", Action: "bank.pay", Description: raw["pay"].Description, InputSchema: raw["pay"].InputSchema,
 					Mirror: &mcpproxy.Mirror{Server: d, Tool: "pay", Params: []string{"iban", "amount"}, Critical: []string{"iban"}}},
@@ -71,25 +58,12 @@ func TestToolsListChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := client.NewInProcessClient(p.Server())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer c.Close()
 			var changes atomic.Int64
-			c.OnNotification(func(n mcp.JSONRPCNotification) {
+			c := connect(t, p, func(n mcp.JSONRPCNotification) {
 				if n.Method == string(mcp.MethodNotificationToolsListChanged) {
 					changes.Add(1)
 				}
 			})
-			if err := c.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
-				ProtocolVersion: mcp.ProtocolVersion20251125, ClientInfo: mcp.Implementation{Name: "t", Version: "1"},
-			}}); err != nil {
-				t.Fatal(err)
-			}
 			list := func() map[string]string {
 				t.Helper()
 				resp, err := c.GetTransport().SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId("l"), Method: "tools/list"})

@@ -245,6 +245,11 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 		}
 	}
 	p.mu.Lock()
+	// Check the tools against what their servers list now: their pins,
+	// their critical parameters.
+	for d := range servers {
+		p.applyLocked(d, d.Tools())
+	}
 	st, _ := p.publishLocked()
 	p.mu.Unlock()
 	p.setTools(st)
@@ -310,8 +315,8 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 // handler turns a call of t into proposals.
 func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if why := p.unavailable(t.Name); why != "" {
-			return refusal(CodeToolUnavailable, intent.Deny, why), nil
+		if code, why := p.unavailable(t.Name); why != "" {
+			return refusal(code, intent.Deny, why), nil
 		}
 		proposal, bad := buildProposal(t.Action, req)
 		if bad != "" {
@@ -458,6 +463,8 @@ func refused(cs *call, d gateway.Decision) *mcp.CallToolResult {
 // words.
 const (
 	CodeToolUnavailable     intent.Code = "tool.unavailable"     // the downstream no longer offers the tool as declared
+	CodeToolChanged         intent.Code = "tool.changed"         // the downstream's description or input schema differs from the operator's pin
+	CodeToolNotPinned       intent.Code = "tool.not_pinned"      // a lock file is configured and the tool has no pin in it
 	CodeApprovalUnavailable intent.Code = "approval.unavailable" // the confirmation or the page could not be used
 	CodeApprovalBusy        intent.Code = "approval.busy"        // too many calls wait for a person
 	CodeApprovalTimeout     intent.Code = "approval.timeout"     // the person did not answer in time
