@@ -100,7 +100,8 @@ type env struct {
 	dir     string
 	bankLog string
 	config  string
-	vars    []string // the proxy's environment, added to the test's
+	vars    []string  // the proxy's environment, added to the test's
+	stderr  io.Writer // the proxy's stderr in start; nil: logged to t
 }
 
 // newEnv writes the example configuration, pointed at the built bank
@@ -185,8 +186,12 @@ func answer(action mcp.ElicitationResponseAction, approve bool) func(mcp.Elicita
 // newest protocol (2026-07-28, multi round-trip), else it is pinned.
 func (e *env) start(version string, el *elicitor) *client.Client {
 	e.t.Helper()
+	var stderr io.Writer = testWriter{e.t}
+	if e.stderr != nil {
+		stderr = e.stderr
+	}
 	tr := transport.NewStdioWithOptions(bins.proxy, e.vars, []string{"--config", e.config},
-		transport.WithCommandStderrWriter(testWriter{e.t}))
+		transport.WithCommandStderrWriter(stderr))
 	var opts []client.ClientOption
 	if el != nil {
 		opts = append(opts, client.WithElicitationHandler(el))

@@ -59,7 +59,8 @@ func (e *exitError) Error() string { return e.msg }
 type cli struct {
 	Version   kong.VersionFlag `help:"Print the version (module, commit, Go) and exit."`
 	Config    string           `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
-	Check     bool             `help:"Check the configuration (start the downstream servers, load policies and registries), print the tools and exit."`
+	Check     bool             `help:"Check the configuration (start the downstream servers, load policies and registries, compare the tools with their pins), print the tools and exit."`
+	Pin       bool             `help:"Start the downstream servers, write the title, description and input schema of each tool of [tools] to the lock file [pins] names, print what changed since the last pin, and exit. Review the changes before checking the file in."`
 	LogLevel  string           `default:"warn" enum:"debug,info,warn,error" help:"Log level on stderr (${enum}); info logs one line per decision (owner, action, verdict, reason code, operation hash, latency; never an argument)."`
 	LogFormat string           `default:"text" enum:"text,json" help:"Log format on stderr: text, or json (one JSON object a line, for a log collector)."`
 }
@@ -98,12 +99,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if c.Pin {
+		if c.Check {
+			return &exitError{code: 2, msg: "--pin and --check do not go together: pin first, then check"}
+		}
+		return runPin(ctx, cfg, stdout, stderr, log)
+	}
 	a, err := build(ctx, cfg, stderr, log)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	if c.Check {
+		if err := checkPins(cfg, a.lock, a.servers()); err != nil {
+			return err
+		}
 		for _, t := range a.tools {
 			fmt.Fprintf(stdout, "%s\t%s\n", t.Name, t.Action)
 		}

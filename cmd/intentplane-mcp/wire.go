@@ -40,6 +40,16 @@ type app struct {
 	mandate     *mandate.Mandate // the session's mandate, verified
 	issued      bool             // the mandate was issued at start
 	metrics     *admin.Metrics   // nil without [admin]
+	lock        *mcpproxy.Lock   // the pins of [pins]; nil without
+}
+
+// servers returns the downstream servers by name.
+func (a *app) servers() map[string]*mcpproxy.Downstream {
+	m := make(map[string]*mcpproxy.Downstream, len(a.downstreams))
+	for _, d := range a.downstreams {
+		m[d.Name()] = d
+	}
+	return m
 }
 
 // describeMandate says which mandate the session runs under, in one line.
@@ -76,6 +86,10 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	}()
 	now := time.Now
 	w := &wiring{servers: map[string]*mcpproxy.Downstream{}, cbs: &callbackBook{}}
+	// The operator's pins, read before any server starts.
+	if w.lock, err = loadLock(c); err != nil {
+		return nil, err
+	}
 	err = w.startServers(ctx, c, stderr, now, log)
 	a.downstreams = w.downstreams
 	if err != nil {
@@ -84,6 +98,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	if err := w.proxyTools(c); err != nil {
 		return nil, err
 	}
+	a.lock = w.lock
 	a.tools = w.clientTools()
 	if a.store, err = openStore(ctx, c, log); err != nil {
 		return nil, err
@@ -142,7 +157,8 @@ type wiring struct {
 	mounts      []odooMount
 	cbs         *callbackBook // call-backs recorded on the page, read by the ap pack
 	regs        map[string]*filereg.Registry
-	proxied     string // the proxied tools' pack, "" without [tools]
+	proxied     string         // the proxied tools' pack, "" without [tools]
+	lock        *mcpproxy.Lock // [pins], nil without
 }
 
 // namedTool is a tool with the server it comes from, for names that
@@ -170,31 +186,42 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 			}
 			continue
 		}
-		env := []string{}
-		for _, k := range sc.PassEnv {
-			if v, ok := os.LookupEnv(k); ok {
-				env = append(env, k+"="+v)
-			}
-		}
-		for _, k := range config.SortedKeys(sc.Env) {
-			env = append(env, k+"="+sc.Env[k])
-		}
-		cmd := sc.Command
-		if strings.Contains(cmd, string(os.PathSeparator)) {
-			cmd = c.File(cmd)
-		}
-		d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{
-			Name: name, Command: cmd, Args: sc.Args, Env: env, Dir: c.File(sc.Dir),
-			URL: sc.URL, Headers: sc.Headers, Stderr: prefixWriter{w: stderr, prefix: "[" + name + "] "},
-			CallTimeout: sc.CallTimeout.Duration, Logger: log,
-		})
+		d, err := dialServer(ctx, c, name, stderr, log)
 		if err != nil {
-			return c.ErrAt(at, "%v", err)
+			return err
 		}
 		w.downstreams = append(w.downstreams, d)
 		w.servers[name] = d
 	}
 	return nil
+}
+
+// dialServer starts the downstream server [servers.name] (a command or a
+// URL, not a pack), with exactly the environment it lists.
+func dialServer(ctx context.Context, c *config.Config, name string, stderr io.Writer, log *slog.Logger) (*mcpproxy.Downstream, error) {
+	sc := c.Servers[name]
+	env := []string{}
+	for _, k := range sc.PassEnv {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	for _, k := range config.SortedKeys(sc.Env) {
+		env = append(env, k+"="+sc.Env[k])
+	}
+	cmd := sc.Command
+	if strings.Contains(cmd, string(os.PathSeparator)) {
+		cmd = c.File(cmd)
+	}
+	d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{
+		Name: name, Command: cmd, Args: sc.Args, Env: env, Dir: c.File(sc.Dir),
+		URL: sc.URL, Headers: sc.Headers, Stderr: prefixWriter{w: stderr, prefix: "[" + name + "] "},
+		CallTimeout: sc.CallTimeout.Duration, Logger: log,
+	})
+	if err != nil {
+		return nil, c.ErrAt([]string{"servers", name}, "%v", err)
+	}
+	return d, nil
 }
 
 // proxyTools turns the [tools] of downstream servers into one pack: their
@@ -234,28 +261,37 @@ func (w *wiring) proxyTools(c *config.Config) error {
 func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]string, fwd *mcpproxy.Forwarder) (*contract.Contract, mcpproxy.Tool, error) {
 	tc, at := c.Tools[key], []string{"tools", key}
 	d := w.servers[tc.Server]
+	raw, err := downstreamTool(c, key, d)
+	if err != nil {
+		return nil, mcpproxy.Tool{}, err
+	}
+	spec := toolSpec(c, at, tc)
+	ct, amounts, err := spec.Contract(raw, regNorm)
+	if err != nil {
+		return nil, mcpproxy.Tool{}, specError(c, at, err)
+	}
+	fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: raw.Name, Amounts: amounts}
+	t := spec.Tool(d, raw, ct)
+	t.Mirror.Lock = w.lock
+	return ct, t, nil
+}
+
+// downstreamTool returns the tool [tools.key] names, as its server d
+// lists it now.
+func downstreamTool(c *config.Config, key string, d *mcpproxy.Downstream) (mcpproxy.RawTool, error) {
+	tc := c.Tools[key]
 	toolName := tc.Tool
 	if toolName == "" {
 		toolName = key
 	}
-	var raw *mcpproxy.RawTool
 	var names []string
 	for _, t := range d.Tools() {
 		names = append(names, t.Name)
 		if t.Name == toolName {
-			raw = &t
+			return t, nil
 		}
 	}
-	if raw == nil {
-		return nil, mcpproxy.Tool{}, c.ErrAt(at, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
-	}
-	spec := toolSpec(c, at, tc)
-	ct, amounts, err := spec.Contract(*raw, regNorm)
-	if err != nil {
-		return nil, mcpproxy.Tool{}, specError(c, at, err)
-	}
-	fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: toolName, Amounts: amounts}
-	return ct, spec.Tool(d, *raw, ct), nil
+	return mcpproxy.RawTool{}, c.ErrAt([]string{"tools", key}, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
 }
 
 // toolSpec is the declaration of the proxied tool at [tools.KEY], its

@@ -45,6 +45,9 @@ type Config struct {
 	Tools       map[string]Tool     `toml:"tools"`
 	// Admin serves /healthz and Prometheus /metrics; nil means none.
 	Admin *Admin `toml:"admin"`
+	// Pins pins the proxied tools' descriptions and input schemas in a
+	// lock file; nil means they are not pinned.
+	Pins *Pins `toml:"pins"`
 
 	path string // the file, for messages
 	dir  string // its directory: relative paths are relative to it
@@ -84,6 +87,17 @@ type Admin struct {
 	// reach whoever reaches the address (put a firewall or TLS proxy in
 	// front).
 	AllowRemote bool `toml:"allow_remote"`
+}
+
+// Pins is [pins]: the lock file holding, for each tool of [tools], the
+// title, description and input schema its server listed when an operator
+// ran `intentplane-mcp --pin` and reviewed the result. A tool whose server
+// lists it otherwise, or that has no pin, is hidden from the client and
+// its calls refused (mcpproxy.Mirror).
+type Pins struct {
+	// File is the lock file (JSON, mcpproxy.ParseLock), relative to the
+	// configuration's directory. Required.
+	File string `toml:"file"`
 }
 
 // Policy is [policy]: the Cedar policy of the proxied tools.

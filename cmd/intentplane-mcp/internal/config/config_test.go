@@ -158,6 +158,8 @@ func TestLoadErrors(t *testing.T) {
 		{"approver without key", `key = "alice.key"`, "", "[[approvals.approvers]]", `approver "alice" needs a key`},
 		{"webhook without key", "wait = 0", "wait = 0\nwebhook = { url = \"https://hooks.example/x\" }", "webhook", "a webhook needs url and key"},
 		{"webhook approvers without callback key", "wait = 0", "wait = 0\nwebhook = { url = \"https://hooks.example/x\", key = \"hook.key\", approvers = [\"alice\"] }", "webhook", "need callback_key"},
+		{"pins without file", "name = \"test\"\n", "name = \"test\"\n[pins]\n", "[pins]", "[pins] needs file"},
+		{"pins without tools", "name = \"test\"\n", "name = \"test\"\n[pins]\nfile = \"tools.lock.json\"\n", "[pins]", "there are none"},
 		{"odoo table without erp", `command = "./bank"`, "pack = \"ap\"\n[servers.bank.odoo]\nurl = \"http://127.0.0.1:8069\"", "[servers.bank.odoo]", `needs pack = "ap" and erp = "odoo"`},
 		{"odoo password in the file", `command = "./bank"`, "pack = \"ap\"\nerp = \"odoo\"\n[servers.bank.odoo]\nurl = \"http://127.0.0.1:8069\"\ndb = \"ap\"\nreader = { login = \"r\", password = \"hunter2\" }", "reader", "a password is never written in the configuration"},
 		{"odoo url with credentials", `command = "./bank"`, "pack = \"ap\"\nerp = \"odoo\"\n[servers.bank.odoo]\nurl = \"http://admin:pw@127.0.0.1:8069\"", "url = \"http://admin", "url must not carry credentials"},
@@ -169,7 +171,7 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("base has no %q", tc.from)
 			}
 			text := strings.Replace(base, tc.from, tc.to, 1)
-			if tc.name == "unknown pack" || strings.HasPrefix(tc.name, "odoo") {
+			if tc.name == "unknown pack" || tc.name == "pins without tools" || strings.HasPrefix(tc.name, "odoo") {
 				// A pack's server has no [tools].
 				text = text[:strings.Index(text, "[tools.send_money]")] + text[strings.Index(text, "[approvals]"):]
 			}
@@ -217,5 +219,18 @@ func TestAdmin(t *testing.T) {
 	}
 	if _, _, err := load(t, base+"\n[admin]\nlisten = \"9464\"\n"); err == nil || !strings.Contains(err.Error(), "host:port") {
 		t.Errorf("listen without host: %v", err)
+	}
+}
+
+// TestPins: [pins] file is kept as written, resolved against the
+// configuration's directory.
+func TestPins(t *testing.T) {
+	t.Parallel()
+	c, path, err := load(t, base+"\n[pins]\nfile = \"tools.lock.json\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Pins == nil || c.File(c.Pins.File) != filepath.Join(filepath.Dir(path), "tools.lock.json") {
+		t.Errorf("pins = %+v", c.Pins)
 	}
 }

@@ -21,7 +21,7 @@ const (
 // validate checks what needs nothing but the file, section by section; the
 // first fault found is returned as an *Error at its key.
 func (c *Config) validate() error {
-	for _, check := range []func() error{c.checkRegistries, c.checkServers, c.checkTools, c.checkMandate, c.checkStore, c.checkPage, c.checkWebhook, c.checkAdmin} {
+	for _, check := range []func() error{c.checkRegistries, c.checkServers, c.checkTools, c.checkMandate, c.checkStore, c.checkPage, c.checkWebhook, c.checkAdmin, c.checkPins} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -390,4 +390,17 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// checkPins: [pins] names its lock file, and pins only proxied tools.
+func (c *Config) checkPins() error {
+	switch {
+	case c.Pins == nil:
+		return nil
+	case c.Pins.File == "":
+		return c.ErrAt([]string{"pins"}, "[pins] needs file: the lock file `intentplane-mcp --pin` writes (e.g. file = \"tools.lock.json\")")
+	case len(c.Tools) == 0:
+		return c.ErrAt([]string{"pins"}, "[pins] pins the tools of [tools], and there are none (a mounted pack's tools are not pinned)")
+	}
+	return nil
 }
