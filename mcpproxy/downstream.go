@@ -50,6 +50,8 @@ type ServerSpec struct {
 	StartTimeout time.Duration
 	// Logger receives restarts and failures; nil means discard.
 	Logger *slog.Logger
+	// Observer is told of every tools/call (for metrics); nil means none.
+	Observer CallObserver
 	// ProtocolVersion is the MCP version asked for at initialization;
 	// empty means 2025-11-25, where the server announces changes to its
 	// tools unsolicited. On 2026-07-28 ("2026-07-28" or later) the
@@ -488,12 +490,57 @@ type CallOptions struct {
 // notifications and the result travel separately.
 const progressGrace = 250 * time.Millisecond
 
+// CallObserver is told of each tools/call a Downstream is asked to make:
+// the server's name, the tool's name on that server, the outcome and how
+// long the call took, from Call's start to its return (a restart
+// included). It is called concurrently and must not block.
+type CallObserver interface {
+	Called(server, tool string, outcome CallOutcome, latency time.Duration)
+}
+
+// CallOutcome is how a downstream call ended.
+type CallOutcome string
+
+// The outcomes of a downstream call.
+const (
+	CallOK          CallOutcome = "ok"          // a result that is not a tool error
+	CallToolError   CallOutcome = "tool_error"  // a result with isError
+	CallRPCError    CallOutcome = "rpc_error"   // a JSON-RPC error answer (*RPCError)
+	CallUnavailable CallOutcome = "unavailable" // not sent (ErrUnavailable)
+	CallNoAnswer    CallOutcome = "no_answer"   // sent, no answer (ErrNoAnswer)
+)
+
+// outcomeOf classifies what Call returned.
+func outcomeOf(res *mcp.CallToolResult, err error) CallOutcome {
+	var rpc *RPCError
+	switch {
+	case err == nil && res != nil && res.IsError:
+		return CallToolError
+	case err == nil:
+		return CallOK
+	case errors.As(err, &rpc):
+		return CallRPCError
+	case errors.Is(err, ErrUnavailable):
+		return CallUnavailable
+	}
+	return CallNoAnswer
+}
+
 // Call calls tool with args (a JSON object, sent byte for byte) and
 // returns the server's result, which may be a tool error (IsError). The
 // error wraps ErrUnavailable when the call could not be sent (nothing
 // happened) and ErrNoAnswer when it was sent but no answer came (it may or
 // may not have taken effect). Cancelling ctx cancels the call downstream.
 func (d *Downstream) Call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	res, err := d.call(ctx, tool, args, opts)
+	if o := d.spec.Observer; o != nil {
+		o.Called(d.spec.Name, tool, outcomeOf(res, err), time.Since(start))
+	}
+	return res, err
+}
+
+func (d *Downstream) call(ctx context.Context, tool string, args json.RawMessage, opts CallOptions) (*mcp.CallToolResult, error) {
 	c, err := d.live(ctx)
 	if err != nil {
 		return nil, err

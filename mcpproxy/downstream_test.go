@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +20,8 @@ const echoSchema = `{"$schema":"https://json-schema.org/draft/2020-12/schema","t
 
 // TestDownstreamHTTP dials a streamable-HTTP server: the raw schema is
 // kept, arguments go byte for byte (an integer beyond float64), vendor
-// _meta keys pass and protocol keys do not.
+// _meta keys pass and protocol keys do not; the observer is told of each
+// call's outcome.
 func TestDownstreamHTTP(t *testing.T) {
 	t.Parallel()
 	s := server.NewMCPServer("echo", "1")
@@ -38,17 +41,21 @@ func TestDownstreamHTTP(t *testing.T) {
 			return mcp.NewToolResultText("late"), nil
 		}
 	})
+	s.AddTool(mcp.NewTool("fail"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError("no"), nil
+	})
 	hs := httptest.NewServer(server.NewStreamableHTTPServer(s))
 	defer hs.Close()
 
 	ctx := context.Background()
-	d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{Name: "echo", URL: hs.URL + "/mcp", CallTimeout: 300 * time.Millisecond})
+	var obs calls
+	d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{Name: "echo", URL: hs.URL + "/mcp", CallTimeout: 300 * time.Millisecond, Observer: &obs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
 	tools := d.Tools()
-	if len(tools) != 2 {
+	if len(tools) != 3 {
 		t.Fatalf("tools: %+v", tools)
 	}
 	for _, tl := range tools {
@@ -73,10 +80,40 @@ func TestDownstreamHTTP(t *testing.T) {
 	if _, err := d.Call(ctx, "nope", json.RawMessage(`{}`), mcpproxy.CallOptions{}); !errors.As(err, &rpc) {
 		t.Errorf("an unknown tool: %v", err)
 	}
+	if res, err := d.Call(ctx, "fail", json.RawMessage(`{}`), mcpproxy.CallOptions{}); err != nil || !res.IsError {
+		t.Errorf("a tool error: %v %+v", err, res)
+	}
 	_ = d.Close()
 	if _, err := d.Call(ctx, "echo", json.RawMessage(`{}`), mcpproxy.CallOptions{}); !errors.Is(err, mcpproxy.ErrUnavailable) {
 		t.Errorf("after Close: %v", err)
 	}
+	want := []string{"echo/echo/ok", "echo/slow/no_answer", "echo/nope/rpc_error", "echo/fail/tool_error", "echo/echo/unavailable"}
+	if got := obs.list(); !slices.Equal(got, want) {
+		t.Errorf("observed %v, want %v", got, want)
+	}
+	if obs.slowest < 300*time.Millisecond {
+		t.Errorf("the call past its timeout took %v", obs.slowest)
+	}
+}
+
+// calls records what a CallObserver is told.
+type calls struct {
+	mu      sync.Mutex
+	got     []string
+	slowest time.Duration
+}
+
+func (c *calls) Called(server, tool string, outcome mcpproxy.CallOutcome, latency time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, server+"/"+tool+"/"+string(outcome))
+	c.slowest = max(c.slowest, latency)
+}
+
+func (c *calls) list() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.got)
 }
 
 func TestDialRefusesBadSpecs(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -163,6 +164,8 @@ type Proxy struct {
 	rand    io.Reader
 	tools   map[string]Tool // as configured
 
+	confirming atomic.Int64 // confirmations open in the client
+
 	mirrorMu sync.Mutex // serializes re-mirroring
 	mu       sync.RWMutex
 	current  map[string]*mirrored // name → what is served now
@@ -279,6 +282,12 @@ func mcpTool(t Tool) (mcp.Tool, error) {
 	}
 	return mt, nil
 }
+
+// PendingConfirmations returns how many confirmations are open in the
+// client now: asked by elicitation/create and not yet answered. (On
+// 2026-07-28, where a confirmation is an input_required result, the proxy
+// holds nothing while the user decides, and none is counted.)
+func (p *Proxy) PendingConfirmations() int { return int(p.confirming.Load()) }
 
 // Server returns the underlying mcp-go server (to serve it over HTTP).
 func (p *Proxy) Server() *server.MCPServer { return p.srv }

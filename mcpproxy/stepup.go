@@ -84,7 +84,9 @@ func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []b
 		defer func() { <-p.pending }()
 		ectx, cancel := context.WithTimeout(ctx, p.confirmTimeout())
 		defer cancel()
+		p.confirming.Add(1)
 		res, err := p.srv.RequestElicitation(ectx, mcp.ElicitationRequest{Params: params})
+		p.confirming.Add(-1)
 		switch {
 		case err == nil:
 			return p.answered(dctx, cs, proposal, d, res)
