@@ -89,7 +89,7 @@ func runPin(ctx context.Context, c *config.Config, out, stderr io.Writer, log *s
 		tc := c.Tools[key]
 		d := servers[tc.Server]
 		if d == nil {
-			if d, err = dialServer(ctx, c, tc.Server, stderr, log); err != nil {
+			if d, err = dialServer(ctx, c, tc.Server, nil, stderr, log); err != nil {
 				return err
 			}
 			servers[tc.Server] = d

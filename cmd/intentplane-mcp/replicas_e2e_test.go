@@ -40,6 +40,23 @@ func (e *env) startReplica() (*client.Client, *lockedBuffer) {
 	return c, stderr
 }
 
+// newPostgresEnv is newEnv on a PostgreSQL store in a schema of its own
+// (the connection string in INTENTPLANE_PG_URL, which dsn_env names); it
+// returns the connection string and the schema's name.
+func newPostgresEnv(t *testing.T) (e *env, dsn, schema string) {
+	t.Helper()
+	dsn, schema = pgtest.Schema(t)
+	e = newEnv(t)
+	cfg := readFile(t, e.config)
+	pg := strings.Replace(cfg, "[store]\n"+exampleStore+"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_PG_URL\"\n", 1)
+	if pg == cfg {
+		t.Fatal("the example's [store] changed; update this test")
+	}
+	writeFile(t, e.config, pg)
+	e.vars = append(e.vars, "INTENTPLANE_PG_URL="+dsn)
+	return e, dsn, schema
+}
+
 var mandateLine = regexp.MustCompile(`mandate (\S+) \(issued at start\)`)
 
 // TestTwoReplicasOnePayment is issue 11's two intentplane-mcp processes
@@ -49,15 +66,7 @@ var mandateLine = regexp.MustCompile(`mandate (\S+) \(issued at start\)`)
 // budget holds exactly the one payment, nothing left reserved.
 func TestTwoReplicasOnePayment(t *testing.T) {
 	t.Parallel()
-	dsn, _ := pgtest.Schema(t)
-	e := newEnv(t)
-	cfg := readFile(t, e.config)
-	pg := strings.Replace(cfg, "[store]\n"+exampleStore+"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_PG_URL\"\n", 1)
-	if pg == cfg {
-		t.Fatal("the example's [store] changed; update this test")
-	}
-	writeFile(t, e.config, pg)
-	e.vars = append(e.vars, "INTENTPLANE_PG_URL="+dsn)
+	e, dsn, _ := newPostgresEnv(t)
 
 	var clients [2]*client.Client
 	var ids [2]string

@@ -86,6 +86,10 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	}()
 	now := time.Now
 	w := &wiring{servers: map[string]*mcpproxy.Downstream{}, cbs: &callbackBook{}}
+	if c.Admin != nil {
+		a.metrics = admin.NewMetrics()
+		w.calls = a.metrics
+	}
 	// The operator's pins, read before any server starts.
 	if w.lock, err = loadLock(c); err != nil {
 		return nil, err
@@ -121,9 +125,11 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	}
 	// The approval page logs its requests and decisions into the
 	// gateway's store.
-	if a.page, err = buildPage(c, a.store, w.cbs.sink(), log); err != nil {
+	st := a.gatewayStore()
+	if a.page, err = buildPage(c, st, w.cbs.sink(), log); err != nil {
 		return nil, err
 	}
+	a.watchPage()
 	if a.page != nil {
 		// The page's audit view reads the same store's receipt chains.
 		if err = a.page.srv.EnableAudit(a.store.auditConfig()); err != nil {
@@ -135,16 +141,20 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 		return nil, err
 	}
 	warnRegistries(c, w.regs, m.Owner, stderr)
-	if a.gateway, err = buildGateway(c, a.store, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
+	if a.gateway, err = buildGateway(c, st, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
 		return nil, err
 	}
 	var obs mcpproxy.Observer
-	if c.Admin != nil {
-		a.metrics = admin.NewMetrics()
+	if a.metrics != nil {
 		obs = a.metrics
 	}
-	a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.tools, obs, now, log)
-	return a, err
+	if a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.tools, obs, now, log); err != nil {
+		return nil, err
+	}
+	if a.metrics != nil {
+		a.metrics.WatchPending("client", a.proxy.PendingConfirmations)
+	}
+	return a, nil
 }
 
 // wiring is what build gathers from the servers and tools of the
@@ -157,8 +167,9 @@ type wiring struct {
 	mounts      []odooMount
 	cbs         *callbackBook // call-backs recorded on the page, read by the ap pack
 	regs        map[string]*filereg.Registry
-	proxied     string         // the proxied tools' pack, "" without [tools]
-	lock        *mcpproxy.Lock // [pins], nil without
+	proxied     string                // the proxied tools' pack, "" without [tools]
+	lock        *mcpproxy.Lock        // [pins], nil without
+	calls       mcpproxy.CallObserver // the downstream calls' metrics; nil without
 }
 
 // namedTool is a tool with the server it comes from, for names that
@@ -186,7 +197,7 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 			}
 			continue
 		}
-		d, err := dialServer(ctx, c, name, stderr, log)
+		d, err := dialServer(ctx, c, name, w.calls, stderr, log)
 		if err != nil {
 			return err
 		}
@@ -197,8 +208,9 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 }
 
 // dialServer starts the downstream server [servers.name] (a command or a
-// URL, not a pack), with exactly the environment it lists.
-func dialServer(ctx context.Context, c *config.Config, name string, stderr io.Writer, log *slog.Logger) (*mcpproxy.Downstream, error) {
+// URL, not a pack), with exactly the environment it lists; obs, when not
+// nil, is told of its calls.
+func dialServer(ctx context.Context, c *config.Config, name string, obs mcpproxy.CallObserver, stderr io.Writer, log *slog.Logger) (*mcpproxy.Downstream, error) {
 	sc := c.Servers[name]
 	env := []string{}
 	for _, k := range sc.PassEnv {
@@ -216,7 +228,7 @@ func dialServer(ctx context.Context, c *config.Config, name string, stderr io.Wr
 	d, err := mcpproxy.Dial(ctx, mcpproxy.ServerSpec{
 		Name: name, Command: cmd, Args: sc.Args, Env: env, Dir: c.File(sc.Dir),
 		URL: sc.URL, Headers: sc.Headers, Stderr: prefixWriter{w: stderr, prefix: "[" + name + "] "},
-		CallTimeout: sc.CallTimeout.Duration, Logger: log,
+		CallTimeout: sc.CallTimeout.Duration, Logger: log, Observer: obs,
 	})
 	if err != nil {
 		return nil, c.ErrAt([]string{"servers", name}, "%v", err)
@@ -391,7 +403,7 @@ func mountPack(ctx context.Context, c *config.Config, at []string, sc config.Ser
 // buildGateway builds the gateway over st: it trusts the mandate's issuers
 // and the approvers' keys (the client's user's and the page's), each
 // approving only for whom approval.Scope says.
-func buildGateway(c *config.Config, st *store, packs []gateway.Pack, issuers mandate.Keys, signer *mcpproxy.Signer, owner intent.Owner, pg *page, log *slog.Logger) (*gateway.Gateway, error) {
+func buildGateway(c *config.Config, st gateway.Store, packs []gateway.Pack, issuers mandate.Keys, signer *mcpproxy.Signer, owner intent.Owner, pg *page, log *slog.Logger) (*gateway.Gateway, error) {
 	approvers := approval.StaticKeys{signer.Name: signer.Key.Public().(ed25519.PublicKey)}
 	scope := approval.Scope{Client: signer.Name, Session: owner}
 	if pg != nil {
