@@ -116,7 +116,7 @@ func runPin(ctx context.Context, c *config.Config, out, stderr io.Writer, log *s
 		switch diff := was.Diff(p); {
 		case !ok:
 			changed++
-			fmt.Fprintf(out, "new       %s\n", name)
+			fmt.Fprintf(out, "new       %s: %s\n", name, quoteShort(p.Description))
 		case diff != "":
 			changed++
 			fmt.Fprintf(out, "changed   %s\n%s\n", name, indent(diff))
@@ -168,4 +168,12 @@ func writeFileAtomic(path string, b []byte) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// quoteShort quotes s, cut to 160 bytes.
+func quoteShort(s string) string {
+	if len(s) > 160 {
+		s = strings.ToValidUTF8(s[:160], "") + "…"
+	}
+	return fmt.Sprintf("%q", s)
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/intentplane/intentplane/mcpproxy"
 )
 
 // rugPullExtra configures the bank's test_rug_pull and pins the tools.
@@ -75,7 +77,7 @@ func TestPinnedTools(t *testing.T) {
 		t.Fatalf("--check without the lock file: %v\n%s\nwant %q", ok, out, want)
 	}
 	out, ok = e.proxyRun("--pin")
-	if !ok || !strings.Contains(out, "new       bank/send_money") || !strings.Contains(out, "wrote "+lock+": 7 tools pinned, 7 changes") {
+	if !ok || !strings.Contains(out, `new       bank/send_money: "Send money from the company's account to an IBAN."`) || !strings.Contains(out, "wrote "+lock+": 7 tools pinned, 7 changes") {
 		t.Fatalf("--pin: %v\n%s", ok, out)
 	}
 	if out, ok = e.proxyRun("--pin"); !ok || !strings.Contains(out, "unchanged bank/send_money") || !strings.Contains(out, "7 tools pinned, 0 changes") {
@@ -166,5 +168,27 @@ func TestPinnedTools(t *testing.T) {
 	want := fmt.Sprintf(`intentplane.toml:%d: tool "send_money" of server "bank" differs from its pin in %s`, toolLine, lock)
 	if ok || !strings.Contains(out, want) || !strings.Contains(out, `description: "Send money." -> "Send money from the company's account to an IBAN."`) {
 		t.Errorf("--check with a stale pin: %v\n%s\nwant %q", ok, out, want)
+	}
+
+	// A tool without a pin would be hidden: --check says so at its line.
+	pins, err := mcpproxy.ParseLock([]byte(readFile(t, lock)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []mcpproxy.Pin
+	for _, p := range pins.Pins() {
+		if p.Tool != "get_balance" {
+			kept = append(kept, p)
+		}
+	}
+	b, err := mcpproxy.NewLock(kept...).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, lock, string(b))
+	out, ok = e.proxyRun("--check")
+	want = fmt.Sprintf(`intentplane.toml:%d: tool "get_balance" of server "bank" has no pin in %s`, 1+strings.Count(cfg[:strings.Index(cfg, "[tools.get_balance]")], "\n"), lock)
+	if ok || !strings.Contains(out, want) {
+		t.Errorf("--check with a tool not pinned: %v\n%s\nwant %q", ok, out, want)
 	}
 }
