@@ -157,3 +157,22 @@ func FuzzDuplicateKey(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDuplicateKey measures the duplicate-key check on a typical
+// tools/call line and on one with a 100 KiB argument.
+func BenchmarkDuplicateKey(b *testing.B) {
+	for _, bc := range []struct{ name, line string }{
+		{"call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"send_money","arguments":{"recipient_iban":"DE89370400440532013000","amount":850,"reference":"INV-2290"},"_meta":{"progressToken":"p"}}}`},
+		{"100KiB", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"send_money","arguments":{"reference":"` + strings.Repeat("x", 100<<10) + `"}}}`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			line := []byte(bc.line)
+			b.SetBytes(int64(len(line)))
+			for b.Loop() {
+				if _, _, dup := duplicateKey(line); dup {
+					b.Fatal("duplicate")
+				}
+			}
+		})
+	}
+}
