@@ -80,7 +80,7 @@ var refusals = struct {
 	// The amount and currency, what remains, the budget and currency.
 	BudgetExceeded: message{intent.CodeBudgetExceeded, "The amount %s %s exceeds what remains of the budget the user authorised (%s of %s %s). Nothing was done; only the user can raise the budget."},
 
-	Replayed:  message{intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. If the user really wants it done twice, they must say so in a new mandate."},
+	Replayed:  message{intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. A further, separate operation (such as another instalment of a payment) must say so in its arguments, as the action's description explains; otherwise, if the user really wants it done twice, they must say so in a new mandate."},
 	Executing: message{intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again."},
 
 	InFlight: message{intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again."},

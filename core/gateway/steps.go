@@ -248,16 +248,20 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		}
 		// Nor to approve what already executed: it would be refused as
 		// replayed once approved.
-		if !st.route.contract.ReadOnly {
-			if done, err := g.store.Consumed(ctx, st.nonce); err == nil && done {
-				return refusals.Replayed.with(st.operation[:16])
-			}
+		if r := g.executedBefore(ctx, st); r != nil {
+			return r
 		}
 		st.out.Level = pr.Level
 		return refusals.ApprovalRequired.with(levelText(pr.Level), reasonText(withFacts(pr.Reasons, st.out.Facts)), st.operation[:16])
 	}
 	if len(pr.Errors) > 0 {
 		return refusals.PolicyError.with()
+	}
+	// An operation that already executed is answered as such, not with
+	// what the policy now finds (the bill it paid is paid): a retry of a
+	// call whose answer was lost learns that it executed.
+	if r := g.executedBefore(ctx, st); r != nil {
+		return r
 	}
 	// A denial is final: quote the forbids that decided it, not the
 	// approval guards that also matched (no approval could help).
@@ -268,6 +272,20 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		}
 	}
 	return refusals.PolicyDenied.with(reasonText(withFacts(reasons, st.out.Facts)))
+}
+
+// executedBefore returns the replay refusal when the operation, which
+// writes, has already executed (its nonce is consumed), and nil otherwise
+// or when the store cannot tell: the nonce is consumed again, atomically,
+// before anything executes.
+func (g *Gateway) executedBefore(ctx context.Context, st *decision) *intent.Refusal {
+	if st.route.contract.ReadOnly {
+		return nil
+	}
+	if done, err := g.store.Consumed(ctx, st.nonce); err == nil && done {
+		return refusals.Replayed.with(st.operation[:16])
+	}
+	return nil
 }
 
 // checkApprovals checks the approvals presented with the request against
