@@ -214,6 +214,11 @@ type Payment struct {
 	// Key is the idempotency key it was registered under (the operation
 	// hash); empty for payments made outside intentplane.
 	Key string
+	// Unreconciled, in the answer of RegisterPayment only, lists the
+	// credit notes of PaymentRequest.Credits that the ERP failed to
+	// reconcile with the bill after the payment was made: the payment
+	// stands, and a person reconciles them in the ERP. Empty normally.
+	Unreconciled []string
 }
 
 // PaymentRequest asks to pay one bill to one of its vendor's accounts.
@@ -242,6 +247,22 @@ type PaymentRequest struct {
 	Decided *Bill
 	// Account is the bank account as read with Decided; required with it.
 	Account *BankAccount
+	// Credits are the IDs of credit notes to net with the payment; empty
+	// means none. Amount is then what is paid in money, and the credit
+	// notes settle the rest: once the payment is made, each is reconciled
+	// with the bill, in order, as Odoo does when a bill's outstanding
+	// debits are added to it (account.move.js_assign_outstanding_line).
+	// Each must be a posted credit note of the bill's vendor, in the
+	// bill's currency, with a residual above zero, and Amount plus their
+	// residuals must be at most the bill's residual; otherwise the request
+	// is refused (ErrRefused) with nothing written. After it, the bill's
+	// residual is what it was less Amount less the credit notes'
+	// residuals, and each credit note's residual is zero. The payment
+	// comes first: if a reconciliation then fails, the payment stands and
+	// Payment.Unreconciled names the credit notes left open, so money
+	// never leaves gross of a credit it was netted with. A request whose
+	// Key was used returns the payment made then and reconciles nothing.
+	Credits []string
 }
 
 // BankChange asks to make a number a vendor's current bank account: the
@@ -315,6 +336,9 @@ type BillQuery struct {
 	Lookup string
 	// WithPayments fills each bill's Payments.
 	WithPayments bool
+	// OpenCredit selects posted credit notes (not bills) with a residual
+	// above zero: credit not yet applied to a bill.
+	OpenCredit bool
 	// Limit, if above zero, returns at most that many bills, and Offset
 	// skips that many first (both in ID order): a page of the selection.
 	Limit, Offset int

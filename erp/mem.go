@@ -323,6 +323,9 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 		if q.Open && (b.Kind != KindBill || b.State != StatePosted || b.Residual <= 0) {
 			continue
 		}
+		if q.OpenCredit && (b.Kind != KindCreditNote || b.State != StatePosted || b.Residual <= 0) {
+			continue
+		}
 		bill := b.Bill
 		if v := m.vendors[b.Vendor]; v != nil {
 			bill.VendorName = v.Name
@@ -459,6 +462,14 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 	if a == nil || a.Vendor != b.Vendor || !a.Active || !a.Trusted {
 		return Payment{}, refused("the bank account is not an active, trusted account of the bill's vendor")
 	}
+	credits, err := m.credits(company, b, r)
+	if err != nil {
+		return Payment{}, err
+	}
+	for _, c := range credits {
+		c.Residual, b.Residual = 0, b.Residual-c.Residual
+		c.PaymentState = Paid
+	}
 	b.Residual -= r.Amount.Amount
 	b.PaymentState = paymentState(b.Residual)
 	now := m.now().UTC()
@@ -469,6 +480,29 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 	m.payments[p.ID] = &memPayment{company: company, Payment: p}
 	m.keys[key] = p.ID
 	return p, nil
+}
+
+// credits returns the credit notes r nets with its payment of bill b,
+// checked (see PaymentRequest.Credits); m.mu is held.
+func (m *Mem) credits(company string, b *memBill, r PaymentRequest) ([]*memBill, error) {
+	var out []*memBill
+	total := r.Amount.Amount
+	for _, id := range r.Credits {
+		c := m.bills[id]
+		switch {
+		case c == nil || c.company != company || slices.Contains(out, c):
+			return nil, refused("credit note %s is not one of the company's, or is named twice", id)
+		case c.Kind != KindCreditNote || c.State != StatePosted || c.Vendor != b.Vendor || c.Currency != b.Currency:
+			return nil, refused("%s is not a posted credit note of the bill's vendor in %s", c.Name, b.Currency)
+		case c.Residual <= 0 || c.PaymentState.Settled():
+			return nil, refused("credit note %s has nothing left to apply", c.Name)
+		case c.Residual > b.Residual-total:
+			return nil, refused("the amount and the credit notes together are above what is still owed on %s", b.Name)
+		}
+		total += c.Residual
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // ChangeBankAccount implements BankEditor.
