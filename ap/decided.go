@@ -1,6 +1,7 @@
 package ap
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ type decided struct {
 	mu       sync.Mutex
 	accounts map[string]keptAt[erp.BankAccount] // company and account ID
 	bills    map[string]keptAt[erp.Bill]        // company and bill ID
+	credits  map[string]keptAt[[]erp.Bill]      // company and bill ID: the credit notes to net (see creditsFor)
 }
 
 type keptAt[T any] struct {
@@ -35,7 +37,8 @@ type keptAt[T any] struct {
 }
 
 func newDecided(now func() time.Time) *decided {
-	return &decided{now: now, accounts: map[string]keptAt[erp.BankAccount]{}, bills: map[string]keptAt[erp.Bill]{}}
+	return &decided{now: now, accounts: map[string]keptAt[erp.BankAccount]{}, bills: map[string]keptAt[erp.Bill]{},
+		credits: map[string]keptAt[[]erp.Bill]{}}
 }
 
 func (d *decided) keepAccount(company string, a erp.BankAccount) {
@@ -72,9 +75,34 @@ func (d *decided) take(company, bill, vendor, number string) (erp.Bill, erp.Bank
 	return erp.Bill{}, erp.BankAccount{}, false
 }
 
+// keepCredits keeps the credit notes a decision found to concern the
+// bill with this ID, to be netted with its payment.
+func (d *decided) keepCredits(company, bill string, cs []erp.Bill) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	d.credits[company+"\x00"+bill] = keptAt[[]erp.Bill]{slices.Clone(cs), d.now()}
+}
+
+// takeCredits returns, and forgets, the credit notes kept for the bill;
+// ok is false unless they are there and fresh.
+func (d *decided) takeCredits(company, bill string) (cs []erp.Bill, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	c, ok := d.credits[company+"\x00"+bill]
+	delete(d.credits, company+"\x00"+bill)
+	return c.v, ok
+}
+
 // sweep drops expired entries; d.mu is held.
 func (d *decided) sweep() {
 	now := d.now()
+	for k, v := range d.credits {
+		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
+			delete(d.credits, k)
+		}
+	}
 	for k, v := range d.accounts {
 		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
 			delete(d.accounts, k)

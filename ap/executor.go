@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
@@ -65,6 +66,11 @@ type (
 		Due          string `json:"due,omitempty"`
 		PaymentState string `json:"payment_state"`
 		Note         string `json:"note,omitempty"` // why the amounts are absent
+		// Credit is the vendor's open credit that a payment of the bill
+		// nets (see creditsFor), NetDue what is then left to pay in
+		// money; both absent without credit.
+		Credit string `json:"credit,omitempty"`
+		NetDue string `json:"net_due,omitempty"`
 	}
 	listJSON struct {
 		Bills      []billJSON `json:"bills"`
@@ -101,6 +107,10 @@ type (
 		Date         string `json:"date,omitempty"` // the payment's date in the company's calendar
 		Residual     string `json:"residual"`
 		PaymentState string `json:"payment_state"`
+		// CreditNotes are the credit notes netted with the payment, and
+		// Note what a person must still do about them.
+		CreditNotes []string `json:"credit_notes_applied,omitempty"`
+		Note        string   `json:"note,omitempty"`
 	}
 	changedJSON struct {
 		Vendor      string `json:"vendor"`
@@ -164,8 +174,14 @@ func (x executor) list(ctx context.Context, company string, op intent.Operation)
 	if len(bs) > limit {
 		bs, l.NextOffset = bs[:limit], offset+limit
 	}
+	credit, err := x.src.Bills(ctx, company, erp.BillQuery{OpenCredit: true, Vendor: op.Args["vendor"].Str})
+	if err != nil {
+		return listJSON{}, err
+	}
 	for _, b := range bs {
-		l.Bills = append(l.Bills, billOut(b, b.VendorName))
+		bj := billOut(b, b.VendorName)
+		showCredit(&bj, b, append(slices.Clip(credit), bs...))
+		l.Bills = append(l.Bills, bj)
 	}
 	return l, nil
 }
@@ -211,7 +227,16 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 		Amount: intent.Money{Currency: op.Args["currency"].Str, Amount: intent.Amount(op.Args["amount"].Int)},
 		Key:    hash.String(),
 	}
+	credits, fresh := x.decided.takeCredits(company, billID)
 	bill, acct, ok := x.decided.take(company, billID, vendor, number)
+	if !fresh {
+		ok = false
+		var err error
+		if credits, err = creditsNow(ctx, x.src, company, vendor, billID); err != nil {
+			return gateway.Result{}, notExecuted("the ERP could not be read, so nothing was paid", err)
+		}
+	}
+	req.Credits = creditIDs(credits)
 	if ok {
 		req.Decided, req.Account, req.BankAccount = &bill, &acct, acct.ID
 	} else {
@@ -233,10 +258,12 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 		Payment: p.ID, Bill: p.Bill, Amount: intent.FormatAmount(p.Amount.Amount, 2), Currency: p.Amount.Currency,
 		IBAN: showAccount(number), Date: p.Day,
 	}
+	credited := netted(&out, credits, p)
 	if req.Decided != nil {
 		// What is left follows from the residual read while deciding, the
-		// vendor held since: the payment is reconciled with this bill only.
-		left := max(bill.Residual-p.Amount.Amount, 0)
+		// vendor held since: the payment and the credit notes are
+		// reconciled with this bill only.
+		left := max(bill.Residual-p.Amount.Amount-credited, 0)
 		out.Number, out.Ref, out.Residual = bill.Name, bill.Ref, intent.FormatAmount(left, 2)
 		out.PaymentState = string(erp.Partial)
 		if left == 0 {

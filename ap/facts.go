@@ -3,6 +3,7 @@ package ap
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -42,6 +43,9 @@ var _ gateway.ContextProvider = payFacts{}
 //     is not applied to a bill (their residual, unless a refund of it is
 //     in payment): the vendor owes it back, and it may have to reduce this
 //     payment first;
+//   - bill_total, bill_same_amount_paid, bill_credit, bill_net_due and
+//     bill_credit_notes: instalments and the credit notes netted with the
+//     payment (see termsFacts);
 //   - budget_currency (String): the mandate budget's currency;
 //   - confirm_above and max_amount (Long, minor units): Config's
 //     thresholds, so that an operator changes them without editing the
@@ -124,7 +128,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		return nil, err
 	}
 
-	return map[string]intent.Value{
+	facts := map[string]intent.Value{
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
 		"payments_in_flight":     intent.Int(int64(inFlight)),
@@ -138,7 +142,11 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
 		"vendor_first_payment":   intent.Bool(first),
-	}, nil
+	}
+	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
+	maps.Copy(facts, terms)
+	p.decided.keepCredits(company, bill.ID, credits)
+	return facts, nil
 }
 
 // changeFacts gives the facts of ap.change_vendor_bank (see payFacts).

@@ -229,6 +229,7 @@ func contracts() ([]*contract.Contract, error) {
 				},
 				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: `The amount to pay, a plain decimal such as "1250.00"; at most what the bill still owes.`},
 				{Name: "currency", Type: contract.String(3), Required: true, Normalizer: Currency, Doc: `The ISO 4217 currency of the amount ("EUR"); it must be the bill's.`},
+				{Name: "residual", Type: contract.Amount(2), Doc: residualDoc},
 			},
 			Budget:   "amount",
 			Resource: "bill",

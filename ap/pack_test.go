@@ -297,12 +297,16 @@ func TestSecondPaymentRefused(t *testing.T) {
 	for _, args := range []map[string]any{
 		pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00"),
 		pay("ACME Supplies", " inv-2290", "de89 3704 0044 0532 0130 00", "0.01"),
-		pay("ACME Supplies", "BILL/2026/11/0001", ap.DemoIBAN, "450.00"),
+		withResidual(pay("ACME Supplies", "BILL/2026/11/0001", ap.DemoIBAN, "450.00"), "450.00"),
 	} {
 		d := e.decide(tok, ap.ActionPayBill, args)
 		if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "already paid") {
 			t.Errorf("second payment %v: %s %s", args, d.Verdict, message(d))
 		}
+	}
+	// The rest's own call again is that operation: it executed.
+	if d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "BILL/2026/11/0001", ap.DemoIBAN, "450.00")); code(d) != intent.CodeReplay {
+		t.Errorf("the rest again: %s %s", d.Verdict, message(d))
 	}
 	if n := len(e.payments(ap.DemoCompany)); n != 2 {
 		t.Errorf("%d payments, want 2", n)

@@ -110,6 +110,7 @@ type (
 		inFlight                                 bool   // a draft payment exists
 		group                                    string // duplicate group ("" none): the same invoice entered twice
 		paid                                     bool   // a payment or credit note reduced it
+		reverses                                 string // for a credit note, the bill it reverses
 	}
 	pwMandate struct {
 		id, company, audience string
@@ -138,6 +139,7 @@ type (
 		amount   intent.Amount
 		currency string
 		level    intent.Level
+		residual intent.Amount // the residual it is paid against; 0: not given
 	}
 )
 
@@ -191,13 +193,16 @@ type pworld struct {
 	execs   map[string]pwExec // operation hash → the executor's call
 	pending []pwExec
 
-	seenPay  map[string]bool
-	spent    map[string]intent.Amount
-	once     map[string]bool
-	decides  int
-	failures int
-	recent   []proptest.Request
-	delayed  []proptest.Request
+	seenPay map[string]bool
+	spent   map[string]intent.Amount
+	once    map[string]bool
+	// sameAmount counts the payments made through the gateway by bill
+	// and amount ("bill|amount"), under any mandate.
+	sameAmount map[string]int
+	decides    int
+	failures   int
+	recent     []proptest.Request
+	delayed    []proptest.Request
 }
 
 func pwKey(b byte) ed25519.PrivateKey {
@@ -228,6 +233,7 @@ func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats
 		seenPay:     map[string]bool{},
 		spent:       map[string]intent.Amount{},
 		once:        map[string]bool{},
+		sameAmount:  map[string]int{},
 		refN:        10000,
 	}
 	w.erp = erp.NewMem(w.clock)
@@ -354,7 +360,7 @@ func (w *pworld) addCredit(b *pwBill, total intent.Amount) {
 	b.residual -= applied
 	b.paid = b.paid || applied > 0
 	gc := &pwBill{id: cn.ID, company: b.company, vendor: b.vendor, name: name, ref: "CN-" + b.ref, currency: b.currency,
-		kind: erp.KindCreditNote, state: erp.StatePosted, total: total, residual: total - applied}
+		kind: erp.KindCreditNote, state: erp.StatePosted, total: total, residual: total - applied, reverses: b.id}
 	w.bills[cn.ID] = gc
 	w.billList[b.company] = append(w.billList[b.company], gc)
 }
@@ -753,8 +759,8 @@ func (w *pworld) audit(req proptest.Request, calls []pwExec) {
 }
 
 // identity names an operation in the oracle's own form.
-func pwPayIdentity(mandateID, bill, vendor, number string, amount intent.Money) string {
-	return fmt.Sprintf("pay|%s|bill=%s|vendor=%s|iban=%s|%d %s", mandateID, bill, vendor, number, amount.Amount, amount.Currency)
+func pwPayIdentity(mandateID, bill, vendor, number string, amount intent.Money, residual intent.Amount) string {
+	return fmt.Sprintf("pay|%s|bill=%s|vendor=%s|iban=%s|%d %s|residual=%d", mandateID, bill, vendor, number, amount.Amount, amount.Currency, residual)
 }
 
 func pwChangeIdentity(mandateID, vendor, number string) string {
@@ -838,15 +844,28 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	case v.current != a.id:
 		return fmt.Sprintf("payment %s to account %s of %s, which is not its current account (%s)", p.ID, a.number, v.name, v.current)
 	}
-	id := pwPayIdentity(m.id, b.id, b.vendor, a.number, p.Amount)
+	residual := intent.Amount(x.op.Args["residual"].Int) // 0: not given
+	id := pwPayIdentity(m.id, b.id, b.vendor, a.number, p.Amount, residual)
 	if w.once[id] {
 		return "the same operation paid twice: " + id
 	}
 	w.once[id] = true
+	if residual != 0 && residual != b.residual {
+		return fmt.Sprintf("payment %s of bill %s against residual %d; the bill owed %d", p.ID, b.name, residual, b.residual)
+	}
+	credits, credit := w.credits(b)
+	if amt > b.residual-credit {
+		return fmt.Sprintf("payment %s of %d on bill %s, which owed %d, gross of the vendor's open credit %d", p.ID, amt, b.name, b.residual, credit)
+	}
 	need, why := 0, ""
 	if amt > pwConfirm {
 		need, why = 1, "above the confirmation threshold"
 	}
+	same := fmt.Sprintf("%s|%d", b.id, amt)
+	if residual == 0 && w.sameAmount[same] > 0 {
+		need, why = 1, "the same amount of the bill paid before, no residual given"
+	}
+	w.sameAmount[same]++
 	for _, o := range w.duplicates(b) {
 		if o.paid {
 			return fmt.Sprintf("payment %s of bill %s (%s), a duplicate of %s (%s) of the same vendor (the same duplicate key), already paid", p.ID, b.name, b.ref, o.name, o.ref)
@@ -859,8 +878,8 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if abroad(v, a) {
 		need, why = max(need, 1), "a bank in "+a.number[:2]+", the vendor in "+v.country
 	}
-	if w.openCredit(b) {
-		need, why = max(need, 1), "to a vendor with open credit"
+	if credit > 0 {
+		need, why = max(need, 1), "netted with the vendor's open credit"
 	}
 	cooling := x.at.Sub(a.setAt) < pwCoolingOff
 	if cooling {
@@ -876,7 +895,10 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if w.spent[m.id] > m.budget.Amount {
 		return fmt.Sprintf("mandate %s spent %d, over its budget %d", m.id, w.spent[m.id], m.budget.Amount)
 	}
-	b.residual -= amt
+	b.residual -= amt + credit
+	for _, cn := range credits {
+		cn.residual = 0
+	}
 	b.paid = true
 	v.paidBefore = true
 	w.st.paid++
@@ -1088,13 +1110,23 @@ func (w *pworld) duplicates(b *pwBill) []*pwBill {
 	return out
 }
 
-// openCredit reports whether b's vendor has open credit in b's currency: a
-// posted credit note not entirely applied to a bill. Paying it needs a
+// credits returns the vendor's open credit notes that a payment of b nets
+// and what they hold: posted, in b's currency, with a residual, reversing
+// b or a bill that is no longer open. Paying b nets them and needs a
 // person's confirmation.
-func (w *pworld) openCredit(b *pwBill) bool {
-	return slices.ContainsFunc(w.billList[b.company], func(o *pwBill) bool {
-		return o.kind == erp.KindCreditNote && o.state == erp.StatePosted && o.vendor == b.vendor && o.currency == b.currency && o.residual > 0
-	})
+func (w *pworld) credits(b *pwBill) ([]*pwBill, intent.Amount) {
+	var out []*pwBill
+	var total intent.Amount
+	for _, o := range w.billList[b.company] {
+		if o.kind != erp.KindCreditNote || o.state != erp.StatePosted || o.vendor != b.vendor || o.currency != b.currency || o.residual <= 0 {
+			continue
+		}
+		if r := w.bills[o.reverses]; o.reverses == b.id || r == nil || r.state != erp.StatePosted || r.residual <= 0 {
+			out = append(out, o)
+			total += o.residual
+		}
+	}
+	return out, total
 }
 
 func (w *pworld) remaining(m *pwMandate) intent.Amount { return m.budget.Amount - w.spent[m.id] }
@@ -1114,11 +1146,15 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	b := cands[r.IntN(len(cands))]
 	v := w.vendors[b.vendor]
 	a := w.accounts[v.current]
-	limit := min(b.residual, pwMax, w.remaining(m))
+	_, credit := w.credits(b)
+	limit := min(b.residual-credit, pwMax, w.remaining(m))
 	if limit <= 0 {
 		return nil
 	}
 	in := &pwIntent{m: m, action: ap.ActionPayBill, vendor: v, bill: b, number: a.number, currency: b.currency, level: intent.LevelAuto}
+	if r.IntN(2) == 0 {
+		in.residual = b.residual
+	}
 	switch x := r.IntN(100); {
 	case x < 15 && limit > pwConfirm:
 		in.amount = pwConfirm + 1 + intent.Amount(r.Int64N(int64(limit-pwConfirm)))
@@ -1130,7 +1166,7 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	if in.amount > pwConfirm {
 		in.level = intent.LevelConfirm
 	}
-	if len(w.duplicates(b)) > 0 || !v.paidBefore || w.openCredit(b) || abroad(v, a) {
+	if len(w.duplicates(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0 {
 		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {
@@ -1146,7 +1182,7 @@ func (w *pworld) identity(in *pwIntent) string {
 	if in.action == ap.ActionChangeVendorBank {
 		return pwChangeIdentity(in.m.id, in.vendor.id, in.number)
 	}
-	return pwPayIdentity(in.m.id, in.bill.id, in.vendor.id, in.number, intent.Money{Currency: in.currency, Amount: in.amount})
+	return pwPayIdentity(in.m.id, in.bill.id, in.vendor.id, in.number, intent.Money{Currency: in.currency, Amount: in.amount}, in.residual)
 }
 
 // uniqueName reports whether v's name names no other vendor of its company.
@@ -1232,6 +1268,9 @@ func (w *pworld) payBody(in *pwIntent) []byte {
 		{Key: proptest.Key(r, "amount"), Val: pwAmountSpelling(r, in.amount)},
 		{Key: proptest.Key(r, "currency"), Val: proptest.JSON(cur)},
 	}
+	if in.residual > 0 {
+		args = append(args, proptest.Member{Key: proptest.Key(r, "residual"), Val: pwAmountSpelling(r, in.residual)})
+	}
 	return w.envelope(string(in.action), args)
 }
 
@@ -1260,8 +1299,13 @@ func (w *pworld) human(d gateway.Decision, in *pwIntent) []approval.Approval {
 	ok := op != nil && op.MandateID == in.m.id && string(op.Owner) == in.m.company && op.Action == in.action &&
 		op.Args["vendor"] == intent.Str(in.vendor.id) && op.Args["iban"] == intent.Str(in.number)
 	if ok && in.action == ap.ActionPayBill {
-		ok = len(op.Args) == 5 && op.Args["bill"] == intent.Str(in.bill.id) && op.Args["currency"] == intent.Str(in.currency) &&
+		ok = op.Args["bill"] == intent.Str(in.bill.id) && op.Args["currency"] == intent.Str(in.currency) &&
 			op.Args["amount"] == intent.AmountValue(in.amount, 2)
+		if in.residual > 0 {
+			ok = ok && len(op.Args) == 6 && op.Args["residual"] == intent.AmountValue(in.residual, 2)
+		} else {
+			ok = ok && len(op.Args) == 5
+		}
 	} else if ok {
 		ok = len(op.Args) == 2
 	}

@@ -244,8 +244,9 @@ func TestRegressionLookAlikeReferences(t *testing.T) {
 // vendor that were not applied to a bill (or only in part) were ignored,
 // so the vendor was paid in full while it owed the company money back.
 // The vendor's open credit in the bill's currency is a fact (open_credit,
-// minor units), and a payment to a vendor with open credit needs a
-// person's confirmation: the credit may have to reduce this payment first.
+// minor units). Since issue 13 the open credit that concerns the bill is
+// netted with its payment: the gross is refused with the reason, and the
+// net amount is confirmed by a person and paid (TestCreditNoteNetted).
 // Credit in another currency, a draft credit note and a credit note fully
 // applied to its bill are not open credit.
 func TestRegressionOpenCredit(t *testing.T) {
@@ -301,11 +302,18 @@ func TestRegressionOpenCredit(t *testing.T) {
 				}
 				return
 			}
-			if d.Executed || d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), "open credit") {
-				t.Fatalf("vendor with open credit: %s %s executed=%v %s; want a confirm step-up", d.Verdict, d.Level, d.Executed, message(d))
+			if d.Executed || code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "open credit note") {
+				t.Fatalf("gross to a vendor with open credit: %s %s executed=%v %s; want refused with the reason", d.Verdict, d.Level, d.Executed, message(d))
+			}
+			args = pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, intent.FormatAmount(85000-tc.open, 2))
+			if d = e.decide(tok, ap.ActionPayBill, args); d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
+				t.Fatalf("net: %s %s; want a confirm step-up", d.Verdict, message(d))
 			}
 			if d = e.decide(tok, ap.ActionPayBill, args, e.approve("alice", d)); !d.Executed {
 				t.Fatalf("confirmed: %s %s", d.Verdict, message(d))
+			}
+			if b := e.bill(ap.DemoCompany, ap.DemoBill); b.Residual != 0 {
+				t.Errorf("bill residual %d after the net payment, want 0", b.Residual)
 			}
 		})
 	}
@@ -404,10 +412,13 @@ func TestRegressionGetVendorCoolingOff(t *testing.T) {
 }
 
 // TestRegressionEqualPartialPaymentsAreOneOperation pins what
-// docs/registry-authority.md tells the user: two equal partial payments of
-// one bill under one mandate are the same operation (the same operation
-// hash), so the second is refused as a replay and nothing is paid twice;
-// the second instalment goes through under a new mandate.
+// docs/controls.md ("Instalments") tells the user: two equal partial
+// payments of one bill sent as the same call under one mandate are the
+// same operation (the same operation hash), so the second is refused as a
+// replay and nothing is paid twice; the second instalment says which
+// residual it is paid against and goes through. Under a new mandate the
+// same call is another operation, and a person confirms that it is not a
+// retry of the earlier payment of the same amount.
 func TestRegressionEqualPartialPaymentsAreOneOperation(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -421,8 +432,12 @@ func TestRegressionEqualPartialPaymentsAreOneOperation(t *testing.T) {
 	if again.Executed || code(again) != intent.CodeReplay || again.OperationHash != first.OperationHash {
 		t.Fatalf("second equal instalment under the same mandate: %s %s %s; want a replay of the same operation", again.Verdict, code(again), message(again))
 	}
-	if d := e.decide(e.mandate("m-2", ap.DemoCompany, "EUR"), ap.ActionPayBill, half); !d.Executed {
-		t.Fatalf("second instalment under a new mandate: %s %s", d.Verdict, message(d))
+	d := e.decide(e.mandate("m-2", ap.DemoCompany, "EUR"), ap.ActionPayBill, half)
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
+		t.Fatalf("the same call under a new mandate: %s %s; want a confirmation", d.Verdict, message(d))
+	}
+	if d := e.decide(tok, ap.ActionPayBill, withResidual(half, "425.00")); !d.Executed {
+		t.Fatalf("second instalment against the residual: %s %s", d.Verdict, message(d))
 	}
 	if b := e.bill(ap.DemoCompany, ap.DemoBill); b.Residual != 0 || len(e.payments(ap.DemoCompany)) != 2 {
 		t.Errorf("bill residual %d, %d payments; want 0 and 2", b.Residual, len(e.payments(ap.DemoCompany)))
