@@ -399,11 +399,18 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		}
 	})
 	t.Run("RefuseSecondPayment", func(t *testing.T) {
+		// The same call as the first payment is that operation: executed.
 		d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "850.00"))
+		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+			t.Errorf("the first payment's call again: %s", refusal(d))
+		}
+		d = e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "0.01"))
 		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied {
 			t.Errorf("a second payment of INV-2290: %s", refusal(d))
 		}
 	})
+	t.Run("Instalments", func(t *testing.T) { runInstalments(t, e) })
+	t.Run("CreditNoteNetted", func(t *testing.T) { runCreditNoteNetted(t, e) })
 	t.Run("RefuseBankChangeWithoutCallback", func(t *testing.T) {
 		d := e.decide(t, ap.ActionChangeVendorBank, map[string]any{"vendor": odoo.DemoVendor, "iban": ibanEmail})
 		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeNotTrusted {

@@ -432,6 +432,10 @@ func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok 
 		docs = append(docs, term("move_type", "=", string(erp.KindBill)), term("state", "=", string(erp.StatePosted)),
 			term("amount_residual", ">", 0))
 	}
+	if q.OpenCredit {
+		docs = append(docs, term("move_type", "=", string(erp.KindCreditNote)), term("state", "=", string(erp.StatePosted)),
+			term("amount_residual", ">", 0))
+	}
 	if q.Lookup != "" {
 		docs = append(docs, lookupDomain(q.Lookup))
 	}
@@ -495,6 +499,8 @@ func billMatches(b erp.Bill, q erp.BillQuery, id, vendor int64) bool {
 	case id != 0 && b.ID != itoa(id), vendor != 0 && b.Vendor != itoa(vendor):
 		return false
 	case q.Open && (b.Kind != erp.KindBill || b.State != erp.StatePosted || b.Residual <= 0):
+		return false
+	case q.OpenCredit && (b.Kind != erp.KindCreditNote || b.State != erp.StatePosted || b.Residual <= 0):
 		return false
 	}
 	return true
@@ -972,7 +978,12 @@ func (c *Client) lock(ctx context.Context, key string) (func(), error) {
 // back) wraps erp.ErrNotWritten; if the answer of action_create_payments
 // is lost, it looks for the key again before saying anything: the payment
 // is either found and returned, or the error wraps ErrNetwork only (the
-// outcome is unknown) and the write is not retried.
+// outcome is unknown) and the write is not retried. With r.Credits it
+// reads the vendor's open credit notes and the bill's outstanding debits
+// before the payment (two calls), and once the payment is made adds each
+// credit note's line to the bill (one call each,
+// account.move.js_assign_outstanding_line); those that fail are named in
+// the payment's Unreconciled.
 func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.PaymentRequest) (erp.Payment, error) {
 	if !validKey(r.Key) {
 		return erp.Payment{}, refused("an idempotency key of 1 to 128 letters, digits and . : - is required")
@@ -999,6 +1010,10 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 		return erp.Payment{}, err
 	}
 	if err := checkPayment(b, acct, r); err != nil {
+		return erp.Payment{}, err
+	}
+	credits, err := c.creditLines(ctx, s, cid, b, r)
+	if err != nil {
 		return erp.Payment{}, err
 	}
 	money, err := c.loadCurrency(ctx, s, b.Currency)
@@ -1035,7 +1050,11 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 		if errors.As(err, &f) || errors.Is(err, ErrNotSent) {
 			return erp.Payment{}, notWritten(translate(err)) // a fault: Odoo rolled the call back; or never sent
 		}
-		return c.paymentAnswerLost(ctx, s, cid, r, err)
+		p, err := c.paymentAnswerLost(ctx, s, cid, r, err)
+		if err == nil {
+			p.Unreconciled = c.reconcileCredits(ctx, s, cid, billID, credits)
+		}
+		return p, err
 	}
 	p, found, err := c.paymentByKey(ctx, s, cid, r.Key, paymentIDFromAction(v)...)
 	if err != nil {
@@ -1047,6 +1066,7 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if err := checkRegistered(p, acct, r, money); err != nil {
 		return erp.Payment{}, err
 	}
+	p.Unreconciled = c.reconcileCredits(ctx, s, cid, billID, credits)
 	return p, nil
 }
 

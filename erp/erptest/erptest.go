@@ -59,6 +59,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"PromotedAccountRestartsCoolingOff", testPromotedAccount},
 		{"ConcurrentPaymentsOfOneBill", testConcurrentPayments},
 		{"VendorCountryBillDateVendorPayments", testControlFields},
+		{"PaymentNettedWithCreditNotes", testNetting},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -626,5 +627,76 @@ func testControlFields(t *testing.T, e Env) {
 	}
 	if ps := paid(e.Other, w.acme.ID); len(ps) != 0 {
 		t.Errorf("the other company sees payments to this company's vendor: %+v", ps)
+	}
+}
+
+// testNetting: a payment netted with the vendor's open credit notes
+// (PaymentRequest.Credits) pays the net amount and reconciles the credit
+// notes with the bill; credit notes that are not the vendor's open credit
+// in the bill's currency, or that exceed with the amount what is owed, are
+// refused with nothing written. BillQuery.OpenCredit finds them.
+func testNetting(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	eur := func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+	addCredit := func(vendor, company, currency string, total intent.Amount) erp.Bill {
+		t.Helper()
+		c, err := e.Seeder.AddBill(ctx, company, erp.Bill{Ref: fmt.Sprintf("CN-%d", total), Vendor: vendor, Kind: erp.KindCreditNote, Currency: currency, Total: total})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	cn1, cn2 := addCredit(w.acme.ID, e.Company, "EUR", 10000), addCredit(w.acme.ID, e.Company, "EUR", 5000)
+	draft, err := e.Seeder.AddBill(ctx, e.Company, erp.Bill{Ref: "CN-DRAFT", Vendor: w.acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 700, State: erp.StateDraft})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := addCredit(w.globex.ID, e.Other, "EUR", 3000)
+	open, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{OpenCredit: true, Vendor: w.acme.ID})
+	if diff := cmp.Diff([]string{cn1.ID, cn2.ID}, ids(open, billID)); err != nil || diff != "" {
+		t.Fatalf("OpenCredit (-want, +got): %v\n%s", err, diff)
+	}
+	for i, tt := range []struct {
+		name    string
+		credits []string
+		amount  intent.Amount
+	}{
+		{"a draft credit note", []string{draft.ID}, 1000},
+		{"a bill as credit", []string{w.bill.ID}, 1000},
+		{"another company's credit note", []string{other.ID}, 1000},
+		{"a credit note named twice", []string{cn1.ID, cn1.ID}, 1000},
+		{"with the amount above what is owed", []string{cn1.ID, cn2.ID}, 48000 - 15000 + 1},
+	} {
+		_, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(tt.amount),
+			Key: fmt.Sprintf("net-refused-%d", i), Credits: tt.credits})
+		if !errors.Is(err, erp.ErrRefused) {
+			t.Errorf("%s: %v, want ErrRefused", tt.name, err)
+		}
+	}
+	if r, s := residual(t, e, e.Company, w.bill2.ID); r != 48000 || s != erp.NotPaid {
+		t.Fatalf("refused netting changed the bill: residual %d, %s", r, s)
+	}
+	p, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(20000),
+		Key: "net", Credits: []string{cn1.ID, cn2.ID}})
+	if err != nil || p.Amount != eur(20000) || len(p.Unreconciled) != 0 {
+		t.Fatalf("netted payment: %+v, %v", p, err)
+	}
+	if r, s := residual(t, e, e.Company, w.bill2.ID); r != 48000-15000-20000 || s != erp.Partial {
+		t.Errorf("bill after netting: residual %d, %s; want 13000, partial", r, s)
+	}
+	for _, c := range []erp.Bill{cn1, cn2} {
+		if r, _ := residual(t, e, e.Company, c.ID); r != 0 {
+			t.Errorf("credit note %s after netting: residual %d, want 0", c.Name, r)
+		}
+	}
+	if ps, err := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{Bill: w.bill2.ID}); err != nil || len(ps) != 1 || ps[0].Amount != eur(20000) {
+		t.Errorf("payments of the bill: %+v, %v; want one of 200.00", ps, err)
+	}
+	if open, _ := e.Source.Bills(ctx, e.Company, erp.BillQuery{OpenCredit: true}); len(open) != 0 {
+		t.Errorf("open credit after netting: %v", ids(open, billID))
+	}
+	if r, _ := residual(t, e, e.Other, other.ID); r != 3000 {
+		t.Errorf("the other company's credit note changed: residual %d", r)
 	}
 }

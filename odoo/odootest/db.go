@@ -158,7 +158,8 @@ func (d *db) installAccount() {
 			}
 			return ids
 		}),
-		"invoice_payments_widget": comp(f(tChar), func(d *db, r rec) any { return d.paymentsWidget(r) }),
+		"invoice_payments_widget":                   comp(f(tChar), func(d *db, r rec) any { return d.paymentsWidget(r) }),
+		"invoice_outstanding_credits_debits_widget": comp(f(tChar), func(d *db, r rec) any { return d.outstandingWidget(r) }),
 	}})
 	add(&model{name: "account.payment", desc: "Payments", rights: moves, fields: map[string]*field{
 		"name": f(tChar), "partner_id": m2o("res.partner"), "partner_bank_id": m2o("res.partner.bank"), "amount": f(tFloat),

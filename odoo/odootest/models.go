@@ -220,6 +220,8 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 			d.seq[prefix+month]++
 			b["name"] = fmt.Sprintf("%s/%s/%04d", prefix, strings.ReplaceAll(month, "-", "/"), d.seq[prefix+month])
 			b["state"] = "posted"
+			d.next["account.move.line"]++
+			b["_payable_line"] = d.next["account.move.line"] // the id of its line on the payable account
 			if b.str("invoice_date_due") == "" {
 				b["invoice_date_due"] = b.str("invoice_date")
 			}
@@ -274,6 +276,12 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 		return none{}, nil
 	case "account.payment.register.action_create_payments":
 		return d.createPayments(ids, ctx)
+	case "account.move.js_assign_outstanding_line":
+		if f := d.checkAccess(m, 'w'); f != nil {
+			return nil, f
+		}
+		line, _ := argAt(args, 1).(int64)
+		return d.assignOutstanding(ids, line)
 	case "res.partner.message_post":
 		if f := d.checkAccess(m, 'w'); f != nil { // _mail_post_access is write
 			return nil, f
@@ -422,4 +430,63 @@ func (d *db) paymentsWidget(b rec) any {
 		return false
 	}
 	return map[string]any{"title": "Less Payment", "outstanding": false, "content": content}
+}
+
+// outstandingWidget is account.move's
+// invoice_outstanding_credits_debits_widget for a posted vendor bill that
+// is not settled: the unreconciled payable lines of the posted credit
+// notes of its commercial partner, in its currency, with what each still
+// holds ("Outstanding debits"). Odoo lists outstanding payments too; the
+// fake makes none. False when there is nothing to list.
+func (d *db) outstandingWidget(b rec) any {
+	ps := b.str("payment_state")
+	if b.str("move_type") != "in_invoice" || b.str("state") != "posted" || ps != "not_paid" && ps != "partial" {
+		return false
+	}
+	var content []any
+	for _, c := range d.sorted("account.move") {
+		if c.str("move_type") != "in_refund" || c.str("state") != "posted" || c.num("amount_residual") <= 0 ||
+			c.m2o("commercial_partner_id") != b.m2o("commercial_partner_id") || c.m2o("company_id") != b.m2o("company_id") ||
+			c.m2o("currency_id") != b.m2o("currency_id") {
+			continue
+		}
+		line, _ := c["_payable_line"].(int64)
+		content = append(content, map[string]any{"journal_name": c.str("name"), "amount": c.num("amount_residual"),
+			"currency_id": b.m2o("currency_id"), "id": line, "move_id": c.id(), "date": c.str("invoice_date"), "account_payment_id": false})
+	}
+	if content == nil {
+		return false
+	}
+	return map[string]any{"outstanding": true, "content": content, "move_id": b.id(), "title": "Outstanding debits"}
+}
+
+// assignOutstanding is account.move.js_assign_outstanding_line: it
+// reconciles the payable line with id line (a credit note's) with the
+// bill ids[0]'s, up to what both still hold, and answers None (the
+// marshal fault, after committing). A line of another partner or account
+// reconciles nothing, as Odoo's reconcile of lines that do not match
+// raises a user error.
+func (d *db) assignOutstanding(ids []int64, line int64) (any, *fault) {
+	if len(ids) != 1 {
+		return nil, traceback("ValueError: Expected singleton: account.move()")
+	}
+	b, ok := d.tables["account.move"][ids[0]]
+	if !ok {
+		return nil, missing("account.move", ids, d.uid)
+	}
+	for _, c := range d.sorted("account.move") {
+		if l, _ := c["_payable_line"].(int64); l != line || line == 0 {
+			continue
+		}
+		if c.m2o("commercial_partner_id") != b.m2o("commercial_partner_id") || c.str("state") != "posted" || b.str("state") != "posted" {
+			return nil, userError("Entries are not from the same account or partner.")
+		}
+		amount := min(c.num("amount_residual"), b.num("amount_residual"))
+		if amount > 0 {
+			d.settle(b, amount)
+			d.settle(c, amount)
+		}
+		return none{}, nil
+	}
+	return nil, missing("account.move.line", []int64{line}, d.uid)
 }

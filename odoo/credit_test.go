@@ -1,0 +1,129 @@
+package odoo_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo"
+)
+
+// withResidual returns args with the residual the payment is paid against.
+func withResidual(args map[string]any, residual string) map[string]any {
+	args["residual"] = residual
+	return args
+}
+
+// payments returns the posted payments of the bill with this reference.
+func (e *apEnv) paymentsOf(tb testing.TB, ref string) []erp.Payment {
+	tb.Helper()
+	ps, err := e.client.Payments(context.Background(), odoo.DemoCompany, erp.PaymentQuery{Bill: e.bill(tb, ref).ID})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return slices.DeleteFunc(ps, func(p erp.Payment) bool { return p.State != erp.PaymentPosted })
+}
+
+// runInstalments (issue 13): 800.00 and 800.00 of a 1,600.00 bill in
+// Odoo, each against the residual it is paid against; the first call
+// again executes nothing; a third instalment is refused.
+func runInstalments(t *testing.T, e *apEnv) {
+	v := e.vendor.ID
+	e.addBill(t, v, "", "INST-1600", 160000)
+	first := withResidual(payArgs(odoo.DemoVendor, "INST-1600", odoo.DemoIBAN, "800.00"), "1600.00")
+	if d := e.decide(t, ap.ActionPayBill, first); !d.Executed {
+		t.Fatalf("first instalment: %s", refusal(d))
+	}
+	if d := e.decide(t, ap.ActionPayBill, first); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+		t.Fatalf("first instalment's call again: %s", refusal(d))
+	}
+	if b := e.bill(t, "INST-1600"); b.Residual != 80000 || b.PaymentState != erp.Partial {
+		t.Fatalf("after the first instalment: residual %d, %s", b.Residual, b.PaymentState)
+	}
+	if d := e.decide(t, ap.ActionPayBill, withResidual(payArgs(odoo.DemoVendor, "INST-1600", odoo.DemoIBAN, "800.00"), "800.00")); !d.Executed {
+		t.Fatalf("second instalment: %s", refusal(d))
+	}
+	d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, "INST-1600", odoo.DemoIBAN, "800.00"))
+	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied || !strings.Contains(d.Refusal.Message, "more than the bill still owes") {
+		t.Errorf("third instalment: %s", refusal(d))
+	}
+	if b, ps := e.bill(t, "INST-1600"), e.paymentsOf(t, "INST-1600"); b.Residual != 0 || !b.PaymentState.Settled() || len(ps) != 2 {
+		t.Errorf("after two instalments: residual %d, %s, %d payments", b.Residual, b.PaymentState, len(ps))
+	}
+}
+
+// runCreditNoteNetted (issue 13): an open credit note of the vendor is
+// netted with the payment of a bill in Odoo: the gross is refused, the
+// net is confirmed and paid; afterwards the bill's residual is its total
+// less the credit less the payment, the credit note's residual is zero,
+// and one payment of the net amount exists.
+func runCreditNoteNetted(t *testing.T, e *apEnv) {
+	ctx := context.Background()
+	v := e.vendor.ID
+	e.addBill(t, v, "", "NET-1000", 100000)
+	if _, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "CN-NET", Vendor: v, Kind: erp.KindCreditNote, Currency: "EUR", Total: 15000}); err != nil {
+		t.Fatal(err)
+	}
+	if d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, "NET-1000", odoo.DemoIBAN, "1000.00")); d.Refusal == nil ||
+		d.Refusal.Code != intent.CodePolicyDenied || !strings.Contains(d.Refusal.Message, "never the gross") {
+		t.Fatalf("gross: %s", refusal(d))
+	}
+	net := payArgs(odoo.DemoVendor, "NET-1000", odoo.DemoIBAN, "600.00") // a part of the net 850.00
+	d := e.decideToday(t, net)
+	if d.Verdict != intent.StepUp || d.Facts["bill_credit"] != intent.Int(15000) || d.Facts["bill_net_due"] != intent.Int(85000) {
+		t.Fatalf("net: %s %s, facts %v", d.Verdict, refusal(d), d.Facts)
+	}
+	d = e.decideToday(t, net, e.approvals(t, d)...)
+	if !d.Executed || !strings.Contains(d.Output, `"residual":"250.00"`) {
+		t.Fatalf("confirmed net: %s %s", refusal(d), d.Output)
+	}
+	if b := e.bill(t, "NET-1000"); b.Residual != 100000-15000-60000 || b.PaymentState != erp.Partial {
+		t.Errorf("bill after netting: residual %d, %s; want 250.00, partial", b.Residual, b.PaymentState)
+	}
+	if c := e.bill(t, "CN-NET"); c.Residual != 0 {
+		t.Errorf("credit note residual %d, want 0", c.Residual)
+	}
+	if ps := e.paymentsOf(t, "NET-1000"); len(ps) != 1 || ps[0].Amount.Amount != 60000 {
+		t.Errorf("payments %+v; want one of 600.00", ps)
+	}
+}
+
+// decideToday decides a payment on the pack on the wall clock, which has
+// approvers, with the approvals as.
+func (e *apEnv) decideToday(tb testing.TB, args map[string]any, as ...approval.Approval) gateway.Decision {
+	tb.Helper()
+	body, err := json.Marshal(map[string]any{"action": ap.ActionPayBill, "args": args})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := e.today.Decide(context.Background(), gateway.Request{Mandate: e.todayTok, Proposal: body, Approvals: as})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
+// approvals are alice's and bob's approvals of d's operation: enough for
+// a confirmation and for four eyes (on a real Odoo the demo vendor's
+// account is in its cooling-off period on the wall clock).
+func (e *apEnv) approvals(tb testing.TB, d gateway.Decision) []approval.Approval {
+	tb.Helper()
+	var as []approval.Approval
+	for _, who := range []string{"alice", "bob"} {
+		a, err := approval.Sign(approval.Approval{ID: who + "-" + randomHex(tb, 8), Operation: d.OperationHash, MandateID: d.Operation.MandateID,
+			Approver: who, IssuedAt: time.Now(), ExpiresAt: time.Now().Add(10 * time.Minute)}, apApprovers[who])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		as = append(as, a)
+	}
+	return as
+}
