@@ -227,7 +227,8 @@ func contracts() ([]*contract.Contract, error) {
 						"It must be the vendor's current bank account on file.",
 					OnNoMatch: onNoAccount,
 				},
-				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: `The amount to pay, a plain decimal such as "1250.00"; at most what the bill still owes.`},
+				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: `The amount to pay in money, a plain decimal such as "1250.00"; at most what the bill still owes, ` +
+					`less the vendor's open credit that is netted with the payment (ap.list_open_bills shows it as "credit" and "net_due").`},
 				{Name: "currency", Type: contract.String(3), Required: true, Normalizer: Currency, Doc: `The ISO 4217 currency of the amount ("EUR"); it must be the bill's.`},
 				{Name: "residual", Type: contract.Amount(2), Doc: residualDoc},
 			},
