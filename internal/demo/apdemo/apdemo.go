@@ -362,8 +362,11 @@ func (r *run) scenario() []step {
 		{title: "It pays INV-2290 to the account on file, spelled its own way.",
 			action: ap.ActionPayBill, args: payArgs("acme supplies", "inv-2290", "de89 3704 0044 0532 0130 00", "850.00"),
 			verdict: intent.Allow, check: paidOnFile},
-		{title: "It pays INV-2290 a second time.",
+		{title: "It sends the same payment again (a retry): the same operation, already executed.",
 			action: ap.ActionPayBill, args: payArgs("ACME Supplies", "INV-2290", "DE89370400440532013000", "850.00"),
+			verdict: intent.Deny, code: intent.CodeReplay},
+		{title: "It pays INV-2290 a second time, as a further instalment against what the bill owed.",
+			action: ap.ActionPayBill, args: withResidual(payArgs("ACME Supplies", "INV-2290", "DE89370400440532013000", "850.00"), "850.00"),
 			verdict: intent.Deny, code: intent.CodePolicyDenied},
 	}
 	if add := r.cfg.AddBill; add != nil {
@@ -383,6 +386,12 @@ func (r *run) scenario() []step {
 
 func payArgs(vendor, bill, iban, amount string) map[string]any {
 	return map[string]any{"vendor": vendor, "bill": bill, "iban": iban, "amount": amount, "currency": "EUR"}
+}
+
+// withResidual returns args with the residual the payment is paid against.
+func withResidual(args map[string]any, residual string) map[string]any {
+	args["residual"] = residual
+	return args
 }
 
 // show prints a decision; callsBefore is the ERP's call count before it.
