@@ -191,7 +191,7 @@ func TestLegitimateWorkload(t *testing.T) {
 	if len(times) > 0 {
 		median = times[len(times)/2]
 	}
-	t.Logf("legitimate workload: %d payments, %d paid, %d false refusals (known gaps %v), %d confirmations, %d four-eyes step-ups, %d needless step-ups, median %v per payment (get_vendor + pay_bill + any confirmation, erp.Mem)",
+	t.Logf("legitimate workload: %d payments, %d paid, %d false refusals (known gaps %v), %d confirmations, %d four-eyes step-ups, %d needless step-ups, median %v per payment (get_vendor + list_open_bills + pay_bill + any confirmation, erp.Mem)",
 		len(book.payments), paid, falseRefusals, gaps, confirms, fourEyes, needless, median)
 	var reasons []string
 	for r, n := range why {
