@@ -373,15 +373,7 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		if d.Verdict != intent.StepUp || d.Level != intent.LevelFourEyes {
 			t.Fatalf("the first payment to an account set up today: %s %s", d.Verdict, refusal(d))
 		}
-		var as []approval.Approval
-		for _, who := range []string{"alice", "bob"} {
-			a, err := approval.Sign(approval.Approval{ID: who + "-" + randomHex(t, 8), Operation: d.OperationHash, MandateID: d.Operation.MandateID,
-				Approver: who, IssuedAt: time.Now(), ExpiresAt: time.Now().Add(10 * time.Minute)}, apApprovers[who])
-			if err != nil {
-				t.Fatal(err)
-			}
-			as = append(as, a)
-		}
+		as := e.approvals(t, d)
 		if d := decide(as[0]); d.Executed {
 			t.Fatalf("executed with one approver")
 		}
