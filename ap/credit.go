@@ -149,7 +149,15 @@ func netted(out *paidJSON, credits []erp.Bill, p erp.Payment) intent.Amount {
 	credited, names := creditTotal(credits, p.Unreconciled)
 	out.CreditNotes = names
 	if len(p.Unreconciled) > 0 {
-		out.Note = "the payment was made, but credit notes " + strings.Join(p.Unreconciled, ", ") +
+		left := make([]string, 0, len(p.Unreconciled))
+		for _, id := range p.Unreconciled {
+			i := slices.IndexFunc(credits, func(c erp.Bill) bool { return c.ID == id })
+			if i >= 0 {
+				id = credits[i].Name + " (" + id + ")"
+			}
+			left = append(left, id)
+		}
+		out.Note = "the payment was made, but credit notes " + strings.Join(left, ", ") +
 			" could not be reconciled with the bill in the ERP: tell the user that the accounting team must reconcile them; do not pay the bill again for them"
 	}
 	return credited

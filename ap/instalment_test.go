@@ -254,3 +254,52 @@ func TestCreditNoteNetted(t *testing.T) {
 		t.Errorf("next bill after the credit was used: %s %s", d.Verdict, message(d))
 	}
 }
+
+// TestTermsFactsAlwaysGiven: every payment decision carries the facts of
+// instalments and credit notes, which the schema declares optional (so
+// that older decision manifests stay valid) and the policy reads.
+func TestTermsFactsAlwaysGiven(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	d := e.decide(e.mandate("m-1", ap.DemoCompany, "EUR"), ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "100.00"))
+	for k, want := range map[string]intent.Value{
+		"bill_total": intent.Int(85000), "bill_same_amount_paid": intent.Int(0), "bill_credit": intent.Int(0),
+		"bill_net_due": intent.Int(85000), "bill_credit_notes": intent.Str(""),
+	} {
+		if got, ok := d.Facts[k]; !ok || got != want {
+			t.Errorf("fact %s = %v (given %v), want %v", k, got, ok, want)
+		}
+	}
+}
+
+// unreconciling is an ERP that makes the payment but reconciles none of
+// the credit notes it is asked to net, as an ERP whose reconciliation
+// failed after the payment.
+type unreconciling struct{ erp.Source }
+
+func (u unreconciling) RegisterPayment(ctx context.Context, company string, r erp.PaymentRequest) (erp.Payment, error) {
+	credits := r.Credits
+	r.Credits = nil
+	p, err := u.Source.RegisterPayment(ctx, company, r)
+	p.Unreconciled = credits
+	return p, err
+}
+
+// TestCreditNoteNotReconciled: the payment of the net stands when the ERP
+// fails to reconcile the credit note afterwards, and the answer tells the
+// agent which credit notes the accounting team must reconcile.
+func TestCreditNoteNotReconciled(t *testing.T) {
+	t.Parallel()
+	e := newEnvWrapped(t, ap.Config{}, func(s erp.Source) erp.Source { return unreconciling{s} })
+	cn := e.openCredit("CN-77", 10000, "")
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	net := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "750.00")
+	d := e.decide(tok, ap.ActionPayBill, net)
+	d = e.decide(tok, ap.ActionPayBill, net, e.approve("alice", d))
+	if !d.Executed || !strings.Contains(d.Output, "could not be reconciled") || !strings.Contains(d.Output, cn.Name+" ("+cn.ID+")") || !strings.Contains(d.Output, `"residual":"100.00"`) {
+		t.Fatalf("net paid, credit note not reconciled: %s %s %s", d.Verdict, message(d), d.Output)
+	}
+	if ps := e.payments(ap.DemoCompany); len(ps) != 1 || ps[0].Amount.Amount != 75000 {
+		t.Errorf("payments %+v; want one of 750.00", ps)
+	}
+}
