@@ -63,18 +63,28 @@ type CallbackMem struct {
 // is missing, a record without ID, Company, Vendor, Phone, CalledBy or At,
 // or with a number that is not a valid IBAN.
 func (m *CallbackMem) Record(ctx context.Context, cb Callback) error {
-	if cb.ID == "" || cb.Company == "" || cb.Vendor == "" || strings.TrimSpace(cb.Phone) == "" || cb.CalledBy == "" || cb.At.IsZero() {
-		return errors.New("ap: a call-back needs an ID, a company, a vendor, the phone dialled, who called and when")
-	}
-	n, err := normalize.IBAN(cb.Number)
+	cb, err := cb.checked()
 	if err != nil {
-		return fmt.Errorf("ap: call-back: %w", err)
+		return err
 	}
-	cb.Number, cb.At = n, cb.At.UTC()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.cbs = append(m.cbs, cb)
 	return nil
+}
+
+// checked returns cb with Number normalized and At in UTC, or the error
+// CallbackMem.Record documents.
+func (cb Callback) checked() (Callback, error) {
+	if cb.ID == "" || cb.Company == "" || cb.Vendor == "" || strings.TrimSpace(cb.Phone) == "" || cb.CalledBy == "" || cb.At.IsZero() {
+		return cb, errors.New("ap: a call-back needs an ID, a company, a vendor, the phone dialled, who called and when")
+	}
+	n, err := normalize.IBAN(cb.Number)
+	if err != nil {
+		return cb, fmt.Errorf("ap: call-back: %w", err)
+	}
+	cb.Number, cb.At = n, cb.At.UTC()
+	return cb, nil
 }
 
 // Callback implements Callbacks.

@@ -3,7 +3,6 @@ package ap_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -611,31 +610,5 @@ func TestNewPackErrors(t *testing.T) {
 		if _, err := ap.NewPack(erp.NewMem(nil), cfg); err == nil {
 			t.Errorf("NewPack with %+v succeeded", cfg)
 		}
-	}
-}
-
-func TestCallbackMemRecord(t *testing.T) {
-	t.Parallel()
-	m := &ap.CallbackMem{}
-	ctx := context.Background()
-	good := ap.Callback{ID: "cb-1", Company: "c", Vendor: "1", Number: "ch93 0076 2011 6238 5295 7", Phone: "+41 44 000 0000", CalledBy: "dana", At: t0}
-	if err := m.Record(ctx, good); err != nil {
-		t.Fatal(err)
-	}
-	if cb, err := m.Callback(ctx, "c", "CH9300762011623852957"); err != nil || cb.ID != "cb-1" {
-		t.Errorf("Callback = %+v, %v", cb, err)
-	}
-	if _, err := m.Callback(ctx, "other", "CH9300762011623852957"); !errors.Is(err, ap.ErrNoCallback) {
-		t.Errorf("another company's call-back: %v", err)
-	}
-	bad := good
-	bad.Number = "CH93 0076 2011 6238 5295 8"
-	if err := m.Record(ctx, bad); err == nil {
-		t.Error("a call-back with an invalid IBAN was recorded")
-	}
-	bad = good
-	bad.Phone = " "
-	if err := m.Record(ctx, bad); err == nil {
-		t.Error("a call-back without the phone dialled was recorded")
 	}
 }

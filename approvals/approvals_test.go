@@ -15,6 +15,7 @@ import (
 	"github.com/intentplane/intentplane/approvals/passcode"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/store/mem"
 )
 
 func TestNewRefusesBadConfig(t *testing.T) {
@@ -33,7 +34,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		{"twice", approvals.Config{Approvers: []approvals.Approver{good, good}}, &approvals.ApproverError{Index: 1, Name: "alice", Field: "name"}},
 		{"base URL with path", approvals.Config{Approvers: []approvals.Approver{good}, BaseURL: "http://x/approve"}, nil},
 	} {
-		_, err := approvals.New(tt.cfg, &memLog{})
+		_, err := approvals.New(tt.cfg, &memLog{}, mem.New(nil))
 		if err == nil {
 			t.Errorf("%s: New succeeded", tt.name)
 			continue
@@ -51,7 +52,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 			t.Errorf("%s: %v does not wrap passcode.ErrMalformed", tt.name, err)
 		}
 	}
-	s, err := approvals.New(approvals.Config{Approvers: []approvals.Approver{good}}, &memLog{})
+	s, err := approvals.New(approvals.Config{Approvers: []approvals.Approver{good}}, &memLog{}, mem.New(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

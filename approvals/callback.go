@@ -125,7 +125,10 @@ type callbacksView struct {
 
 func (s *Server) callbackForm(c echo.Context) error {
 	ss := sessionOf(c)
-	v := s.callbacksView(ss)
+	v, err := s.callbacksView(c.Request().Context(), ss)
+	if err != nil {
+		return err
+	}
 	if err := s.lookUpPhone(c, s.approvers[ss.approver], &v); err != nil {
 		return err
 	}
@@ -139,7 +142,7 @@ func (s *Server) callbackForm(c echo.Context) error {
 	return s.page(c, http.StatusOK, "callbacks", v)
 }
 
-func (s *Server) callbacksView(ss *session) callbacksView {
+func (s *Server) callbacksView(ctx context.Context, ss *session) (callbacksView, error) {
 	v := callbacksView{Session: ss, CSRF: ss.csrf}
 	me := s.approvers[ss.approver]
 	if me.owners != nil {
@@ -148,13 +151,19 @@ func (s *Server) callbacksView(ss *session) callbacksView {
 		}
 		slices.Sort(v.Owners)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := len(s.callbacks) - 1; i >= 0; i-- {
-		r := s.callbacks[i]
-		if !me.mayDecide(r.entry.Owner) {
-			continue
+	var mine []callbackRecord
+	err := s.callbackRecords(ctx, func(r callbackRecord) error {
+		if me.mayDecide(r.entry.Owner) {
+			mine = append(mine, r)
 		}
+		return nil
+	})
+	if err != nil {
+		return v, err
+	}
+	// The last Recent, newest first.
+	for i := len(mine) - 1; i >= 0 && len(v.Recent) < s.cfg.Recent; i-- {
+		r := mine[i]
 		v.Recent = append(v.Recent, callbackView{
 			ID: r.entry.ID, At: r.entry.At.Format("2006-01-02 15:04:05 UTC"), Owner: string(r.entry.Owner),
 			Vendor: r.entry.VendorName, VendorID: r.entry.Vendor, IBAN: groupIBAN(r.entry.IBAN),
@@ -163,7 +172,7 @@ func (s *Server) callbacksView(ss *session) callbacksView {
 			ReceiptHash: r.receipt.Hash.String(),
 		})
 	}
-	return v
+	return v, nil
 }
 
 // groupIBAN shows an electronic-format IBAN in groups of four, as printed
@@ -202,7 +211,10 @@ func formField(c echo.Context, name string, max int, multiline bool) (string, bo
 func (s *Server) recordCallbackForm(c echo.Context) error {
 	ss := sessionOf(c)
 	me := s.approvers[ss.approver]
-	v := s.callbacksView(ss)
+	v, err := s.callbacksView(c.Request().Context(), ss)
+	if err != nil {
+		return err
+	}
 	refuse := func(code int, field, text string) error {
 		v.Field, v.Error = field, text
 		return s.page(c, code, "callbacks", v)
@@ -276,7 +288,17 @@ func (s *Server) recordCallback(ctx context.Context, e CallbackEntry) (CallbackE
 	if err != nil {
 		return CallbackEntry{}, fmt.Errorf("approvals: call-back not receipted, so not recorded: %w", err)
 	}
-	if err := sink.RecordCallback(ctx, checked); err != nil {
+	// Kept for the page's list (after a restart too, and on every replica
+	// sharing the store) before the sink makes it count; taken back if
+	// the sink fails.
+	if err = s.putCallback(ctx, callbackRecord{entry: checked, receipt: stored}); err != nil {
+		err = fmt.Errorf("approvals: call-back receipted but not kept: %w", err)
+	} else if err = sink.RecordCallback(ctx, checked); err != nil {
+		if derr := s.st.DeleteEntry(ctx, SpaceCallbacks, callbackKey(checked)); derr != nil {
+			s.logger.Error("approval page: a call-back the sink refused is still listed", "id", checked.ID, "err", derr)
+		}
+	}
+	if err != nil {
 		fail := callbackReceipt(checked)
 		fail.Verdict, fail.Result = intent.Deny, receipt.ResultFailed
 		fail.Message = fmt.Sprintf("Call-back %s was not recorded after all; it does not count.", checked.ID)
@@ -285,12 +307,6 @@ func (s *Server) recordCallback(ctx context.Context, e CallbackEntry) (CallbackE
 		}
 		return CallbackEntry{}, err
 	}
-	s.mu.Lock()
-	s.callbacks = append(s.callbacks, callbackRecord{entry: checked, receipt: stored})
-	if len(s.callbacks) > s.cfg.Recent {
-		s.callbacks = append(s.callbacks[:0:0], s.callbacks[len(s.callbacks)-s.cfg.Recent:]...)
-	}
-	s.mu.Unlock()
 	s.logger.Info("call-back recorded", "id", checked.ID, "owner", checked.Owner, "vendor", checked.Vendor, "by", checked.CalledBy)
 	return checked, nil
 }

@@ -22,6 +22,7 @@ type sink struct {
 	checked  int
 	recorded []approvals.CallbackEntry
 	broken   bool
+	noRecord bool // RecordCallback fails
 }
 
 func (s *sink) CheckCallback(ctx context.Context, e approvals.CallbackEntry) (approvals.CallbackEntry, error) {
@@ -49,6 +50,9 @@ func (s *sink) CheckCallback(ctx context.Context, e approvals.CallbackEntry) (ap
 func (s *sink) RecordCallback(ctx context.Context, e approvals.CallbackEntry) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.noRecord {
+		return errors.New("records unavailable")
+	}
 	s.recorded = append(s.recorded, e)
 	return nil
 }

@@ -49,7 +49,7 @@ func TestEndToEnd(t *testing.T) {
 	for _, name := range []string{"alice", "bob"} {
 		cfg.Approvers = append(cfg.Approvers, approvals.Approver{Name: name, Passcode: hashes()[name], Key: approverKeys[name]})
 	}
-	page, err := approvals.New(cfg, st)
+	page, err := approvals.New(cfg, st, st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // waits up to the configured time (wait = N) for a person; with wait = 0 it
 // would give the agent the link at once and let it call again.
 func ExampleAwait() {
-	var page *approvals.Server // approvals.New(cfg, gatewayReceiptLog)
+	var page *approvals.Server // approvals.New(cfg, gatewayReceiptLog, gatewayStore)
 	var p approval.Request     // built from the gateway's StepUp decision
 	wait := 30 * time.Second   // from the front door's configuration
 	ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/store/mem"
 )
 
 type seed byte
@@ -116,13 +118,33 @@ type fixture struct {
 	ts    *httptest.Server
 	clock *clock
 	log   *memLog
+	cfg   approvals.Config
+	st    *mem.Store                   // the Server's store; restart keeps it
+	h     atomic.Pointer[http.Handler] // the server's handler; restart swaps it
+}
+
+// restart replaces f's Server with a new one over the same configuration
+// and the same store, as a process restart does; mutate, when not
+// nil, changes the configuration first.
+func (f *fixture) restart(mutate func(*approvals.Config)) {
+	f.t.Helper()
+	if mutate != nil {
+		mutate(&f.cfg)
+	}
+	srv, err := approvals.New(f.cfg, f.log, f.st)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	h := srv.Handler()
+	f.srv = srv
+	f.h.Store(&h)
 }
 
 func newFixture(t *testing.T, mutate func(*approvals.Config)) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: &clock{t: t0}, log: &memLog{}}
-	var h http.Handler
-	f.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
+	f.st = mem.New(f.clock.Now)
+	f.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*f.h.Load()).ServeHTTP(w, r) }))
 	t.Cleanup(f.ts.Close)
 	cfg := approvals.Config{BaseURL: f.ts.URL, Now: f.clock.Now, TTL: 10 * time.Minute}
 	for _, name := range []string{"alice", "bob", "carol"} {
@@ -131,11 +153,8 @@ func newFixture(t *testing.T, mutate func(*approvals.Config)) *fixture {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	srv, err := approvals.New(cfg, f.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.srv, h = srv, srv.Handler()
+	f.cfg = cfg
+	f.restart(nil)
 	return f
 }
 

@@ -263,24 +263,19 @@ func (s *Server) login(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	csrf, err := s.token(32)
+	ctx := c.Request().Context()
+	n, err := s.countSessions(ctx)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if len(s.sessions) >= maxSessions {
-		for k, ss := range s.sessions {
-			if !now.Before(ss.expires) {
-				delete(s.sessions, k)
-			}
-		}
-	}
-	if len(s.sessions) >= maxSessions {
-		s.mu.Unlock()
+	if n >= maxSessions {
 		return s.page(c, http.StatusServiceUnavailable, "message", msg("Busy", "Too many people are signed in. Try again later."))
 	}
-	s.sessions[tok] = &session{approver: name, csrf: csrf, expires: now.Add(s.cfg.SessionTTL)}
-	s.mu.Unlock()
+	// Kept hashed (putSession), with the store's expiry: a restart keeps
+	// the sign-in until it expires.
+	if err := s.putSession(ctx, tok, name, now.Add(s.cfg.SessionTTL)); err != nil {
+		return err
+	}
 	s.cookie(c, loginCookie, "", "/login", -1)
 	s.cookie(c, sessionCookie, tok, "/", int(s.cfg.SessionTTL/time.Second))
 	s.logger.Info("approval page: signed in", "approver", name)
@@ -291,14 +286,10 @@ func (s *Server) login(c echo.Context) error {
 func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var ss *session
-		if ck, err := c.Cookie(sessionCookie); err == nil {
-			s.mu.Lock()
-			ss = s.sessions[ck.Value]
-			if ss != nil && !s.now().Before(ss.expires) {
-				delete(s.sessions, ck.Value)
-				ss = nil
+		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+			if ss, err = s.session(c.Request().Context(), ck.Value); err != nil {
+				return err
 			}
-			s.mu.Unlock()
 		}
 		if ss == nil {
 			if c.Request().Method == http.MethodGet {
@@ -315,10 +306,10 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 func (s *Server) logout(c echo.Context) error {
-	if ck, err := c.Cookie(sessionCookie); err == nil {
-		s.mu.Lock()
-		delete(s.sessions, ck.Value)
-		s.mu.Unlock()
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		if err := s.st.DeleteEntry(c.Request().Context(), SpaceSessions, sessionKey(ck.Value)); err != nil {
+			return err
+		}
 	}
 	s.cookie(c, sessionCookie, "", "/", -1)
 	return c.Redirect(http.StatusSeeOther, "/login")
@@ -383,13 +374,15 @@ type requestView struct {
 
 func (s *Server) list(c echo.Context) error {
 	ss := sessionOf(c)
-	now := s.now().UTC()
 	v := listView{Session: ss, CSRF: ss.csrf, Callbacks: s.cfg.Callbacks != nil, Audit: s.auditOf() != nil}
 	me := s.approvers[ss.approver]
-	s.mu.Lock()
-	s.prune(now)
-	for i := len(s.order) - 1; i >= 0; i-- {
-		r := s.requests[s.order[i]]
+	kept, err := s.all(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	var recent []recentEntry
+	for i := len(kept) - 1; i >= 0; i-- {
+		r := kept[i]
 		if !me.mayDecide(r.op.Owner) {
 			continue // another owner's: not this approver's to see
 		}
@@ -401,12 +394,13 @@ func (s *Server) list(c echo.Context) error {
 		} else {
 			v.Ended = append(v.Ended, sv)
 		}
-	}
-	for i := len(s.recent) - 1; i >= 0; i-- {
-		e := s.recent[i]
-		if !me.mayDecide(e.req.op.Owner) {
-			continue
+		for _, vote := range r.votes {
+			recent = append(recent, recentEntry{req: r, vote: vote})
 		}
+	}
+	// The last Recent decisions, newest first, of the requests kept.
+	slices.SortStableFunc(recent, func(a, b recentEntry) int { return b.vote.At.Compare(a.vote.At) })
+	for _, e := range recent[:min(len(recent), s.cfg.Recent)] {
 		verdict := "rejected"
 		if e.vote.Approve {
 			verdict = "approved"
@@ -419,7 +413,6 @@ func (s *Server) list(c echo.Context) error {
 			ReceiptHash: e.vote.Receipt.Hash.String(),
 		})
 	}
-	s.mu.Unlock()
 	return s.page(c, http.StatusOK, "list", v)
 }
 
@@ -435,14 +428,7 @@ func (s *Server) lookup(c echo.Context) (*request, error) {
 	if !idPattern.MatchString(id) {
 		return nil, ErrNotFound
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.requests[id]
-	if r == nil {
-		return nil, ErrNotFound
-	}
-	s.expire(r, s.now())
-	return r, nil
+	return s.get(c.Request().Context(), id)
 }
 
 func (s *Server) show(c echo.Context) error {
@@ -455,7 +441,6 @@ func (s *Server) show(c echo.Context) error {
 		return s.decisionError(c, err)
 	}
 	now := s.now().UTC()
-	s.mu.Lock()
 	v := requestView{
 		Session: ss, CSRF: ss.csrf, ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner),
 		Mandate: r.op.MandateID, Level: string(r.level), LevelText: levelText(r.level), Hash: r.hash.String(),
@@ -475,7 +460,6 @@ func (s *Server) show(c echo.Context) error {
 		}
 	}
 	v.CanDecide = r.status == StatusPending && !v.Decided
-	s.mu.Unlock()
 	if r.status != StatusRefused {
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.

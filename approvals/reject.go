@@ -35,9 +35,7 @@ func (s *Server) showReject(c echo.Context, code int, reason, problem string) er
 	if err != nil {
 		return s.decisionError(c, err)
 	}
-	s.mu.Lock()
 	status := r.status
-	s.mu.Unlock()
 	if status != StatusPending {
 		return s.decisionError(c, map[Status]error{StatusExpired: ErrExpired, StatusRefused: ErrTampered, StatusApproved: ErrDecided, StatusRejected: ErrDecided}[status])
 	}

@@ -101,6 +101,9 @@ type Config struct {
 	// Retain is how long an ended request stays visible after it expires;
 	// zero means one hour.
 	Retain time.Duration
+	// CallbackRetain is how long a call-back recorded on the page is kept
+	// (listed, and read back through Server.Callbacks); zero means 30 days.
+	CallbackRetain time.Duration
 	// Callbacks, when set, takes the call-backs approvers record on the
 	// page ("Record a call-back": they called a vendor back at the phone
 	// number on file before a bank-detail change); nil means the page has
@@ -136,14 +139,12 @@ type Server struct {
 	secure    bool                       // BaseURL is https
 	audit     atomic.Pointer[auditState] // nil: no audit view (EnableAudit)
 
-	decideMu sync.Mutex // serializes decisions, so that each sees the last
+	st Store // requests, sessions, call-backs
 
-	mu        sync.Mutex
-	requests  map[string]*request
-	order     []string // request ids, oldest first
-	recent    []recentEntry
-	callbacks []callbackRecord // recorded on the page, oldest first
-	sessions  map[string]*session
+	decideMu sync.Mutex // serializes this process's decisions, so that each sees the last
+
+	mu      sync.Mutex
+	waiters map[string]chan struct{} // closed when this process decides the request
 }
 
 var _ Channel = (*Server)(nil)
@@ -178,7 +179,6 @@ type request struct {
 	approvals []approval.Approval
 	votes     []Vote
 	receipt   receipt.Receipt // the request's receipt
-	done      chan struct{}   // closed when the status becomes final
 }
 
 type recentEntry struct {
@@ -186,13 +186,19 @@ type recentEntry struct {
 	vote Vote
 }
 
-// New returns a Server over log with cfg. It returns an error if cfg has no
-// approver or a malformed BaseURL, and an *ApproverError for an approver
-// without a name (or one over 64 bytes), key or valid passcode hash, or
-// whose name an earlier approver has.
-func New(cfg Config, log Log) (*Server, error) {
+// New returns a Server with cfg that records receipts through log and
+// keeps its requests, sign-ins and recorded call-backs in st, so that a
+// restart, or another replica sharing st, sees them (see Store). It
+// returns an error if log or st is nil, cfg has no approver or a malformed
+// BaseURL, and an *ApproverError for an approver without a name (or one
+// over 64 bytes), key or valid passcode hash, or whose name an earlier
+// approver has.
+func New(cfg Config, log Log, st Store) (*Server, error) {
 	if log == nil {
 		return nil, errors.New("approvals: a receipt log is required")
+	}
+	if st == nil {
+		return nil, errors.New("approvals: a store is required")
 	}
 	if len(cfg.Approvers) == 0 {
 		return nil, errors.New("approvals: at least one approver is required")
@@ -201,8 +207,8 @@ func New(cfg Config, log Log) (*Server, error) {
 		cfg: cfg, log: log, logger: cfg.Logger, now: cfg.Now,
 		approvers: map[string]*approverEntry{},
 		lim:       newLimiter(cfg.Backoff),
-		requests:  map[string]*request{},
-		sessions:  map[string]*session{},
+		st:        st,
+		waiters:   map[string]chan struct{}{},
 	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -231,6 +237,9 @@ func New(cfg Config, log Log) (*Server, error) {
 	}
 	if s.cfg.Retain <= 0 {
 		s.cfg.Retain = time.Hour
+	}
+	if s.cfg.CallbackRetain <= 0 {
+		s.cfg.CallbackRetain = 30 * 24 * time.Hour
 	}
 	for i, a := range cfg.Approvers {
 		switch {
@@ -432,24 +441,16 @@ func (s *Server) submit(ctx context.Context, p approval.Request, via string) (Ti
 		facts:    maps.Clone(p.Facts),
 		reason:   p.Reason, currency: p.Currency, requester: p.Requester,
 		created: now, expires: exp, via: via, status: StatusPending,
-		done: make(chan struct{}),
 	}
 	r.op.Args = p.Operation.Args.Clone()
 	if why := r.check(); why != "" {
 		r.status, r.refusal = StatusRefused, why
 	}
 
-	s.mu.Lock()
-	s.prune(now)
-	n := 0
-	for _, q := range s.requests {
-		if q.status == StatusPending {
-			n++
+	if r.status == StatusPending {
+		if err := s.room(ctx); err != nil {
+			return Ticket{}, err
 		}
-	}
-	s.mu.Unlock()
-	if n >= s.cfg.MaxPending && r.status == StatusPending {
-		return Ticket{}, ErrTooMany
 	}
 
 	rec := r.baseReceipt(now)
@@ -465,19 +466,34 @@ func (s *Server) submit(ctx context.Context, p approval.Request, via string) (Ti
 		return Ticket{}, fmt.Errorf("approvals: request not recorded: %w", err)
 	}
 	r.receipt = stored
-	if r.status != StatusPending {
-		close(r.done)
+	if err := s.save(ctx, r); err != nil {
+		return Ticket{}, fmt.Errorf("approvals: request recorded (receipt %d) but not kept, so not submitted: %w", stored.Seq, err)
 	}
-	s.mu.Lock()
-	s.requests[id] = r
-	s.order = append(s.order, id)
-	s.mu.Unlock()
 	t := Ticket{ID: id, URL: s.base + "/requests/" + id, ExpiresAt: exp}
 	s.logger.Info("approval requested", "id", id, "action", r.op.Action, "level", r.level, "status", r.status)
 	if r.status == StatusRefused {
 		return t, fmt.Errorf("%w: %s", ErrTampered, r.refusal)
 	}
 	return t, nil
+}
+
+// room returns ErrTooMany when Config.MaxPending requests are pending
+// (in the store: on every replica sharing it).
+func (s *Server) room(ctx context.Context) error {
+	kept, err := s.all(ctx)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, q := range kept {
+		if q.status == StatusPending {
+			n++
+		}
+	}
+	if n >= s.cfg.MaxPending {
+		return ErrTooMany
+	}
+	return nil
 }
 
 // check returns why r must be refused, or "" if what it shows is exactly
@@ -504,27 +520,11 @@ func (r *request) baseReceipt(now time.Time) receipt.Receipt {
 	}
 }
 
-// prune forgets ended requests some time after they expired. s.mu is held.
-func (s *Server) prune(now time.Time) {
-	keep := s.order[:0]
-	for _, id := range s.order {
-		r := s.requests[id]
-		s.expire(r, now)
-		if r.status != StatusPending && now.After(r.expires.Add(s.cfg.Retain)) {
-			delete(s.requests, id)
-			continue
-		}
-		keep = append(keep, id)
-	}
-	clear(s.order[len(keep):])
-	s.order = keep
-}
-
-// expire ends r if it lapsed undecided. s.mu is held.
-func (s *Server) expire(r *request, now time.Time) {
+// expire ends r if it lapsed undecided. The store forgets a request
+// Config.Retain after it expires.
+func (r *request) expire(now time.Time) {
 	if r.status == StatusPending && !now.Before(r.expires) {
 		r.status = StatusExpired
-		close(r.done)
 	}
 }
 
@@ -548,36 +548,33 @@ func (r *request) need() int {
 // Outcome returns the request's current state. It returns ErrNotFound for
 // an unknown id.
 func (s *Server) Outcome(ctx context.Context, id string) (Outcome, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	r := s.requests[id]
-	if r == nil {
-		return Outcome{}, ErrNotFound
+	r, err := s.get(ctx, id)
+	if err != nil {
+		return Outcome{}, err
 	}
-	s.expire(r, s.now())
 	return r.outcome(), nil
 }
 
 // Wait blocks until the request ends (approved, rejected, expired or
 // refused) or ctx is done, and returns its state; when ctx ends first it
 // returns the state then and ctx's error. It returns ErrNotFound for an
-// unknown id.
+// unknown id. A decision made by another process sharing the store is
+// seen within a second.
 func (s *Server) Wait(ctx context.Context, id string) (Outcome, error) {
 	for {
-		s.mu.Lock()
-		r := s.requests[id]
-		if r == nil {
-			s.mu.Unlock()
-			return Outcome{}, ErrNotFound
+		done := s.waiter(id)
+		r, err := s.get(ctx, id)
+		if err != nil {
+			s.unwait(id, done)
+			return Outcome{}, err
 		}
-		s.expire(r, s.now())
-		out, done := r.outcome(), r.done
-		s.mu.Unlock()
+		out := r.outcome()
 		if out.Status != StatusPending {
+			s.unwait(id, done)
 			return out, nil
 		}
 		// Wake at expiry, and at least every second so that an injected
-		// clock is followed too.
+		// clock, and another process's decision, are followed too.
 		d := min(max(out.ExpiresAt.Sub(s.now()), time.Millisecond), time.Second)
 		t := time.NewTimer(d)
 		select {
@@ -591,6 +588,37 @@ func (s *Server) Wait(ctx context.Context, id string) (Outcome, error) {
 	}
 }
 
+// waiter returns the channel closed when this process decides request id.
+func (s *Server) waiter(id string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch := s.waiters[id]
+	if ch == nil {
+		ch = make(chan struct{})
+		s.waiters[id] = ch
+	}
+	return ch
+}
+
+// unwait forgets ch, request id's waiter, once its request ended.
+func (s *Server) unwait(id string, ch chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waiters[id] == ch {
+		delete(s.waiters, id)
+	}
+}
+
+// notify wakes the waiters of request id.
+func (s *Server) notify(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ch := s.waiters[id]; ch != nil {
+		close(ch)
+		delete(s.waiters, id)
+	}
+}
+
 // decide records approver's decision on request id. shown is the operation
 // hash the approver was shown; it must be the request's. An approval is
 // signed with the approver's key over the operation hash, bound to the
@@ -601,14 +629,8 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	now := s.now().UTC()
-	s.mu.Lock()
-	r := s.requests[id]
-	var err error
-	switch {
-	case r == nil:
-		err = ErrNotFound
-	default:
-		s.expire(r, now)
+	r, err := s.get(ctx, id)
+	if err == nil {
 		switch r.status {
 		case StatusRefused:
 			err = ErrTampered
@@ -639,7 +661,6 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 	if err == nil {
 		have = len(r.approvals)
 	}
-	s.mu.Unlock()
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -684,20 +705,15 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 		return Outcome{}, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
 	}
 	d := Vote{Approver: approver, Approve: approve, At: now, Via: via, Reason: reason, Receipt: stored}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if approve {
 		r.approvals = append(r.approvals, ap)
 	}
 	r.votes = append(r.votes, d)
-	if status != StatusPending {
-		r.status = status
-		close(r.done)
+	r.status = status
+	if err := s.save(ctx, r); err != nil {
+		return Outcome{}, fmt.Errorf("approvals: decision recorded (receipt %d) but not kept, so it does not count: %w", stored.Seq, err)
 	}
-	s.recent = append(s.recent, recentEntry{req: r, vote: d})
-	if len(s.recent) > s.cfg.Recent {
-		s.recent = append(s.recent[:0:0], s.recent[len(s.recent)-s.cfg.Recent:]...)
-	}
+	s.notify(id)
 	s.logger.Info("approval decision", "id", id, "approver", approver, "approve", approve, "status", status)
 	return r.outcome(), nil
 }

@@ -6,16 +6,17 @@ import (
 )
 
 // Store keeps what the approval page must not lose in a restart: requests
-// (open, approved, rejected), page sessions and recorded call-backs. It is
-// the consumer's view of a gateway store: mem, embedded and PostgreSQL
-// (store/...) implement it with these method names and plain types, so they
-// need not import this package. Entries live in spaces ("requests",
-// "sessions", "callbacks"); a key is opaque bytes (at most
-// state.MaxKeyLen), a value an encoding of this package's choosing.
-// approvals/approvalstest is the conformance suite.
+// (open, approved, rejected), page sessions, recorded call-backs and the
+// Tracker's memory (the open request of each operation, the rejected
+// operations). It is the consumer's view of a gateway store: mem, embedded
+// and PostgreSQL (store/...) implement it with these method names and plain
+// types, so they need not import this package. Entries live in spaces (the
+// Space constants); a key is opaque bytes (at most state.MaxKeyLen), a
+// value an encoding of this package's choosing. Its methods are called
+// concurrently. approvals/approvalstest is the conformance suite.
 //
-// The Server, the Tracker and the call-back registry do not use it yet
-// (issue 11): until they do, a restart loses them.
+// What is kept where, and what a restart keeps, is in docs/approvals.md
+// ("What a restart keeps").
 type Store interface {
 	// PutEntry stores value under (space, key), replacing any entry there,
 	// until expires (UTC); an expired entry is never returned.
@@ -30,9 +31,21 @@ type Store interface {
 	DeleteEntry(ctx context.Context, space, key string) error
 }
 
-// The spaces the approval page keeps its entries in.
+// The spaces the approval page and the Tracker keep their entries in.
 const (
-	SpaceRequests  = "approvals/requests"
-	SpaceSessions  = "approvals/sessions"
+	// SpaceRequests holds each request by its id, until Config.Retain
+	// after it expires.
+	SpaceRequests = "approvals/requests"
+	// SpaceSessions holds each sign-in under a SHA-256 of its session
+	// token (never the token), until it expires.
+	SpaceSessions = "approvals/sessions"
+	// SpaceCallbacks holds each call-back recorded on the page, with its
+	// receipt, for Config.CallbackRetain.
 	SpaceCallbacks = "approvals/callbacks"
+	// SpaceOperations holds the Tracker's open request of each operation
+	// hash, until the request expires.
+	SpaceOperations = "approvals/operations"
+	// SpaceRejections holds the operations a person rejected, until
+	// TrackerConfig.Until.
+	SpaceRejections = "approvals/rejections"
 )

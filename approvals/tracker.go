@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -35,23 +36,25 @@ type TrackerConfig struct {
 // same operation finds the approvals given on the page instead of opening
 // a second request, and the operations a person rejected. A rejection is
 // final for the mandate's life: asking again is refused without a new
-// request, so that approvers are not worn down. Its Request and Await
-// methods are what mcpproxy.Approvals asks for. It is safe for concurrent
-// use.
+// request, so that approvers are not worn down. Both are kept in its
+// Store. Its Request and Await methods are what
+// mcpproxy.Approvals asks for. It is safe for concurrent use.
 type Tracker struct {
-	ch    Channel
-	cfg   TrackerConfig
-	now   func() time.Time
-	log   *slog.Logger
-	mu    sync.Mutex
-	byOp  map[intent.OperationHash]Ticket
-	nopes map[intent.OperationHash]string // rejected operations → by which request and whom
+	ch  Channel
+	cfg TrackerConfig
+	now func() time.Time
+	log *slog.Logger
+	st  Store
+	mu  sync.Mutex // serializes this process's Request, so that one operation opens one request
 }
 
-// NewTracker returns a Tracker over ch.
-func NewTracker(ch Channel, cfg TrackerConfig) *Tracker {
-	t := &Tracker{ch: ch, cfg: cfg, now: cfg.Now, log: cfg.Logger,
-		byOp: map[intent.OperationHash]Ticket{}, nopes: map[intent.OperationHash]string{}}
+// NewTracker returns a Tracker over ch that keeps the open request of each
+// operation (SpaceOperations) and the rejected operations (SpaceRejections)
+// in st, so that after a restart, or on another replica sharing st, the
+// agent's retry finds the request approved meanwhile and a rejection stays
+// final. st must not be nil.
+func NewTracker(ch Channel, st Store, cfg TrackerConfig) *Tracker {
+	t := &Tracker{ch: ch, cfg: cfg, now: cfg.Now, log: cfg.Logger, st: st}
 	if t.now == nil {
 		t.now = time.Now
 	}
@@ -59,6 +62,28 @@ func NewTracker(ch Channel, cfg TrackerConfig) *Tracker {
 		t.log = slog.New(slog.DiscardHandler)
 	}
 	return t
+}
+
+// ticketRecord is a Ticket as kept in SpaceOperations under its operation
+// hash (hex).
+type ticketRecord struct {
+	V         int       `json:"v"`
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	ExpiresAt time.Time `json:"expires"`
+}
+
+// ticket returns op's open request, if one is kept and unexpired.
+func (t *Tracker) ticket(ctx context.Context, op intent.OperationHash) (Ticket, bool, error) {
+	b, ok, err := t.st.Entry(ctx, SpaceOperations, op.String())
+	if err != nil || !ok {
+		return Ticket{}, false, err
+	}
+	var rec ticketRecord
+	if err := json.Unmarshal(b, &rec); err != nil || rec.V != recordVersion || !t.now().Before(rec.ExpiresAt) {
+		return Ticket{}, false, nil
+	}
+	return Ticket{ID: rec.ID, URL: rec.URL, ExpiresAt: rec.ExpiresAt}, true, nil
 }
 
 // Request submits r to the channel (with the configured currency when r has
@@ -71,17 +96,11 @@ func NewTracker(ch Channel, cfg TrackerConfig) *Tracker {
 func (t *Tracker) Request(ctx context.Context, r approval.Request) (link string, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if err := t.rejectedLocked(r.Hash); err != nil {
+	if err := t.rejected(ctx, r.Hash); err != nil {
 		return "", err
 	}
-	now := t.now()
-	for op, tk := range t.byOp {
-		if !now.Before(tk.ExpiresAt) {
-			delete(t.byOp, op)
-		}
-	}
-	if tk, ok := t.byOp[r.Hash]; ok {
-		return tk.URL, nil
+	if tk, ok, err := t.ticket(ctx, r.Hash); err != nil || ok {
+		return tk.URL, err
 	}
 	if r.Currency == "" {
 		r.Currency = t.cfg.Currency
@@ -97,7 +116,13 @@ func (t *Tracker) Request(ctx context.Context, r approval.Request) (link string,
 		// The webhook missed it, but the request is on the page.
 		t.log.Warn("approval request not delivered to the webhook; it is on the page", "id", tk.ID, "err", err)
 	}
-	t.byOp[r.Hash] = tk
+	b, err := json.Marshal(ticketRecord{V: recordVersion, ID: tk.ID, URL: tk.URL, ExpiresAt: tk.ExpiresAt})
+	if err != nil {
+		return "", err
+	}
+	if err := t.st.PutEntry(ctx, SpaceOperations, r.Hash.String(), b, tk.ExpiresAt); err != nil {
+		return "", fmt.Errorf("approvals: request %s opened but not kept: %w", tk.ID, err)
+	}
 	return tk.URL, nil
 }
 
@@ -109,20 +134,16 @@ func (t *Tracker) Request(ctx context.Context, r approval.Request) (link string,
 // so that a later call opens a new one (a rejected operation's is refused
 // until Until).
 func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error) {
-	t.mu.Lock()
-	if err := t.rejectedLocked(op); err != nil {
-		t.mu.Unlock()
+	if err := t.rejected(ctx, op); err != nil {
 		return nil, err
 	}
-	tk, ok := t.byOp[op]
-	t.mu.Unlock()
-	if !ok {
-		return nil, nil
+	tk, ok, err := t.ticket(ctx, op)
+	if err != nil || !ok {
+		return nil, err
 	}
 	out, err := Await(ctx, t.ch, tk.ID, wait)
 	if errors.Is(err, ErrNotFound) {
-		t.forget(op, tk.ID)
-		return nil, nil
+		return nil, t.forget(ctx, op, tk.ID)
 	}
 	if err != nil {
 		return nil, err
@@ -142,36 +163,44 @@ func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.
 			}
 		}
 		why := fmt.Sprintf("request %s, by %s", tk.ID, who)
-		t.mu.Lock()
 		if t.now().Before(t.cfg.Until) {
-			t.nopes[op] = why
+			// Kept until the mandate expires: no operation of it can
+			// run after.
+			if err := t.st.PutEntry(ctx, SpaceRejections, op.String(), []byte(why), t.cfg.Until); err != nil {
+				return nil, fmt.Errorf("approvals: rejection of request %s not kept: %w", tk.ID, err)
+			}
 		}
-		t.mu.Unlock()
-		t.forget(op, tk.ID)
+		if err := t.forget(ctx, op, tk.ID); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%w (%s)", approval.ErrRejected, why)
 	}
-	t.forget(op, tk.ID)
-	return nil, nil
+	return nil, t.forget(ctx, op, tk.ID)
 }
 
-// rejectedLocked returns an error wrapping approval.ErrRejected if a person
-// rejected op. t.mu is held.
-func (t *Tracker) rejectedLocked(op intent.OperationHash) error {
+// rejected returns an error wrapping approval.ErrRejected if a person
+// rejected op (and the mandate has not expired).
+func (t *Tracker) rejected(ctx context.Context, op intent.OperationHash) error {
 	if !t.now().Before(t.cfg.Until) {
-		clear(t.nopes) // the mandate expired: no operation of it can run
-		return nil
+		return nil // the mandate expired: no operation of it can run
 	}
-	if why, ok := t.nopes[op]; ok {
+	why, ok, err := t.st.Entry(ctx, SpaceRejections, op.String())
+	if err != nil {
+		return fmt.Errorf("approvals: reading the rejections: %w", err)
+	}
+	if ok {
 		return fmt.Errorf("%w (%s)", approval.ErrRejected, why)
 	}
 	return nil
 }
 
 // forget drops op's request if it is still the one named id.
-func (t *Tracker) forget(op intent.OperationHash, id string) {
+func (t *Tracker) forget(ctx context.Context, op intent.OperationHash, id string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.byOp[op].ID == id {
-		delete(t.byOp, op)
+	tk, ok, err := t.ticket(ctx, op)
+	if err != nil || !ok || tk.ID != id {
+		return err
 	}
+	return t.st.DeleteEntry(ctx, SpaceOperations, op.String())
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/store/mem"
 )
 
 // fakeChannel is an approvals.Channel whose outcomes the test sets.
@@ -70,7 +71,7 @@ func TestTracker(t *testing.T) {
 	ctx := context.Background()
 	now := t0
 	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
-	a := approvals.NewTracker(ch, approvals.TrackerConfig{Currency: "EUR", Until: t0.Add(8 * time.Hour), Now: func() time.Time { return now }})
+	a := approvals.NewTracker(ch, mem.New(func() time.Time { return now }), approvals.TrackerConfig{Currency: "EUR", Until: t0.Add(8 * time.Hour), Now: func() time.Time { return now }})
 	s := stepUp(1)
 	s.Facts = map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies")}
 
@@ -155,7 +156,7 @@ func TestTrackerRejectionNamesWho(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	ch := &fakeChannel{outcomes: map[string]approvals.Outcome{}}
-	a := approvals.NewTracker(ch, approvals.TrackerConfig{Currency: "EUR", Until: t0.Add(time.Hour), Now: func() time.Time { return t0 }})
+	a := approvals.NewTracker(ch, mem.New(func() time.Time { return t0 }), approvals.TrackerConfig{Currency: "EUR", Until: t0.Add(time.Hour), Now: func() time.Time { return t0 }})
 	s := stepUp(7)
 	s.Currency, s.Requester = "GBP", "mcp-user"
 	l, err := a.Request(ctx, s)

@@ -197,9 +197,10 @@ func (w *Webhook) Request(ctx context.Context, p approval.Request) (Ticket, erro
 	if err != nil {
 		return t, err
 	}
-	w.s.mu.Lock()
-	r := w.s.requests[t.ID]
-	w.s.mu.Unlock()
+	r, err := w.s.get(ctx, t.ID)
+	if err != nil {
+		return t, fmt.Errorf("%w: %v", ErrNotDelivered, err)
+	}
 	body, err := json.Marshal(r.payload(t))
 	if err != nil {
 		return t, err

@@ -13,12 +13,13 @@ import (
 // callbackBook joins the approval page's call-back form to the ap pack: the
 // page records call-backs into it (approvals.CallbackSink), and the pack
 // reads them back (ap.Callbacks) when the agent asks for a bank-detail
-// change. It checks each call-back against the ERP the pack is mounted on.
-// Call-backs are held in memory: they last as long as the process, and a
-// change needs a fresh one anyway (ap.Config.CallbackValidity).
+// change. It checks each call-back against the ERP the pack is mounted on,
+// and keeps them in the gateway's store (ap.StoredCallbacks), so that a
+// restart, or another replica sharing the store, still has them; a change
+// needs a fresh one anyway (ap.Config.CallbackValidity).
 type callbackBook struct {
-	mem ap.CallbackMem
-	src erp.Reader // the ap pack's ERP; nil until the pack is mounted
+	kept ap.StoredCallbacks // its Store is set once the store is open
+	src  erp.Reader         // the ap pack's ERP; nil until the pack is mounted
 }
 
 var (
@@ -45,7 +46,7 @@ func (b *callbackBook) sink() approvals.CallbackSink {
 
 // Callback implements ap.Callbacks.
 func (b *callbackBook) Callback(ctx context.Context, company, number string) (ap.Callback, error) {
-	return b.mem.Callback(ctx, company, number)
+	return b.kept.Callback(ctx, company, number)
 }
 
 // CheckCallback implements approvals.CallbackSink with ap.CheckCallback
@@ -65,7 +66,7 @@ func (b *callbackBook) CheckCallback(ctx context.Context, e approvals.CallbackEn
 
 // RecordCallback implements approvals.CallbackSink.
 func (b *callbackBook) RecordCallback(ctx context.Context, e approvals.CallbackEntry) error {
-	return b.mem.Record(ctx, ap.Callback{
+	return b.kept.Record(ctx, ap.Callback{
 		ID: e.ID, Company: string(e.Owner), Vendor: e.Vendor, Number: e.IBAN,
 		Phone: e.Phone, CalledBy: e.CalledBy, At: e.At,
 	})

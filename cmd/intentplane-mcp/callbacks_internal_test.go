@@ -9,6 +9,7 @@ import (
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/store/mem"
 )
 
 func TestCallbackBook(t *testing.T) {
@@ -17,7 +18,7 @@ func TestCallbackBook(t *testing.T) {
 	if (&callbackBook{}).sink() != nil || (*callbackBook)(nil).sink() != nil {
 		t.Fatal("a book without an ap pack offers a call-back form")
 	}
-	b := &callbackBook{}
+	b := &callbackBook{kept: ap.StoredCallbacks{Store: mem.New(nil)}}
 	cbs := b.forPack(ap.DemoERP(nil))
 	if b.sink() == nil {
 		t.Fatal("no sink once the ap pack is mounted")

@@ -28,8 +28,10 @@ type page struct {
 
 // buildPage builds the approval page from [approvals] (config checked its
 // addresses and keys), or returns nil when no page approver is configured.
-// callbacks, when not nil, takes the call-backs recorded on the page.
-func buildPage(c *config.Config, st approvals.Log, callbacks approvals.CallbackSink, log *slog.Logger) (*page, error) {
+// callbacks, when not nil, takes the call-backs recorded on the page. The
+// page records receipts into st and keeps its requests, sessions and
+// call-backs in entries.
+func buildPage(c *config.Config, st approvals.Log, entries approvals.Store, callbacks approvals.CallbackSink, log *slog.Logger) (*page, error) {
 	ac := c.Approvals
 	at := []string{"approvals"}
 	if len(ac.Approvers) == 0 {
@@ -51,7 +53,7 @@ func buildPage(c *config.Config, st approvals.Log, callbacks approvals.CallbackS
 		p.owners[a.Name] = owners
 		cfg.Approvers = append(cfg.Approvers, approvals.Approver{Name: a.Name, Passcode: a.PasscodeHash, Key: priv, Owners: owners})
 	}
-	srv, err := approvals.New(cfg, st)
+	srv, err := approvals.New(cfg, st, entries)
 	var ae *approvals.ApproverError
 	if errors.As(err, &ae) {
 		key := map[string]string{"name": "name", "key": "key", "passcode": "passcode_hash"}[ae.Field]

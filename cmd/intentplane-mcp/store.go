@@ -26,6 +26,9 @@ type store struct {
 	// records keeps the mandate issued at start (the store itself, under
 	// any checkpointing wrapper); nil for "mem", which forgets at exit.
 	records state.Records
+	// entries keeps the approval page's requests, sessions and
+	// call-backs and the tracker's memory (the store itself).
+	entries approvals.Store
 
 	cp *checkpoint.Store // nil: no checkpoints
 	// audit reads the chains and checkpoints for the page's audit view;
@@ -47,14 +50,14 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 	switch sc.Kind {
 	case "", "mem":
 		m := mem.New(nil)
-		s.Store, s.audit = m, memAudit{m}
+		s.Store, s.audit, s.entries = m, memAudit{m}, m
 		log.Warn("intentplane-mcp: [store] kind = \"mem\": budgets, spent nonces, executed operations and receipts are lost when this process exits, and a restart starts a new mandate with its whole budget; use kind = \"embedded\" (docs/stores.md)")
 	case "embedded":
 		st, err := embedded.Open(c.File(sc.Path), embedded.Options{})
 		if err != nil {
 			return nil, c.ErrAt(append(at, "path"), "%v", err)
 		}
-		s.Store, sink, s.close, s.audit, s.records = st, st, st.Close, st, st
+		s.Store, sink, s.close, s.audit, s.records, s.entries = st, st, st.Close, st, st, st
 	case "postgres":
 		dsn, ok := os.LookupEnv(sc.DSNEnv)
 		if !ok || dsn == "" {
@@ -64,7 +67,7 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 		if err != nil {
 			return nil, c.ErrAt(append(at, "dsn_env"), "%v", err)
 		}
-		s.Store, sink, s.close, s.audit, s.records = st, st, func() error { st.Close(); return nil }, st, st
+		s.Store, sink, s.close, s.audit, s.records, s.entries = st, st, func() error { st.Close(); return nil }, st, st, st
 	default: // config checked the kind
 		return nil, c.ErrAt(append(at, "kind"), "unknown store %q", sc.Kind)
 	}

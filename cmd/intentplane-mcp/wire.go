@@ -107,6 +107,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	if a.store, err = openStore(ctx, c, log); err != nil {
 		return nil, err
 	}
+	w.cbs.kept.Store = a.store.entries // call-backs outlive a restart
 	// A mandate issued at start is kept in the store, so that a restart
 	// continues it (its budget, its executed operations).
 	token, issuers, m, err := buildMandate(ctx, c, w.actions(), a.store.records, now)
@@ -126,7 +127,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	// The approval page logs its requests and decisions into the
 	// gateway's store.
 	st := a.gatewayStore()
-	if a.page, err = buildPage(c, st, w.cbs.sink(), log); err != nil {
+	if a.page, err = buildPage(c, st, a.store.entries, w.cbs.sink(), log); err != nil {
 		return nil, err
 	}
 	a.watchPage()
@@ -148,7 +149,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	if a.metrics != nil {
 		obs = a.metrics
 	}
-	if a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.tools, obs, now, log); err != nil {
+	if a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.store.entries, a.tools, obs, now, log); err != nil {
 		return nil, err
 	}
 	if a.metrics != nil {
@@ -423,8 +424,8 @@ func buildGateway(c *config.Config, st gateway.Store, packs []gateway.Pack, issu
 
 // buildProxy builds the MCP proxy serving tools through gw under the
 // session's mandate, asking the client's user by elicitation and, with a
-// page, through an approvals.Tracker.
-func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
+// page, through an approvals.Tracker that keeps its memory in entries.
+func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, entries approvals.Store, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
 	pcfg := mcpproxy.Config{
 		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
 		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
@@ -437,7 +438,7 @@ func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcp
 		pcfg.ClientApprover = signer
 	}
 	if pg != nil {
-		pcfg.Approvals = approvals.NewTracker(pg.ch, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log})
+		pcfg.Approvals = approvals.NewTracker(pg.ch, entries, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log})
 		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
 	p, err := mcpproxy.New(pcfg, gw, tools...)
