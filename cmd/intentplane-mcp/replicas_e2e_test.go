@@ -47,13 +47,7 @@ func newPostgresEnv(t *testing.T) (e *env, dsn, schema string) {
 	t.Helper()
 	dsn, schema = pgtest.Schema(t)
 	e = newEnv(t)
-	cfg := readFile(t, e.config)
-	pg := strings.Replace(cfg, "[store]\n"+exampleStore+"\n", "[store]\nkind = \"postgres\"\ndsn_env = \"INTENTPLANE_PG_URL\"\n", 1)
-	if pg == cfg {
-		t.Fatal("the example's [store] changed; update this test")
-	}
-	writeFile(t, e.config, pg)
-	e.vars = append(e.vars, "INTENTPLANE_PG_URL="+dsn)
+	usePostgres(t, e, dsn)
 	return e, dsn, schema
 }
 
