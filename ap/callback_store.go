@@ -19,6 +19,13 @@ type CallbackEntries interface {
 	Entries(ctx context.Context, space string, fn func(key string, value []byte) error) error
 }
 
+// FactCalledBy is the fact of a bank-detail change (ActionChangeVendorBank)
+// that names who recorded the call-back it relies on (the iban parameter's
+// called_by). An approval channel must not let that person be one of the
+// change's approvers (approvals.Config.NotApprovers), so that four eyes
+// are two people other than the one who called.
+const FactCalledBy = "iban_called_by"
+
 // SpaceCallbacks is the space of CallbackEntries that StoredCallbacks
 // keeps its call-backs in.
 const SpaceCallbacks = "ap/callbacks"

@@ -133,6 +133,11 @@ var (
 	// ErrOtherOwner: the approver may not decide for the request's owner
 	// (Approver.Owners).
 	ErrOtherOwner = errors.New("approvals: approver may not decide for this owner")
+	// ErrNotIndependent: the request's facts name the approver as someone
+	// who may not approve it (Config.NotApprovers: the person who recorded
+	// the call-back a bank-detail change relies on); they may still reject
+	// it.
+	ErrNotIndependent = errors.New("approvals: the request's facts name this approver as one who may not approve it")
 	// ErrTooMany: too many requests are pending (Config.MaxPending).
 	ErrTooMany = errors.New("approvals: too many pending requests")
 )

@@ -368,6 +368,7 @@ type requestView struct {
 	Rejected, RejectReason                                        string
 	Have, Need                                                    int
 	CanDecide, Decided                                            bool
+	NotApprover                                                   string         // the fact that names the signed-in approver as one who may not approve; "" if none
 	Execution                                                     *executionView // nil: not executed yet, or unknown
 	Watch                                                         bool           // approved: the page can tell once it executes
 }
@@ -460,6 +461,7 @@ func (s *Server) show(c echo.Context) error {
 		}
 	}
 	v.CanDecide = r.status == StatusPending && !v.Decided
+	v.NotApprover = s.named(r, ss.approver)
 	if r.status != StatusRefused {
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.
@@ -633,6 +635,8 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. The agent must ask again."
 	case errors.Is(err, ErrDecided):
 		code, title, text = http.StatusConflict, "Already decided", "This request was already decided; nothing more was recorded."
+	case errors.Is(err, ErrNotIndependent):
+		code, title, text = http.StatusConflict, "Not yours to approve", "The request's facts name you as someone who may not approve it (you recorded the call-back it relies on), so nothing was approved. Two other approvers must approve it; you may still reject it."
 	case errors.Is(err, ErrSameApprover):
 		code, title, text = http.StatusConflict, "Already decided by you", "You already decided on this request; your approval never counts twice. Four eyes need a second, different approver."
 	case errors.Is(err, ErrOtherOperation):

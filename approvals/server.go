@@ -104,6 +104,13 @@ type Config struct {
 	// CallbackRetain is how long a call-back recorded on the page is kept
 	// (listed, and read back through Server.Callbacks); zero means 30 days.
 	CallbackRetain time.Duration
+	// NotApprovers names facts (approval.Request.Facts) whose string value
+	// names a person who may not approve the request: the ap pack's
+	// "iban_called_by", who recorded the call-back a bank-detail change
+	// relies on, so that the two approvers of four eyes are two people
+	// other than the one who called. Their approval is refused with
+	// ErrNotIndependent; they may still reject. Empty means none.
+	NotApprovers []string
 	// Callbacks, when set, takes the call-backs approvers record on the
 	// page ("Record a call-back": they called a vendor back at the phone
 	// number on file before a bank-detail change); nil means the page has
@@ -537,6 +544,17 @@ func (r *request) outcome() Outcome {
 	}
 }
 
+// named returns the fact of Config.NotApprovers that names approver in
+// r's facts, or "" when none does.
+func (s *Server) named(r *request, approver string) string {
+	for _, f := range s.cfg.NotApprovers {
+		if v, ok := r.facts[f]; ok && v.Kind == intent.KindString && v.Str == approver {
+			return f
+		}
+	}
+	return ""
+}
+
 // need is the number of distinct approvers r's level requires.
 func (r *request) need() int {
 	if r.level == intent.LevelFourEyes {
@@ -656,6 +674,9 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 	}
 	if err == nil && !a.mayDecide(r.op.Owner) {
 		err = ErrOtherOwner
+	}
+	if err == nil && approve && s.named(r, approver) != "" {
+		err = ErrNotIndependent
 	}
 	var have int
 	if err == nil {

@@ -355,25 +355,36 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		return
 	}
 	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", "webhook", "")
-	switch {
-	case err == nil:
-		reply(http.StatusOK, string(out.Status))
-	case errors.Is(err, ErrNotFound):
-		reply(http.StatusNotFound, "no such request")
-	case errors.Is(err, ErrExpired):
-		reply(http.StatusGone, "request expired")
-	case errors.Is(err, ErrDecided):
-		reply(http.StatusConflict, "refused: request already decided")
-	case errors.Is(err, ErrSameApprover):
-		reply(http.StatusConflict, "refused: approver already decided on this request")
-	case errors.Is(err, ErrOtherOperation):
-		reply(http.StatusConflict, "refused: decision is for another operation")
-	case errors.Is(err, ErrTampered):
-		reply(http.StatusConflict, "refused: shown content does not match the operation hash")
-	default:
-		w.s.logger.Error("webhook callback", "err", err)
-		reply(http.StatusInternalServerError, "not recorded")
+	if err != nil {
+		code, status := refusal(err)
+		if code == http.StatusInternalServerError {
+			w.s.logger.Error("webhook callback", "err", err)
+		}
+		reply(code, status)
+		return
 	}
+	reply(http.StatusOK, string(out.Status))
+}
+
+// refusal is the answer to a callback whose decision failed with err.
+func refusal(err error) (int, string) {
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return http.StatusNotFound, "no such request"
+	case errors.Is(err, ErrExpired):
+		return http.StatusGone, "request expired"
+	case errors.Is(err, ErrDecided):
+		return http.StatusConflict, "refused: request already decided"
+	case errors.Is(err, ErrSameApprover):
+		return http.StatusConflict, "refused: approver already decided on this request"
+	case errors.Is(err, ErrNotIndependent):
+		return http.StatusConflict, "refused: the request's facts name this approver as one who may not approve it"
+	case errors.Is(err, ErrOtherOperation):
+		return http.StatusConflict, "refused: decision is for another operation"
+	case errors.Is(err, ErrTampered):
+		return http.StatusConflict, "refused: shown content does not match the operation hash"
+	}
+	return http.StatusInternalServerError, "not recorded"
 }
 
 // fresh records nonce and reports whether it was unused. Nonces are kept

@@ -122,6 +122,20 @@ func (u *pageUser) decide(link string, approve bool) {
 	}
 }
 
+// approve posts an approval of the request at link, with the request's
+// operation hash, as a forged form would (the page may offer none), and
+// returns the status and body.
+func (u *pageUser) approve(link string) (int, string, string) {
+	u.t.Helper()
+	path := strings.TrimPrefix(link, u.base)
+	_, body, _ := u.do(http.MethodGet, path, nil)
+	m := regexp.MustCompile(`id="hash">([0-9a-f]{64})<`).FindStringSubmatch(body)
+	if m == nil {
+		u.t.Fatalf("%s: request %s shows no operation hash: %.500s", u.name, path, body)
+	}
+	return u.do(http.MethodPost, path+"/approve", url.Values{"csrf": {formToken(u.t, body)}, "operation": {m[1]}})
+}
+
 // recordCallback records a call-back to ACME Supplies' phone on file,
 // confirming newIBAN, as the page's call-back form does.
 func (u *pageUser) recordCallback() {
@@ -160,7 +174,8 @@ func usePostgres(t *testing.T, e *env, dsn string) string {
 // listed (to a person still signed in), is approved, and the agent's retry
 // executes exactly once; the approval given before the restart is used
 // once; the rejection stays final; and the call-back supports the
-// bank-detail change.
+// bank-detail change, whose two approvers are two people other than the
+// one who recorded it.
 func TestApprovalsSurviveRestart(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []string{"embedded", "postgres"} {
@@ -227,8 +242,13 @@ func TestApprovalsSurviveRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			c = e.start(mcp.ProtocolVersion20251125, nil)
-			alice.decide(l, true)
+			// alice recorded the call-back, so she is not one of the
+			// change's two approvers; bob and dave are.
+			if code, body, _ := alice.approve(l); code != http.StatusConflict || !strings.Contains(body, "Not yours to approve") {
+				t.Fatalf("the call-back's recorder approved the change: %d %.300s", code, body)
+			}
 			bob.decide(l, true)
+			signIn(t, e.base, "dave").decide(l, true)
 			wantOK(t, call(t, c, "ap_change_vendor_bank", change))
 			wantOK(t, call(t, c, "ap_get_vendor", `{"vendor":"ACME Supplies"}`), newIBAN)
 		})
@@ -253,7 +273,7 @@ func TestReplicasSharePendingRequests(t *testing.T) {
 	}
 	writeFile(t, e2.config, shared)
 	// The same approvers on both pages (keys and passcodes).
-	for _, n := range []string{"alice.key", "bob.key", "carol.key"} {
+	for _, n := range []string{"alice.key", "bob.key", "carol.key", "dave.key"} {
 		copyFile(t, e1.dir+"/"+n, e2.dir+"/"+n)
 	}
 	c1 := e1.start(mcp.ProtocolVersion20251125, nil)

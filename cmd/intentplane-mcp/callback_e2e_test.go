@@ -42,8 +42,9 @@ func (p *person) recordCallback(base, phone string) string {
 
 // TestCallbackOnPage: the agent's bank-detail change is refused until a
 // person records a call-back to the vendor's phone on file on the approval
-// page; it then needs two approvers on the page, executes, and payments to
-// the new account need four eyes during its cooling-off period.
+// page; it then needs two approvers on the page other than the one who
+// called, executes, and payments to the new account need four eyes during
+// its cooling-off period.
 func TestCallbackOnPage(t *testing.T) {
 	t.Parallel()
 	b := browsertest.Start(t)
@@ -97,9 +98,14 @@ func TestCallbackOnPage(t *testing.T) {
 	if len(id) != 32 || !strings.Contains(trusted, id) {
 		t.Errorf("call-back %q listed; the request names %q", id, trusted)
 	}
-	alice.decide(l, true)
-	wantError(t, call(t, c, "ap_change_vendor_bank", change)) // one approver is not enough
+	// alice recorded the call-back: she is not one of the two approvers.
+	alice.open(l)
+	if got := alice.text("#not-approver"); !strings.Contains(got, "You may not approve this request") {
+		t.Fatalf("the recorder is offered to approve: %q", got)
+	}
 	newPerson(t, b, "bob").decide(l, true)
+	wantError(t, call(t, c, "ap_change_vendor_bank", change)) // one approver is not enough
+	newPerson(t, b, "dave").decide(l, true)
 	wantOK(t, call(t, c, "ap_change_vendor_bank", change))
 
 	// The ERP shows the new current account, in its cooling-off period.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/core/intent"
@@ -40,6 +41,11 @@ func buildPage(c *config.Config, st approvals.Log, entries approvals.Store, call
 	p := &page{owners: map[string][]intent.Owner{}}
 	cfg := approvals.Config{Addr: ac.Listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: ac.MaxRequests,
 		Callbacks: callbacks, Logger: log}
+	if callbacks != nil {
+		// Whoever recorded a change's call-back is not one of its two
+		// approvers.
+		cfg.NotApprovers = []string{ap.FactCalledBy}
+	}
 	for i, a := range ac.Approvers {
 		aat := append(at, "approvers", fmt.Sprint(i))
 		priv, err := readPrivateKey(c.File(a.Key))

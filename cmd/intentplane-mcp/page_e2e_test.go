@@ -38,7 +38,7 @@ import (
 
 // passcodes of the page approvers. carol may approve only for another
 // owner than the session's.
-var passcodes = map[string]string{"alice": "alice-passcode-1", "bob": "bob-passcode-22", "carol": "carol-passcode-333"}
+var passcodes = map[string]string{"alice": "alice-passcode-1", "bob": "bob-passcode-22", "carol": "carol-passcode-333", "dave": "dave-passcode-4444"}
 
 // testPolicyFourEyes makes transfers above 5,000.00 need two people.
 const testPolicyFourEyes = `
@@ -58,7 +58,7 @@ type pageEnv struct {
 	base string
 }
 
-// newPageEnv configures the approval page with alice, bob (both for the
+// newPageEnv configures the approval page with alice, bob, dave (for the
 // session's owner, northwind) and carol (for globex only), waiting wait
 // seconds for a decision; extra is added to the configuration.
 func newPageEnv(t *testing.T, wait int, extra string) *pageEnv {
@@ -75,7 +75,7 @@ func newPageEnv(t *testing.T, wait int, extra string) *pageEnv {
 
 	cfg := readFile(t, e.config)
 	cfg = strings.Replace(cfg, "max_pending = 16\n", fmt.Sprintf("max_pending = 16\nlisten = %q\nwait = %d\nrequest_ttl = \"5m\"\n", addr, wait), 1)
-	for _, a := range []struct{ name, owner string }{{"alice", "northwind"}, {"bob", ""}, {"carol", "globex"}} {
+	for _, a := range []struct{ name, owner string }{{"alice", "northwind"}, {"bob", ""}, {"carol", "globex"}, {"dave", "northwind"}} {
 		_, priv, err := ed25519.GenerateKey(nil)
 		if err != nil {
 			t.Fatal(err)
