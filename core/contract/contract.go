@@ -162,6 +162,10 @@ type Contract struct {
 	// and its execution, any other is refused as in flight. Empty means no
 	// exclusion.
 	Exclusive []string
+	// Totals are the running totals of the Budget amount that the gateway
+	// keeps for the action (see Total); empty means none. They need a
+	// Budget.
+	Totals []Total
 	// Doc says what the action does, for the agent.
 	Doc string
 
@@ -222,7 +226,44 @@ func New(c Contract) (*Contract, error) {
 			return fail("resource parameter %q does not exist", c.Resource)
 		}
 	}
+	if problem := c.checkTotals(); problem != "" {
+		return fail("%s", problem)
+	}
 	return &c, nil
+}
+
+// checkTotals is New's check of c.Totals: a Budget to add up, valid and
+// distinct names, a known window, and By naming required critical
+// parameters. It returns the first problem found, or "".
+func (c *Contract) checkTotals() string {
+	if len(c.Totals) > 0 && c.Budget == "" {
+		return "totals need a budget parameter to add up"
+	}
+	c.Totals = append([]Total(nil), c.Totals...)
+	seen := map[string]bool{}
+	for i, t := range c.Totals {
+		if !nameRE.MatchString(t.Name) || seen[t.Name] {
+			return fmt.Sprintf("total %q: name must be lowercase letters, digits and _, and used once", t.Name)
+		}
+		seen[t.Name] = true
+		if t.Window < Ever || t.Window > Week {
+			return fmt.Sprintf("total %q has an unknown window", t.Name)
+		}
+		if t.Outside != "" && !nameRE.MatchString(t.Outside) {
+			return fmt.Sprintf("total %q: outside fact %q must be lowercase letters, digits and _", t.Name, t.Outside)
+		}
+		if len(t.By) == 0 {
+			return fmt.Sprintf("total %q names no parameter to add up by", t.Name)
+		}
+		c.Totals[i].By = append([]string(nil), t.By...)
+		for _, name := range t.By {
+			j, ok := c.byName[name]
+			if !ok || !c.Params[j].Critical || !c.Params[j].Required {
+				return fmt.Sprintf("total %q: parameter %q must be a required critical parameter", t.Name, name)
+			}
+		}
+	}
+	return ""
 }
 
 // checkParameter is New's check of one parameter on its own: a name of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"time"
 
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/intent"
@@ -50,6 +51,10 @@ type FactQuery struct {
 	// asked for (the links of the user's request). Read-only: a provider
 	// must not change them.
 	Claims map[string][]string
+	// Now is the time of the decision, in UTC: the calendar windows of the
+	// contract's totals (contract.Total) are those of this instant, so a
+	// provider giving a total's Outside fact reads the same window.
+	Now time.Time
 }
 
 // ContextProvider reads facts from a system of record: a bill's residual,

@@ -103,6 +103,10 @@ var ErrNotReconcilable = state.ErrNotReconcilable
 //     mandate);
 //   - otherwise, or if Lookup fails, it stays open (OutcomeUnsettled).
 //
+// An operation's reservations on running totals (contract.Total) are
+// settled the same way, each on its own; the receipt is appended for its
+// budget reservation only.
+//
 // Each operation settled appends a receipt to its owner's chain (result
 // executed or not_executed, with the reason as message). (Record locks
 // need no reconciliation: a crashed holder's hold expires.) Reservations
@@ -156,7 +160,12 @@ const reconcileWorkers = 128
 // alone.
 func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) (Settlement, error) {
 	s := Settlement{Reservation: r}
-	hash, action, owner, ok := state.ParseReservationID(r.ID)
+	id := r.ID
+	inner, total := state.ParseTotalReservationID(id)
+	if total { // a running total's share of an operation: settled like it
+		id = inner
+	}
+	hash, action, owner, ok := state.ParseReservationID(id)
 	if !ok {
 		return s, nil
 	}
@@ -200,6 +209,9 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 		}
 		s.Outcome = OutcomeUnsettled
 		return s, err
+	}
+	if total { // the receipt is the operation's budget reservation's
+		return s, nil
 	}
 	_, err = g.store.Append(context.WithoutCancel(ctx), receipt.Receipt{
 		Owner:     owner,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -37,12 +38,14 @@ type decision struct {
 	grant    approval.Grant
 	evidence []receipt.Evidence
 
-	operation string // the operation hash in hex, once built
-	nonce     string // state.NonceKey of the operation
-	lock      string // the record-lock key held, if any
-	holder    string // this decision's holder id for lock
-	reserved  bool   // a budget reservation is open under resID
-	resID     string // the reservation's id: state.ReservationID of the operation
+	operation string   // the operation hash in hex, once built
+	nonce     string   // state.NonceKey of the operation
+	lock      string   // the record-lock key held, if any
+	holder    string   // this decision's holder id for lock
+	reserved  bool     // a budget reservation is open under resID
+	resID     string   // the reservation's id: state.ReservationID of the operation
+	totalIDs  []string // the open reservations on the contract's totals
+	totals    string   // the totals for people, "" if none
 
 	executing bool
 	spent     bool   // the reservation is committed, not released, at cleanup
@@ -70,6 +73,9 @@ func (g *Gateway) run(ctx context.Context, st *decision) *intent.Refusal {
 		return r
 	}
 	if r := g.context(ctx, st); r != nil {
+		return r
+	}
+	if r := g.totals(ctx, st); r != nil {
 		return r
 	}
 	if r := g.policy(ctx, st); r != nil {
@@ -162,7 +168,7 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 			return r
 		}
 	}
-	facts, err := g.facts(ctx, st.route, m, st.res)
+	facts, err := g.facts(ctx, st.route, m, st.res, st.now)
 	if err != nil {
 		return refusals.SystemsUnreadable.with()
 	}
@@ -183,6 +189,92 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 		st.amount = intent.Amount(st.args[c.Budget].Int)
 	}
 	return nil
+}
+
+// 5b. Totals: the operation's amount is reserved on each of the
+// contract's running totals (contract.Total) before the total is read, so
+// that of two operations decided at once, on any replicas sharing the
+// store, the later to reserve sees the other's amount: together they
+// never stay under a threshold that their sum crosses. Each total, less
+// this operation's amount, plus what the system of record registered
+// outside the gateway (the Outside fact), is given to the policy as the
+// fact of its name. The reservations are committed or released with the
+// budget's (cleanup), and reconciled like it after a crash.
+func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
+	c, m := st.route.contract, st.mandate
+	if len(c.Totals) == 0 {
+		return nil
+	}
+	facts := st.out.Facts
+	amount := max(st.amount, 0) // a negative amount is the policy's to refuse
+	cur := m.Budget.Currency
+	st.resID = state.ReservationID(st.operation, c.Action, m.Owner)
+	var parts []string
+	payee, nonzero := "", false
+	for i, t := range c.Totals {
+		values := make([]string, len(t.By))
+		for j, name := range t.By {
+			values[j] = st.args[name].Str
+		}
+		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values...)
+		id := state.TotalReservationID(st.resID, i)
+		err := g.store.Reserve(ctx, acct, intent.Money{Currency: cur, Amount: state.TotalLimit}, id, intent.Money{Currency: cur, Amount: amount})
+		if errors.Is(err, state.ErrDuplicate) {
+			return refusals.Executing.with(st.operation[:16])
+		}
+		if err != nil {
+			return refusals.Unavailable.with()
+		}
+		st.totalIDs = append(st.totalIDs, id)
+		u, err := g.store.Usage(ctx, acct)
+		if err != nil {
+			return refusals.Unavailable.with()
+		}
+		before := u.Committed + u.Reserved - amount
+		if t.Outside != "" {
+			v, ok := facts[t.Outside]
+			if !ok || v.Kind != intent.KindInt {
+				g.log.Error("a total's outside fact is missing", "action", c.Action, "total", t.Name, "fact", t.Outside)
+				return refusals.Internal.with()
+			}
+			before = addSaturating(before, intent.Amount(max(v.Int, 0)))
+		}
+		if _, dup := facts[t.Name]; dup {
+			g.log.Error("a total's name is also a fact", "action", c.Action, "total", t.Name)
+			return refusals.Internal.with()
+		}
+		facts[t.Name] = intent.Int(int64(before))
+		nonzero = nonzero || before > 0
+		who := nameOf(facts, t.By[0], values[0])
+		if who != payee {
+			payee = who
+			parts = append(parts, fmt.Sprintf("paid to %s %s %s %s", who, t.Text(), intent.FormatAmount(before, 2), cur))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %s %s", t.Text(), intent.FormatAmount(before, 2), cur))
+		}
+	}
+	if nonzero {
+		st.totals = fmt.Sprintf("this payment %s %s; %s", intent.FormatAmount(st.amount, 2), cur, strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// nameOf returns how people know the record a parameter resolved to: the
+// fact <param>_name when a source gives it, else value.
+func nameOf(facts map[string]intent.Value, param, value string) string {
+	if v, ok := facts[param+"_name"]; ok && v.Kind == intent.KindString && v.Str != "" {
+		return v.Str
+	}
+	return value
+}
+
+// addSaturating returns a+b for b >= 0, or the largest Amount when that
+// would overflow.
+func addSaturating(a, b intent.Amount) intent.Amount {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // hold takes the contract's exclusive records in the store, which makes
@@ -252,7 +344,7 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			return r
 		}
 		st.out.Level = pr.Level
-		return refusals.ApprovalRequired.with(levelText(pr.Level), reasonText(withFacts(pr.Reasons, st.out.Facts)), st.operation[:16])
+		return refusals.ApprovalRequired.with(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.operation[:16])
 	}
 	if len(pr.Errors) > 0 {
 		return refusals.PolicyError.with()
@@ -271,7 +363,18 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			reasons = append(reasons, pr.Reasons[i])
 		}
 	}
-	return refusals.PolicyDenied.with(reasonText(withFacts(reasons, st.out.Facts)))
+	return refusals.PolicyDenied.with(st.withTotals(reasonText(withFacts(reasons, st.out.Facts))))
+}
+
+// withTotals returns the policy's reasons followed by the operation's
+// totals in brackets, when it has any, so that the agent and the person
+// asked to approve see what the payment adds up to ("this payment 400.01
+// EUR; paid to ACME Supplies today 1999.99 EUR").
+func (st *decision) withTotals(reasons string) string {
+	if st.totals == "" {
+		return reasons
+	}
+	return reasons + " (" + st.totals + ")"
 }
 
 // executedBefore returns the replay refusal when the operation, which
@@ -411,19 +514,25 @@ func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) 
 // is given back. After a panic in the executor (still executing) the
 // outcome is unknown: the reservation stays open.
 func (g *Gateway) cleanup(ctx context.Context, st *decision) {
-	if !st.reserved && st.lock == "" {
+	if !st.reserved && st.lock == "" && len(st.totalIDs) == 0 {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
-	switch {
-	case !st.reserved || st.executing:
-	case st.spent:
-		if err := g.store.Commit(ctx, st.resID); err != nil {
-			g.log.Error("budget commit failed", "reservation", st.resID, "err", err)
-		}
-	default:
-		if err := g.store.Release(ctx, st.resID); err != nil {
-			g.log.Error("budget release failed", "reservation", st.resID, "err", err)
+	ids := st.totalIDs
+	if st.reserved {
+		ids = append(ids, st.resID)
+	}
+	for _, id := range ids {
+		switch {
+		case st.executing:
+		case st.spent:
+			if err := g.store.Commit(ctx, id); err != nil {
+				g.log.Error("budget commit failed", "reservation", id, "err", err)
+			}
+		default:
+			if err := g.store.Release(ctx, id); err != nil {
+				g.log.Error("budget release failed", "reservation", id, "err", err)
+			}
 		}
 	}
 	if st.lock != "" {
@@ -486,14 +595,14 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, amount int
 	return nil
 }
 
-func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res resolve.Output) (map[string]intent.Value, error) {
+func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res resolve.Output, now time.Time) (map[string]intent.Value, error) {
 	facts := map[string]intent.Value{}
 	for param, attrs := range res.Attrs {
 		for k, v := range attrs {
 			facts[param+"_"+k] = v
 		}
 	}
-	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Claims: m.Claims}
+	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Claims: m.Claims, Now: now}
 	for _, p := range rt.pack.Context {
 		fs, err := p.Facts(ctx, q)
 		if err != nil {

@@ -3,6 +3,7 @@ package state
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"math"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/intent"
@@ -51,3 +52,30 @@ func LockKey(owner intent.Owner, action intent.Action, values ...string) string 
 	}
 	return key
 }
+
+// TotalAccount is the ledger account of a running total (see
+// contract.Total): "total:", then the owner, the pack, the total's name,
+// the currency, the period (a date, a week, a mandate id, or "") and each
+// value it is kept by, separated by NUL bytes. A key longer than MaxKeyLen
+// is replaced by "total:sha256:" and its digest in hex.
+func TotalAccount(owner intent.Owner, pack, name, currency, period string, values ...string) string {
+	var b strings.Builder
+	b.WriteString("total:")
+	for i, part := range append([]string{string(owner), pack, name, currency, period}, values...) {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(part)
+	}
+	key := b.String()
+	if len(key) > MaxKeyLen {
+		sum := sha256.Sum256([]byte(key))
+		key = "total:sha256:" + hex.EncodeToString(sum[:])
+	}
+	return key
+}
+
+// TotalLimit is the limit of every total's ledger account: a total is a
+// count, not a budget, so a reservation on it fails only when the sum
+// would overflow (ErrExceeded).
+const TotalLimit intent.Amount = math.MaxInt64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,4 +65,32 @@ func ParseReservationID(id string) (hash intent.OperationHash, action intent.Act
 		return hash, "", "", false
 	}
 	return hash, intent.Action(a), intent.Owner(o), true
+}
+
+// TotalReservationID is the id under which the gateway reserves an
+// operation's amount on its i-th running total (see contract.Total):
+// "total", i in decimal, a colon and the operation's ReservationID. It is
+// committed or released with the operation's budget reservation, and
+// reconciled like it after a crash.
+func TotalReservationID(reservation string, i int) string {
+	id := "total" + strconv.Itoa(i) + ":" + reservation
+	if len(id) > MaxKeyLen { // the hash alone, as ReservationID does
+		hash, _, _ := strings.Cut(reservation, " ")
+		id = "total" + strconv.Itoa(i) + ":" + hash
+	}
+	return id
+}
+
+// ParseTotalReservationID returns the ReservationID of the operation a
+// TotalReservationID belongs to; ok is false for any other id.
+func ParseTotalReservationID(id string) (reservation string, ok bool) {
+	rest, ok := strings.CutPrefix(id, "total")
+	if !ok {
+		return "", false
+	}
+	n, reservation, ok := strings.Cut(rest, ":")
+	if _, err := strconv.Atoi(n); !ok || err != nil || n == "" || n[0] == '-' || n[0] == '+' {
+		return "", false
+	}
+	return reservation, true
 }
