@@ -7,7 +7,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
@@ -46,10 +48,23 @@ var _ gateway.ContextProvider = payFacts{}
 //   - bill_total, bill_same_amount_paid, bill_credit, bill_net_due and
 //     bill_credit_notes: instalments and the credit notes netted with the
 //     payment (see termsFacts);
+//   - outside_bill, outside_today and outside_week (Long, minor units of
+//     the budget's currency): what the ERP shows paid that intentplane did
+//     not register, added by the gateway to the totals paid_bill,
+//     paid_today and paid_week (see totals): of the bill, its total less
+//     its residual less the payments registered through intentplane (so
+//     credit notes applied to it count as paid); to the vendor, its
+//     payments without an idempotency key, not cancelled, in the budget's
+//     currency, whose accounting date is today or in this week in
+//     Config.Zone. The Odoo connector gives only intentplane's payments
+//     with the bills (erp.Bill.Payments), so with Odoo a payment made by
+//     hand counts in outside_bill only;
+//   - vendor_name (String): the vendor's name as the ERP displays it, for
+//     the person asked to approve;
 //   - budget_currency (String): the mandate budget's currency;
-//   - confirm_above and max_amount (Long, minor units): Config's
-//     thresholds, so that an operator changes them without editing the
-//     embedded policy;
+//   - confirm_above, four_eyes_daily_above and max_amount (Long, minor
+//     units): Config's thresholds, so that an operator changes them
+//     without editing the embedded policy;
 //   - vendor_first_payment (Bool): the ERP holds no posted payment to the
 //     vendor, whether made through intentplane or by hand (firstPayment).
 //
@@ -128,7 +143,12 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		return nil, err
 	}
 
+	today, week := p.outside(siblings, q)
 	facts := map[string]intent.Value{
+		"outside_bill":           intent.Int(int64(outsideBill(bill))),
+		"outside_today":          intent.Int(int64(today)),
+		"outside_week":           intent.Int(int64(week)),
+		"four_eyes_daily_above":  intent.Int(int64(p.cfg.FourEyesDailyAbove)),
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
 		"payments_in_flight":     intent.Int(int64(inFlight)),
@@ -143,10 +163,60 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
 		"vendor_first_payment":   intent.Bool(first),
 	}
+	if bill.VendorName != "" {
+		facts["vendor_name"] = intent.Str(bill.VendorName)
+	}
 	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
 	maps.Copy(facts, terms)
 	p.decided.keepCredits(company, bill.ID, credits)
 	return facts, nil
+}
+
+// outsideBill is what the ERP shows paid of b that intentplane did not
+// register: its total less its residual less the payments registered
+// under an idempotency key and not cancelled; never below zero.
+func outsideBill(b erp.Bill) intent.Amount {
+	paid := b.Total - b.Residual
+	for _, pm := range b.Payments {
+		if pm.Key != "" && pm.State != erp.PaymentCancelled && pm.Amount.Currency == b.Currency {
+			paid -= pm.Amount.Amount
+		}
+	}
+	return max(paid, 0)
+}
+
+// outside returns what the ERP shows paid to the vendor of bills today
+// and in this week (q.Now in the company's zone) without an idempotency
+// key, in the budget's currency: payments made outside intentplane.
+func (p payFacts) outside(bills []erp.Bill, q gateway.FactQuery) (today, week intent.Amount) {
+	day, wk := contract.Total{Window: contract.Day, Zone: p.cfg.Zone}, contract.Total{Window: contract.Week, Zone: p.cfg.Zone}
+	nowDay, nowWeek := day.Period(q.Now, ""), wk.Period(q.Now, "")
+	for _, b := range bills {
+		for _, pm := range b.Payments {
+			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Currency != q.Budget.Currency || pm.Amount.Amount <= 0 {
+				continue
+			}
+			at := pm.Date
+			if d, err := time.ParseInLocation(time.DateOnly, pm.Day, p.cfg.Zone); err == nil {
+				at = d.Add(12 * time.Hour) // midday: the same day in the zone
+			}
+			if day.Period(at, "") == nowDay {
+				today = addAmount(today, pm.Amount.Amount)
+			}
+			if wk.Period(at, "") == nowWeek {
+				week = addAmount(week, pm.Amount.Amount)
+			}
+		}
+	}
+	return today, week
+}
+
+// addAmount returns a+b for a and b above zero, saturating.
+func addAmount(a, b intent.Amount) intent.Amount {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 // changeFacts gives the facts of ap.change_vendor_bank (see payFacts).

@@ -29,13 +29,19 @@ func (e *env) addBill(ref string, total intent.Amount) erp.Bill {
 	return b
 }
 
+// instalmentConfirmAbove (5,000.00) keeps the confirmation threshold out
+// of the way of the instalment and credit tests: instalments of one bill
+// add up (cumulative limits, tested in cumulative_test.go), and two of
+// 800.00 would ask a person at the default 1,000.00.
+const instalmentConfirmAbove = 500000
+
 // TestInstalments (issue 13): 800.00 and then 800.00 of a 1,600.00 bill
 // are two operations, each paid against the residual it leaves; the same
 // call sent again executes once; a third is refused, the residual bounds
 // every instalment.
 func TestInstalments(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnvConfig(t, ap.Config{ConfirmAbove: instalmentConfirmAbove})
 	b := e.addBill("INV-1600", 160000)
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 
@@ -82,7 +88,7 @@ func TestInstalments(t *testing.T) {
 // (a payment was made since it was read) is refused with the reason.
 func TestInstalmentStaleResidual(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnvConfig(t, ap.Config{ConfirmAbove: instalmentConfirmAbove})
 	b := e.addBill("INV-1600", 160000)
 	if _, err := e.erp.AddPayment(t.Context(), ap.DemoCompany, erp.Payment{Bill: b.ID, Amount: intent.Money{Currency: "EUR", Amount: 50000}}); err != nil {
 		t.Fatal(err)
@@ -123,7 +129,7 @@ func (l *lossy) RegisterPayment(ctx context.Context, company string, r erp.Payme
 // residual the first left, pays.
 func TestInstalmentRetryAfterLostAnswer(t *testing.T) {
 	t.Parallel()
-	e := newEnvWrapped(t, ap.Config{}, func(s erp.Source) erp.Source { return &lossy{Source: s} })
+	e := newEnvWrapped(t, ap.Config{ConfirmAbove: instalmentConfirmAbove}, func(s erp.Source) erp.Source { return &lossy{Source: s} })
 	b := e.addBill("INV-1600", 160000)
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	call := withResidual(pay(ap.DemoVendor, b.Name, ap.DemoIBAN, "800.00"), "1600.00")
@@ -203,7 +209,7 @@ func (e *env) openCredit(ref string, total intent.Amount, reverses string) erp.B
 // credit note reconciled with the bill, both settled.
 func TestCreditNoteNetted(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
+	e := newEnvConfig(t, ap.Config{ConfirmAbove: instalmentConfirmAbove})
 	cn := e.openCredit("CN-77", 10000, "")
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 

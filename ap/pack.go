@@ -77,6 +77,7 @@ const (
 // Defaults of Config.
 const (
 	DefaultConfirmAbove     intent.Amount = 100000  // 1,000.00
+	DefaultFourEyesDaily    intent.Amount = 500000  // 5,000.00
 	DefaultMaxAmount        intent.Amount = 1000000 // 10,000.00
 	DefaultCoolingOff                     = 5 * 24 * time.Hour
 	DefaultCallbackValidity               = 72 * time.Hour
@@ -87,12 +88,26 @@ const (
 type Config struct {
 	// ConfirmAbove is the amount, in minor units of the bill's currency,
 	// above which a payment needs a person's confirmation; zero means
-	// DefaultConfirmAbove (1,000.00).
+	// DefaultConfirmAbove (1,000.00). It applies to cumulative amounts:
+	// the payment with what was already paid of the bill, or to the
+	// vendor on the same day, in the same week or under the same mandate
+	// (see the totals in docs/controls.md).
 	ConfirmAbove intent.Amount
+	// FourEyesDailyAbove is the amount, in minor units, above which what
+	// is paid to one vendor in one day (this payment with the day's
+	// earlier ones) needs the approval of two people; zero means
+	// DefaultFourEyesDaily (5,000.00).
+	FourEyesDailyAbove intent.Amount
 	// MaxAmount is the amount, in minor units, above which a payment never
 	// executes through the agent, approved or not; zero means
-	// DefaultMaxAmount (10,000.00). The mandate's budget caps spending too.
+	// DefaultMaxAmount (10,000.00). It applies to cumulative amounts, as
+	// ConfirmAbove does. The mandate's budget caps spending too.
 	MaxAmount intent.Amount
+	// Zone is the company's time zone: the calendar of the day and week
+	// totals (a day runs from midnight to midnight there, a week from
+	// Monday). It should be the zone the ERP dates payments in (for Odoo,
+	// odoo.Config.TimeZone or the company's); nil means UTC.
+	Zone *time.Location
 	// CoolingOff is how long after its number was set (or trusted again)
 	// a bank account needs four eyes for every payment; zero means
 	// DefaultCoolingOff (5 days).
@@ -119,6 +134,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAmount == 0 {
 		c.MaxAmount = DefaultMaxAmount
+	}
+	if c.FourEyesDailyAbove == 0 {
+		c.FourEyesDailyAbove = DefaultFourEyesDaily
+	}
+	if c.Zone == nil {
+		c.Zone = time.UTC
 	}
 	if c.CoolingOff == 0 {
 		c.CoolingOff = DefaultCoolingOff
@@ -170,7 +191,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 	if src == nil {
 		return gateway.Pack{}, errors.New("ap: NewPack needs an erp.Source")
 	}
-	if cfg.ConfirmAbove < 0 || cfg.MaxAmount < 0 || cfg.CoolingOff < 0 || cfg.CallbackValidity < 0 || cfg.DuplicateWindow < 0 {
+	if cfg.ConfirmAbove < 0 || cfg.MaxAmount < 0 || cfg.FourEyesDailyAbove < 0 || cfg.CoolingOff < 0 || cfg.CallbackValidity < 0 || cfg.DuplicateWindow < 0 {
 		return gateway.Pack{}, errors.New("ap: Config amounts and durations must not be negative")
 	}
 	cfg = cfg.withDefaults()
@@ -179,7 +200,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 	if err != nil {
 		return gateway.Pack{}, fmt.Errorf("ap: %w", err)
 	}
-	cs, err := contracts()
+	cs, err := contracts(cfg)
 	if err != nil {
 		return gateway.Pack{}, err
 	}
@@ -198,7 +219,29 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 	}, nil
 }
 
-func contracts() ([]*contract.Contract, error) {
+// The running totals of ap.pay_bill (contract.Total), given to the policy
+// as facts of these names (minor units): what was already paid of the
+// bill, and to the vendor today, this week (in Config.Zone) and under the
+// mandate, before this payment. The facts named outside_* are what the
+// ERP registered outside intentplane in the same window (see payFacts).
+const (
+	TotalBill    = "paid_bill"
+	TotalDay     = "paid_today"
+	TotalWeek    = "paid_week"
+	TotalMandate = "paid_mandate"
+)
+
+// totals returns the totals of ap.pay_bill in cfg's zone.
+func totals(cfg Config) []contract.Total {
+	return []contract.Total{
+		{Name: TotalBill, By: []string{"vendor", "bill"}, Window: contract.Ever, Outside: "outside_bill", Label: "for this bill"},
+		{Name: TotalDay, By: []string{"vendor"}, Window: contract.Day, Zone: cfg.Zone, Outside: "outside_today"},
+		{Name: TotalWeek, By: []string{"vendor"}, Window: contract.Week, Zone: cfg.Zone, Outside: "outside_week"},
+		{Name: TotalMandate, By: []string{"vendor"}, Window: contract.Mandate},
+	}
+}
+
+func contracts(cfg Config) ([]*contract.Contract, error) {
 	vendor := contract.Parameter{
 		Name: "vendor", Type: contract.String(256), Required: true, Critical: true,
 		Sources:    []contract.Source{contract.FromRegistry(VendorsRegistry)},
@@ -233,6 +276,7 @@ func contracts() ([]*contract.Contract, error) {
 				{Name: "residual", Type: contract.Amount(2), Doc: residualDoc},
 			},
 			Budget:   "amount",
+			Totals:   totals(cfg),
 			Resource: "bill",
 			// Payments are exclusive per vendor, not per bill: the
 			// duplicate check reads the vendor's other bills, so two

@@ -80,6 +80,7 @@ const (
 	pwIssuer           = "cfo-console"
 	pwConfirm          = intent.Amount(100000)  // above: a person confirms
 	pwMax              = intent.Amount(1000000) // above: never through the assistant
+	pwFourEyesDaily    = intent.Amount(500000)  // a vendor's day above: two people approve
 	pwCoolingOff       = 5 * 24 * time.Hour
 	pwCallbackValidity = 72 * time.Hour
 	pwSkew             = 30 * time.Second
@@ -199,10 +200,13 @@ type pworld struct {
 	// sameAmount counts the payments made through the gateway by bill
 	// and amount ("bill|amount"), under any mandate.
 	sameAmount map[string]int
-	decides    int
-	failures   int
-	recent     []proptest.Request
-	delayed    []proptest.Request
+	// paidIn is what was paid (through the gateway or by hand in the ERP)
+	// to a vendor in a window: key pwWindow.
+	paidIn   map[string]intent.Amount
+	decides  int
+	failures int
+	recent   []proptest.Request
+	delayed  []proptest.Request
 }
 
 func pwKey(b byte) ed25519.PrivateKey {
@@ -234,6 +238,7 @@ func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats
 		spent:       map[string]intent.Amount{},
 		once:        map[string]bool{},
 		sameAmount:  map[string]int{},
+		paidIn:      map[string]intent.Amount{},
 		refN:        10000,
 	}
 	w.erp = erp.NewMem(w.clock)
@@ -252,7 +257,7 @@ func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats
 		w.seedCompany(c, i)
 	}
 	pack, err := ap.NewPack(w.erp, ap.Config{
-		ConfirmAbove: pwConfirm, MaxAmount: pwMax, CoolingOff: pwCoolingOff, CallbackValidity: pwCallbackValidity,
+		ConfirmAbove: pwConfirm, MaxAmount: pwMax, FourEyesDailyAbove: pwFourEyesDaily, CoolingOff: pwCoolingOff, CallbackValidity: pwCallbackValidity,
 		Callbacks: w.cbs, Now: w.clock,
 	})
 	if err != nil {
@@ -377,6 +382,7 @@ func (w *pworld) addPayment(b *pwBill, amount intent.Amount, draft bool) {
 	})
 	w.must(err)
 	w.seenPay[p.ID] = true
+	w.addPaid("", b, amount, w.now)
 	if draft {
 		b.inFlight = true
 		return
@@ -835,6 +841,10 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	case amt > pwMax:
 		return fmt.Sprintf("payment %s of %d, above the maximum %d", p.ID, amt, pwMax)
 	}
+	cumNeed, cumMax, cumWhy := w.cumulativeLevel(m.id, b, amt, x.at)
+	if cumMax {
+		return fmt.Sprintf("payment %s of %d on bill %s executed %s", p.ID, amt, b.name, cumWhy)
+	}
 	a := w.accounts[p.BankAccount]
 	switch {
 	case a == nil || a.company != c || a.vendor != b.vendor:
@@ -881,6 +891,9 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if credit > 0 {
 		need, why = max(need, 1), "netted with the vendor's open credit"
 	}
+	if cumNeed > need {
+		need, why = cumNeed, cumWhy
+	}
 	cooling := x.at.Sub(a.setAt) < pwCoolingOff
 	if cooling {
 		need, why = 2, "in the cooling-off period of the account (set "+a.setAt.Format(time.RFC3339)+")"
@@ -895,6 +908,7 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if w.spent[m.id] > m.budget.Amount {
 		return fmt.Sprintf("mandate %s spent %d, over its budget %d", m.id, w.spent[m.id], m.budget.Amount)
 	}
+	w.addPaid(m.id, b, amt, x.at)
 	b.residual -= amt + credit
 	for _, cn := range credits {
 		cn.residual = 0
@@ -903,7 +917,7 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	v.paidBefore = true
 	w.st.paid++
 	switch {
-	case cooling:
+	case cooling || need == 2:
 		w.st.paidFourEyes++
 	case need == 1:
 		w.st.paidConfirm++
@@ -1131,6 +1145,62 @@ func (w *pworld) credits(b *pwBill) ([]*pwBill, intent.Amount) {
 
 func (w *pworld) remaining(m *pwMandate) intent.Amount { return m.budget.Amount - w.spent[m.id] }
 
+// The cumulative rule (issue 13): the thresholds apply to a payment with
+// what was already paid of its bill, and to its vendor in the same
+// calendar day and ISO week (UTC, the pack's default zone) and under the
+// same mandate; payments made by hand in the ERP count in the bill's and
+// the vendor's windows (drafts too), not in the mandate's.
+
+// pwWindow is the key of paidIn for a vendor's window.
+func pwWindow(kind, company, vendor, currency, period string) string {
+	return kind + "|" + company + "|" + vendor + "|" + currency + "|" + period
+}
+
+func pwDay(at time.Time) string { return at.UTC().Format(time.DateOnly) }
+
+func pwWeek(at time.Time) string {
+	y, wk := at.UTC().ISOWeek()
+	return fmt.Sprintf("%d-%d", y, wk)
+}
+
+// addPaid counts amount paid of b at at, under mandate ("" for a payment
+// made by hand in the ERP).
+func (w *pworld) addPaid(mandate string, b *pwBill, amount intent.Amount, at time.Time) {
+	w.paidIn[pwWindow("d", b.company, b.vendor, b.currency, pwDay(at))] += amount
+	w.paidIn[pwWindow("w", b.company, b.vendor, b.currency, pwWeek(at))] += amount
+	if mandate != "" {
+		w.paidIn[pwWindow("m", b.company, b.vendor, b.currency, mandate)] += amount
+	}
+}
+
+// paidEarlier returns what was paid, before a payment of b at at under
+// mandate, of the bill (total less residual: credit notes applied count),
+// and to its vendor that day, that week and under the mandate.
+func (w *pworld) paidEarlier(mandate string, b *pwBill, at time.Time) (bill, day, week, man intent.Amount) {
+	return b.total - b.residual,
+		w.paidIn[pwWindow("d", b.company, b.vendor, b.currency, pwDay(at))],
+		w.paidIn[pwWindow("w", b.company, b.vendor, b.currency, pwWeek(at))],
+		w.paidIn[pwWindow("m", b.company, b.vendor, b.currency, mandate)]
+}
+
+// cumulativeLevel returns the approvals a payment of amt on b at at under
+// mandate needs by the cumulative rule (0, 1 or 2), and whether it is
+// above the maximum with what was paid before.
+func (w *pworld) cumulativeLevel(mandate string, b *pwBill, amt intent.Amount, at time.Time) (need int, aboveMax bool, why string) {
+	bill, day, week, man := w.paidEarlier(mandate, b, at)
+	most := max(bill, day, week, man)
+	if amt+most > pwMax {
+		return 2, true, fmt.Sprintf("above the maximum with what was paid before (bill %d, day %d, week %d, mandate %d)", bill, day, week, man)
+	}
+	if amt+day > pwFourEyesDaily {
+		return 2, false, fmt.Sprintf("the vendor's day above the four-eyes limit (day %d)", day)
+	}
+	if amt+most > pwConfirm {
+		return 1, false, fmt.Sprintf("above the confirmation threshold with what was paid before (bill %d, day %d, week %d, mandate %d)", bill, day, week, man)
+	}
+	return 0, false, ""
+}
+
 // payIntent makes up a payment the user wants under m; nil if none.
 func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	r := w.rng
@@ -1147,7 +1217,8 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	v := w.vendors[b.vendor]
 	a := w.accounts[v.current]
 	_, credit := w.credits(b)
-	limit := min(b.residual-credit, pwMax, w.remaining(m))
+	bill, day, week, man := w.paidEarlier(m.id, b, w.now)
+	limit := min(b.residual-credit, pwMax-max(bill, day, week, man), w.remaining(m))
 	if limit <= 0 {
 		return nil
 	}
@@ -1163,10 +1234,13 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	default:
 		in.amount = 1 + intent.Amount(r.Int64N(int64(min(limit, pwConfirm))))
 	}
-	if in.amount > pwConfirm {
+	switch need, _, _ := w.cumulativeLevel(m.id, b, in.amount, w.now); need {
+	case 2:
+		in.level = intent.LevelFourEyes
+	case 1:
 		in.level = intent.LevelConfirm
 	}
-	if len(w.duplicates(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0 {
+	if (len(w.duplicates(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0) && in.level == intent.LevelAuto {
 		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {

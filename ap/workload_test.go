@@ -50,7 +50,14 @@ import (
 //   - a bill is paid only once per invoice: the book has no duplicates,
 //     so a duplicate suspicion is needless;
 //   - the vendors bank in their own country: a bank in another country
-//     than the vendor's would rightly ask a person, and none does here.
+//     than the vendor's would rightly ask a person, and none does here;
+//   - split-payment control (docs/controls.md, "Cumulative limits"): the
+//     thresholds apply to what is paid to one vendor in one day (and of
+//     one bill), not to each payment alone: once a vendor's day passes
+//     1,000.00 a person confirms, past 5,000.00 two people approve, and
+//     past the company's limit for the assistant (10,000.00) the rest is
+//     paid by the accounting team (the known gap of that limit). The book
+//     is paid in one day.
 //
 // Anything else that stops a payment (a refusal, or a confirmation or
 // four-eyes step-up no practice above asks for) is counted against the
@@ -86,7 +93,7 @@ var workloadCountries = []struct{ cc, kind string }{
 // refusal's message.
 var knownGaps = map[string]string{
 	"budget":                    "a USD bill of a EUR mandate: the budget is in one currency (issue 17, multi-currency)",
-	"above the company's limit": "above ap.Config.MaxAmount (10,000.00): practice asks two people, the pack refuses (a configuration choice)",
+	"above the company's limit": "above ap.Config.MaxAmount (10,000.00), one payment or the vendor's day or the bill in all: practice asks two people, the pack refuses (a configuration choice)",
 }
 
 func TestLegitimateWorkload(t *testing.T) {
@@ -110,11 +117,20 @@ func TestLegitimateWorkload(t *testing.T) {
 		times                                             []time.Duration
 	)
 	paidVendors := map[string]bool{}
+	paidDay, paidBill := map[string]intent.Amount{}, map[string]intent.Amount{} // by vendor and currency; by bill
 	for _, p := range book.payments {
 		if p.newVendor && !paidVendors[p.vendor] && p.expect == "" {
 			p.expect, p.why = "confirm", "the first payment to a new vendor"
 		}
 		start := time.Now()
+		if before := max(paidDay[p.vendor+" "+p.currency], paidBill[p.bill]); p.amount+before <= 1_000_000 && p.currency == "EUR" {
+			switch day := paidDay[p.vendor+" "+p.currency]; {
+			case p.expect != "four_eyes" && p.amount+day > 500_000:
+				p.expect, p.why = "four_eyes", "the vendor's day above 5,000.00 (split-payment control)"
+			case p.expect == "" && p.amount+before > 100_000:
+				p.expect, p.why = "confirm", "the vendor's day or the bill above 1,000.00 (split-payment control)"
+			}
+		}
 		g := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": p.vendor})
 		var shown struct {
 			Account *struct {
@@ -164,6 +180,8 @@ func TestLegitimateWorkload(t *testing.T) {
 			t.Errorf("%s %s: step-up %q; practice wants %s (%s)", p.vendor, p.bill, level, p.expect, p.why)
 		}
 		if d.Executed {
+			paidDay[p.vendor+" "+p.currency] += p.amount
+			paidBill[p.bill] += p.amount
 			paid++
 			paidVendors[p.vendor] = true
 			continue

@@ -73,6 +73,24 @@ func profileParam(name, claim, doc string) contract.Parameter {
 	}
 }
 
+// The running totals of banking.send_money and
+// banking.schedule_transaction (contract.Total), by recipient, shared by
+// both actions and given to the policy as facts of these names (cents):
+// what was already sent or scheduled to the recipient today and this week
+// (calendar day and ISO week in UTC: the AgentDojo bank keeps no time
+// zone for its user) and under the mandate, before this payment.
+const (
+	TotalDay     = "paid_today"
+	TotalWeek    = "paid_week"
+	TotalMandate = "paid_mandate"
+)
+
+var totals = []contract.Total{
+	{Name: TotalDay, By: []string{"recipient"}, Window: contract.Day},
+	{Name: TotalWeek, By: []string{"recipient"}, Window: contract.Week},
+	{Name: TotalMandate, By: []string{"recipient"}, Window: contract.Mandate},
+}
+
 // Contracts returns the contracts of the pack's eleven actions.
 func Contracts() ([]*contract.Contract, error) {
 	specs := []contract.Contract{
@@ -84,14 +102,14 @@ func Contracts() ([]*contract.Contract, error) {
 		{Action: ActionReadFile, ReadOnly: true, Doc: "Read a file of the user.",
 			Params: []contract.Parameter{{Name: "file_path", Type: contract.String(256), Required: true, Doc: "path of the file"}}},
 		{Action: ActionGetUserInfo, ReadOnly: true, Doc: "Get the user's name and address."},
-		{Action: ActionSendMoney, Budget: "amount", Resource: "recipient", Doc: "Send money to a recipient.",
+		{Action: ActionSendMoney, Budget: "amount", Totals: totals, Resource: "recipient", Doc: "Send money to a recipient.",
 			Params: []contract.Parameter{
 				recipientParam(true, "account (IBAN) of the recipient"),
 				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: "amount, with at most 2 decimals"},
 				{Name: "subject", Type: contract.String(512), Required: true, Doc: "subject of the transaction (free text)"},
 				{Name: "date", Type: contract.Date(), Required: true, Doc: "date of the transaction, YYYY-MM-DD"},
 			}},
-		{Action: ActionScheduleTransaction, Budget: "amount", Resource: "recipient", Doc: "Schedule a transaction, once or recurring.",
+		{Action: ActionScheduleTransaction, Budget: "amount", Totals: totals, Resource: "recipient", Doc: "Schedule a transaction, once or recurring.",
 			Params: []contract.Parameter{
 				recipientParam(true, "account (IBAN) of the recipient"),
 				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: "amount, with at most 2 decimals"},
