@@ -90,9 +90,10 @@ entity Resource;
 type Approval = { confirm: Bool, four_eyes: Bool };
 type Mandate = { mode: String };
 type Facts = { recipient_trusted?: Bool };
+type SendFacts = { recipient_trusted?: Bool, paid_today: Long };
 action "pay.send" appliesTo {
   principal: Owner, resource: Resource,
-  context: { args: { recipient: String, amount: Long, memo?: String }, facts: Facts, approval: Approval, mandate: Mandate, amount: Long },
+  context: { args: { recipient: String, amount: Long, memo?: String }, facts: SendFacts, approval: Approval, mandate: Mandate, amount: Long },
 };
 action "pay.update_order" appliesTo {
   principal: Owner, resource: Resource,
@@ -118,13 +119,13 @@ permit (principal, action == Action::"pay.update_order", resource);
 forbid (principal, action in [Action::"pay.send", Action::"pay.update_order"], resource)
 when { context.facts has recipient_trusted && !context.facts.recipient_trusted };
 
-@id("confirm-large") @approval("confirm") @reason("payments above 1,000.00 need a person to confirm")
+@id("confirm-large") @approval("confirm") @reason("payments above 1,000.00 to one recipient in a day need a person to confirm")
 forbid (principal, action == Action::"pay.send", resource)
-when { context.amount > 100000 } unless { context.approval.confirm };
+when { context.amount + context.facts.paid_today > 100000 } unless { context.approval.confirm };
 
-@id("four-eyes-huge") @approval("four_eyes") @reason("payments above 10,000.00 need two people")
+@id("four-eyes-huge") @approval("four_eyes") @reason("payments above 10,000.00 to one recipient in a day need two people")
 forbid (principal, action == Action::"pay.send", resource)
-when { context.amount > 1000000 } unless { context.approval.four_eyes };
+when { context.amount + context.facts.paid_today > 1000000 } unless { context.approval.four_eyes };
 
 @id("confirm-order-recipient") @approval("confirm") @reason("a standing order's new recipient needs a person to confirm")
 forbid (principal, action == Action::"pay.update_order", resource)
@@ -226,6 +227,9 @@ type propWorld struct {
 	// Oracle state.
 	calls    []propExec
 	spent    map[string]intent.Amount
+	// paidDay is what was paid (or may have been: unknown outcomes) to a
+	// recipient of an owner in a UTC day: key propDayKey.
+	paidDay map[string]intent.Amount
 	once     map[string]bool
 	burned   map[string]bool // refused by the bank: the gateway will not retry them
 	decides  int
@@ -251,6 +255,7 @@ func newPropWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *prop
 		mandates: map[string]*propMandate{},
 		genuine:  map[string][]propGenuine{},
 		spent:    map[string]intent.Amount{},
+		paidDay:  map[string]intent.Amount{},
 		once:     map[string]bool{},
 		burned:   map[string]bool{},
 		files:    map[intent.Owner][]propCounterparty{},
@@ -292,7 +297,9 @@ func newPropWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *prop
 		}
 		return resolve.Record{}, resolve.ErrNoMatch
 	})
-	sendC, err := contract.New(contract.Contract{Action: actSend, Budget: "amount", Resource: "recipient", Params: []contract.Parameter{
+	sendC, err := contract.New(contract.Contract{Action: actSend, Budget: "amount", Resource: "recipient", Totals: []contract.Total{
+		{Name: "paid_today", By: []string{"recipient"}, Window: contract.Day},
+	}, Params: []contract.Parameter{
 		{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: normalize.IBAN,
 			Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
 		{Name: "amount", Type: contract.Amount(2), Required: true},
@@ -635,11 +642,16 @@ func (w *propWorld) oracle(x propExec) string {
 		if w.spent[m.id] > m.budget {
 			return fmt.Sprintf("mandate %s spent %d, over its budget %d", m.id, w.spent[m.id], m.budget)
 		}
+		// The cumulative rule: the thresholds apply to the day's payments
+		// to the recipient, this one included.
+		key := propDayKey(op.Owner, op.Args["recipient"].Str, x.at)
+		day := w.paidDay[key] + intent.Amount(a.Int)
+		w.paidDay[key] = day
 		switch {
-		case a.Int > propFourEyes:
+		case day > propFourEyes:
 			need = 2
 			w.st.executedAbove[intent.LevelFourEyes]++
-		case a.Int > propConfirm:
+		case day > propConfirm:
 			need = 1
 			w.st.executedAbove[intent.LevelConfirm]++
 		}
@@ -852,6 +864,14 @@ func (w *propWorld) intent(m *propMandate) *propIntent {
 	if r.IntN(10) == 0 && rem <= propConfirm {
 		in.amount = rem // exactly what is left
 	}
+	switch day := w.paidDay[propDayKey(m.owner, in.recipient, w.now)] + in.amount; {
+	case day > propFourEyes:
+		in.level = intent.LevelFourEyes
+	case day > propConfirm:
+		in.level = intent.LevelConfirm
+	default:
+		in.level = intent.LevelAuto
+	}
 	in.args["amount"] = fmt.Sprintf("a:%d/2", in.amount)
 	if r.IntN(2) == 0 {
 		memo := propMemos[r.IntN(len(propMemos))] + " " + strconv.Itoa(r.IntN(100000))
@@ -861,6 +881,15 @@ func (w *propWorld) intent(m *propMandate) *propIntent {
 		return nil
 	}
 	return in
+}
+
+// propDayKey is the key of paidDay: the owner, the recipient's canonical
+// account and the UTC day of at.
+func propDayKey(owner intent.Owner, recipient string, at time.Time) string {
+	if c, ok := propCanon(recipient); ok {
+		recipient = c
+	}
+	return string(owner) + "|" + recipient + "|" + at.UTC().Format(time.DateOnly)
 }
 
 var propMemos = []string{"rent", "invoice INV-2290", "Rechnung März", "facture n°12", "school trip", "groceries"}
