@@ -225,11 +225,11 @@ type propWorld struct {
 	pool      []propGenuine            // every genuine approval, for replays
 
 	// Oracle state.
-	calls    []propExec
-	spent    map[string]intent.Amount
+	calls []propExec
+	spent map[string]intent.Amount
 	// paidDay is what was paid (or may have been: unknown outcomes) to a
 	// recipient of an owner in a UTC day: key propDayKey.
-	paidDay map[string]intent.Amount
+	paidDay  map[string]intent.Amount
 	once     map[string]bool
 	burned   map[string]bool // refused by the bank: the gateway will not retry them
 	decides  int
