@@ -66,7 +66,8 @@ func (b blind) Execute(ctx context.Context, op intent.Operation, h intent.Operat
 // consumeCrash makes the decision's goroutine die when it consumes an
 // operation's nonce, as a crash right after the budget reservation would;
 // runtime.Goexit still runs the gateway's deferred clean-up, so the store
-// then refuses to release anything (a dead process writes nothing).
+// then refuses to release anything (a dead process writes nothing) until
+// the next decision reserves.
 type consumeCrash struct {
 	*mem.Store
 	on   bool
@@ -81,12 +82,18 @@ func (s *consumeCrash) Consume(ctx context.Context, key string, expires time.Tim
 	return s.Store.Consume(ctx, key, expires)
 }
 
+// Release fails while the process is dead: from its crash until the next
+// decision's first reservation.
 func (s *consumeCrash) Release(ctx context.Context, id string) error {
 	if s.dead {
-		s.dead = false
 		return errors.New("the process is dead")
 	}
 	return s.Store.Release(ctx, id)
+}
+
+func (s *consumeCrash) Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error {
+	s.dead = false
+	return s.Store.Reserve(ctx, account, limit, id, amount)
 }
 
 // crashWorld is newWorld's pack over a fresh mem store, with exec as its

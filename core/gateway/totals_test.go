@@ -1,0 +1,158 @@
+package gateway_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/contract"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/state"
+)
+
+const totalsSchema = `
+entity Owner;
+entity Resource;
+type Approval = { confirm: Bool, four_eyes: Bool };
+type Mandate = { mode: String };
+action "pay.send" appliesTo {
+  principal: Owner, resource: Resource,
+  context: {
+    args: { recipient: String, amount: Long, memo?: String },
+    facts: { recipient_trusted?: Bool, paid_today: Long, sent_today: Long },
+    approval: Approval, mandate: Mandate, amount: Long,
+  },
+};
+action "pay.balance" appliesTo {
+  principal: Owner, resource: Resource,
+  context: { args: {}, facts: { paid_today: Long }, approval: Approval, mandate: Mandate, amount: Long },
+};
+`
+
+const totalsPolicy = `
+@id("send") @reason("payments to resolved recipients")
+permit (principal, action == Action::"pay.send", resource);
+
+@id("confirm-day") @approval("confirm") @reason("a recipient's day above 1,000.00 needs a person to confirm")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.amount + context.facts.sent_today > 100000 } unless { context.approval.confirm };
+`
+
+// totalsWorld is newWorld's pack with a running total on pay.send: what
+// was sent to the recipient in the day (UTC), given as sent_today, with
+// the provider's paid_today (always 0 here) as its outside part.
+func totalsWorld(t *testing.T, exec gateway.Executor) (*world, *consumeCrash) {
+	t.Helper()
+	w, st := crashWorld(t, exec)
+	c, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient",
+		Totals: []contract.Total{{Name: "sent_today", By: []string{"recipient"}, Window: contract.Day, Outside: "paid_today"}},
+		Params: []contract.Parameter{
+			{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: gatewaytest.Normalize,
+				Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
+			{Name: "amount", Type: contract.Amount(2), Required: true},
+			{Name: "memo", Type: contract.String(140)},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.pack.Contracts = []*contract.Contract{c}
+	w.pack.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(totalsPolicy)}, "schema.cedarschema": {Data: []byte(totalsSchema)}}
+	issuerPub, _ := gatewaytest.KeyPair(1)
+	alicePub, _ := gatewaytest.KeyPair(2)
+	w.gw, err = gateway.New(gateway.Config{
+		Audience:  "intentplane-test",
+		Issuers:   mandate.StaticKeys{"bank-app": issuerPub},
+		Approvers: approval.StaticKeys{"alice": alicePub},
+		Now:       func() time.Time { return w.now },
+	}, st, w.pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, st
+}
+
+// TestTotals: the day's total is a fact, its reservation is released on a
+// step-up and committed on execution, the step-up shows it, and a new day
+// starts from zero.
+func TestTotals(t *testing.T) {
+	t.Parallel()
+	w, _ := totalsWorld(t, &crashing{ran: map[intent.OperationHash]bool{}})
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: "m-emma-2d", Issuer: "bank-app", Audience: "intentplane-test", Owner: "emma",
+		Scope: []intent.Action{"pay.send"}, Budget: intent.Money{Currency: "EUR", Amount: 1000000},
+		Mode: mandate.ModeKnownCounterparties, NotBefore: t0, Expiry: t0.Add(48 * time.Hour),
+	}, "bank-app", w.issuer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	acct := state.TotalAccount("emma", "pay", "sent_today", "EUR", w.now.Format(time.DateOnly), "GB29")
+	if d := w.decide(tok, send("GB29", "600.00")); !d.Executed || d.Facts["sent_today"].Int != 0 {
+		t.Fatalf("first: %s %v %+v", d.Verdict, d.Facts["sent_today"], d.Refusal)
+	}
+	d := w.decide(tok, send("GB29", "600.01"))
+	if d.Verdict != intent.StepUp || d.Facts["sent_today"].Int != 60000 {
+		t.Fatalf("second: %s %v %+v", d.Verdict, d.Facts["sent_today"], d.Refusal)
+	}
+	if want := "(this payment 600.01 EUR; paid to GB29 today 600.00 EUR)"; !strings.Contains(d.Refusal.Message, want) {
+		t.Errorf("the step-up does not show %q: %s", want, d.Refusal.Message)
+	}
+	if u, _ := w.store.Usage(ctx, acct); u.Committed != 60000 || u.Reserved != 0 {
+		t.Errorf("after the step-up: %+v, want 600.00 committed and nothing reserved", u)
+	}
+	if d = w.decide(tok, send("GB29", "600.01"), w.approve("alice", d)); !d.Executed {
+		t.Fatalf("confirmed: %s %+v", d.Verdict, d.Refusal)
+	}
+	if u, _ := w.store.Usage(ctx, acct); u.Committed != 120001 || u.Reserved != 0 {
+		t.Errorf("after the second: %+v, want 1200.01 committed", u)
+	}
+	w.now = w.now.Add(24 * time.Hour)
+	if d := w.decide(tok, send("GB29", "600.02")); !d.Executed || d.Facts["sent_today"].Int != 0 {
+		t.Errorf("the next day: %s %v %+v", d.Verdict, d.Facts["sent_today"], d.Refusal)
+	}
+}
+
+// TestReconcileTotals: a crash after executing leaves the operation's
+// budget and total reservations open; reconciliation commits both, with
+// one receipt; a crash before the nonce releases both.
+func TestReconcileTotals(t *testing.T) {
+	t.Parallel()
+	exec := &crashing{ran: map[intent.OperationHash]bool{}}
+	w, st := totalsWorld(t, exec)
+	tok := w.mandate("emma", 1000000)
+	ctx := context.Background()
+	acct := state.TotalAccount("emma", "pay", "sent_today", "EUR", w.now.Format(time.DateOnly), "GB29")
+	st.on = true
+	if !crashDecide(w, tok, send("GB29", "1.00")) {
+		t.Fatal("no crash at Consume")
+	}
+	st.on = false
+	exec.set("after")
+	if !crashDecide(w, tok, send("GB29", "2.00")) {
+		t.Fatal("no crash after executing")
+	}
+	exec.set("")
+	if u, _ := w.store.Usage(ctx, acct); u.Reserved != 300 {
+		t.Fatalf("before reconciling: %+v, want 3.00 reserved", u)
+	}
+	w.now = w.now.Add(2 * time.Second)
+	rep, err := w.gw.Reconcile(ctx, w.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, r := rep.Count(gateway.OutcomeCommitted), rep.Count(gateway.OutcomeReleased); n != 2 || r != 2 {
+		t.Errorf("committed %d, released %d, want 2 and 2 (budget and total of each): %+v", n, r, rep.Settlements)
+	}
+	if u, _ := w.store.Usage(ctx, acct); u.Committed != 200 || u.Reserved != 0 {
+		t.Errorf("after reconciling: %+v, want 2.00 committed", u)
+	}
+	if rs, err := w.store.Receipts(ctx, "emma", 1, 0); err != nil || len(rs) != 2 {
+		t.Errorf("%d reconciliation receipts (%v), want 2: one per operation", len(rs), err)
+	}
+}
