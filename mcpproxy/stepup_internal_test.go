@@ -44,3 +44,19 @@ func TestDescribeCannotBeForged(t *testing.T) {
 		t.Errorf("reference line: %s", lines[9])
 	}
 }
+
+// TestDescribeShowsTotals: the person asked to confirm a payment that
+// adds up with earlier ones reads the totals (issue 13, cumulative limits).
+func TestDescribeShowsTotals(t *testing.T) {
+	t.Parallel()
+	op := intent.Operation{Action: "ap.pay_bill", MandateID: "m", Owner: "o", Args: intent.Args{"amount": intent.AmountValue(40001, 2)}}
+	h, _ := op.Hash()
+	why := "payments above the company's confirmation threshold need a person's confirmation, and this payment with what was already paid of the bill is above it " +
+		"(this payment 400.01 EUR; paid to ACME Supplies for this bill 1999.99 EUR, today 1999.99 EUR, this week 1999.99 EUR, under this mandate 1999.99 EUR)"
+	d := gateway.Decision{Operation: &op, OperationHash: h, Refusal: &intent.Refusal{Code: intent.CodeApprovalRequired,
+		Message: "This operation needs a person's confirmation before it can execute: " + why + ". Nothing was done yet. A person must approve this exact operation (" + h.String()[:16] + ") on the approval channel; any change to it needs a new approval."}}
+	msg := describe(Tool{Name: "ap_pay_bill"}, d)
+	if want := "Why you are asked: " + why + ".\n"; !strings.Contains(msg, want) {
+		t.Errorf("the confirmation does not show the totals:\n%s", msg)
+	}
+}
