@@ -100,10 +100,20 @@ func (s *consumeCrash) Reserve(ctx context.Context, account string, limit intent
 // executor and a store that can crash at Consume.
 func crashWorld(t *testing.T, exec gateway.Executor) (*world, *consumeCrash) {
 	t.Helper()
+	return crashWorldWith(t, exec, nil)
+}
+
+// crashWorldWith is crashWorld with the pack changed by edit, if not nil,
+// before the gateway is built.
+func crashWorldWith(t *testing.T, exec gateway.Executor, edit func(*gateway.Pack)) (*world, *consumeCrash) {
+	t.Helper()
 	w := newWorld(t)
 	st := &consumeCrash{Store: mem.New(func() time.Time { return w.now })}
 	w.store = st.Store
 	w.pack.Executor = exec
+	if edit != nil {
+		edit(&w.pack)
+	}
 	issuerPub, _ := gatewaytest.KeyPair(1)
 	alicePub, _ := gatewaytest.KeyPair(2)
 	var err error
@@ -132,6 +142,21 @@ func crashDecide(w *world, tok, body string) (crashed bool) {
 	return <-done
 }
 
+// crashTwice sends 1.00 to GB29 and crashes at its nonce (it never
+// executes), then 2.00 and crashes after executing it.
+func crashTwice(t *testing.T, w *world, st *consumeCrash, exec *crashing, tok string) {
+	t.Helper()
+	st.on = true
+	if !crashDecide(w, tok, send("GB29", "1.00")) {
+		t.Fatal("no crash at Consume")
+	}
+	st.on = false
+	exec.set("after")
+	if !crashDecide(w, tok, send("GB29", "2.00")) {
+		t.Fatal("no crash after executing")
+	}
+}
+
 // TestReconcile: each way a crash leaves a reservation open is settled as
 // the executor's idempotency record says, with a receipt; reservations
 // made after the bound are left alone; a second run finds nothing.
@@ -143,16 +168,8 @@ func TestReconcile(t *testing.T) {
 	ctx := context.Background()
 
 	// 1. Crash after the reservation, before the nonce: never executed.
-	st.on = true
-	if !crashDecide(w, tok, send("GB29", "1.00")) {
-		t.Fatal("no crash at Consume")
-	}
-	st.on = false
 	// 2. Crash after executing: executed.
-	exec.set("after")
-	if !crashDecide(w, tok, send("GB29", "2.00")) {
-		t.Fatal("no crash after executing")
-	}
+	crashTwice(t, w, st, exec, tok)
 	// 3. Crash before executing, nonce consumed: not executed.
 	exec.set("before")
 	if !crashDecide(w, tok, send("GB29", "4.00")) {

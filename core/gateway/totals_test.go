@@ -7,7 +7,6 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
@@ -16,24 +15,8 @@ import (
 	"github.com/intentplane/intentplane/core/state"
 )
 
-const totalsSchema = `
-entity Owner;
-entity Resource;
-type Approval = { confirm: Bool, four_eyes: Bool };
-type Mandate = { mode: String };
-action "pay.send" appliesTo {
-  principal: Owner, resource: Resource,
-  context: {
-    args: { recipient: String, amount: Long, memo?: String },
-    facts: { recipient_trusted?: Bool, paid_today: Long, sent_today: Long },
-    approval: Approval, mandate: Mandate, amount: Long,
-  },
-};
-action "pay.balance" appliesTo {
-  principal: Owner, resource: Resource,
-  context: { args: {}, facts: { paid_today: Long }, approval: Approval, mandate: Mandate, amount: Long },
-};
-`
+// totalsSchema is gatewaytest's schema with the fact sent_today.
+var totalsSchema = strings.Replace(gatewaytest.Schema, "paid_today: Long },", "paid_today: Long, sent_today: Long },", 1)
 
 const totalsPolicy = `
 @id("send") @reason("payments to resolved recipients")
@@ -49,7 +32,6 @@ when { context.amount + context.facts.sent_today > 100000 } unless { context.app
 // the provider's paid_today (always 0 here) as its outside part.
 func totalsWorld(t *testing.T, exec gateway.Executor) (*world, *consumeCrash) {
 	t.Helper()
-	w, st := crashWorld(t, exec)
 	c, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient",
 		Totals: []contract.Total{{Name: "sent_today", By: []string{"recipient"}, Window: contract.Day, Outside: "paid_today"}},
 		Params: []contract.Parameter{
@@ -61,20 +43,10 @@ func totalsWorld(t *testing.T, exec gateway.Executor) (*world, *consumeCrash) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.pack.Contracts = []*contract.Contract{c}
-	w.pack.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(totalsPolicy)}, "schema.cedarschema": {Data: []byte(totalsSchema)}}
-	issuerPub, _ := gatewaytest.KeyPair(1)
-	alicePub, _ := gatewaytest.KeyPair(2)
-	w.gw, err = gateway.New(gateway.Config{
-		Audience:  "intentplane-test",
-		Issuers:   mandate.StaticKeys{"bank-app": issuerPub},
-		Approvers: approval.StaticKeys{"alice": alicePub},
-		Now:       func() time.Time { return w.now },
-	}, st, w.pack)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, st
+	return crashWorldWith(t, exec, func(p *gateway.Pack) {
+		p.Contracts = []*contract.Contract{c}
+		p.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(totalsPolicy)}, "schema.cedarschema": {Data: []byte(totalsSchema)}}
+	})
 }
 
 // TestTotals: the day's total is a fact, its reservation is released on a
@@ -128,15 +100,7 @@ func TestReconcileTotals(t *testing.T) {
 	tok := w.mandate("emma", 1000000)
 	ctx := context.Background()
 	acct := state.TotalAccount("emma", "pay", "sent_today", "EUR", w.now.Format(time.DateOnly), "GB29")
-	st.on = true
-	if !crashDecide(w, tok, send("GB29", "1.00")) {
-		t.Fatal("no crash at Consume")
-	}
-	st.on = false
-	exec.set("after")
-	if !crashDecide(w, tok, send("GB29", "2.00")) {
-		t.Fatal("no crash after executing")
-	}
+	crashTwice(t, w, st, exec, tok)
 	exec.set("")
 	if u, _ := w.store.Usage(ctx, acct); u.Reserved != 300 {
 		t.Fatalf("before reconciling: %+v, want 3.00 reserved", u)

@@ -31,16 +31,29 @@ func ApprovalKey(id string) string { return "approval:" + id }
 // key longer than MaxKeyLen is replaced by "lock:sha256:" and its digest
 // in hex.
 func LockKey(owner intent.Owner, action intent.Action, values ...string) string {
-	n := len("lock:") + len(owner) + 1 + len(action)
+	return joinKey("lock:", []string{string(owner), string(action)}, values)
+}
+
+// joinKey returns prefix, then head and values separated by NUL bytes; a
+// key longer than MaxKeyLen is replaced by prefix, "sha256:" and its
+// digest in hex.
+func joinKey(prefix string, head, values []string) string {
+	n := len(prefix)
+	for _, p := range head {
+		n += 1 + len(p)
+	}
 	for _, v := range values {
 		n += 1 + len(v)
 	}
 	var b strings.Builder
 	b.Grow(n)
-	b.WriteString("lock:")
-	b.WriteString(string(owner))
-	b.WriteByte(0)
-	b.WriteString(string(action))
+	b.WriteString(prefix)
+	for i, p := range head {
+		if i > 0 {
+			b.WriteByte(0)
+		}
+		b.WriteString(p)
+	}
 	for _, v := range values {
 		b.WriteByte(0)
 		b.WriteString(v)
@@ -48,7 +61,7 @@ func LockKey(owner intent.Owner, action intent.Action, values ...string) string 
 	key := b.String()
 	if len(key) > MaxKeyLen {
 		sum := sha256.Sum256([]byte(key))
-		key = "lock:sha256:" + hex.EncodeToString(sum[:])
+		key = prefix + "sha256:" + hex.EncodeToString(sum[:])
 	}
 	return key
 }
@@ -59,20 +72,7 @@ func LockKey(owner intent.Owner, action intent.Action, values ...string) string 
 // value it is kept by, separated by NUL bytes. A key longer than MaxKeyLen
 // is replaced by "total:sha256:" and its digest in hex.
 func TotalAccount(owner intent.Owner, pack, name, currency, period string, values ...string) string {
-	var b strings.Builder
-	b.WriteString("total:")
-	for i, part := range append([]string{string(owner), pack, name, currency, period}, values...) {
-		if i > 0 {
-			b.WriteByte(0)
-		}
-		b.WriteString(part)
-	}
-	key := b.String()
-	if len(key) > MaxKeyLen {
-		sum := sha256.Sum256([]byte(key))
-		key = "total:sha256:" + hex.EncodeToString(sum[:])
-	}
-	return key
+	return joinKey("total:", []string{string(owner), pack, name, currency, period}, values)
 }
 
 // TotalLimit is the limit of every total's ledger account: a total is a
