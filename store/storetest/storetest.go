@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"ReceiptChainPerOwner", testReceiptChain},
 		{"ReceiptConcurrentAppendNoFork", testReceiptConcurrent},
 		{"OpenReservations", testOpenReservations},
+		{"RunningTotals", testRunningTotals},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +53,49 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 }
 
 var eur = func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
+
+// testRunningTotals: a running total's account, as the gateway keeps it
+// (state.TotalAccount, state.TotalLimit, state.TotalReservationID), takes
+// large amounts, counts committed and open reservations, refuses only an
+// overflow, and lists its open reservations for reconciliation.
+func testRunningTotals(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	acct := state.TotalAccount("acme", "ap", "paid_today", "EUR", "2026-11-30", "7")
+	limit := eur(state.TotalLimit)
+	res := state.ReservationID(strings.Repeat("0a", 32), "ap.pay_bill", "acme")
+	for i, a := range []intent.Amount{100000, 99999, 1 << 60} {
+		if err := s.Reserve(ctx, acct, limit, state.TotalReservationID(res, i), eur(a)); err != nil {
+			t.Fatalf("Reserve %d on a total: %v", a, err)
+		}
+	}
+	if err := s.Commit(ctx, state.TotalReservationID(res, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Release(ctx, state.TotalReservationID(res, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.Usage(ctx, acct); err != nil || u.Committed != 100000 || u.Reserved != 99999 {
+		t.Fatalf("Usage = %+v, %v; want 100000 committed and 99999 reserved", u, err)
+	}
+	if err := s.Reserve(ctx, acct, limit, state.TotalReservationID(res, 3), eur(state.TotalLimit)); !errors.Is(err, state.ErrExceeded) {
+		t.Fatalf("Reserve of an overflowing amount = %v, want ErrExceeded", err)
+	}
+	if rc, ok := s.(state.Reconciler); ok {
+		open, err := rc.OpenReservations(ctx, time.Now().Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range open {
+			if got, ok := state.ParseTotalReservationID(r.ID); ok && got == res && r.Account == acct && r.Amount.Amount == 99999 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("OpenReservations = %+v, want the total's open reservation", open)
+		}
+	}
+}
 
 func testReserveUpToLimit(t *testing.T, s state.Store) {
 	ctx := context.Background()
