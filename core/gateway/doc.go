@@ -1,8 +1,10 @@
 // Package gateway is intentplane's decision pipeline: it takes an agent's
 // proposal under a user's mandate and decides, in the design's order and
-// failing closed at every step: decode, mandate, contract, resolve, context,
-// policy, budget, approval, execute, receipt. What executes is built from
-// the mandate and the trusted sources, never from the agent's spelling.
+// failing closed at every step: decode, mandate, contract, resolve, context
+// (with the running totals a contract declares, contract.Total, reserved
+// in the store before they are read), policy, budget, approval, execute,
+// receipt. What executes is built from the mandate and the trusted
+// sources, never from the agent's spelling.
 //
 // Read it in this order: Decide (gateway.go) runs run (steps.go), which
 // calls one method per step, each returning a refusal or nil; every
