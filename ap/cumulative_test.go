@@ -155,3 +155,31 @@ func TestVendorDayTotal(t *testing.T) {
 		t.Errorf("paid_bill = %d, want 10000 (by hand)", got)
 	}
 }
+
+// TestMaxVendorTotal: a company may let the assistant pay a vendor more in
+// a day than one payment's limit (several bills in one run); a limit below
+// the single payment's is refused.
+func TestMaxVendorTotal(t *testing.T) {
+	t.Parallel()
+	if _, err := ap.NewPack(ap.DemoERP(nil), ap.Config{MaxAmount: 1000000, MaxVendorTotal: 999999}); err == nil {
+		t.Error("NewPack accepted a vendor total below the single payment's limit")
+	}
+	e := newEnvConfig(t, ap.Config{MaxVendorTotal: 2000000})
+	ctx := context.Background()
+	acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+	for _, ref := range []string{"INV-4001", "INV-4002"} {
+		if _, err := e.erp.AddBill(ctx, ap.DemoCompany, erp.Bill{Name: "BILL/" + ref, Ref: ref, Vendor: acme.ID, Currency: "EUR",
+			Total: 900000, Residual: 900000, State: erp.StatePosted, PaymentState: erp.NotPaid, Kind: erp.KindBill}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok := e.mandate("m-run", ap.DemoCompany, "EUR")
+	for _, ref := range []string{"INV-4001", "INV-4002"} {
+		if level, d := e.payLevel(tok, ref, "9000.00"); level != intent.LevelFourEyes || !d.Executed {
+			t.Fatalf("%s: level %q, %s %s", ref, level, d.Verdict, message(d))
+		}
+	}
+	if level, d := e.payLevel(tok, ap.DemoBill2, "2000.01"); level != "" || code(d) != intent.CodePolicyDenied {
+		t.Errorf("above 20,000.00 in the day: level %q, %s %s", level, d.Verdict, message(d))
+	}
+}

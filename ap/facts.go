@@ -62,9 +62,9 @@ var _ gateway.ContextProvider = payFacts{}
 //   - vendor_name (String): the vendor's name as the ERP displays it, for
 //     the person asked to approve;
 //   - budget_currency (String): the mandate budget's currency;
-//   - confirm_above, four_eyes_daily_above and max_amount (Long, minor
-//     units): Config's thresholds, so that an operator changes them
-//     without editing the embedded policy;
+//   - confirm_above, four_eyes_daily_above, max_amount and
+//     max_vendor_total (Long, minor units): Config's thresholds, so that
+//     an operator changes them without editing the embedded policy;
 //   - vendor_first_payment (Bool): the ERP holds no posted payment to the
 //     vendor, whether made through intentplane or by hand (firstPayment).
 //
@@ -149,6 +149,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"outside_today":          intent.Int(int64(today)),
 		"outside_week":           intent.Int(int64(week)),
 		"four_eyes_daily_above":  intent.Int(int64(p.cfg.FourEyesDailyAbove)),
+		"max_vendor_total":       intent.Int(int64(p.cfg.MaxVendorTotal)),
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
 		"payments_in_flight":     intent.Int(int64(inFlight)),

@@ -103,6 +103,14 @@ type Config struct {
 	// DefaultMaxAmount (10,000.00). It applies to cumulative amounts, as
 	// ConfirmAbove does. The mandate's budget caps spending too.
 	MaxAmount intent.Amount
+	// MaxVendorTotal is the amount, in minor units, above which what is
+	// paid to one vendor in a day, a week or under a mandate (this payment
+	// included) never executes through the agent; zero means MaxAmount,
+	// and it must not be below MaxAmount (NewPack refuses it). A
+	// company whose assistant pays several bills of a vendor in one run
+	// may set it above MaxAmount: a bill and a single payment stay bounded
+	// by MaxAmount, and the vendor's day by FourEyesDailyAbove's four eyes.
+	MaxVendorTotal intent.Amount
 	// Zone is the company's time zone: the calendar of the day and week
 	// totals (a day runs from midnight to midnight there, a week from
 	// Monday). It should be the zone the ERP dates payments in (for Odoo,
@@ -134,6 +142,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAmount == 0 {
 		c.MaxAmount = DefaultMaxAmount
+	}
+	if c.MaxVendorTotal == 0 {
+		c.MaxVendorTotal = c.MaxAmount
 	}
 	if c.FourEyesDailyAbove == 0 {
 		c.FourEyesDailyAbove = DefaultFourEyesDaily
@@ -191,10 +202,13 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 	if src == nil {
 		return gateway.Pack{}, errors.New("ap: NewPack needs an erp.Source")
 	}
-	if cfg.ConfirmAbove < 0 || cfg.MaxAmount < 0 || cfg.FourEyesDailyAbove < 0 || cfg.CoolingOff < 0 || cfg.CallbackValidity < 0 || cfg.DuplicateWindow < 0 {
+	if cfg.ConfirmAbove < 0 || cfg.MaxAmount < 0 || cfg.FourEyesDailyAbove < 0 || cfg.MaxVendorTotal < 0 || cfg.CoolingOff < 0 || cfg.CallbackValidity < 0 || cfg.DuplicateWindow < 0 {
 		return gateway.Pack{}, errors.New("ap: Config amounts and durations must not be negative")
 	}
 	cfg = cfg.withDefaults()
+	if cfg.MaxVendorTotal < cfg.MaxAmount {
+		return gateway.Pack{}, errors.New("ap: Config.MaxVendorTotal must not be below MaxAmount (one payment is a vendor's day too)")
+	}
 	kept := newDecided(time.Now)
 	fsys, err := policies.Pack(Name)
 	if err != nil {
