@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Defaults bounding what a client can make the proxy hold over stdio.
@@ -359,8 +361,11 @@ func responseID(b []byte) (string, bool) {
 // gives twice (compared after unescaping, so "iban" and "\u0069ban" are
 // the same key), with the path of that object ("params.arguments",
 // "params.arguments.lines[2]"; "" for the top level shown as "the
-// message"). A value that cannot be read reports none: it is refused
-// elsewhere.
+// message"). In the message and in params, which mcp-go decodes into
+// structs, keys are also compared as encoding/json matches struct fields,
+// ignoring case (foldKey): "arguments" and "Arguments" (or "argument\u017f",
+// a long s) both fill the call's arguments, the last one winning. A value
+// that cannot be read reports none: it is refused elsewhere.
 func duplicateKey(b []byte) (key, at string, found bool) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -379,14 +384,18 @@ func duplicateKey(b []byte) (key, at string, found bool) {
 					return false
 				}
 				k, _ := kt.(string)
-				if seen[k] {
+				seenAs := k
+				if path == "" || path == "params" {
+					seenAs = foldKey(k)
+				}
+				if seen[seenAs] {
 					key, at, found = k, path, true
 					if at == "" {
 						at = "the message"
 					}
 					return false
 				}
-				seen[k] = true
+				seen[seenAs] = true
 				sub := k
 				if path != "" {
 					sub = path + "." + k
@@ -410,4 +419,29 @@ func duplicateKey(b []byte) (key, at string, found bool) {
 	}
 	walk("")
 	return key, at, found
+}
+
+// foldKey folds k as encoding/json does when it matches an object key with
+// a struct field: ASCII letters upper-cased, any other rune replaced by the
+// smallest rune of its Unicode case-folding orbit (so the long s '\u017f'
+// is 'S' and the Kelvin sign is 'K').
+func foldKey(k string) string {
+	var b strings.Builder
+	for _, r := range k {
+		switch {
+		case 'a' <= r && r <= 'z':
+			r -= 'a' - 'A'
+		case r >= utf8.RuneSelf:
+			for {
+				f := unicode.SimpleFold(r)
+				if f <= r {
+					r = f
+					break
+				}
+				r = f
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

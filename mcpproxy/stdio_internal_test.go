@@ -120,6 +120,16 @@ func TestDuplicateKeys(t *testing.T) {
 			`{"error":{"code":-32602,"message":"The message gives the key \"name\" twice in one object (at params), so it was not read: each key must be given once. Nothing was done."},"id":9,"jsonrpc":"2.0"}`},
 		{"top level", `{"jsonrpc":"2.0","id":10,"method":"tools/call","method":"tools/call","params":{}}`,
 			`{"error":{"code":-32600,"message":"The message gives the key \"method\" twice in one object (at the message), so it was not read: each key must be given once. Nothing was done."},"id":10,"jsonrpc":"2.0"}`},
+		// encoding/json fills a struct field from a key of any case: mcp-go
+		// would call with the last "Arguments" while a reader of
+		// "arguments" sees the first (found by the trial of issue 14).
+		{"arguments in another case", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"pay","arguments":{"amount":3},"Arguments":{"amount":4}}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"Arguments\" twice in one object (at params), so it was not read: each key must be given once. Nothing was done."},"id":13,"jsonrpc":"2.0"}`},
+		{"arguments with a long s", `{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{"name":"pay","arguments":{"amount":3},"argument\u017f":{"amount":4}}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"argumentſ\" twice in one object (at params), so it was not read: each key must be given once. Nothing was done."},"id":14,"jsonrpc":"2.0"}`},
+		{"name in capitals", `{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":"read","NAME":"pay","arguments":{}}}`,
+			`{"error":{"code":-32602,"message":"The message gives the key \"NAME\" twice in one object (at params), so it was not read: each key must be given once. Nothing was done."},"id":15,"jsonrpc":"2.0"}`},
+		{"case matters in arguments", `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{"name":"pay","arguments":{"iban":"A","IBAN":"B"}}}`, ""},
 		{"same key in two objects", `{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"pay","arguments":{"a":{"x":1},"b":{"x":1}}}}`, ""},
 		{"not a call", `{"jsonrpc":"2.0","id":12,"method":"ping","params":{"a":1,"a":2}}`, ""},
 	} {
