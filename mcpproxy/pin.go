@@ -216,6 +216,9 @@ func (p Pin) Diff(got Pin) string {
 		} else {
 			var changes []string
 			diffJSON("", a, b, &changes)
+			for i, c := range changes {
+				changes[i] = asciiOnly(c)
+			}
 			if len(changes) > maxDiffLines {
 				changes = append(changes[:maxDiffLines], fmt.Sprintf("… and %d more", len(changes)-maxDiffLines))
 			}
@@ -230,8 +233,29 @@ const (
 	maxQuoted    = 160
 )
 
-// quoteShort quotes s, shortened.
-func quoteShort(s string) string { return fmt.Sprintf("%q", shorten(s)) }
+// quoteShort quotes s, shortened, with Go's ASCII escaping: a look-alike
+// (a Cyrillic 'а' for an 'a') or an invisible character shows as \u0430
+// or \u200b, so that a change an operator reads is never two strings that
+// look the same.
+func quoteShort(s string) string { return fmt.Sprintf("%+q", shorten(s)) }
+
+// asciiOnly returns s with every rune outside printable ASCII written as
+// \uXXXX (\UXXXXXXXX above the BMP), for the schema's paths and values
+// in a diff: see quoteShort.
+func asciiOnly(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, "\\U%08x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
 
 // shorten cuts s to maxQuoted bytes (on a rune boundary), marking the cut
 // with "…".

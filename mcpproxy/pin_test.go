@@ -117,6 +117,16 @@ input schema: + properties.otp = {"type":"string"}; ~ required: ["iban","amount"
 	if diff := cmp.Diff(want, a.Diff(c)); diff != "" {
 		t.Errorf("Diff (-want, +got):\n%s", diff)
 	}
+	// A look-alike in the description or a schema key is escaped, never
+	// shown as two strings that look the same (found by the trial of
+	// issue 14: the log read "compаny" -> "compаny").
+	l, _ := mcpproxy.PinOf("bank", mcpproxy.RawTool{Name: "pay", Description: strings.Replace(pinnedDesc, "a", "\u0430", 1),
+		InputSchema: json.RawMessage(strings.Replace(paySchema, `"iban"`, `"\u0456ban"`, 1))})
+	want = `description: "Send money to an IBAN." -> "Send money to \u0430n IBAN."
+input schema: - properties.iban; + properties.\u0456ban = {"type":"string"}`
+	if diff := cmp.Diff(want, a.Diff(l)); diff != "" {
+		t.Errorf("Diff (-want, +got):\n%s", diff)
+	}
 	if d := a.Diff(a); d != "" {
 		t.Errorf("a pin differs from itself: %q", d)
 	}

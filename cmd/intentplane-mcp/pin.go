@@ -116,7 +116,7 @@ func runPin(ctx context.Context, c *config.Config, out, stderr io.Writer, log *s
 		switch diff := was.Diff(p); {
 		case !ok:
 			changed++
-			fmt.Fprintf(out, "new       %s: %s\n", name, quoteShort(p.Description))
+			fmt.Fprintf(out, "new       %s: %s\n", name, quoteReview(p.Description))
 		case diff != "":
 			changed++
 			fmt.Fprintf(out, "changed   %s\n%s\n", name, indent(diff))
@@ -170,10 +170,8 @@ func writeFileAtomic(path string, b []byte) error {
 	return os.Rename(f.Name(), path)
 }
 
-// quoteShort quotes s, cut to 160 bytes.
-func quoteShort(s string) string {
-	if len(s) > 160 {
-		s = strings.ToValidUTF8(s[:160], "") + "…"
-	}
-	return fmt.Sprintf("%q", s)
-}
+// quoteReview quotes a new tool's description whole, for the operator to
+// review before checking the lock file in, with Go's ASCII escaping: text
+// past the first line or any length, a look-alike letter or an invisible
+// character is shown, not hidden.
+func quoteReview(s string) string { return fmt.Sprintf("%+q", s) }
