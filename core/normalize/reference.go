@@ -27,8 +27,9 @@ const maxReference = 128
 // sources):
 //
 //  1. Letters are upper-cased. Spaces (ASCII and Unicode, category Zs),
-//     punctuation and the numero marks '°', 'º' and '№' separate words and
-//     are dropped.
+//     punctuation, the Unicode dashes (category Pd: the en dash "–" and
+//     the em dash a PDF or a word processor puts for '-') and the numero
+//     marks '°', 'º' and '№' separate words and are dropped.
 //  2. Letters that OCR and typing confuse with digits are read as those
 //     digits, in every word: O as 0, I and l as 1, S as 5, B as 8, Z as 2.
 //  3. Document words and prefixes at the start are dropped, in the
@@ -83,7 +84,7 @@ func DuplicateKey(ref string) (string, error) {
 // referenceWords splits ref into its words of capital letters and digits:
 // letters are upper-cased and folded by confusable, é and ú kept as É and
 // Ú (for the document words), and every other ASCII character, a degree
-// or ordinal sign, '№' and a space separator end a word. A control
+// or ordinal sign, '№', a space separator and a dash end a word. A control
 // character, invalid UTF-8 or any other non-ASCII character is refused
 // with an *Error of KindReference.
 func referenceWords(ref string) ([]string, error) {
@@ -110,7 +111,7 @@ func referenceWords(ref string) ([]string, error) {
 			word = append(word, confusable(byte(r)-('a'-'A')))
 		case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
 			word = append(word, confusable(byte(r)))
-		case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', unicode.Is(unicode.Zs, r):
+		case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', unicode.Is(unicode.Zs, r), unicode.Is(unicode.Pd, r):
 			flush()
 		case r == 'é' || r == 'É':
 			word = append(word, "É"...)
