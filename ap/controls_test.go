@@ -74,7 +74,7 @@ func (e *env) contosoBill(number, ref string, total intent.Amount, date time.Tim
 func TestRegressionDuplicateOfPaidBill(t *testing.T) {
 	t.Parallel()
 	for _, amount := range []string{"480.00", "4800.00"} {
-		for _, ref := range []string{"Invoice No. 2290", "Rechnung Nr. 2290", "2290", "INV-229O", "inv 02290", "Facture n° 2290"} {
+		for _, ref := range []string{"Invoice No. 2290", "Rechnung Nr. 2290", "2290", "INV-229O", "inv 02290", "Facture n° 2290", "INV\u20132290"} {
 			t.Run(amount+" "+ref, func(t *testing.T) {
 				t.Parallel()
 				e := newEnv(t)
@@ -307,6 +307,44 @@ func TestBankCountry(t *testing.T) {
 			}
 			if d = e.decide(tok, ap.ActionPayBill, pay("Far Trading", b.Name, tc.key, "300.00"), e.approve("alice", d)); !d.Executed {
 				t.Fatalf("confirmed: %s", message(d))
+			}
+		})
+	}
+}
+
+// TestRegressionCopyWithSuffix (found by the trial of issue 13): with the
+// vendor's "INV-2290" of 480.00 paid, the same invoice sent again weeks
+// later and keyed "INV-2290 copy", "INV-2290-DUP", "Invoice #2290
+// (reminder)", "INV-2290A", "INV-2290/2026" or "2290 INV" was paid at once:
+// its key differs, and the dates are not close. A number that is another's
+// with something added, at the same amount, is asked about; a distinct
+// number of the same amount ("INV-22901") is not.
+func TestRegressionCopyWithSuffix(t *testing.T) {
+	t.Parallel()
+	for ref, suspected := range map[string]bool{
+		"INV-2290 copy": true, "INV-2290-DUP": true, "Invoice #2290 (reminder)": true, "INV-2290A": true,
+		"INV-2290/2026": true, "2290 INV": true, "COPY INV-2290": true, "INV-22901": false, "INV-12290": false,
+	} {
+		t.Run(ref, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			vendor, iban := e.contoso(false)
+			e.contosoBill("BILL/2026/10/0101", "INV-2290", 48000, t0.AddDate(0, 0, -40), "", true)
+			dup := e.contosoBill("BILL/2026/11/0102", ref, 48000, t0.AddDate(0, 0, -2), "", false)
+			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+			d := e.decide(tok, ap.ActionPayBill, pay(vendor, dup.Name, iban, "480.00"))
+			if !suspected {
+				if !d.Executed {
+					t.Fatalf("a distinct invoice was not paid: %s %s", d.Verdict, message(d))
+				}
+				return
+			}
+			if d.Executed || d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
+				t.Fatalf("%s %s %s; want a confirmation", d.Verdict, d.Level, message(d))
+			}
+			want := `BILL/2026/10/0101 (vendor reference "INV-2290", 480.00 EUR, invoice date 2026-10-21, paid): same amount, one invoice number is the other with something added`
+			if !strings.Contains(message(d), want) {
+				t.Errorf("the approver reads %q; want it to say %q", message(d), want)
 			}
 		})
 	}

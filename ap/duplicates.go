@@ -21,11 +21,12 @@ const maxDuplicatesNamed = 3
 // The signals that another bill of the vendor may be the same invoice as
 // the bill paid (see docs/controls.md, "Duplicate invoices").
 const (
-	sameNumber   = "same invoice number"                        // equal normalize.DuplicateKey
-	sameAmount   = "same amount"                                // equal total, same currency
-	closeDates   = "invoice dates close together"               // within Config.DuplicateWindow
-	noNumber     = "a reference that cannot be compared"        // one of the two has no duplicate key
-	resubmission = "resubmitted after the earlier one fell due" // the earlier one is unpaid and overdue
+	sameNumber   = "same invoice number"                                  // equal normalize.DuplicateKey
+	sameAmount   = "same amount"                                          // equal total, same currency
+	closeDates   = "invoice dates close together"                         // within Config.DuplicateWindow
+	noNumber     = "a reference that cannot be compared"                  // one of the two has no duplicate key
+	resubmission = "resubmitted after the earlier one fell due"           // the earlier one is unpaid and overdue
+	addedTo      = "one invoice number is the other with something added" // extends
 )
 
 // duplicateFacts are the facts of the duplicate control of one payment,
@@ -51,7 +52,9 @@ type duplicateFacts struct {
 //   - are a possible duplicate, which a person confirms whatever the other
 //     bill's state, when they have the same amount and close invoice
 //     dates, or the other bill is unpaid and fell due on or before this
-//     one's invoice date (a vendor resubmitting an unpaid invoice);
+//     one's invoice date (a vendor resubmitting an unpaid invoice), or one
+//     duplicate key is the other with something added before or after the
+//     number (extends: "INV-2290 copy", "INV-2290A", "INV-2290/2026");
 //   - have the same amount and a reference that cannot be compared: once
 //     the other is paid in part or in full, a person confirms
 //     (bill_ref_unclear when it is this bill's reference, paid_refs_unclear
@@ -80,7 +83,7 @@ func suspectDuplicates(bill erp.Bill, siblings []erp.Bill, window time.Duration)
 // pairSignals are the signals two bills of one vendor share (see
 // suspectDuplicates).
 type pairSignals struct {
-	number, amount, near, unkeyed, resubmitted bool
+	number, amount, near, unkeyed, resubmitted, extended bool
 }
 
 // compareBills returns the signals bill (whose duplicate key is key, or
@@ -90,6 +93,7 @@ func compareBills(bill, s erp.Bill, key string, kerr error, window time.Duration
 	var p pairSignals
 	p.unkeyed = kerr != nil || err != nil
 	p.number = !p.unkeyed && k == key
+	p.extended = !p.unkeyed && !p.number && (extends(k, key) || extends(key, k))
 	p.amount = s.Total == bill.Total && s.Currency == bill.Currency
 	p.near = !bill.Date.IsZero() && !s.Date.IsZero() && absDuration(bill.Date.Sub(s.Date)) <= window
 	p.resubmitted = p.amount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
@@ -111,6 +115,7 @@ func (p pairSignals) why() []string {
 		{p.near && (p.number || p.amount), closeDates},
 		{p.unkeyed && p.amount, noNumber},
 		{p.resubmitted, resubmission},
+		{p.extended && p.amount, addedTo},
 	} {
 		if s.on {
 			why = append(why, s.text)
@@ -128,7 +133,7 @@ func (f *duplicateFacts) add(p pairSignals, settled, ownUnkeyed bool) bool {
 		f.likelyOfSettled = true
 	case p.likely():
 		f.others++
-	case p.amount && (p.near || p.resubmitted):
+	case p.amount && (p.near || p.resubmitted || p.extended):
 		f.others++
 	case p.amount && p.unkeyed && settled && ownUnkeyed:
 		f.refUnclear = true
@@ -185,6 +190,22 @@ func describeBill(b erp.Bill, settled bool) string {
 	}
 	return fmt.Sprintf("%s (%s, %s%s, %s)", name, ref, total, date, state)
 }
+
+// extends reports whether the duplicate key long is short, a number (it
+// starts and ends with a digit), with something added before or after it
+// that does not continue the number: "2290C0PY" (INV-2290 copy), "2290A",
+// "2290.2026" and "C0PY2290" extend "2290"; "22901" and "12290" do not.
+func extends(long, short string) bool {
+	if len(long) <= len(short) || short == "" || !isDigit(short[0]) || !isDigit(short[len(short)-1]) {
+		return false
+	}
+	if strings.HasPrefix(long, short) && !isDigit(long[len(short)]) {
+		return true
+	}
+	return strings.HasSuffix(long, short) && !isDigit(long[len(long)-len(short)-1])
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func absDuration(d time.Duration) time.Duration {
 	if d < 0 {
