@@ -349,3 +349,50 @@ func TestRegressionCopyWithSuffix(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionReversedBill (found by the trial of issue 13): a bill
+// entered with the wrong amount and reversed by a credit note (Odoo's
+// correction of a posted bill), then entered again with its number, was
+// refused as "the same invoice as a bill that is already paid": the
+// reversed bill, never paid, was called paid. A reversed bill is compared
+// no more than a cancelled one; a credit note settling part of an unpaid
+// bill does not make it paid.
+func TestRegressionReversedBill(t *testing.T) {
+	t.Parallel()
+	for _, credit := range []intent.Amount{50000, 2000} {
+		e := newEnv(t)
+		vendor, iban := e.contoso(false)
+		wrong := e.contosoBill("BILL/2026/11/0101", "INV-2290", 50000, t0.AddDate(0, 0, -5), "", false)
+		v := e.vendor(ap.DemoCompany, "Contoso Trading")
+		if _, err := e.erp.AddBill(context.Background(), ap.DemoCompany, erp.Bill{Name: "RBILL/2026/11/0001", Kind: erp.KindCreditNote, Reverses: wrong.ID,
+			Ref: "Reversal of: BILL/2026/11/0101", Vendor: v.ID, Currency: "EUR", Total: credit, Date: t0.AddDate(0, 0, -4)}); err != nil {
+			t.Fatal(err)
+		}
+		again := e.contosoBill("BILL/2026/11/0102", "INV-2290", 48000, t0.AddDate(0, 0, -4), "", false)
+		tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+		d := e.decide(tok, ap.ActionPayBill, pay(vendor, again.Name, iban, "480.00"))
+		if credit == 50000 {
+			if !d.Executed {
+				t.Errorf("the bill entered again after a reversal: %s %s %s; want it paid", d.Verdict, code(d), message(d))
+			}
+			continue
+		}
+		if d.Executed || d.Verdict != intent.StepUp || !strings.Contains(message(d), `vendor reference "INV-2290", 500.00 EUR, invoice date 2026-11-25, unpaid): same invoice number`) {
+			t.Errorf("a duplicate of a bill partly credited, not paid: %s %s %s; want a confirmation calling it unpaid", d.Verdict, code(d), message(d))
+		}
+	}
+	// A bill paid, then credited (the vendor owes a refund), is still paid:
+	// its copy is refused.
+	e := newEnv(t)
+	vendor, iban := e.contoso(false)
+	paid := e.contosoBill("BILL/2026/11/0101", "INV-2290", 48000, t0.AddDate(0, 0, -5), "", true)
+	v := e.vendor(ap.DemoCompany, "Contoso Trading")
+	if _, err := e.erp.AddBill(context.Background(), ap.DemoCompany, erp.Bill{Name: "RBILL/2026/11/0001", Kind: erp.KindCreditNote, Reverses: paid.ID,
+		Vendor: v.ID, Currency: "EUR", Total: 48000, Date: t0.AddDate(0, 0, -4)}); err != nil {
+		t.Fatal(err)
+	}
+	again := e.contosoBill("BILL/2026/11/0102", "INV-2290", 48000, t0.AddDate(0, 0, -4), "", false)
+	if d := e.decide(e.mandate("m-1", ap.DemoCompany, "EUR"), ap.ActionPayBill, pay(vendor, again.Name, iban, "480.00")); code(d) != intent.CodePolicyDenied {
+		t.Errorf("a copy of a paid, then credited bill: %s %s %s; want it refused", d.Verdict, code(d), message(d))
+	}
+}

@@ -67,17 +67,46 @@ type duplicateFacts struct {
 func suspectDuplicates(bill erp.Bill, siblings []erp.Bill, window time.Duration) duplicateFacts {
 	var f duplicateFacts
 	key, kerr := normalize.DuplicateKey(bill.Ref)
+	credited := creditedBills(siblings)
 	for _, s := range siblings {
 		if s.ID == bill.ID || s.Kind != erp.KindBill || s.State == erp.StateCancelled {
 			continue
 		}
+		// A bill reversed by its credit notes (Odoo's way to cancel a posted
+		// bill: "reversed", or as much credited as it costs) was never paid:
+		// it is compared no more than a cancelled one. What its credit notes
+		// settle is not paid.
+		c := credited[s.ID]
+		if s.PaymentState == erp.Reversed || (c > 0 && c >= s.Total) {
+			continue
+		}
 		p := compareBills(bill, s, key, kerr, window)
 		settled := s.PaymentState != erp.NotPaid || s.Residual < s.Total
+		if c > 0 {
+			settled = s.Total-s.Residual > c
+		}
 		if f.add(p, settled, kerr != nil) && len(f.named) < maxDuplicatesNamed {
 			f.named = append(f.named, describeBill(s, settled)+": "+strings.Join(p.why(), ", "))
 		}
 	}
 	return f
+}
+
+// creditedBills returns, per bill ID, how much of it the posted credit
+// notes among siblings that reverse it settle (each credit note's total
+// less what is left of it), in minor units.
+func creditedBills(siblings []erp.Bill) map[string]intent.Amount {
+	var m map[string]intent.Amount
+	for _, s := range siblings {
+		if s.Kind != erp.KindCreditNote || s.State != erp.StatePosted || s.Reverses == "" || s.Residual >= s.Total {
+			continue
+		}
+		if m == nil {
+			m = map[string]intent.Amount{}
+		}
+		m[s.Reverses] += s.Total - s.Residual
+	}
+	return m
 }
 
 // pairSignals are the signals two bills of one vendor share (see
