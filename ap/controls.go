@@ -29,10 +29,27 @@ func firstPayment(ctx context.Context, src erp.Reader, company, vendor string) (
 // IBAN's first two letters, US for an ABA routing number, the UK (or
 // the Crown Dependency on file) for a sort code, the BIC's country for a
 // national account at a BIC; "" when the account is not usable as typed.
+// An account whose country is the one whose IBANs the holder's territory
+// uses (ibanArea: a GB IBAN in Jersey, an FR IBAN in Réunion, an FI IBAN
+// in Åland) is the holder's territory's: its banks have no IBAN prefix of
+// their own.
 func accountCountry(a erp.BankAccount) string {
 	acc, err := normalize.ParseAccount(a.Number, a.BIC, a.Country)
 	if err != nil {
 		return ""
 	}
+	if a.Country != "" && ibanArea[a.Country] == acc.Country {
+		return a.Country
+	}
 	return acc.Country
+}
+
+// ibanArea maps a territory whose banks have no IBAN country code of their
+// own to the code its IBANs carry (SWIFT's IBAN registry): the Crown
+// Dependencies use GB, the French overseas departments and collectivities
+// FR, Åland FI.
+var ibanArea = map[string]string{
+	"JE": "GB", "GG": "GB", "IM": "GB",
+	"GF": "FR", "GP": "FR", "MQ": "FR", "RE": "FR", "YT": "FR", "PM": "FR", "BL": "FR", "MF": "FR", "NC": "FR", "PF": "FR", "WF": "FR", "TF": "FR",
+	"AX": "FI",
 }

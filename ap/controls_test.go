@@ -276,6 +276,13 @@ func TestBankCountry(t *testing.T) {
 		{"Japanese vendor, at a BIC in Japan", "JP", "123456789", "BOTKJPJT", "BIC:BOTKJPJT:123456789", ""},
 		{"Japanese vendor, at a BIC in Canada", "JP", "123456789", "ROYCCAT2", "BIC:ROYCCAT2:123456789", "another country (CA) than the vendor's country on file (JP)"},
 		{"no country on file", "", "LT121000011101001000", "", "LT121000011101001000", ""},
+		// Territories whose banks use another country's IBANs (found by the
+		// trial of issue 13: each payment to them was confirmed).
+		{"Jersey vendor, GB IBAN", "JE", "GB29NWBK60161331926819", "", "GB29NWBK60161331926819", ""},
+		{"Réunion vendor, FR IBAN", "RE", "FR1420041010050500013M02606", "", "FR1420041010050500013M02606", ""},
+		{"Åland vendor, FI IBAN", "AX", "FI2112345600000785", "", "FI2112345600000785", ""},
+		{"Jersey vendor, FR IBAN", "JE", "FR1420041010050500013M02606", "", "FR1420041010050500013M02606", "another country (FR) than the vendor's country on file (JE)"},
+		{"UK vendor, GB IBAN", "GB", "GB29NWBK60161331926819", "", "GB29NWBK60161331926819", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
