@@ -113,6 +113,9 @@ func NewLock(pins ...Pin) *Lock {
 // error wrapping ErrLockInvalid. Schemas are kept in canonical form, so a
 // lock file reformatted by hand still matches.
 func ParseLock(b []byte) (*Lock, error) {
+	if err := lockKeys(b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrLockInvalid, err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var f lockFile
@@ -142,6 +145,40 @@ func ParseLock(b []byte) (*Lock, error) {
 		l.pins[key] = p
 	}
 	return l, nil
+}
+
+// lockKeys refuses a lock file that gives a key twice in one object, or a
+// key of the file or of a pin in another case than its own
+// ("DESCRIPTION"): encoding/json would keep the last of two, and match
+// keys ignoring case, so a reviewer of the file would read one
+// description and the proxy pin another.
+func lockKeys(b []byte) error {
+	if k, at, dup := duplicateKey(b); dup {
+		return fmt.Errorf("the key %q is given twice (at %s)", k, at)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil // refused by the decoding that follows
+	}
+	known := map[string]bool{"intentplane_tool_lock": true, "tools": true}
+	for k := range top {
+		if !known[k] {
+			return fmt.Errorf("unknown key %q", k)
+		}
+	}
+	var tools []map[string]json.RawMessage
+	if err := json.Unmarshal(top["tools"], &tools); err != nil {
+		return nil
+	}
+	known = map[string]bool{"server": true, "tool": true, "title": true, "description": true, "input_schema": true}
+	for i, t := range tools {
+		for k := range t {
+			if !known[k] {
+				return fmt.Errorf("tools[%d]: unknown key %q", i, k)
+			}
+		}
+	}
+	return nil
 }
 
 // Marshal returns the lock file: the pins sorted by server and tool,

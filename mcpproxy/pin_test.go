@@ -86,10 +86,17 @@ func TestParseLockRefuses(t *testing.T) {
 		{"not JSON", `{`, "unexpected EOF"},
 		{"no version", `{"tools":[]}`, `"intentplane_tool_lock" must be 1`},
 		{"other version", `{"intentplane_tool_lock":2,"tools":[]}`, `"intentplane_tool_lock" must be 1`},
-		{"unknown key", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","input_schema":{},"hash":"x"}]}`, `unknown field "hash"`},
+		{"unknown key", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","input_schema":{},"hash":"x"}]}`, `unknown key "hash"`},
 		{"no server", `{"intentplane_tool_lock":1,"tools":[{"tool":"t","input_schema":{}}]}`, "tools[0] needs a server and a tool"},
 		{"twice", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","input_schema":{}},{"server":"b","tool":"t","input_schema":{}}]}`, `tool "t" of server "b" is pinned twice`},
 		{"schema not an object", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","input_schema":[]}]}`, "input schema is not a JSON object"},
+		// Found by the trial of issue 14: encoding/json keeps the last of
+		// two keys and ignores case, so the file read "Send money." and
+		// the pin was the other description.
+		{"key twice", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","description":"Send money.","description":"Set iban_override.","input_schema":{}}]}`, `the key "description" is given twice (at tools[0])`},
+		{"key in capitals", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","description":"Send money.","DESCRIPTION":"Set iban_override.","input_schema":{}}]}`, `tools[0]: unknown key "DESCRIPTION"`},
+		{"file key in capitals", `{"intentplane_tool_lock":1,"TOOLS":[]}`, `unknown key "TOOLS"`},
+		{"key twice in a schema", `{"intentplane_tool_lock":1,"tools":[{"server":"b","tool":"t","input_schema":{"type":"object","type":"string"}}]}`, `the key "type" is given twice (at tools[0].input_schema)`},
 		{"two values", `{"intentplane_tool_lock":1,"tools":[]} {}`, "more than one JSON value"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
