@@ -247,6 +247,14 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 			servers[t.Mirror.Server] = true
 		}
 	}
+	// Follow each server's list before reading it, so that no re-list
+	// between the read and the subscription is lost: a re-list that lands
+	// meanwhile waits on mirrorMu and is applied after the first publish.
+	p.mirrorMu.Lock()
+	defer p.mirrorMu.Unlock()
+	for d := range servers {
+		d.OnToolsChanged(func(raw []RawTool) { p.remirror(d, raw) })
+	}
 	p.mu.Lock()
 	// Check the tools against what their servers list now: their pins,
 	// their critical parameters.
@@ -256,9 +264,6 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 	st, _ := p.publishLocked()
 	p.mu.Unlock()
 	p.setTools(st)
-	for d := range servers {
-		d.OnToolsChanged(func(raw []RawTool) { p.remirror(d, raw) })
-	}
 	return p, nil
 }
 
