@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -195,11 +194,11 @@ func (e *apEnv) mount(tb testing.TB, now func() time.Time, approvers approval.St
 // takes a second; creating one takes half a minute, minutes on a busy host.
 func fromTemplate(tb testing.TB, url, master, db string, admin odoo.Identity) odoo.Identity {
 	tb.Helper()
-	tpl := os.Getenv("ODOO_TEMPLATE_DB")
+	tpl, pw := odootest.Template()
 	if tpl == "" {
 		return admin
 	}
-	admin = odoo.Identity{Login: "admin", Password: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
+	admin = odoo.Identity{Login: "admin", Password: pw}
 	t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err == nil {
 		err = t.DuplicateDatabase(context.Background(), db)

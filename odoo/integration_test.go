@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,21 +14,16 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/erp/erptest"
 	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
 // realOdoo returns the URL and master password of a real Odoo 17 to test
-// against: the server ODOO_URL names (with ODOO_MASTER_PASSWORD);
-// otherwise it skips the test. Where Docker runs, the module
-// odoo/dockertest starts a throwaway Odoo 17 and runs the tests with them
-// set: cd odoo/dockertest && go run . go test -C ../.. ./odoo/ -run RealOdoo
+// against (odootest.Real), or skips the test. Where Docker runs, the
+// module odoo/dockertest starts a throwaway Odoo 17 and runs the tests
+// with them set: cd odoo/dockertest && go run . go test -C ../.. ./odoo/ -run RealOdoo
 func realOdoo(t testing.TB) (url, master string) {
 	t.Helper()
-	url, master = os.Getenv("ODOO_URL"), os.Getenv("ODOO_MASTER_PASSWORD")
-	if url == "" || master == "" {
-		t.Skip("no real Odoo 17: set ODOO_URL (e.g. http://127.0.0.1:8069) and ODOO_MASTER_PASSWORD to run the integration tests " +
-			"against a running server (examples/odoo/docker-compose.yml starts one, or odoo/dockertest); they create and drop databases named intentplane_test_*")
-	}
-	return url, master
+	return odootest.Real(t)
 }
 
 func randomHex(t testing.TB, n int) string {

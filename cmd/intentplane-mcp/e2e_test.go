@@ -102,6 +102,7 @@ type env struct {
 	config  string
 	vars    []string  // the proxy's environment, added to the test's
 	stderr  io.Writer // the proxy's stderr in start; nil: logged to t
+	args    []string  // the proxy's flags in start, after --config
 }
 
 // newEnv writes the example configuration, pointed at the built bank
@@ -190,7 +191,7 @@ func (e *env) start(version string, el *elicitor) *client.Client {
 	if e.stderr != nil {
 		stderr = e.stderr
 	}
-	tr := transport.NewStdioWithOptions(bins.proxy, e.vars, []string{"--config", e.config},
+	tr := transport.NewStdioWithOptions(bins.proxy, e.vars, append([]string{"--config", e.config}, e.args...),
 		transport.WithCommandStderrWriter(stderr))
 	var opts []client.ClientOption
 	if el != nil {
@@ -222,7 +223,7 @@ func (w testWriter) Write(b []byte) (int, error) {
 }
 
 // call calls a tool with JSON arguments.
-func call(t *testing.T, c *client.Client, tool, args string) *mcp.CallToolResult {
+func call(t testing.TB, c *client.Client, tool, args string) *mcp.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -273,7 +274,7 @@ func (e *env) bankCalls(tool string) []string {
 	return out
 }
 
-func wantError(t *testing.T, r *mcp.CallToolResult, contains ...string) {
+func wantError(t testing.TB, r *mcp.CallToolResult, contains ...string) {
 	t.Helper()
 	if !r.IsError {
 		t.Fatalf("want a tool error, got %q", text(r))
@@ -287,7 +288,7 @@ func wantError(t *testing.T, r *mcp.CallToolResult, contains ...string) {
 
 // wantReason checks the reason code and verdict a refusal carries in
 // _meta.intentplane (issue 14: reason codes never reached the client).
-func wantReason(t *testing.T, r *mcp.CallToolResult, code, verdict string) {
+func wantReason(t testing.TB, r *mcp.CallToolResult, code, verdict string) {
 	t.Helper()
 	if r.Meta == nil {
 		t.Fatalf("refusal %q has no _meta", text(r))
@@ -298,7 +299,7 @@ func wantReason(t *testing.T, r *mcp.CallToolResult, code, verdict string) {
 	}
 }
 
-func wantOK(t *testing.T, r *mcp.CallToolResult, contains ...string) {
+func wantOK(t testing.TB, r *mcp.CallToolResult, contains ...string) {
 	t.Helper()
 	if r.IsError {
 		t.Fatalf("want success, got error %q", text(r))

@@ -36,7 +36,7 @@ func secret(t testing.TB) string {
 	return hex.EncodeToString(b)
 }
 
-const odooConfigTemplate = `# intentplane-mcp on a fake Odoo
+const odooConfigTemplate = `# intentplane-mcp on Odoo
 [mandate]
 owner = "northwind"
 budget = "EUR 12000.00"
@@ -48,7 +48,7 @@ prefix = "ap_"
 
 [servers.books.odoo]
 url = %q
-db = "ap"
+db = %q
 timeout = "10s"
 reader = { login = "intentplane-reader", password_env = "TEST_ODOO_READER_PW" }
 payer = { login = "intentplane-payer", password_env = "TEST_ODOO_PAYER_PW" }
@@ -78,7 +78,7 @@ func newOdooEnv(t *testing.T) *odooEnv {
 	dir := t.TempDir()
 	e := &odooEnv{env: &env{t: t, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, srv: srv, cfg: cfg,
 		passEnv: []string{"TEST_ODOO_READER_PW=" + r.Password, "TEST_ODOO_PAYER_PW=" + p.Password, "TEST_ODOO_BANKADMIN_PW=" + b.Password}}
-	e.template = fmt.Sprintf(odooConfigTemplate, srv.URL, cfg.Companies[odoo.DemoCompany])
+	e.template = fmt.Sprintf(odooConfigTemplate, srv.URL, "ap", cfg.Companies[odoo.DemoCompany])
 	writeFile(t, e.config, e.template)
 	return e
 }
