@@ -262,7 +262,10 @@ func TestRealOdooMCP(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("demo vendor: %v", err)
 	}
-	c := e.start(mcp.ProtocolVersion20251125, nil)
+	// The client's user confirms what the policy asks a person to
+	// confirm (a first payment to a vendor); four eyes never comes from
+	// the client.
+	c := e.start(mcp.ProtocolVersion20251125, &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)})
 
 	t.Run("ListPaged", func(t *testing.T) {
 		var page struct {
@@ -393,13 +396,16 @@ func BenchmarkRealOdooMCPPayment(b *testing.B) {
 	}
 	var stderr lockedBuffer
 	e.stderr, e.args = &stderr, []string{"--log-level", "debug", "--log-format", "json"}
-	c := e.start(mcp.ProtocolVersion20251125, nil)
+	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
+	c := e.start(mcp.ProtocolVersion20251125, el)
 	log := proxyLog{buf: &stderr}
-	// A first call, not measured: the log up to its decision holds the
-	// start (logins, the rights check), and the client's connections
-	// are open after it.
-	wantOK(b, call(b, c, "ap_list_open_bills", `{"limit":1}`))
+	// A first payment, not measured: the log up to its decision holds
+	// the start (logins, the rights check), the client's connections are
+	// open after it, and the vendor has been paid before (a first payment
+	// to a vendor may ask the user to confirm).
+	wantOK(b, call(b, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, odoo.DemoVendor, odoo.DemoBill, ibanOnFile)))
 	log.next(b)
+	confirmed := el.count()
 	var total, wizard, reads, gateway time.Duration
 	var calls int
 	for i := 0; b.Loop(); i++ {
@@ -421,6 +427,9 @@ func BenchmarkRealOdooMCPPayment(b *testing.B) {
 		gateway += s.latency
 		calls += s.calls
 		b.StartTimer()
+	}
+	if n := el.count() - confirmed; n > 0 {
+		b.Fatalf("%d payments asked the user to confirm; the benchmark measures payments the policy allows outright", n)
 	}
 	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/op")
 	b.ReportMetric(float64(wizard.Microseconds())/1000/float64(b.N), "odoo-ms/op")
