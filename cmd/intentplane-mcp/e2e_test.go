@@ -183,6 +183,12 @@ func answer(action mcp.ElicitationResponseAction, approve bool) func(mcp.Elicita
 	}
 }
 
+// waitLimit bounds start's handshake and call's wait: a proxy on a real
+// Odoo logs in and checks rights first, and each call makes a few
+// XML-RPC calls of up to seconds each on a busy host; only a hang
+// reaches it.
+const waitLimit = 2 * time.Minute
+
 // start runs the proxy and connects a client; version "" negotiates the
 // newest protocol (2026-07-28, multi round-trip), else it is pinned.
 func (e *env) start(version string, el *elicitor) *client.Client {
@@ -205,7 +211,7 @@ func (e *env) start(version string, el *elicitor) *client.Client {
 		e.t.Fatal(err)
 	}
 	e.t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: version, ClientInfo: mcp.Implementation{Name: "e2e", Version: "1"},
@@ -225,7 +231,7 @@ func (w testWriter) Write(b []byte) (int, error) {
 // call calls a tool with JSON arguments.
 func call(t testing.TB, c *client.Client, tool, args string) *mcp.CallToolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool
