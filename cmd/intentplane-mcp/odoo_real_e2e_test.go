@@ -366,8 +366,8 @@ func atoi(tb testing.TB, s string) int64 {
 
 // BenchmarkRealOdooMCPPayment measures one allowed ap_pay_bill through the
 // built intentplane-mcp over stdio on a real Odoo 17, with 500 other open
-// bills in the company, each paying a new bill of the demo vendor to its
-// account on file. It reports, per payment: ms/op, the wall time of the
+// bills in the company, each paying a new bill of the demo vendor (of an
+// amount of its own) to its account on file. It reports, per payment: ms/op, the wall time of the
 // client's call; odoo-ms/op, the time Odoo spent in the payment's own two
 // calls (the wizard's create and action_create_payments), from the
 // proxy's debug log of the same run; x-odoo, the first over the second;
@@ -411,11 +411,14 @@ func BenchmarkRealOdooMCPPayment(b *testing.B) {
 	var calls int
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
+		// Each bill of its own amount: two bills of the vendor of the
+		// same amount and close dates ask a person (the duplicate
+		// control).
 		ref := fmt.Sprintf("BENCH-%d", i)
-		if _, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor.ID, Currency: "EUR", Total: 10000}); err != nil {
+		if _, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor.ID, Currency: "EUR", Total: intent.Amount(10000 + 100*i)}); err != nil {
 			b.Fatal(err)
 		}
-		args := fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"100.00","currency":"EUR"}`, odoo.DemoVendor, ref, ibanOnFile)
+		args := fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"%d.00","currency":"EUR"}`, odoo.DemoVendor, ref, ibanOnFile, 100+i)
 		b.StartTimer()
 		start := time.Now()
 		r := call(b, c, "ap_pay_bill", args)
