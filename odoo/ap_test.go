@@ -228,9 +228,17 @@ func (e *apEnv) decide(tb testing.TB, action intent.Action, args map[string]any)
 // gives; it returns the decision on the confirmed operation.
 func (e *apEnv) decideFirst(tb testing.TB, args map[string]any) gateway.Decision {
 	tb.Helper()
+	return e.decideConfirmed(tb, args, "first payment to this vendor")
+}
+
+// decideConfirmed decides a payment that must ask a person's confirmation
+// for the reason why (a part of the refusal's text), then decides it
+// again with alice's confirmation and returns that decision.
+func (e *apEnv) decideConfirmed(tb testing.TB, args map[string]any, why string) gateway.Decision {
+	tb.Helper()
 	d := e.decide(tb, ap.ActionPayBill, args)
-	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(refusal(d), "first payment to this vendor") {
-		tb.Errorf("the first payment to %v: %s; want a person's confirmation of a first payment", args["vendor"], refusal(d))
+	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(refusal(d), why) {
+		tb.Errorf("payment of %v to %v: %s; want a person's confirmation (%s)", args["bill"], args["vendor"], refusal(d), why)
 		return d
 	}
 	body, err := json.Marshal(map[string]any{"action": ap.ActionPayBill, "args": args})

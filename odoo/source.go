@@ -985,16 +985,9 @@ func (c *Client) lock(ctx context.Context, key string) (func(), error) {
 // account.move.js_assign_outstanding_line); those that fail are named in
 // the payment's Unreconciled.
 func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.PaymentRequest) (erp.Payment, error) {
-	if !validKey(r.Key) {
-		return erp.Payment{}, refused("an idempotency key of 1 to 128 letters, digits and . : - is required")
-	}
-	cid, ok := c.company(company)
-	if !ok {
-		return erp.Payment{}, notFound("bill")
-	}
-	billID, ok := parseID(r.Bill)
-	if !ok {
-		return erp.Payment{}, notFound("bill")
+	cid, billID, err := c.paymentTarget(company, r)
+	if err != nil {
+		return erp.Payment{}, err
 	}
 	s := c.payer
 	unlock, err := c.lock(ctx, itoa(cid)+"/"+r.Bill)
@@ -1068,6 +1061,24 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	}
 	p.Unreconciled = c.reconcileCredits(ctx, s, cid, billID, credits)
 	return p, nil
+}
+
+// paymentTarget returns the Odoo ids of company and of r's bill, before
+// anything is read: an error wrapping erp.ErrRefused for a missing or
+// malformed idempotency key, erp.ErrNotFound for a company this client
+// does not serve or a bill id that is not an Odoo id.
+func (c *Client) paymentTarget(company string, r erp.PaymentRequest) (cid, billID int64, err error) {
+	if !validKey(r.Key) {
+		return 0, 0, refused("an idempotency key of 1 to 128 letters, digits and . : - is required")
+	}
+	cid, ok := c.company(company)
+	if !ok {
+		return 0, 0, notFound("bill")
+	}
+	if billID, ok = parseID(r.Bill); !ok {
+		return 0, 0, notFound("bill")
+	}
+	return cid, billID, nil
 }
 
 // paymentAnswerLost is RegisterPayment after the payment wizard's answer
