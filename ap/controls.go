@@ -24,6 +24,22 @@ func firstPayment(ctx context.Context, src erp.Reader, company, vendor string) (
 	return len(ps) == 0, nil
 }
 
+// paidThroughGateway reports whether one of the vendor's bills (as read
+// with erp.BillQuery.WithPayments, which gives the payments registered
+// through intentplane) carries a posted payment: then the vendor was paid
+// before, and firstPayment's read can be spared. False says nothing: the
+// vendor may have been paid by hand.
+func paidThroughGateway(bills []erp.Bill) bool {
+	for _, b := range bills {
+		for _, pm := range b.Payments {
+			if pm.State == erp.PaymentPosted {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // accountCountry returns the ISO 3166-1 alpha-2 code of the country of
 // the bank holding a, as its number says (normalize.Account.Country): an
 // IBAN's first two letters, US for an ABA routing number, the UK (or

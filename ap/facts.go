@@ -138,9 +138,11 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		}
 	}
 	dup := suspectDuplicates(bill, siblings, p.cfg.DuplicateWindow)
-	first, err := firstPayment(ctx, p.src, company, q.Args["vendor"].Str)
-	if err != nil {
-		return nil, err
+	first := !paidThroughGateway(siblings)
+	if first { // not known from the bills just read: ask the ERP
+		if first, err = firstPayment(ctx, p.src, company, q.Args["vendor"].Str); err != nil {
+			return nil, err
+		}
 	}
 
 	today, week := p.outside(siblings, q)
