@@ -3,7 +3,8 @@
 // execute on the user's behalf.
 //
 // A mandate names its owner (whose records every lookup is scoped to), its
-// scope (the actions allowed), a budget in minor units, claims (values the
+// scope (the actions allowed), a budget in minor units (and optionally
+// further budgets, one per other currency), claims (values the
 // user gave, such as payees), a mode, and a validity window. It travels as a
 // token:
 //

@@ -43,6 +43,14 @@ type Mandate struct {
 	// currency. A zero Amount means no spending is allowed; Currency is
 	// always an ISO 4217 code (three upper-case letters).
 	Budget intent.Money
+	// Budgets are further budgets, at most one per currency and none in
+	// Budget's currency, each in minor units of its own currency (a EUR
+	// company's mandate may also allow up to 2,000.00 USD for its USD
+	// bills). Each is spent on its own: an amount is reserved only against
+	// the budget of its currency, never converted. Issue sorts them by
+	// currency; nil or empty means Budget is the only budget. Use BudgetIn
+	// to find the budget of a currency.
+	Budgets []intent.Money
 	// Claims maps a claim name to the values the user allowed for it, as
 	// the user gave them ("payees": ["CH93 0076 2011 6238 5295 7"]);
 	// contracts normalize them later. Nil or empty means no claims.
@@ -61,6 +69,32 @@ type Mandate struct {
 // mandate allows nothing.
 func (m *Mandate) Allows(a intent.Action) bool {
 	return m != nil && a != "" && slices.Contains(m.Scope, a)
+}
+
+// BudgetIn returns the mandate's budget in currency (Budget or one of
+// Budgets), and false if it has none in that currency (or m is nil).
+func (m *Mandate) BudgetIn(currency string) (intent.Money, bool) {
+	if m == nil {
+		return intent.Money{}, false
+	}
+	if m.Budget.Currency == currency {
+		return m.Budget, true
+	}
+	for _, b := range m.Budgets {
+		if b.Currency == currency {
+			return b, true
+		}
+	}
+	return intent.Money{}, false
+}
+
+// AllBudgets returns the mandate's budgets, one per currency: Budget
+// first, then Budgets in their order. Nil if m is nil.
+func (m *Mandate) AllBudgets() []intent.Money {
+	if m == nil {
+		return nil
+	}
+	return append([]intent.Money{m.Budget}, m.Budgets...)
 }
 
 // Claim returns a copy of the values allowed for the claim name, in the
@@ -101,16 +135,33 @@ func (m *Mandate) validate() string {
 	if !m.Mode.valid() {
 		return fmt.Sprintf("mode %s is not %q or %q", quote(string(m.Mode)), ModeStrict, ModeKnownCounterparties)
 	}
-	if c := m.Budget.Currency; len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2]) {
-		return fmt.Sprintf("budget currency %s is not three upper-case letters", quote(c))
-	}
-	if m.Budget.Amount < 0 {
-		return fmt.Sprintf("budget amount %d is negative", m.Budget.Amount)
+	if p := m.checkBudgets(); p != "" {
+		return p
 	}
 	if p := m.checkClaims(); p != "" {
 		return p
 	}
 	return m.checkValidity()
+}
+
+// checkBudgets is validate's check of the budgets: each currency three
+// upper-case letters, each amount zero or more, one budget per currency.
+// It returns the first problem found, or "".
+func (m *Mandate) checkBudgets() string {
+	seen := make(map[string]bool, 1+len(m.Budgets))
+	for _, b := range m.AllBudgets() {
+		if c := b.Currency; len(c) != 3 || !isUpper(c[0]) || !isUpper(c[1]) || !isUpper(c[2]) {
+			return fmt.Sprintf("budget currency %s is not three upper-case letters", quote(c))
+		}
+		if b.Amount < 0 {
+			return fmt.Sprintf("budget amount %d %s is negative", b.Amount, b.Currency)
+		}
+		if seen[b.Currency] {
+			return fmt.Sprintf("two budgets in %s: a mandate has at most one budget per currency", b.Currency)
+		}
+		seen[b.Currency] = true
+	}
+	return ""
 }
 
 // checkClaims is validate's check of the claims: every name and value a

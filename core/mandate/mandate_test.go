@@ -153,6 +153,44 @@ func TestIssueNormalizes(t *testing.T) {
 	}
 }
 
+// TestBudgets: a mandate's further budgets are signed sorted by currency,
+// survive verification, and BudgetIn finds each, the main one included; a
+// mandate without them keeps the payload it always had (TestGolden).
+func TestBudgets(t *testing.T) {
+	t.Parallel()
+	m := testMandate()
+	m.Budgets = []intent.Money{{Currency: "USD", Amount: 200000}, {Currency: "EUR", Amount: 0}}
+	tok := issue(t, m)
+	if p := payloadOf(t, tok); !strings.Contains(p, `"budgets":[{"amount":0,"currency":"EUR"},{"amount":200000,"currency":"USD"}]`) {
+		t.Errorf("payload %s lacks the sorted budgets", p)
+	}
+	got, err := verifier().Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	want := []intent.Money{{Currency: "CHF", Amount: 125000}, {Currency: "EUR", Amount: 0}, {Currency: "USD", Amount: 200000}}
+	if diff := cmp.Diff(want, got.AllBudgets()); diff != "" {
+		t.Errorf("AllBudgets (-want, +got):\n%s", diff)
+	}
+	for _, b := range want {
+		if got, ok := got.BudgetIn(b.Currency); !ok || got != b {
+			t.Errorf("BudgetIn(%s) = %v, %v; want %v, true", b.Currency, got, ok, b)
+		}
+	}
+	if b, ok := got.BudgetIn("GBP"); ok {
+		t.Errorf("BudgetIn(GBP) = %v, true; want none", b)
+	}
+	if _, ok := (*mandate.Mandate)(nil).BudgetIn("CHF"); ok {
+		t.Errorf("nil mandate has a budget")
+	}
+	// Unsorted budgets are not the canonical encoding.
+	p := strings.Replace(payloadOf(t, tok), `[{"amount":0,"currency":"EUR"},{"amount":200000,"currency":"USD"}]`,
+		`[{"amount":200000,"currency":"USD"},{"amount":0,"currency":"EUR"}]`, 1)
+	if _, err := verifier().Verify(context.Background(), sign(p, issuerKey)); !errors.Is(err, mandate.ErrNotCanonical) {
+		t.Errorf("Verify of unsorted budgets = %v; want ErrNotCanonical", err)
+	}
+}
+
 func TestIssueRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -179,6 +217,15 @@ func TestIssueRefuses(t *testing.T) {
 		{name: "lower-case currency", change: func(m *mandate.Mandate) { m.Budget.Currency = "chf" }, want: mandate.ErrInvalid},
 		{name: "no currency", change: func(m *mandate.Mandate) { m.Budget = intent.Money{} }, want: mandate.ErrInvalid},
 		{name: "negative budget", change: func(m *mandate.Mandate) { m.Budget.Amount = -1 }, want: mandate.ErrInvalid},
+		{name: "second budget in the main currency", change: func(m *mandate.Mandate) {
+			m.Budgets = []intent.Money{{Currency: "CHF", Amount: 1}}
+		}, want: mandate.ErrInvalid},
+		{name: "two budgets in one currency", change: func(m *mandate.Mandate) {
+			m.Budgets = []intent.Money{{Currency: "USD", Amount: 1}, {Currency: "EUR", Amount: 1}, {Currency: "USD", Amount: 2}}
+		}, want: mandate.ErrInvalid},
+		{name: "budget without currency", change: func(m *mandate.Mandate) { m.Budgets = []intent.Money{{Amount: 1}} }, want: mandate.ErrInvalid},
+		{name: "lower-case budget currency", change: func(m *mandate.Mandate) { m.Budgets = []intent.Money{{Currency: "usd", Amount: 1}} }, want: mandate.ErrInvalid},
+		{name: "negative second budget", change: func(m *mandate.Mandate) { m.Budgets = []intent.Money{{Currency: "USD", Amount: -1}} }, want: mandate.ErrInvalid},
 		{name: "empty claim name", change: func(m *mandate.Mandate) { m.Claims[""] = []string{"x"} }, want: mandate.ErrInvalid},
 		{name: "claim without values", change: func(m *mandate.Mandate) { m.Claims["payees"] = nil }, want: mandate.ErrInvalid},
 		{name: "empty claim value", change: func(m *mandate.Mandate) { m.Claims["payees"] = []string{""} }, want: mandate.ErrInvalid},

@@ -94,7 +94,7 @@ func NewID(rand io.Reader) (string, error) {
 // error wrapping ErrInvalid if a field cannot be signed (an empty ID,
 // Issuer, Audience, Owner or Scope, an unknown Mode, Expiry not after
 // NotBefore, a Currency that is not three upper-case letters, a negative
-// Budget, an empty claim name or value list, a string longer than 1024
+// Budget, two budgets in one currency, an empty claim name or value list, a string longer than 1024
 // bytes or not UTF-8, or a token larger than MaxTokenSize), and one
 // wrapping ErrBadKey if priv is not an Ed25519 private key.
 func Issue(m Mandate, keyID string, priv ed25519.PrivateKey) (string, error) {
@@ -297,6 +297,10 @@ type wire struct {
 		Amount   intent.Amount `json:"amount"`
 		Currency string        `json:"currency"`
 	} `json:"budget"`
+	Budgets []struct {
+		Amount   intent.Amount `json:"amount"`
+		Currency string        `json:"currency"`
+	} `json:"budgets"`
 	Claims    map[string][]string `json:"claims"`
 	Expiry    string              `json:"expiry"`
 	ID        string              `json:"id"`
@@ -326,7 +330,12 @@ func decode(payload []byte) (*Mandate, error) {
 	if w.Issuer == "" {
 		return nil, malformed("no issuer")
 	}
+	var budgets []intent.Money
+	for _, b := range w.Budgets {
+		budgets = append(budgets, intent.Money{Currency: b.Currency, Amount: b.Amount})
+	}
 	return &Mandate{
+		Budgets:   budgets,
 		ID:        w.ID,
 		Issuer:    w.Issuer,
 		Audience:  w.Audience,
@@ -341,10 +350,15 @@ func decode(payload []byte) (*Mandate, error) {
 }
 
 // normalize returns a copy of m as Issue signs it: scope sorted and unique,
-// times in UTC truncated to seconds, claims copied.
+// budgets sorted by currency (nil when empty), times in UTC truncated to
+// seconds, claims copied.
 func normalize(m *Mandate) *Mandate {
 	n := *m
 	n.Scope = slices.Compact(slices.Sorted(slices.Values(m.Scope)))
+	n.Budgets = nil
+	if len(m.Budgets) > 0 {
+		n.Budgets = slices.SortedStableFunc(slices.Values(m.Budgets), func(a, b intent.Money) int { return strings.Compare(a.Currency, b.Currency) })
+	}
 	n.Claims = nil
 	if len(m.Claims) > 0 {
 		n.Claims = make(map[string][]string, len(m.Claims))
@@ -374,6 +388,13 @@ func encode(m *Mandate) ([]byte, error) {
 		"not_before": m.NotBefore,
 		"owner":      string(m.Owner),
 		"scope":      scope,
+	}
+	if len(m.Budgets) > 0 {
+		budgets := make([]any, len(m.Budgets))
+		for i, b := range m.Budgets {
+			budgets[i] = map[string]any{"amount": b.Amount, "currency": b.Currency}
+		}
+		fields["budgets"] = budgets
 	}
 	if len(m.Claims) > 0 {
 		claims := make(map[string]any, len(m.Claims))
