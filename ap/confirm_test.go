@@ -3,9 +3,12 @@ package ap_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/erp"
 )
 
@@ -32,8 +35,10 @@ func TestRegressionConfirmedThenReplayed(t *testing.T) {
 }
 
 // TestConfigurationRefusalNamesSetting (issue 17): a USD bill refused
-// under a EUR mandate says the refusal comes from the mandate's budget
-// currency, a setting, not from the bill.
+// under a mandate with only a EUR budget says the refusal comes from the
+// mandate's budgets, a setting, not from the bill; with a budget in USD
+// too, the same bill is paid within it, its amount reserved on the USD
+// budget only, and the receipt records the currency.
 func TestConfigurationRefusalNamesSetting(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -45,7 +50,42 @@ func TestConfigurationRefusalNamesSetting(t *testing.T) {
 	args := pay("ACME Supplies", "US-1", ap.DemoIBAN, "300.00")
 	args["currency"] = "USD"
 	d := e.decide(tok, ap.ActionPayBill, args)
-	if d.Executed || code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "budget_currency") {
+	if d.Executed || code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "the bill is in USD, a currency the user authorised no budget in") ||
+		!strings.Contains(message(d), "its budgets, one per currency") || !strings.Contains(message(d), "mandate issue --budget") {
 		t.Errorf("USD bill, EUR mandate: %s %s", code(d), message(d))
+	}
+
+	usd, err := mandate.Issue(mandate.Mandate{
+		ID: "m-usd", Audience: audience, Owner: ap.DemoCompany, Scope: allActions,
+		Budget: intent.Money{Currency: "EUR", Amount: 100000}, Budgets: []intent.Money{{Currency: "USD", Amount: 50000}},
+		Mode: mandate.ModeKnownCounterparties, NotBefore: t0.Add(-time.Minute), Expiry: t0.Add(24 * time.Hour),
+	}, issuer, issuerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d = e.decide(usd, ap.ActionPayBill, args)
+	if !d.Executed {
+		t.Fatalf("USD bill, mandate with a USD budget: %s %s", code(d), message(d))
+	}
+	if d.Facts["budget_currency"] != intent.Str("USD") || d.Facts["bill_currency"] != intent.Str("USD") {
+		t.Errorf("facts budget_currency %v, bill_currency %v; want USD", d.Facts["budget_currency"], d.Facts["bill_currency"])
+	}
+	ps := e.payments(ap.DemoCompany)
+	if len(ps) != 1 || ps[0].Amount != (intent.Money{Currency: "USD", Amount: 30000}) {
+		t.Errorf("payments %+v; want one of 300.00 USD", ps)
+	}
+	for acct, want := range map[string]intent.Amount{"m-usd": 0, state.BudgetAccount("m-usd", "USD"): 30000} {
+		if u, err := e.store.Usage(t.Context(), acct); err != nil || u.Committed != want || u.Reserved != 0 {
+			t.Errorf("account %q: %+v, %v; want %d committed", acct, u, err, want)
+		}
+	}
+	// Whatever the USD budget allows, no more: 500.00 USD, 300.00 spent.
+	if _, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Name: "BILL/2026/11/0091", Ref: "US-2", Vendor: v.ID, Currency: "USD", Total: 30000}); err != nil {
+		t.Fatal(err)
+	}
+	args = pay("ACME Supplies", "US-2", ap.DemoIBAN, "300.00")
+	args["currency"] = "USD"
+	if d := e.decide(usd, ap.ActionPayBill, args); d.Executed || code(d) != intent.CodeBudgetExceeded || !strings.Contains(message(d), "(200.00 USD of 500.00 USD)") {
+		t.Errorf("beyond the USD budget: %s %s", code(d), message(d))
 	}
 }

@@ -49,19 +49,23 @@ var _ gateway.ContextProvider = payFacts{}
 //     bill_credit_notes: instalments and the credit notes netted with the
 //     payment (see termsFacts);
 //   - outside_bill, outside_today and outside_week (Long, minor units of
-//     the budget's currency): what the ERP shows paid that intentplane did
+//     the bill's currency): what the ERP shows paid that intentplane did
 //     not register, added by the gateway to the totals paid_bill,
 //     paid_today and paid_week (see totals): of the bill, its total less
 //     its residual less the payments registered through intentplane (so
 //     credit notes applied to it count as paid); to the vendor, its
-//     payments without an idempotency key, not cancelled, in the budget's
-//     currency, whose accounting date is today or in this week in
+//     payments without an idempotency key, not cancelled, in the bill's
+//     currency (the gateway keeps totals per currency), whose accounting date is today or in this week in
 //     Config.Zone. The Odoo connector gives only intentplane's payments
 //     with the bills (erp.Bill.Payments), so with Odoo a payment made by
 //     hand counts in outside_bill only;
 //   - vendor_name (String): the vendor's name as the ERP displays it, for
 //     the person asked to approve;
-//   - budget_currency (String): the mandate budget's currency;
+//   - budget_currency (String): the currency of the mandate's budget the
+//     payment is reserved against: the bill's currency when the mandate
+//     has a budget in it (its budget or one of its budgets), else the
+//     currency of its main budget, which the policy refuses as a
+//     mismatch;
 //   - confirm_above, four_eyes_daily_above, max_amount and
 //     max_vendor_total (Long, minor units): Config's thresholds, so that
 //     an operator changes them without editing the embedded policy;
@@ -145,7 +149,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		}
 	}
 
-	today, week := p.outside(siblings, q)
+	today, week := p.outside(siblings, q, bill.Currency)
 	facts := map[string]intent.Value{
 		"outside_bill":           intent.Int(int64(outsideBill(bill))),
 		"outside_today":          intent.Int(int64(today)),
@@ -161,7 +165,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"bill_ref_unclear":       intent.Bool(dup.refUnclear),
 		"paid_refs_unclear":      intent.Int(int64(dup.paidUnclear)),
 		"open_credit":            intent.Int(int64(openCredit)),
-		"budget_currency":        intent.Str(q.Budget.Currency),
+		"budget_currency":        intent.Str(budgetCurrency(q, bill.Currency)),
 		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
 		"vendor_first_payment":   intent.Bool(first),
@@ -190,13 +194,14 @@ func outsideBill(b erp.Bill) intent.Amount {
 
 // outside returns what the ERP shows paid to the vendor of bills today
 // and in this week (q.Now in the company's zone) without an idempotency
-// key, in the budget's currency: payments made outside intentplane.
-func (p payFacts) outside(bills []erp.Bill, q gateway.FactQuery) (today, week intent.Amount) {
+// key, in currency (the payment's, in which the gateway keeps its
+// totals): payments made outside intentplane.
+func (p payFacts) outside(bills []erp.Bill, q gateway.FactQuery, currency string) (today, week intent.Amount) {
 	day, wk := contract.Total{Window: contract.Day, Zone: p.cfg.Zone}, contract.Total{Window: contract.Week, Zone: p.cfg.Zone}
 	nowDay, nowWeek := day.Period(q.Now, ""), wk.Period(q.Now, "")
 	for _, b := range bills {
 		for _, pm := range b.Payments {
-			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Currency != q.Budget.Currency || pm.Amount.Amount <= 0 {
+			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Currency != currency || pm.Amount.Amount <= 0 {
 				continue
 			}
 			at := pm.Date
@@ -220,6 +225,17 @@ func addAmount(a, b intent.Amount) intent.Amount {
 		return math.MaxInt64
 	}
 	return a + b
+}
+
+// budgetCurrency is the fact budget_currency (see payFacts): currency if
+// one of the mandate's budgets is in it, else the main budget's currency.
+func budgetCurrency(q gateway.FactQuery, currency string) string {
+	for _, b := range q.Budgets {
+		if b.Currency == currency {
+			return currency
+		}
+	}
+	return q.Budget.Currency
 }
 
 // changeFacts gives the facts of ap.change_vendor_bank (see payFacts).

@@ -289,9 +289,12 @@ func contracts(cfg Config) ([]*contract.Contract, error) {
 				{Name: "currency", Type: contract.String(3), Required: true, Normalizer: Currency, Doc: `The ISO 4217 currency of the amount ("EUR"); it must be the bill's.`},
 				{Name: "residual", Type: contract.Amount(2), Doc: residualDoc},
 			},
-			Budget:   "amount",
-			Totals:   totals(cfg),
-			Resource: "bill",
+			Budget: "amount",
+			// The amount is reserved against the mandate's budget in the
+			// bill's currency, as the ERP keeps it.
+			BudgetCurrency: "bill_currency",
+			Totals:         totals(cfg),
+			Resource:       "bill",
 			// Payments are exclusive per vendor, not per bill: the
 			// duplicate check reads the vendor's other bills, so two
 			// copies of one invoice must never be decided at once.

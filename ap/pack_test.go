@@ -267,7 +267,7 @@ func TestBudgetCurrency(t *testing.T) {
 	e := newEnv(t)
 	tok := e.mandate("m-usd", ap.DemoCompany, "USD")
 	d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00"))
-	if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "another currency than the budget") {
+	if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "the bill is in EUR, a currency the user authorised no budget in") {
 		t.Fatalf("%s %s", d.Verdict, message(d))
 	}
 	if d.Facts["budget_currency"] != intent.Str("USD") {

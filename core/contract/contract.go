@@ -150,6 +150,15 @@ type Contract struct {
 	// Budget names the Amount parameter that is reserved against the
 	// mandate's budget; empty when the action moves no money.
 	Budget string
+	// BudgetCurrency names the fact that gives the ISO 4217 currency of
+	// the Budget amount: a fact of the pack's context providers, or an
+	// attribute of a resolved record (<param>_<attr>), read from a system
+	// of record (the bill's currency), never an argument. The amount is
+	// reserved against the mandate's budget in that currency; a mandate
+	// with none refuses it (budget.exceeded, naming the setting). Empty
+	// means the amount is in the currency of the mandate's main budget.
+	// Only with Budget.
+	BudgetCurrency string
 	// ReadOnly actions change nothing; they are still decided, scoped and
 	// receipted, and consume no nonce.
 	ReadOnly bool
@@ -213,6 +222,9 @@ func New(c Contract) (*Contract, error) {
 		if !c.Params[i].Required {
 			return fail("budget parameter %q must be required", c.Budget)
 		}
+	}
+	if c.BudgetCurrency != "" && (c.Budget == "" || !nameRE.MatchString(c.BudgetCurrency)) {
+		return fail("budget currency fact %q needs a budget parameter and a name of lowercase letters, digits and _", c.BudgetCurrency)
 	}
 	c.Exclusive = append([]string(nil), c.Exclusive...)
 	for _, name := range c.Exclusive {

@@ -638,3 +638,14 @@ func TestConcurrentStepUpsDoNotExhaustBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetsPerCurrency: a mandate with a budget in EUR and one in USD
+// spends each exactly, on its own account, under concurrent payments; a
+// payment in a currency without a budget is refused naming the budgets
+// (the same check runs on PostgreSQL in store/postgres).
+func TestBudgetsPerCurrency(t *testing.T) {
+	t.Parallel()
+	if err := gatewaytest.PerCurrency(context.Background(), mem.New(nil), 8); err != nil {
+		t.Fatal(err)
+	}
+}

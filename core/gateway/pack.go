@@ -42,10 +42,14 @@ type FactQuery struct {
 	Args intent.Args
 	// Resolved are the critical arguments with their provenance.
 	Resolved []intent.Resolved
-	// Budget is the mandate's budget: amounts are reserved in minor units
-	// of its Currency, so a pack whose records carry a currency can refuse
-	// an operation in another one.
+	// Budget is the mandate's main budget. An amount is reserved in minor
+	// units of its Currency unless the contract names a BudgetCurrency
+	// fact; then against the budget in that currency (Budgets).
 	Budget intent.Money
+	// Budgets are all the mandate's budgets, one per currency, Budget
+	// first, so that a pack whose records carry a currency can tell
+	// whether the user authorised spending in it. Read-only.
+	Budgets []intent.Money
 	// Claims are the mandate's claims (claim name → the values the user
 	// gave), so that a provider can compare free text with what the user
 	// asked for (the links of the user's request). Read-only: a provider

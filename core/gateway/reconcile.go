@@ -216,7 +216,7 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 	_, err = g.store.Append(context.WithoutCancel(ctx), receipt.Receipt{
 		Owner:     owner,
 		Time:      g.now().UTC(),
-		MandateID: r.Account,
+		MandateID: state.AccountMandate(r.Account),
 		Action:    action,
 		Verdict:   intent.Allow,
 		Operation: s.Operation,

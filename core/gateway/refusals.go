@@ -37,7 +37,7 @@ var refusals = struct {
 	PolicyDenied, PolicyError                                   message
 	ApprovalRequired                                            message
 	ApprovalsOff, ApprovalInvalid, ApproverOutOfScope, Approval message
-	BudgetExceeded                                              message
+	BudgetExceeded, NoBudget                                    message
 	Replayed, Executing                                         message
 	InFlight                                                    message
 	ExecutionRefused, ExecutionUnknown                          message
@@ -78,6 +78,10 @@ var refusals = struct {
 	Approval:           message{intent.CodeApprovalInvalid, "The approval presented was already used. Nothing was done. Each approval is valid for one execution only."},
 
 	// The amount and currency, what remains, the budget and currency.
+	// The amount and its currency, the currency, the mandate's budgets,
+	// the currency.
+	NoBudget: message{intent.CodeBudgetExceeded, "The amount %s %s is in a currency the user authorised no budget in: the mandate has no budget in %s (its budgets: %s). Nothing was done. The budgets are a setting of the mandate (its budget and budgets); only the user can authorise a budget in %s, with a new mandate."},
+
 	BudgetExceeded: message{intent.CodeBudgetExceeded, "The amount %s %s exceeds what remains of the budget the user authorised (%s of %s %s). Nothing was done; only the user can raise the budget."},
 
 	Replayed:  message{intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. A further, separate operation (such as another instalment of a payment) must say so in its arguments, as the action's description explains; otherwise, if the user really wants it done twice, they must say so in a new mandate."},

@@ -34,7 +34,8 @@ type decision struct {
 	args     intent.Args // the decoded arguments, then the resolved ones
 	sent     intent.Args // the decoded arguments, before resolution
 	res      resolve.Output
-	amount   intent.Amount // minor units reserved against the budget
+	amount   intent.Amount // minor units of currency reserved against the budget
+	currency string        // the amount's currency: the contract's BudgetCurrency fact, or the main budget's
 	grant    approval.Grant
 	evidence []receipt.Evidence
 
@@ -187,6 +188,15 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 	st.operation = strings.TrimPrefix(st.nonce, "op:")
 	if c.Budget != "" {
 		st.amount = intent.Amount(st.args[c.Budget].Int)
+		st.currency = m.Budget.Currency
+		if c.BudgetCurrency != "" {
+			v, ok := facts[c.BudgetCurrency]
+			if !ok || v.Kind != intent.KindString || v.Str == "" {
+				g.log.Error("the budget currency fact is missing", "action", c.Action, "fact", c.BudgetCurrency)
+				return refusals.SystemsUnreadable.with()
+			}
+			st.currency = v.Str
+		}
 	}
 	return nil
 }
@@ -207,7 +217,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	facts := st.out.Facts
 	amount := max(st.amount, 0) // a negative amount is the policy's to refuse
-	cur := m.Budget.Currency
+	cur := st.currency // totals are kept per currency, the operation's (its budget's)
 	st.resID = state.ReservationID(st.operation, c.Action, m.Owner)
 	var parts []string
 	payee, nonzero := "", false
@@ -335,8 +345,8 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		return nil
 	case intent.StepUp:
 		// No one is asked to approve what the budget cannot pay.
-		if err := g.budgetFits(ctx, m, st.amount); err != nil {
-			return g.budgetRefusal(ctx, m, st.amount, err)
+		if r := g.budgetFits(ctx, m, st.currency, st.amount); r != nil {
+			return r
 		}
 		// Nor to approve what already executed: it would be refused as
 		// replayed once approved.
@@ -424,13 +434,17 @@ func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 		return nil
 	}
 	m := st.mandate
+	b, ok := m.BudgetIn(st.currency)
+	if !ok {
+		return noBudget(m, st.currency, st.amount)
+	}
 	st.resID = state.ReservationID(st.operation, st.route.contract.Action, m.Owner)
-	err := g.store.Reserve(ctx, m.ID, m.Budget, st.resID, intent.Money{Currency: m.Budget.Currency, Amount: st.amount})
+	err := g.store.Reserve(ctx, budgetAccount(m, b), b, st.resID, intent.Money{Currency: b.Currency, Amount: st.amount})
 	if errors.Is(err, state.ErrDuplicate) {
 		return refusals.Executing.with(st.operation[:16])
 	}
 	if err != nil {
-		return g.budgetRefusal(ctx, m, st.amount, err)
+		return g.budgetRefusal(ctx, m, b, st.amount, err)
 	}
 	st.reserved = true
 	return nil
@@ -566,31 +580,58 @@ func resolutionRefusal(c *contract.Contract, err error) *intent.Refusal {
 	return refusals.SourceUnreadable.with(re.Param)
 }
 
-func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, amount intent.Amount, err error) *intent.Refusal {
+// budgetAccount is the ledger account of the mandate's budget b: the
+// mandate id for its main budget, state.BudgetAccount for the others.
+func budgetAccount(m *mandate.Mandate, b intent.Money) string {
+	if b.Currency == m.Budget.Currency {
+		return m.ID
+	}
+	return state.BudgetAccount(m.ID, b.Currency)
+}
+
+// noBudget refuses an amount in a currency the mandate has no budget in,
+// naming the budgets it has.
+func noBudget(m *mandate.Mandate, currency string, amount intent.Amount) *intent.Refusal {
+	var have []string
+	for _, b := range m.AllBudgets() {
+		have = append(have, intent.FormatAmount(b.Amount, 2)+" "+b.Currency)
+	}
+	return refusals.NoBudget.with(intent.FormatAmount(amount, 2), currency, currency, strings.Join(have, ", "), currency)
+}
+
+func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b intent.Money, amount intent.Amount, err error) *intent.Refusal {
 	if !errors.Is(err, state.ErrExceeded) && !errors.Is(err, state.ErrCurrency) {
 		return refusals.Unavailable.with()
 	}
 	remaining := "unknown"
-	if u, uerr := g.store.Usage(ctx, m.ID); uerr == nil {
-		remaining = intent.FormatAmount(m.Budget.Amount-u.Committed-u.Reserved, 2) + " " + m.Budget.Currency
+	if u, uerr := g.store.Usage(ctx, budgetAccount(m, b)); uerr == nil {
+		remaining = intent.FormatAmount(b.Amount-u.Committed-u.Reserved, 2) + " " + b.Currency
 	}
-	return refusals.BudgetExceeded.with(intent.FormatAmount(amount, 2), m.Budget.Currency, remaining, intent.FormatAmount(m.Budget.Amount, 2), m.Budget.Currency)
+	return refusals.BudgetExceeded.with(intent.FormatAmount(amount, 2), b.Currency, remaining, intent.FormatAmount(b.Amount, 2), b.Currency)
 }
 
 // budgetFits checks, without holding anything, that amount still fits the
-// mandate's budget, so no one is asked to approve what cannot execute.
-func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, amount intent.Amount) error {
+// mandate's budget in currency, so no one is asked to approve what cannot
+// execute. It returns the refusal if it does not.
+func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, currency string, amount intent.Amount) *intent.Refusal {
+	if currency == "" { // the action moves no money
+		return nil
+	}
+	b, ok := m.BudgetIn(currency)
+	if !ok {
+		return noBudget(m, currency, amount)
+	}
 	if amount == 0 {
 		return nil
 	}
 	// A read, not a probe reservation: concurrent step-ups must not see
 	// each other's probes as spending.
-	u, err := g.store.Usage(ctx, m.ID)
+	u, err := g.store.Usage(ctx, budgetAccount(m, b))
 	if err != nil {
-		return err
+		return refusals.Unavailable.with()
 	}
-	if m.Budget.Amount-u.Committed-u.Reserved < amount {
-		return state.ErrExceeded
+	if b.Amount-u.Committed-u.Reserved < amount {
+		return g.budgetRefusal(ctx, m, b, amount, state.ErrExceeded)
 	}
 	return nil
 }
@@ -602,7 +643,7 @@ func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res 
 			facts[param+"_"+k] = v
 		}
 	}
-	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Claims: m.Claims, Now: now}
+	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Budgets: m.AllBudgets(), Claims: m.Claims, Now: now}
 	for _, p := range rt.pack.Context {
 		fs, err := p.Facts(ctx, q)
 		if err != nil {

@@ -3,6 +3,7 @@ package mandate
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -27,7 +28,7 @@ func (m Mode) valid() bool { return m == ModeStrict || m == ModeKnownCounterpart
 // Mandate is what the user asked for, as its issuer signed it.
 type Mandate struct {
 	// ID identifies the mandate uniquely; revocation, budgets and approvals
-	// are keyed by it. NewID makes one.
+	// are keyed by it. It holds no NUL byte. NewID makes one.
 	ID string
 	// Issuer is the key id of the issuer ("emma-bank-app"); Verify looks up
 	// its public key with Keys.IssuerKey.
@@ -123,6 +124,9 @@ func (m *Mandate) validate() string {
 		if p := checkString(f.val); p != "" {
 			return f.name + " " + p
 		}
+	}
+	if strings.IndexByte(m.ID, 0) >= 0 {
+		return "id contains a NUL byte" // it separates a mandate's budget accounts (state.BudgetAccount)
 	}
 	if len(m.Scope) == 0 {
 		return "scope is empty"

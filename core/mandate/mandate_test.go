@@ -201,6 +201,7 @@ func TestIssueRefuses(t *testing.T) {
 		want   error
 	}{
 		{name: "empty id", change: func(m *mandate.Mandate) { m.ID = "" }, want: mandate.ErrInvalid},
+		{name: "id with a NUL byte", change: func(m *mandate.Mandate) { m.ID = "m-1\x00USD" }, want: mandate.ErrInvalid},
 		{name: "issuer is not key id", change: func(m *mandate.Mandate) { m.Issuer = "mallory" }, want: mandate.ErrInvalid},
 		{name: "empty key id", keyID: "-", change: func(m *mandate.Mandate) { m.Issuer = "" }, want: mandate.ErrInvalid},
 		{name: "empty audience", change: func(m *mandate.Mandate) { m.Audience = "" }, want: mandate.ErrInvalid},

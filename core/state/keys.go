@@ -21,6 +21,22 @@ func NonceKey(h intent.OperationHash) string {
 	return string(b[:])
 }
 
+// BudgetAccount is the ledger account of a mandate's budget in currency
+// when it is not the mandate's main budget (mandate.Mandate.Budgets):
+// the mandate id, a NUL byte and the currency. The main budget's account
+// is the mandate id alone, as it always was, so reservations made before
+// a mandate had several budgets stay on their account. Mandate ids hold no
+// NUL byte (mandate.Issue refuses them), so no two mandates' accounts
+// meet.
+func BudgetAccount(mandateID, currency string) string { return mandateID + "\x00" + currency }
+
+// AccountMandate returns the mandate id of a budget account (the account
+// itself for a main budget, see BudgetAccount).
+func AccountMandate(account string) string {
+	id, _, _ := strings.Cut(account, "\x00")
+	return id
+}
+
 // ApprovalKey is the single-use key of an approval: "approval:" and its id.
 func ApprovalKey(id string) string { return "approval:" + id }
 

@@ -15,7 +15,8 @@ import (
 type Reservation struct {
 	// ID is the reservation id (see Ledger.Reserve and ReservationID).
 	ID string
-	// Account is the ledger account: a mandate id.
+	// Account is the ledger account: a mandate id, or a mandate's budget
+	// in another currency (BudgetAccount; AccountMandate gives its id).
 	Account string
 	// Amount is the amount held, in minor units of the account's currency.
 	Amount intent.Money

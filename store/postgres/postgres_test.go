@@ -206,3 +206,13 @@ func TestNoMigrate(t *testing.T) {
 	}
 	r.Close()
 }
+
+// TestBudgetsPerCurrency: budgets in two currencies of one mandate are
+// exact under concurrent payments on PostgreSQL (gatewaytest.PerCurrency).
+func TestBudgetsPerCurrency(t *testing.T) {
+	t.Parallel()
+	s, _ := open(t, postgres.Config{})
+	if err := gatewaytest.PerCurrency(context.Background(), s, 8); err != nil {
+		t.Fatal(err)
+	}
+}
