@@ -73,7 +73,7 @@ type mandateIssueCmd struct {
 	Owner    string        `required:"" help:"Owner every lookup is scoped to (a customer, a company, a clinician)."`
 	Scope    []string      `required:"" help:"Allowed actions, comma separated (banking.send_money,...): actions of the built-in packs or of the --policy schema."`
 	Policy   string        `type:"path" help:"An operator's policy directory (its schema.cedarschema): its actions may be named in --scope too." placeholder:"DIR"`
-	Budget   string        `required:"" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00' ('EUR 0.00' for a mandate that spends nothing)."`
+	Budget   []string      `required:"" help:"Budget as 'CUR amount', e.g. 'EUR 1250.00' ('EUR 0.00' for a mandate that spends nothing). Repeatable, one per currency: the first is the main budget, each other one lets the mandate pay in its currency up to its amount ('--budget \"EUR 50000.00\" --budget \"USD 20000.00\"'); amounts are never converted." sep:"none"`
 	Claim    []string      `help:"A claim value as name=value (repeatable; repeat a name for several values), e.g. --claim payees=GB29NWBK60161331926819." sep:"none"`
 	Mode     string        `default:"known_counterparties" enum:"strict,known_counterparties" help:"strict: critical values only from the mandate; known_counterparties: also from registries."`
 	TTL      time.Duration `default:"8h" help:"Validity from now."`
@@ -88,9 +88,9 @@ func (c *mandateIssueCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.Key, err)
 	}
-	budget, err := intent.ParseMoney(strings.TrimSpace(c.Budget))
+	budgets, err := parseBudgets(c.Budget)
 	if err != nil {
-		return fmt.Errorf("--budget: %w", err)
+		return err
 	}
 	claims, err := parseClaims(c.Claim)
 	if err != nil {
@@ -100,10 +100,11 @@ func (c *mandateIssueCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	m, err := buildMandate(c.Issuer, c.Audience, intent.Owner(c.Owner), c.Scope, budget, claims, mandate.Mode(c.Mode), time.Now(), c.TTL)
+	m, err := buildMandate(c.Issuer, c.Audience, intent.Owner(c.Owner), c.Scope, budgets[0], claims, mandate.Mode(c.Mode), time.Now(), c.TTL)
 	if err != nil {
 		return err
 	}
+	m.Budgets = budgets[1:]
 	if m.Claims, err = known.check(m.Scope, m.Claims); err != nil {
 		return err
 	}
@@ -113,6 +114,39 @@ func (c *mandateIssueCmd) Run(e *env) error {
 	}
 	fmt.Fprintln(e.stdout, tok)
 	return nil
+}
+
+// parseBudgets parses the --budget flags, each 'CUR amount': at least one,
+// at most one per currency.
+func parseBudgets(flags []string) ([]intent.Money, error) {
+	if len(flags) == 0 {
+		return nil, fmt.Errorf("--budget: at least one budget is required")
+	}
+	budgets := make([]intent.Money, 0, len(flags))
+	for _, f := range flags {
+		b, err := intent.ParseMoney(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("--budget %q: %w", f, err)
+		}
+		for _, o := range budgets {
+			if o.Currency == b.Currency {
+				return nil, fmt.Errorf("--budget: two budgets in %s (%s and %s); give one budget per currency", b.Currency,
+					intent.FormatAmount(o.Amount, 2), intent.FormatAmount(b.Amount, 2))
+			}
+		}
+		budgets = append(budgets, b)
+	}
+	return budgets, nil
+}
+
+// budgetsText is how mandate show prints a mandate's budgets: "EUR
+// 1000.00", then ", USD 500.00" for each further one.
+func budgetsText(m *mandate.Mandate) string {
+	parts := make([]string, 0, 1+len(m.Budgets))
+	for _, b := range m.AllBudgets() {
+		parts = append(parts, b.Currency+" "+intent.FormatAmount(b.Amount, 2))
+	}
+	return strings.Join(parts, ", ")
 }
 
 type mandateShowCmd struct {
@@ -142,9 +176,9 @@ func (c *mandateShowCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "mandate %s issued by %s for %s\nowner:  %s\nmode:   %s\nvalid:  %s to %s\nbudget: %s %s\nscope:  %s\n",
+	fmt.Fprintf(e.stdout, "mandate %s issued by %s for %s\nowner:  %s\nmode:   %s\nvalid:  %s to %s\nbudget: %s\nscope:  %s\n",
 		m.ID, m.Issuer, m.Audience, m.Owner, m.Mode, m.NotBefore.Format(time.RFC3339), m.Expiry.Format(time.RFC3339),
-		m.Budget.Currency, intent.FormatAmount(m.Budget.Amount, 2), joinActions(m.Scope))
+		budgetsText(m), joinActions(m.Scope))
 	names := make([]string, 0, len(m.Claims))
 	for k := range m.Claims {
 		names = append(names, k)

@@ -55,6 +55,10 @@ func TestMandateIssueValidates(t *testing.T) {
 		{"scope typo", []string{"--scope", "banking.send_mony", "--budget", "EUR 100.00"}, `scope "banking.send_mony": no known action`},
 		{"invalid IBAN claim", []string{"--scope", "banking.send_money", "--budget", "EUR 100.00", "--claim", "payees=GB29NWBK60161331926818"}, "claim payees=GB29NWBK60161331926818"},
 		{"no budget", []string{"--scope", "banking.send_money"}, "--budget"},
+		{"budgets in two currencies", []string{"--scope", "banking.send_money", "--budget", "EUR 100.00", "--budget", "USD 50.00"}, ""},
+		{"two budgets in one currency", []string{"--scope", "banking.send_money", "--budget", "EUR 100.00", "--budget", "USD 50.00", "--budget", "EUR 20.00"},
+			"--budget: two budgets in EUR (100.00 and 20.00)"},
+		{"bad second budget", []string{"--scope", "banking.send_money", "--budget", "EUR 100.00", "--budget", "usd 50"}, `--budget "usd 50"`},
 		{"operator action without --policy", []string{"--scope", "bank.send_money", "--budget", "EUR 100.00"}, `scope "bank.send_money"`},
 		{"operator action with --policy", []string{"--scope", "bank.send_money", "--budget", "EUR 100.00", "--policy", "../../examples/mcp/policy"}, ""},
 	} {
@@ -82,12 +86,12 @@ func TestMandateIssueNormalizesClaims(t *testing.T) {
 		t.Fatalf("keygen: %v\n%s", err, out)
 	}
 	tok, err := runCLI(t, "mandate", "issue", "--key", key, "--issuer", "bank-app", "--owner", "emma", "--scope", "banking.send_money",
-		"--budget", "EUR 100.00", "--claim", "payees=gb29 nwbk 6016 1331 9268 19")
+		"--budget", "EUR 100.00", "--budget", "USD 50.00", "--budget", "CHF 0.00", "--claim", "payees=gb29 nwbk 6016 1331 9268 19")
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := runCLI(t, "mandate", "show", "--pub", "bank-app="+key+".pub", strings.TrimSpace(tok))
-	if err != nil || !strings.Contains(out, "claim:  payees = GB29NWBK60161331926819") {
+	if err != nil || !strings.Contains(out, "claim:  payees = GB29NWBK60161331926819") || !strings.Contains(out, "budget: EUR 100.00, CHF 0.00, USD 50.00\n") {
 		t.Fatalf("show: %v\n%s", err, out)
 	}
 }
