@@ -330,6 +330,41 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 			t.Errorf("a page of 1000: executed")
 		}
 	})
+	t.Run("USDBillWithinUSDBudget", func(t *testing.T) {
+		// Issue 17: a USD bill of a EUR company is refused under a
+		// mandate with a EUR budget only, naming the setting, and paid
+		// within a mandate that also has a USD budget.
+		b, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "US-" + randomHex(t, 3), Vendor: e.vendor.ID, Currency: "USD", Total: 30000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := payArgs(odoo.DemoVendor, b.Ref, odoo.DemoIBAN, "300.00")
+		args["currency"] = "USD"
+		if d := e.decide(t, ap.ActionPayBill, args); d.Executed || !strings.Contains(refusal(d), "the bill is in USD, a currency the user authorised no budget in") {
+			t.Fatalf("USD bill, EUR budget only: %s", refusal(d))
+		}
+		now := time.Now().Add(e.skew)
+		tok, err := mandate.Issue(mandate.Mandate{
+			ID: "m-usd-" + randomHex(t, 4), Audience: apAudience, Owner: odoo.DemoCompany, Scope: []intent.Action{ap.ActionPayBill},
+			Budget: intent.Money{Currency: "EUR", Amount: 1000_00}, Budgets: []intent.Money{{Currency: "USD", Amount: 1000_00}},
+			Mode: mandate.ModeKnownCounterparties, NotBefore: now.Add(-time.Minute), Expiry: now.Add(time.Hour),
+		}, "cfo", apIssuer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := json.Marshal(map[string]any{"action": ap.ActionPayBill, "args": args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := e.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
+		if err != nil || !d.Executed {
+			t.Fatalf("USD bill, USD budget: %v %s", err, refusal(d))
+		}
+		ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: b.ID})
+		if err != nil || len(ps) != 1 || ps[0].Amount != (intent.Money{Currency: "USD", Amount: 30000}) {
+			t.Errorf("payments of the USD bill in Odoo: %+v, %v; want one of 300.00 USD", ps, err)
+		}
+	})
 	t.Run("PayToAccountOnFile", func(t *testing.T) {
 		if err := e.admin.SetTimeZone(ctx, odoo.DemoCompany, "", "Europe/Berlin"); err != nil {
 			t.Fatal(err)
