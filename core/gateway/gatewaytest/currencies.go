@@ -20,12 +20,7 @@ import (
 // trusted recipient an amount in a currency, which a context provider
 // gives as the fact payment_currency (the contract's BudgetCurrency).
 const (
-	currencySchema = `
-entity Owner;
-entity Resource;
-type Approval = { confirm: Bool, four_eyes: Bool };
-type Mandate = { mode: String };
-action "fx.send" appliesTo {
+	currencySchema = schemaHead + `action "fx.send" appliesTo {
   principal: Owner, resource: Resource,
   context: {
     args: { recipient: String, amount: Long, currency: String, memo: String },

@@ -32,13 +32,17 @@ import (
 	"github.com/intentplane/intentplane/core/resolve"
 )
 
-// Schema is the pack's Cedar schema.
-const Schema = `
+// schemaHead is what the test packs' Cedar schemas share: entities and
+// the types of the standard context.
+const schemaHead = `
 entity Owner;
 entity Resource;
 type Approval = { confirm: Bool, four_eyes: Bool };
 type Mandate = { mode: String };
-action "pay.send" appliesTo {
+`
+
+// Schema is the pack's Cedar schema.
+const Schema = schemaHead + `action "pay.send" appliesTo {
   principal: Owner, resource: Resource,
   context: {
     args: { recipient: String, amount: Long, memo?: String },
