@@ -114,6 +114,17 @@ func wantedMandate(c *config.Config, actions []intent.Action) (mandate.Mandate, 
 			return mandate.Mandate{}, c.ErrAt([]string{"mandate", "budget"}, "budget must read like \"EUR 12000.00\": %v", err)
 		}
 	}
+	var budgets []intent.Money
+	for _, f := range m.Budgets {
+		b, err := intent.ParseMoney(strings.TrimSpace(f))
+		if err != nil {
+			return mandate.Mandate{}, c.ErrAt([]string{"mandate", "budgets"}, "each budget must read like \"USD 5000.00\": %v", err)
+		}
+		if _, dup := (&mandate.Mandate{Budget: budget, Budgets: budgets}).BudgetIn(b.Currency); dup {
+			return mandate.Mandate{}, c.ErrAt([]string{"mandate", "budgets"}, "two budgets in %s: give one budget per currency", b.Currency)
+		}
+		budgets = append(budgets, b)
+	}
 	scope := actions
 	if len(m.Scope) > 0 {
 		scope = nil
@@ -127,6 +138,6 @@ func wantedMandate(c *config.Config, actions []intent.Action) (mandate.Mandate, 
 	}
 	return mandate.Mandate{
 		Issuer: startIssuer, Audience: c.Audience, Owner: intent.Owner(m.Owner),
-		Scope: scope, Budget: budget, Claims: m.Claims, Mode: mode,
+		Scope: scope, Budget: budget, Budgets: budgets, Claims: m.Claims, Mode: mode,
 	}, nil
 }

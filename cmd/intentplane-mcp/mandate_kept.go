@@ -23,17 +23,18 @@ type keptMandate struct {
 
 // mandateKey is the store key of the mandate a configuration issues at
 // start: a hash of everything that makes it (issuer, audience, owner,
-// scope, budget, claims, mode, lifetime), so that a changed
+// scope, budgets, claims, mode, lifetime), so that a changed
 // configuration gets a new mandate.
 func mandateKey(m mandate.Mandate, valid time.Duration) string {
 	b, _ := json.Marshal(struct { // fields of plain types: never fails
 		Issuer, Audience, Owner, Mode string
 		Budget                        intent.Money
+		Budgets                       []intent.Money `json:",omitempty"` // absent when none: keys of earlier configurations stay
 		Scope                         []intent.Action
 		Claims                        map[string][]string
 		ValidFor                      int64 // seconds
 	}{
-		Issuer: m.Issuer, Audience: m.Audience, Owner: string(m.Owner), Budget: m.Budget,
+		Issuer: m.Issuer, Audience: m.Audience, Owner: string(m.Owner), Budget: m.Budget, Budgets: m.Budgets,
 		Mode: string(m.Mode), Scope: m.Scope, Claims: m.Claims, ValidFor: int64(valid / time.Second),
 	})
 	h := sha256.Sum256(b)

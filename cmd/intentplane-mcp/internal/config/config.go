@@ -70,6 +70,11 @@ type Mandate struct {
 	Scope []string `toml:"scope"`
 	// Budget is "EUR 12000.00"; empty means nothing may be spent.
 	Budget string `toml:"budget"`
+	// Budgets are further budgets, one per other currency
+	// (["USD 5000.00"]), for tools whose contract reserves an amount in
+	// its record's currency (the AP pack's pay_bill: the bill's); empty
+	// means Budget is the only one. See docs/mandates.md.
+	Budgets []string `toml:"budgets"`
 	// Mode is "known_counterparties" (default) or "strict".
 	Mode string `toml:"mode"`
 	// ValidFor is the mandate's lifetime from start; empty means 8h.

@@ -198,8 +198,8 @@ func (c *Config) checkMandate() error {
 		}
 		return nil
 	}
-	if m.Owner != "" || m.Budget != "" || len(m.Claims) > 0 || len(m.Scope) > 0 {
-		return c.ErrAt(at, "a mandate is either a file (file, issuer, issuer_key) or issued at start (owner, scope, budget, claims), not both")
+	if m.Owner != "" || m.Budget != "" || len(m.Budgets) > 0 || len(m.Claims) > 0 || len(m.Scope) > 0 {
+		return c.ErrAt(at, "a mandate is either a file (file, issuer, issuer_key) or issued at start (owner, scope, budget, budgets, claims), not both")
 	}
 	if m.Issuer == "" || m.IssuerKey == "" {
 		return c.ErrAt(at, "a mandate file needs issuer and issuer_key (the issuer's public key file)")
