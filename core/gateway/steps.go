@@ -217,7 +217,8 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	facts := st.out.Facts
 	amount := max(st.amount, 0) // a negative amount is the policy's to refuse
-	cur := st.currency // totals are kept per currency, the operation's (its budget's)
+	// Totals are kept per currency: the operation's, that of its budget.
+	cur := st.currency
 	st.resID = state.ReservationID(st.operation, c.Action, m.Owner)
 	var parts []string
 	payee, nonzero := "", false
