@@ -48,6 +48,20 @@ func eval[T any](t *testing.T, ctx context.Context, js string) T {
 	return v
 }
 
+// waitLoaded waits until the tab shows a page whose query contains query
+// and which has loaded; evaluations that fail while the tab navigates are
+// tried again, for up to a minute.
+func waitLoaded(t *testing.T, ctx context.Context, query string) {
+	t.Helper()
+	js := fmt.Sprintf("location.search.includes(%q) && document.readyState === 'complete'", query)
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if ok, err := browsertest.Run(ctx, chromedp.Evaluate[bool](js)); err == nil && ok {
+			return
+		}
+	}
+	t.Fatalf("no page with %q loaded", query)
+}
+
 // openAs opens url, is sent to the sign-in page, signs in as name and lands
 // back on url.
 func openAs(t *testing.T, ctx context.Context, url, name string) {
@@ -313,7 +327,11 @@ func TestBrowserAudit(t *testing.T) {
 		do(t, ctx, chromedp.Navigate(f.ts.URL+"/audit"), chromedp.WaitVisible(chromedp.ID("filters")),
 			chromedp.SetValue(chromedp.ID("verdict"), "allow"),
 			chromedp.SendKeys(chromedp.ID("min"), "10000"),
-			chromedp.Click(chromedp.ID("apply")), chromedp.WaitVisible(chromedp.ID("decisions")))
+			chromedp.Click(chromedp.ID("apply")))
+		// The old page's list is visible until the filtered one loads:
+		// wait for the filtered page first.
+		waitLoaded(t, ctx, "min=10000")
+		do(t, ctx, chromedp.WaitVisible(chromedp.ID("decisions")))
 		if n := eval[int](t, ctx, `document.querySelectorAll('#decisions tbody tr').length`); n != 1 {
 			t.Fatalf("%d decisions allowed from 10,000, want 1", n)
 		}
