@@ -382,10 +382,15 @@ func (w *wiring) actions() []intent.Action {
 	return out
 }
 
-// mountPack builds a pack mounted as a server (config checked that it is
-// ap over demo or Odoo). On Odoo, it logs in and checks the identities'
-// rights first. The ap pack reads its call-backs from cbs.
+// mountPack builds a pack mounted as a server at ["servers", name] (config
+// checked that it is ap over demo or Odoo), with the settings of its
+// controls table. On Odoo, it logs in and checks the identities' rights
+// first. The ap pack reads its call-backs from cbs.
 func mountPack(ctx context.Context, c *config.Config, at []string, sc config.Server, cbs *callbackBook, now func() time.Time, log *slog.Logger) (gateway.Pack, error) {
+	cfg, err := c.APConfig(at[len(at)-1])
+	if err != nil {
+		return gateway.Pack{}, err
+	}
 	var books erp.Source = ap.DemoERP(now)
 	if sc.ERP == "odoo" {
 		client, err := openOdoo(ctx, c, at, sc.Odoo, log)
@@ -394,7 +399,8 @@ func mountPack(ctx context.Context, c *config.Config, at []string, sc config.Ser
 		}
 		books = client
 	}
-	p, err := ap.NewPack(books, ap.Config{Callbacks: cbs.forPack(books)})
+	cfg.Callbacks = cbs.forPack(books)
+	p, err := ap.NewPack(books, cfg)
 	if err != nil {
 		return gateway.Pack{}, c.ErrAt(append(at, "pack"), "%v", err)
 	}

@@ -240,6 +240,9 @@ type Server struct {
 	Pack string `toml:"pack"`
 	ERP  string `toml:"erp"`
 	Odoo *Odoo  `toml:"odoo"`
+	// Controls sets the mounted pack's controls (its limits, time zone
+	// and periods); nil means the pack's defaults.
+	Controls *Controls `toml:"controls"`
 	// Prefix is put before the pack's tool names; empty means none.
 	Prefix string `toml:"prefix"`
 	// CallTimeout bounds one call; empty means 60s.

@@ -79,6 +79,9 @@ func (c *Config) checkServers() error {
 		if kinds != 1 {
 			return c.ErrAt(at, "server %q needs exactly one of command, url and pack", name)
 		}
+		if err := c.checkControls(name); err != nil {
+			return err
+		}
 		if sc.Odoo != nil && sc.ERP != "odoo" {
 			return c.ErrAt(append(at, "odoo"), "an [%s.odoo] table needs pack = \"ap\" and erp = \"odoo\"", strings.Join(at, "."))
 		}
