@@ -17,11 +17,11 @@ import (
 type Controls struct {
 	// ConfirmAbove: above it a payment (cumulative: with what was already
 	// paid of the bill, or to the vendor today, this week or under the
-	// mandate) needs a person's confirmation; default "1000.00". It must
-	// not be above MaxAmount.
+	// mandate) needs a person's confirmation; default "1000.00". Set, it
+	// must not be above MaxAmount (the default applies whatever the limit).
 	ConfirmAbove string `toml:"confirm_above"`
 	// FourEyesDailyAbove: above it what is paid to one vendor in one day
-	// needs two people; default "5000.00". It must not be above
+	// needs two people; default "5000.00". Set, it must not be above
 	// MaxVendorTotal.
 	FourEyesDailyAbove string `toml:"four_eyes_daily_above"`
 	// MaxAmount: above it a payment (cumulative, as ConfirmAbove) never
@@ -57,8 +57,9 @@ const amountScale = 2
 // unset, and for a server without one), without Callbacks and Now, which
 // wiring sets. It returns an *Error at the key at fault for a malformed
 // or non-positive amount, an unknown time zone, max_vendor_total below
-// max_amount, confirm_above above max_amount or four_eyes_daily_above
-// above max_vendor_total; Load has already refused those.
+// max_amount, or a confirm_above set above max_amount or a
+// four_eyes_daily_above set above max_vendor_total; Load has already
+// refused those.
 func (c *Config) APConfig(name string) (ap.Config, error) {
 	sc := c.Servers[name]
 	if sc.Controls == nil {
@@ -104,22 +105,22 @@ func (c *Config) APConfig(name string) (ap.Config, error) {
 
 // checkLimits refuses limits that contradict each other, with the
 // pack's defaults for the unset ones: a vendor's total below one
-// payment's limit (the pack refuses it), and a step-up threshold above
-// the limit it steps up to (it would never apply: what is above it is
-// refused anyway, so the file does not say what the company gets).
+// payment's limit (the pack refuses it), and a step-up threshold set in
+// the file above the limit it steps up to (it would never apply: what is
+// above the limit is refused anyway, so the file would not say what the
+// company gets). A default threshold above a lowered limit is accepted:
+// lowering max_amount alone must not need the other keys.
 func (c *Config) checkLimits(at []string, cfg ap.Config) error {
 	maxAmount := or(cfg.MaxAmount, ap.DefaultMaxAmount)
 	vendor := or(cfg.MaxVendorTotal, maxAmount)
-	confirm := or(cfg.ConfirmAbove, ap.DefaultConfirmAbove)
-	fourEyes := or(cfg.FourEyesDailyAbove, ap.DefaultFourEyesDaily)
 	money := func(a intent.Amount) string { return intent.FormatAmount(a, amountScale) }
 	switch {
 	case vendor < maxAmount:
 		return c.ErrAt(append(at, "max_vendor_total"), "max_vendor_total %s is below max_amount %s: one payment is a vendor's day too", money(vendor), money(maxAmount))
-	case confirm > maxAmount:
-		return c.ErrAt(append(at, "confirm_above"), "confirm_above %s is above max_amount %s, so it would never apply: set it to at most max_amount (to ask for no confirmation below the limit, set it equal to max_amount)", money(confirm), money(maxAmount))
-	case fourEyes > vendor:
-		return c.ErrAt(append(at, "four_eyes_daily_above"), "four_eyes_daily_above %s is above max_vendor_total %s, so it would never apply: set it to at most max_vendor_total", money(fourEyes), money(vendor))
+	case cfg.ConfirmAbove > maxAmount:
+		return c.ErrAt(append(at, "confirm_above"), "confirm_above %s is above max_amount %s, so it would never apply: set it to at most max_amount (to ask for no confirmation below the limit, set it equal to max_amount)", money(cfg.ConfirmAbove), money(maxAmount))
+	case cfg.FourEyesDailyAbove > vendor:
+		return c.ErrAt(append(at, "four_eyes_daily_above"), "four_eyes_daily_above %s is above max_vendor_total %s, so it would never apply: set it to at most max_vendor_total", money(cfg.FourEyesDailyAbove), money(vendor))
 	}
 	return nil
 }

@@ -75,13 +75,20 @@ func TestControlsDefaults(t *testing.T) {
 		}
 	}
 	// Raising only max_amount raises the vendor's total with it (its
-	// default), and a confirm_above up to the default limit stands alone.
-	c, _, err := load(t, apServer+"\n[servers.ap.controls]\nmax_amount = \"20000.00\"\nconfirm_above = \"10000.00\"\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.APConfig("ap"); err != nil {
-		t.Fatal(err)
+	// default); lowering it below the default thresholds needs no other
+	// key (they then never apply).
+	for _, controls := range []string{"max_amount = \"20000.00\"\nconfirm_above = \"20000.00\"\nfour_eyes_daily_above = \"20000.00\"", "max_amount = \"500.00\""} {
+		c, _, err := load(t, apServer+"\n[servers.ap.controls]\n"+controls+"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.APConfig("ap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ap.NewPack(ap.DemoERP(time.Now), got); err != nil {
+			t.Errorf("%s: the pack refuses the settings Load accepted: %v", controls, err)
+		}
 	}
 }
 
