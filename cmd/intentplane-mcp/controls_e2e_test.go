@@ -2,9 +2,9 @@ package main_test
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -49,18 +49,25 @@ func TestPackControls(t *testing.T) {
 	}
 }
 
-// TestPackControlsCheck: --check refuses a bad setting at its line.
-func TestPackControlsCheck(t *testing.T) {
+// TestOdooControlsTimeZone: on Odoo, the controls' time_zone is also the
+// zone Odoo dates a payment in when the company's contact has none (the
+// fake Odoo's demo company has none): the payment is dated today in
+// Kiritimati (UTC+14), not in UTC.
+func TestOdooControlsTimeZone(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	cfg := readFile(t, e.config)
-	const mount = "prefix = \"ap_\"\n"
-	cfg = strings.Replace(cfg, mount, mount+"\n[servers.erp.controls]\ntime_zone = \"Europe/Atlantis\"\n", 1)
-	writeFile(t, e.config, cfg)
-	line := 1 + strings.Count(cfg[:strings.Index(cfg, "time_zone =")], "\n")
-	out, err := exec.Command(bins.proxy, "--config", e.config, "--check").CombinedOutput()
-	want := fmt.Sprintf("intentplane.toml:%d: time_zone \"Europe/Atlantis\" is not an IANA time zone", line)
-	if err == nil || !strings.Contains(string(out), want) {
-		t.Fatalf("--check: %v\n%s\nwant %q", err, out, want)
+	e := newOdooEnv(t)
+	writeFile(t, e.config, e.template+"\n[servers.books.controls]\ntime_zone = \"Pacific/Kiritimati\"\n")
+	e.vars = e.passEnv
+	c := e.start(mcp.ProtocolVersion20251125, nil)
+	zone, err := time.LoadLocation("Pacific/Kiritimati")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now().In(zone).Format(time.DateOnly)
+	r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanOnFile))
+	after := time.Now().In(zone).Format(time.DateOnly)
+	wantOK(t, r)
+	if !strings.Contains(text(r), `"date":"`+before+`"`) && !strings.Contains(text(r), `"date":"`+after+`"`) {
+		t.Errorf("payment %q is not dated today in Kiritimati (%s)", text(r), before)
 	}
 }

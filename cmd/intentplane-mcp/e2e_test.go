@@ -753,6 +753,8 @@ func TestConfigErrors(t *testing.T) {
 		// Issue 14: an action missing from the schema passed --check, then
 		// every call answered "policy could not decide".
 		{"action not in the schema", `action = "bank.get_balance"`, `action = "bank.get_balances"`, `action = "bank.get_balances"`, `action "bank.get_balances" is not declared in the policy's schema`},
+		// Issue 17: the AP pack's settings are checked with their line.
+		{"unknown time zone", "prefix = \"ap_\"\n", "prefix = \"ap_\"\n[servers.erp.controls]\ntime_zone = \"Europe/Atlantis\"\n", "time_zone =", `time_zone "Europe/Atlantis" is not an IANA time zone`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -21,8 +21,10 @@ type odooMount struct {
 // openOdoo builds the Odoo client of a pack mount from its configuration
 // and the environment, logs every identity in and checks with
 // odoo.Client.CheckRights, for each mapped company, that no identity can
-// do what it must not. Errors name the file and line.
-func openOdoo(ctx context.Context, c *config.Config, at []string, oc *config.Odoo, log *slog.Logger) (*odoo.Client, error) {
+// do what it must not. zone is the company's time zone of the mount's
+// controls (nil: none set): Odoo dates payments in it when the company's
+// contact has none. Errors name the file and line.
+func openOdoo(ctx context.Context, c *config.Config, at []string, oc *config.Odoo, zone *time.Location, log *slog.Logger) (*odoo.Client, error) {
 	at = append(append([]string{}, at...), "odoo")
 	// config checked logins and password_env; the passwords are in the
 	// environment.
@@ -35,6 +37,9 @@ func openOdoo(ctx context.Context, c *config.Config, at []string, oc *config.Odo
 		return odoo.Identity{Login: ic.Login, Password: pw}, nil
 	}
 	cfg := odoo.Config{URL: oc.URL, DB: oc.DB, Timeout: oc.Timeout.Duration, Companies: map[string]int64{}, Logger: log}
+	if zone != nil {
+		cfg.TimeZone = zone.String()
+	}
 	var err error
 	if cfg.Reader, err = identity("reader", &oc.Reader); err != nil {
 		return nil, err

@@ -393,7 +393,7 @@ func mountPack(ctx context.Context, c *config.Config, at []string, sc config.Ser
 	}
 	var books erp.Source = ap.DemoERP(now)
 	if sc.ERP == "odoo" {
-		client, err := openOdoo(ctx, c, at, sc.Odoo, log)
+		client, err := openOdoo(ctx, c, at, sc.Odoo, cfg.Zone, log)
 		if err != nil {
 			return gateway.Pack{}, err
 		}

@@ -34,7 +34,9 @@ type Controls struct {
 	// TimeZone is the company's time zone, an IANA name ("Europe/Berlin"):
 	// the calendar of the day and week totals; empty means UTC. With
 	// erp = "odoo" set it to the company's time zone in Odoo (the
-	// Timezone of the company's contact): Odoo dates payments there.
+	// Timezone of the company's contact), where Odoo dates payments; it is
+	// also the zone Odoo dates them in when that contact has none
+	// (odoo.Config.TimeZone).
 	TimeZone string `toml:"time_zone"`
 	// CoolingOff is how long after it was set a vendor's bank account
 	// needs four eyes for every payment; empty means 120h (5 days).
