@@ -56,9 +56,10 @@ var _ gateway.ContextProvider = payFacts{}
 //     credit notes applied to it count as paid); to the vendor, its
 //     payments without an idempotency key, not cancelled, in the bill's
 //     currency (the gateway keeps totals per currency), whose accounting date is today or in this week in
-//     Config.Zone. The Odoo connector gives only intentplane's payments
-//     with the bills (erp.Bill.Payments), so with Odoo a payment made by
-//     hand counts in outside_bill only;
+//     Config.Zone. They are read with the bills
+//     (erp.BillQuery.PaymentsSince, the Monday of this week): the Odoo
+//     connector gives the vendor's posted outgoing payments made by hand
+//     from that day on with the first bill, so each counts once;
 //   - vendor_name (String): the vendor's name as the ERP displays it, for
 //     the person asked to approve;
 //   - budget_currency (String): the currency of the mandate's budget the
@@ -84,7 +85,7 @@ var _ gateway.ContextProvider = payFacts{}
 //
 // It reads all of that in two calls: the vendor's bills and credit notes
 // with the payments registered through intentplane
-// (erp.BillQuery.WithPayments), and at most one posted payment to the
+// (erp.BillQuery.WithPayments) and those made by hand this week, and at most one posted payment to the
 // vendor (firstPayment); it keeps the bill for the payment's execution
 // (see decided). The vendor's country and the country of the account's
 // bank are the records' attributes (vendor_country, iban_country). Whether the account is the vendor's current one
@@ -107,7 +108,8 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		return nil, nil
 	}
 	company, billID := string(q.Owner), q.Args["bill"].Str
-	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: q.Args["vendor"].Str, WithPayments: true})
+	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: q.Args["vendor"].Str, WithPayments: true,
+		PaymentsSince: weekStart(q.Now, p.cfg.Zone)})
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +219,16 @@ func (p payFacts) outside(bills []erp.Bill, q gateway.FactQuery, currency string
 		}
 	}
 	return today, week
+}
+
+// weekStart is the Monday of now's ISO week in zone (UTC if nil), as
+// YYYY-MM-DD: the first day of the window of outside_week.
+func weekStart(now time.Time, zone *time.Location) string {
+	if zone == nil {
+		zone = time.UTC
+	}
+	d := now.In(zone)
+	return d.AddDate(0, 0, -(int(d.Weekday())+6)%7).Format(time.DateOnly)
 }
 
 // addAmount returns a+b for a and b above zero, saturating.

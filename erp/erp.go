@@ -23,6 +23,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -174,8 +175,11 @@ type Bill struct {
 	Reverses string
 	// Payments are, when BillQuery.WithPayments asked for them, the
 	// payments registered against the bill under an idempotency key
-	// (through intentplane), whatever their state; an implementation may
-	// give the others too. Nil otherwise.
+	// (through intentplane), whatever their state, and the vendor's
+	// payments made outside intentplane that BillQuery.PaymentsSince asks
+	// for (see there: the first bill of a result may carry those of
+	// other bills, with Bill empty); an implementation may give the
+	// others too. Nil otherwise.
 	Payments []Payment
 }
 
@@ -195,7 +199,9 @@ const (
 type Payment struct {
 	// ID identifies the payment in the ERP.
 	ID string
-	// Bill is the ID of the bill it pays.
+	// Bill is the ID of the bill it pays; empty when unknown (a payment
+	// made outside intentplane read with BillQuery.PaymentsSince) or
+	// none (an advance).
 	Bill string
 	// Vendor is the ID of the vendor paid.
 	Vendor string
@@ -336,12 +342,37 @@ type BillQuery struct {
 	Lookup string
 	// WithPayments fills each bill's Payments.
 	WithPayments bool
+	// PaymentsSince, with WithPayments and Vendor, is a day as
+	// YYYY-MM-DD in the company's calendar (its time zone): the
+	// vendor's payments made outside intentplane (no idempotency key)
+	// that are posted, outgoing and dated (accounting date) on or after
+	// it are given too, each once among the Payments of the result:
+	// with the bill it pays, or, when the ERP's read cannot tell which
+	// (a payment registered by hand in Odoo, or one reconciled with no
+	// bill), with the first bill of the result (in ID order), Bill
+	// empty; not given when the result has no bill. An implementation
+	// may give more of them (Mem gives every payment with its bill).
+	// Empty: none is asked for. A day that is not YYYY-MM-DD is refused
+	// with an error wrapping ErrRefused.
+	PaymentsSince string
 	// OpenCredit selects posted credit notes (not bills) with a residual
 	// above zero: credit not yet applied to a bill.
 	OpenCredit bool
 	// Limit, if above zero, returns at most that many bills, and Offset
 	// skips that many first (both in ID order): a page of the selection.
 	Limit, Offset int
+}
+
+// CheckPaymentsSince returns an error wrapping ErrRefused if
+// q.PaymentsSince is neither empty nor a day as YYYY-MM-DD.
+func (q BillQuery) CheckPaymentsSince() error {
+	if q.PaymentsSince == "" {
+		return nil
+	}
+	if _, err := time.Parse(time.DateOnly, q.PaymentsSince); err != nil {
+		return fmt.Errorf("%w: BillQuery.PaymentsSince %q is not a day as YYYY-MM-DD", ErrRefused, q.PaymentsSince)
+	}
+	return nil
 }
 
 // PaymentQuery selects payments; each empty or false field selects all.

@@ -312,18 +312,14 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := q.CheckPaymentsSince(); err != nil {
+		return nil, err
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []Bill
 	for _, b := range m.bills {
-		if b.company != company || (q.ID != "" && b.ID != q.ID) || (q.Vendor != "" && b.Vendor != q.Vendor) ||
-			(q.Lookup != "" && !LookupMatches(q.Lookup, b.ID, b.Name, b.Ref)) {
-			continue
-		}
-		if q.Open && (b.Kind != KindBill || b.State != StatePosted || b.Residual <= 0) {
-			continue
-		}
-		if q.OpenCredit && (b.Kind != KindCreditNote || b.State != StatePosted || b.Residual <= 0) {
+		if b.company != company || !memBillMatches(b.Bill, q) {
 			continue
 		}
 		bill := b.Bill
@@ -343,6 +339,21 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	}
 	slices.SortFunc(out, func(a, b Bill) int { return CompareIDs(a.ID, b.ID) })
 	return page(out, q.Offset, q.Limit), nil
+}
+
+// memBillMatches reports whether b is selected by q's ID, Vendor,
+// Lookup, Open and OpenCredit.
+func memBillMatches(b Bill, q BillQuery) bool {
+	switch {
+	case q.ID != "" && b.ID != q.ID, q.Vendor != "" && b.Vendor != q.Vendor,
+		q.Lookup != "" && !LookupMatches(q.Lookup, b.ID, b.Name, b.Ref):
+		return false
+	case q.Open && (b.Kind != KindBill || b.State != StatePosted || b.Residual <= 0):
+		return false
+	case q.OpenCredit && (b.Kind != KindCreditNote || b.State != StatePosted || b.Residual <= 0):
+		return false
+	}
+	return true
 }
 
 // page returns the page of s that offset and limit select (limit 0: all).

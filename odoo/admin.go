@@ -849,3 +849,61 @@ func (a *Admin) DuplicateDatabase(ctx context.Context, to string) error {
 	_, err := a.t.call(ctx, "db", "duplicate_database", "duplicate_database", a.master, a.db, to)
 	return err
 }
+
+// AddPayment registers a payment by hand, as a person does with Register
+// Payment on a bill in Odoo: the payment wizard on bill p.Bill, with the
+// wizard's own memo (the bill's reference, no idempotency key), for
+// p.Amount (in the bill's currency, in minor units), to p.BankAccount
+// (the wizard's choice, the bill's account, if empty), dated p.Day
+// (YYYY-MM-DD; today in the company's calendar if empty). It returns p
+// posted, with its ID (empty when Odoo's answer does not name it); an error
+// wrapping erp.ErrNotFound for an unknown company or bill, erp.ErrRefused
+// for an amount not above zero or a day that is not YYYY-MM-DD, and
+// Odoo's own refusals (a bill with nothing left to pay) translated.
+func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (erp.Payment, error) {
+	cid, ok := a.company(company)
+	if !ok {
+		return erp.Payment{}, notFound("company")
+	}
+	billID, ok := parseID(p.Bill)
+	if !ok {
+		return erp.Payment{}, notFound("bill")
+	}
+	if p.Amount.Amount <= 0 {
+		return erp.Payment{}, refused("a payment needs an amount above zero")
+	}
+	if err := (erp.BillQuery{PaymentsSince: p.Day}).CheckPaymentsSince(); err != nil {
+		return erp.Payment{}, refused("the payment's day %q is not YYYY-MM-DD", p.Day)
+	}
+	money, err := a.client.loadCurrency(ctx, a.s, p.Amount.Currency)
+	if err != nil {
+		return erp.Payment{}, err
+	}
+	vals := map[string]any{"amount": fromMinor(p.Amount.Amount, money.decimals), "payment_difference_handling": "open"}
+	if p.Day != "" {
+		vals["payment_date"] = p.Day
+	}
+	if p.BankAccount != "" {
+		acct, ok := parseID(p.BankAccount)
+		if !ok {
+			return erp.Payment{}, notFound("bank account")
+		}
+		vals["partner_bank_id"] = acct
+	}
+	wctx := scope(cid, false)
+	wctx["active_model"], wctx["active_ids"] = "account.move", []any{billID}
+	kw := map[string]any{"context": wctx}
+	wizard, err := a.create(ctx, "account.payment.register", vals, kw)
+	if err != nil {
+		return erp.Payment{}, translate(err)
+	}
+	v, err := a.exec(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, kw)
+	if err != nil && !errors.Is(err, errNoneResult) {
+		return erp.Payment{}, translate(err)
+	}
+	p.ID, p.State, p.Key = "", erp.PaymentPosted, ""
+	if ids := paymentIDFromAction(v); len(ids) == 1 {
+		p.ID = itoa(ids[0])
+	}
+	return p, nil
+}

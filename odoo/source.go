@@ -355,7 +355,11 @@ func decodeAccount(r record) (erp.BankAccount, int64, error) {
 // connector checks it again). WithPayments reads, in the same call, the
 // journal entries of the payments registered through the connector (a
 // payment's entry carries its memo, state and amount): they are matched
-// to their bill by the memo.
+// to their bill by the memo. With Vendor and PaymentsSince it also reads,
+// in that call, the entries of the vendor's posted outgoing payments
+// dated from that day on: those without the connector's memo (made by
+// hand in Odoo) are given with the first bill, Bill empty (an entry does
+// not tell which bill its payment is reconciled with).
 func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
 	cid, ok := c.company(company)
 	if !ok {
@@ -367,6 +371,9 @@ func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]
 
 // bills reads bills and also returns each bill's vendor by bill ID.
 func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQuery) ([]erp.Bill, map[string]int64, error) {
+	if err := q.CheckPaymentsSince(); err != nil {
+		return nil, nil, err
+	}
 	domain, id, vendor, ok := billDomain(cid, q)
 	if !ok {
 		return nil, nil, ctx.Err()
@@ -396,7 +403,9 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 		if q.WithPayments {
 			out[i].Payments = []erp.Payment{}
 			for _, p := range paid {
-				if p.Bill == b.ID {
+				// A payment made by hand (Bill empty) goes with the
+				// first bill, so that it is counted once.
+				if p.Bill == b.ID || p.Bill == "" && i == 0 {
 					out[i].Payments = append(out[i].Payments, p)
 				}
 			}
@@ -408,7 +417,8 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 // billDomain is the account.move domain of the bill query q in company
 // cid, with the bill ID and vendor it names (0 if none): bills and
 // credit notes matching q and, with q.WithPayments, also the journal
-// entries of the connector's payments of them (memoPrefix in their ref).
+// entries of the connector's payments of them (memoPrefix in their ref)
+// and those handEntries selects.
 // ok is false for a query naming an ID or vendor that is not an ID,
 // which matches nothing.
 func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok bool) {
@@ -441,9 +451,26 @@ func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok 
 	}
 	domain = append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
 	if q.WithPayments {
-		domain = append([]any{leaf("company_id", "=", cid)}, either(all(docs...), all(entries...))...)
+		legs := [][]any{all(docs...), all(entries...)}
+		if hand := handEntries(q, vendor); hand != nil {
+			legs = append(legs, hand)
+		}
+		domain = append([]any{leaf("company_id", "=", cid)}, either(legs...)...)
 	}
 	return domain, id, vendor, true
+}
+
+// handEntries is the account.move domain of the journal entries of the
+// vendor's posted outgoing payments dated on or after q.PaymentsSince
+// (erp.BillQuery.PaymentsSince), whoever registered them; nil when q asks
+// for none (no vendor or no PaymentsSince). Odoo searches through
+// payment_id for the direction (account.payment payment_type).
+func handEntries(q erp.BillQuery, vendor int64) []any {
+	if vendor == 0 || q.PaymentsSince == "" {
+		return nil
+	}
+	return all(term("move_type", "=", "entry"), term("payment_id", "!=", false), term("commercial_partner_id", "=", vendor),
+		term("state", "=", string(erp.PaymentPosted)), term("date", ">=", q.PaymentsSince), term("payment_id.payment_type", "=", "outbound"))
 }
 
 // lookupDomain matches a bill by what a person calls it: its name (any
@@ -463,7 +490,8 @@ func lookupDomain(lookup string) []any {
 // in company cid (id and vendor as billDomain gives them): the bills,
 // checked again against q (the connector does not trust the domain
 // alone), and with q.WithPayments the payments of the connector's
-// entries among rs, of bill id and vendor when given.
+// entries among rs, of bill id and vendor when given, and the payments
+// made by hand that q.PaymentsSince asks for (handWanted).
 func (c *Client) decodeBills(rs []record, cid int64, q erp.BillQuery, id, vendor int64) ([]erp.Bill, []erp.Payment, error) {
 	out := []erp.Bill{}
 	var paid []erp.Payment
@@ -472,7 +500,8 @@ func (c *Client) decodeBills(rs []record, cid int64, q erp.BillQuery, id, vendor
 			if p, ok, err := c.decodeEntry(r, cid); err != nil {
 				return nil, nil, err
 			} else if ok {
-				if (id == 0 || p.Bill == itoa(id)) && (vendor == 0 || p.Vendor == itoa(vendor)) {
+				if p.Key != "" && (id == 0 || p.Bill == itoa(id)) && (vendor == 0 || p.Vendor == itoa(vendor)) ||
+					p.Key == "" && handWanted(p, q, vendor) {
 					paid = append(paid, p)
 				}
 				continue
@@ -488,6 +517,15 @@ func (c *Client) decodeBills(rs []record, cid int64, q erp.BillQuery, id, vendor
 		out = append(out, b)
 	}
 	return out, paid, nil
+}
+
+// handWanted reports whether p, decoded from a payment's journal entry
+// without the connector's memo, is one that q asks for with
+// PaymentsSince (of vendor, posted, dated on or after it); the direction
+// is left to the domain (handEntries), as the entry does not carry it.
+func handWanted(p erp.Payment, q erp.BillQuery, vendor int64) bool {
+	return vendor != 0 && q.PaymentsSince != "" && p.Vendor == itoa(vendor) && p.State == erp.PaymentPosted &&
+		p.Day != "" && p.Day >= q.PaymentsSince
 }
 
 // billMatches reports whether the decoded bill b is a bill or credit note
@@ -506,9 +544,10 @@ func billMatches(b erp.Bill, q erp.BillQuery, id, vendor int64) bool {
 	return true
 }
 
-// decodeEntry decodes the journal entry of a payment the connector made
-// (move_type entry, with a payment_id and a memo naming its key and
-// bill); ok is false for any other record.
+// decodeEntry decodes the journal entry of a payment (move_type entry,
+// with a payment_id): with the key and bill its memo names if the
+// connector made it, Key and Bill empty otherwise; ok is false for any
+// other record.
 func (c *Client) decodeEntry(r record, cid int64) (erp.Payment, bool, error) {
 	kind, err := r.str("move_type")
 	if err != nil || kind != "entry" {
@@ -539,8 +578,8 @@ func (c *Client) decodeEntry(r record, cid int64) (erp.Payment, bool, error) {
 	if err := errors.Join(errs...); err != nil {
 		return erp.Payment{}, false, fmt.Errorf("odoo: account.move entry: %w", err)
 	}
-	key, bill, ok := parseMemo(ref)
-	if pay == 0 || co != cid || !ok {
+	key, bill, ours := parseMemo(ref)
+	if pay == 0 || co != cid {
 		return erp.Payment{}, false, nil
 	}
 	money, ok := c.currency(cur)
@@ -556,8 +595,11 @@ func (c *Client) decodeEntry(r record, cid int64) (erp.Payment, bool, error) {
 	default:
 		return erp.Payment{}, false, fmt.Errorf("odoo: account.payment %d: %w: state %q", pay, ErrBadAnswer, state)
 	}
-	p := erp.Payment{ID: itoa(pay), Bill: itoa(bill), Vendor: itoa(partner), Amount: intent.Money{Currency: money.code, Amount: amount},
-		Date: created, State: erp.PaymentStatus(state), Key: key}
+	p := erp.Payment{ID: itoa(pay), Vendor: itoa(partner), Amount: intent.Money{Currency: money.code, Amount: amount},
+		Date: created, State: erp.PaymentStatus(state)}
+	if ours { // the connector's: its memo names its key and bill
+		p.Key, p.Bill = key, itoa(bill)
+	}
 	if bank != 0 {
 		p.BankAccount = itoa(bank)
 	}

@@ -60,6 +60,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"ConcurrentPaymentsOfOneBill", testConcurrentPayments},
 		{"VendorCountryBillDateVendorPayments", testControlFields},
 		{"PaymentNettedWithCreditNotes", testNetting},
+		{"HandPaymentsSince", testHandPaymentsSince},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -698,5 +699,50 @@ func testNetting(t *testing.T, e Env) {
 	}
 	if r, _ := residual(t, e, e.Other, other.ID); r != 3000 {
 		t.Errorf("the other company's credit note changed: residual %d", r)
+	}
+}
+
+// HandPayer is a Seeder that also registers payments by hand, as the
+// ERP's own users do (no idempotency key): p.Bill, p.Amount and p.Day
+// (YYYY-MM-DD) are given. erp.Mem and the Odoo connector's Admin are.
+type HandPayer interface {
+	AddPayment(ctx context.Context, company string, p erp.Payment) (erp.Payment, error)
+}
+
+// testHandPaymentsSince: a payment made by hand to a vendor, dated today,
+// is given once among the Payments of the vendor's bills read with
+// PaymentsSince, posted and without a key; a PaymentsSince that is not a
+// day is refused.
+func testHandPaymentsSince(t *testing.T, e Env) {
+	hp, ok := e.Seeder.(HandPayer)
+	if !ok {
+		t.Skip("the seeder registers no payment by hand")
+	}
+	ctx := context.Background()
+	w := seed(t, e)
+	today := time.Now().UTC()
+	p := erp.Payment{Bill: w.bill2.ID, Amount: intent.Money{Currency: "EUR", Amount: 3000}, Day: today.Format(time.DateOnly)}
+	if _, err := hp.AddPayment(ctx, e.Company, p); err != nil {
+		t.Fatalf("hand payment: %v", err)
+	}
+	bs, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{Vendor: w.acme.ID, WithPayments: true,
+		PaymentsSince: today.AddDate(0, 0, -1).Format(time.DateOnly)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hand []erp.Payment
+	for _, b := range bs {
+		for _, pm := range b.Payments {
+			if pm.Key == "" {
+				hand = append(hand, pm)
+			}
+		}
+	}
+	if len(hand) != 1 || hand[0].Amount != p.Amount || hand[0].State != erp.PaymentPosted || hand[0].Vendor != w.acme.ID ||
+		hand[0].Bill != "" && hand[0].Bill != w.bill2.ID {
+		t.Errorf("payments without a key %+v; want the hand payment of 30.00 once", hand)
+	}
+	if _, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{Vendor: w.acme.ID, WithPayments: true, PaymentsSince: "yesterday"}); !errors.Is(err, erp.ErrRefused) {
+		t.Errorf("PaymentsSince yesterday: %v; want ErrRefused", err)
 	}
 }
