@@ -658,7 +658,7 @@ func testNetting(t *testing.T, e Env) {
 	if diff := cmp.Diff([]string{cn1.ID, cn2.ID}, ids(open, billID)); err != nil || diff != "" {
 		t.Fatalf("OpenCredit (-want, +got): %v\n%s", err, diff)
 	}
-	for i, tt := range []struct {
+	checkNettingRefused(t, e, w, []struct {
 		name    string
 		credits []string
 		amount  intent.Amount
@@ -668,16 +668,7 @@ func testNetting(t *testing.T, e Env) {
 		{"another company's credit note", []string{other.ID}, 1000},
 		{"a credit note named twice", []string{cn1.ID, cn1.ID}, 1000},
 		{"with the amount above what is owed", []string{cn1.ID, cn2.ID}, 48000 - 15000 + 1},
-	} {
-		_, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(tt.amount),
-			Key: fmt.Sprintf("net-refused-%d", i), Credits: tt.credits})
-		if !errors.Is(err, erp.ErrRefused) {
-			t.Errorf("%s: %v, want ErrRefused", tt.name, err)
-		}
-	}
-	if r, s := residual(t, e, e.Company, w.bill2.ID); r != 48000 || s != erp.NotPaid {
-		t.Fatalf("refused netting changed the bill: residual %d, %s", r, s)
-	}
+	})
 	p, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID, Amount: eur(20000),
 		Key: "net", Credits: []string{cn1.ID, cn2.ID}})
 	if err != nil || p.Amount != eur(20000) || len(p.Unreconciled) != 0 {
@@ -699,6 +690,27 @@ func testNetting(t *testing.T, e Env) {
 	}
 	if r, _ := residual(t, e, e.Other, other.ID); r != 3000 {
 		t.Errorf("the other company's credit note changed: residual %d", r)
+	}
+}
+
+// checkNettingRefused pays w.bill2 (480.00 owed) with each case's credit
+// notes and amount, expects erp.ErrRefused for each, and the bill
+// unchanged afterwards.
+func checkNettingRefused(t *testing.T, e Env, w world, cases []struct {
+	name    string
+	credits []string
+	amount  intent.Amount
+}) {
+	t.Helper()
+	for i, tt := range cases {
+		_, err := e.Source.RegisterPayment(context.Background(), e.Company, erp.PaymentRequest{Bill: w.bill2.ID, BankAccount: w.acmeIBAN.ID,
+			Amount: intent.Money{Currency: "EUR", Amount: tt.amount}, Key: fmt.Sprintf("net-refused-%d", i), Credits: tt.credits})
+		if !errors.Is(err, erp.ErrRefused) {
+			t.Errorf("%s: %v, want ErrRefused", tt.name, err)
+		}
+	}
+	if r, s := residual(t, e, e.Company, w.bill2.ID); r != 48000 || s != erp.NotPaid {
+		t.Fatalf("refused netting changed the bill: residual %d, %s", r, s)
 	}
 }
 
