@@ -395,6 +395,11 @@ func BenchmarkRealOdooMCPPayment(b *testing.B) {
 	if err != nil || !ok {
 		b.Fatalf("demo vendor: %v", err)
 	}
+	// A company whose assistant pays many bills of one vendor a day: the
+	// vendor's day stays under every threshold (the cumulative limits
+	// would ask a person from the second payment on), so that what is
+	// measured is a payment the policy allows outright.
+	writeFile(b, e.config, e.template+"\n[servers.books.controls]\nconfirm_above = \"1000000.00\"\nfour_eyes_daily_above = \"1000000.00\"\nmax_amount = \"1000000.00\"\n")
 	var stderr lockedBuffer
 	e.stderr, e.args = &stderr, []string{"--log-level", "debug", "--log-format", "json"}
 	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
