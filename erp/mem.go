@@ -83,6 +83,9 @@ func (m *Mem) AddVendor(ctx context.Context, company string, v Vendor) (Vendor, 
 	if company == "" || strings.TrimSpace(v.Name) == "" {
 		return Vendor{}, refused("a vendor needs a company and a name")
 	}
+	if !countryCode(v.Country) {
+		return Vendor{}, refused("a vendor's country is an ISO 3166-1 alpha-2 code in capitals (DE), as Odoo gives it, or none")
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v.ID = m.id()
@@ -583,4 +586,10 @@ func (m *Mem) ChangeBankAccount(ctx context.Context, company string, c BankChang
 func sameName(a, b string) bool {
 	same, err := normalize.SameName(a, b)
 	return err == nil && same
+}
+
+// countryCode reports whether c is "" or two capital ASCII letters, as
+// Odoo gives res.country's code.
+func countryCode(c string) bool {
+	return c == "" || len(c) == 2 && 'A' <= c[0] && c[0] <= 'Z' && 'A' <= c[1] && c[1] <= 'Z'
 }

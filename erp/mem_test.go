@@ -2,6 +2,7 @@ package erp_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -129,6 +130,24 @@ func TestMemOpenCredit(t *testing.T) {
 		b, _ := m.Bills(ctx, "northwind", erp.BillQuery{ID: bill.ID})
 		if len(got) != 1 || got[0].Residual != tc.residual || b[0].Residual != tc.billed {
 			t.Errorf("%s: credit note %+v, bill residual %d; want residuals %d and %d", tc.name, got, b[0].Residual, tc.residual, tc.billed)
+		}
+	}
+}
+
+// TestMemVendorCountry: the in-memory ERP refuses a vendor's country that
+// Odoo would never give (lower case, three letters, not letters), so an
+// approver is never told that "DE" and "de" are two countries.
+func TestMemVendorCountry(t *testing.T) {
+	ctx := context.Background()
+	m := erp.NewMem(nil)
+	for _, c := range []string{"", "DE", "GB"} {
+		if _, err := m.AddVendor(ctx, "northwind", erp.Vendor{Name: "Vendor " + c, Country: c}); err != nil {
+			t.Errorf("country %q: %v", c, err)
+		}
+	}
+	for _, c := range []string{"de", "DEU", "D", "D1", "ÄB"} {
+		if _, err := m.AddVendor(ctx, "northwind", erp.Vendor{Name: "Vendor " + c, Country: c}); !errors.Is(err, erp.ErrRefused) {
+			t.Errorf("country %q: %v, want ErrRefused", c, err)
 		}
 	}
 }
