@@ -600,6 +600,10 @@ func (s *Server) Wait(ctx context.Context, id string) (Outcome, error) {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
+			// Forget the waiter: a request decided elsewhere or left to
+			// expire would otherwise keep it for the process's life (other
+			// waiters of the same request still wake within a second).
+			s.unwait(id, done)
 			return out, ctx.Err()
 		}
 		t.Stop()
