@@ -122,6 +122,12 @@ var (
 	ErrExpired = errors.New("approvals: request expired")
 	// ErrDecided: the request was already approved or rejected.
 	ErrDecided = errors.New("approvals: request already decided")
+	// ErrVoteLost: the approver's vote was recorded in the receipt chain,
+	// but another decision on the same request, made at the same moment on
+	// another replica, decided or ended it first, so the vote does not
+	// count (a later receipt says so). The error also wraps why (for
+	// example ErrDecided).
+	ErrVoteLost = errors.New("approvals: vote recorded but did not count: the request changed at the same moment")
 	// ErrSameApprover: this approver already decided on the request; an
 	// approver's approval never counts twice.
 	ErrSameApprover = errors.New("approvals: approver already decided on this request")

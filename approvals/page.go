@@ -633,6 +633,8 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 		code, title, text = http.StatusConflict, "Refused", "This request was refused: what it shows does not hash to the operation the gateway named. Nothing can be approved for it."
 	case errors.Is(err, ErrExpired):
 		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. The agent must ask again."
+	case errors.Is(err, ErrVoteLost):
+		code, title, text = http.StatusConflict, "Not counted", "Someone decided this request at the same moment, so your decision did not count. It is in the audit trail, marked as not counted. Open the request to see what counts."
 	case errors.Is(err, ErrDecided):
 		code, title, text = http.StatusConflict, "Already decided", "This request was already decided; nothing more was recorded."
 	case errors.Is(err, ErrNotIndependent):

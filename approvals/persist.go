@@ -83,19 +83,26 @@ func (s *Server) putJSON(ctx context.Context, space, key string, v any, expires 
 // get returns the request id names as kept, with its status as of now (a
 // pending request past its expiry is expired), or ErrNotFound.
 func (s *Server) get(ctx context.Context, id string) (*request, error) {
+	r, _, err := s.getKept(ctx, id)
+	return r, err
+}
+
+// getKept is get that also returns the entry's bytes as kept, for a
+// compare-and-swap (Store.SwapEntry) of the request.
+func (s *Server) getKept(ctx context.Context, id string) (*request, []byte, error) {
 	b, ok, err := s.st.Entry(ctx, SpaceRequests, id)
 	if err != nil {
-		return nil, fmt.Errorf("approvals: reading request %s: %w", id, err)
+		return nil, nil, fmt.Errorf("approvals: reading request %s: %w", id, err)
 	}
 	if !ok {
-		return nil, ErrNotFound
+		return nil, nil, ErrNotFound
 	}
 	r, err := decodeRequest(b)
 	if err != nil {
-		return nil, fmt.Errorf("approvals: request %s as kept: %w", id, err)
+		return nil, nil, fmt.Errorf("approvals: request %s as kept: %w", id, err)
 	}
 	r.expire(s.now())
-	return r, nil
+	return r, b, nil
 }
 
 // all returns every request kept, oldest first, each with its status as of

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -289,5 +291,97 @@ func TestReplicasShareRequests(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the other replica's Wait did not see the decision")
+	}
+}
+
+// racingStore is a store that runs between, once, after a Server has
+// read a request and before it swaps its vote in: another replica's
+// decision landing at that very moment.
+type racingStore struct {
+	*mem.Store
+	once    sync.Once
+	between func()
+}
+
+func (s *racingStore) SwapEntry(ctx context.Context, space, key string, old, value []byte, expires time.Time) (bool, error) {
+	if space == approvals.SpaceRequests {
+		s.once.Do(s.between)
+	}
+	return s.Store.SwapEntry(ctx, space, key, old, value, expires)
+}
+
+// replica is another Server over f's store (or a wrapper of it), with its
+// own page: a second replica of the approvals service.
+func (f *fixture) replica(st approvals.Store) *fixture {
+	f.t.Helper()
+	r := &fixture{t: f.t, clock: f.clock, log: f.log, cfg: f.cfg, st: f.st}
+	r.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, q *http.Request) { (*r.h.Load()).ServeHTTP(w, q) }))
+	f.t.Cleanup(r.ts.Close)
+	r.cfg.BaseURL = r.ts.URL // its own address, as the page checks Host
+	srv, err := approvals.New(r.cfg, f.log, st)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	r.srv = srv
+	h := srv.Handler()
+	r.h.Store(&h)
+	return r
+}
+
+// TestReplicasSimultaneousVotes: two approvers decide one request at the
+// same moment on two replicas sharing the store (the second lands between
+// the first's read and its write). No vote is lost silently: of two
+// four-eyes approvals both count and the request is approved; an approval
+// racing a rejection that landed first does not count, its approver is
+// told so, the request stays rejected with no approval, and the receipt
+// chain says the approval did not count. (With the last write winning,
+// the first case kept one approval of two and the second turned a
+// rejection into an approval.)
+func TestReplicasSimultaneousVotes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name       string
+		level      intent.Level
+		bobApprove bool
+		wantStatus approvals.Status
+		wantAlice  int // the page's answer to alice
+		approvals  int
+	}{
+		{"four eyes, two approvals", intent.LevelFourEyes, true, approvals.StatusApproved, http.StatusSeeOther, 2},
+		{"approval racing a rejection", intent.LevelConfirm, false, approvals.StatusRejected, http.StatusConflict, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, st := storedFixture(t, nil)
+			tk := f.request(pending(t, 600000, tc.name, tc.level))
+			b := f.replica(st)
+			bob := b.signedIn("bob")
+			racing := &racingStore{Store: st}
+			racing.between = func() {
+				if p := bob.decide(tk.ID, tc.bobApprove); p.code != http.StatusSeeOther {
+					t.Errorf("bob on replica B: %d %.300s", p.code, p.body)
+				}
+			}
+			a := f.replica(racing)
+			p := a.signedIn("alice").decide(tk.ID, true)
+			if p.code != tc.wantAlice {
+				t.Fatalf("alice on replica A: %d %.500s", p.code, p.body)
+			}
+			out := f.outcome(tk.ID)
+			if out.Status != tc.wantStatus || len(out.Approvals) != tc.approvals {
+				t.Fatalf("request after both votes: %s with %d approvals; want %s with %d", out.Status, len(out.Approvals), tc.wantStatus, tc.approvals)
+			}
+			if tc.wantAlice == http.StatusConflict {
+				if !strings.Contains(p.body, "did not count") {
+					t.Errorf("alice is not told her vote did not count: %.500s", p.body)
+				}
+				said := false
+				for _, r := range f.log.all("emma") {
+					said = said || (strings.Contains(r.Message, "did not count") && strings.Contains(r.Message, "alice"))
+				}
+				if !said {
+					t.Error("no receipt says alice's approval did not count")
+				}
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -641,104 +642,176 @@ func (s *Server) notify(id string) {
 	}
 }
 
-// decide records approver's decision on request id. shown is the operation
-// hash the approver was shown; it must be the request's. An approval is
-// signed with the approver's key over the operation hash, bound to the
-// mandate and expiring with the request.
-// decide records approver's vote on request id; reason is a rejection's
-// reason as the approver gave it ("" for an approval, or none given).
+// decide records approver's vote on request id. shown is the operation
+// hash the approver was shown; it must be the request's. reason is a
+// rejection's reason as the approver gave it ("" for an approval, or none
+// given). An approval is signed with the approver's key over the
+// operation hash, bound to the mandate and expiring with the request.
+//
+// The vote is kept with a compare-and-swap of the request as read, so that
+// of two decisions made at the same moment on replicas sharing the store
+// neither is lost silently: the later one is applied to the request as
+// the earlier left it (a second four-eyes approval completes it), or, if
+// that decided it meanwhile, does not count, and the approver is told so
+// with ErrVoteLost and a receipt saying that the vote did not count.
 func (s *Server) decide(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via, reason string) (Outcome, error) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	now := s.now().UTC()
-	r, err := s.get(ctx, id)
-	if err == nil {
-		switch r.status {
-		case StatusRefused:
-			err = ErrTampered
-		case StatusExpired:
-			err = ErrExpired
-		case StatusApproved, StatusRejected:
-			err = ErrDecided
+	var v *vote // the vote, signed and recorded, once made
+	for attempt := 0; attempt < maxSwapAttempts; attempt++ {
+		r, kept, err := s.getKept(ctx, id)
+		if err == nil {
+			err = s.mayVote(r, approver, shown, approve)
 		}
-	}
-	if err == nil && shown != r.hash {
-		err = ErrOtherOperation
-	}
-	if err == nil {
-		for _, d := range r.votes {
-			if d.Approver == approver {
-				err = ErrSameApprover
+		if err != nil {
+			if v != nil {
+				return Outcome{}, s.voteLost(ctx, id, r, v, err)
 			}
+			return Outcome{}, err
+		}
+		if v == nil {
+			if v, err = s.makeVote(ctx, r, approver, approve, via, reason, now); err != nil {
+				return Outcome{}, err
+			}
+		}
+		r.apply(v)
+		next, err := json.Marshal(r.record())
+		if err != nil {
+			return Outcome{}, err
+		}
+		swapped, err := s.st.SwapEntry(ctx, SpaceRequests, id, kept, next, r.expires.Add(s.cfg.Retain))
+		if err != nil {
+			// The store did not answer: the vote may or may not be kept
+			// (a write can succeed with its answer lost).
+			return Outcome{}, fmt.Errorf("approvals: decision recorded (receipt %d), but keeping it failed, so it may not count: reload the request to see: %w", v.Receipt.Seq, err)
+		}
+		if swapped {
+			s.notify(id)
+			s.logger.Info("approval decision", "id", id, "approver", approver, "approve", approve, "status", r.status)
+			return r.outcome(), nil
+		}
+		// Another process changed the request since it was read: read it
+		// again and apply the vote to what it holds now.
+	}
+	return Outcome{}, fmt.Errorf("approvals: decision recorded (receipt %d) but not kept after %d attempts (the request kept changing), so it does not count; try again", v.Receipt.Seq, maxSwapAttempts)
+}
+
+// maxSwapAttempts bounds how often decide rereads a request that other
+// processes keep changing.
+const maxSwapAttempts = 8
+
+// vote is an approver's decision, made once: signed (an approval) and
+// recorded in the receipt chain, then applied to the request as kept.
+type vote struct {
+	Vote
+	approval *approval.Approval // nil for a rejection
+}
+
+// mayVote returns why approver may not cast this vote on r as it is now,
+// or nil.
+func (s *Server) mayVote(r *request, approver string, shown intent.OperationHash, approve bool) error {
+	switch r.status {
+	case StatusRefused:
+		return ErrTampered
+	case StatusExpired:
+		return ErrExpired
+	case StatusApproved, StatusRejected:
+		return ErrDecided
+	}
+	if shown != r.hash {
+		return ErrOtherOperation
+	}
+	for _, d := range r.votes {
+		if d.Approver == approver {
+			return ErrSameApprover
 		}
 	}
 	a := s.approvers[approver]
-	if err == nil && a == nil {
-		err = ErrUnknownApprover
+	if a == nil {
+		return ErrUnknownApprover
 	}
-	if err == nil && !a.mayDecide(r.op.Owner) {
-		err = ErrOtherOwner
+	if !a.mayDecide(r.op.Owner) {
+		return ErrOtherOwner
 	}
-	if err == nil && approve && s.named(r, approver) != "" {
-		err = ErrNotIndependent
-	}
-	var have int
-	if err == nil {
-		have = len(r.approvals)
-	}
-	if err != nil {
-		return Outcome{}, err
+	if approve && s.named(r, approver) != "" {
+		return ErrNotIndependent
 	}
 	// What is signed is checked once more against the hash.
 	if why := r.check(); why != "" {
-		return Outcome{}, fmt.Errorf("%w: %s", ErrTampered, why)
+		return fmt.Errorf("%w: %s", ErrTampered, why)
 	}
+	return nil
+}
 
+// makeVote signs approver's approval (if approve) and records the vote's
+// receipt, as decided on r as read at now.
+func (s *Server) makeVote(ctx context.Context, r *request, approver string, approve bool, via, reason string, now time.Time) (*vote, error) {
 	rec := r.baseReceipt(now)
 	rec.Code = intent.CodeApprovalRequired
-	status := StatusPending
-	var ap approval.Approval
+	v := &vote{Vote: Vote{Approver: approver, Approve: approve, At: now, Via: via, Reason: reason}}
 	if approve {
 		aid, err := approval.NewID(s.rand)
 		if err != nil {
-			return Outcome{}, err
+			return nil, err
 		}
-		ap, err = approval.Sign(approval.Approval{
+		ap, err := approval.Sign(approval.Approval{
 			ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: approver,
 			IssuedAt: now, ExpiresAt: r.expires,
-		}, a.key)
+		}, s.approvers[approver].key)
 		if err != nil {
-			return Outcome{}, err
+			return nil, err
 		}
-		have++
-		if have >= r.need() {
-			status = StatusApproved
-		}
+		v.approval = &ap
 		rec.Verdict = intent.StepUp
-		rec.Message = fmt.Sprintf("Request %s approved by %s on the %s channel (%d of %d for %s).", id, approver, via, have, r.need(), r.level)
+		rec.Message = fmt.Sprintf("Request %s approved by %s on the %s channel (%d of %d for %s).", r.id, approver, via, len(r.approvals)+1, r.need(), r.level)
 		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
 	} else {
-		status = StatusRejected
 		rec.Verdict = intent.Deny
-		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", id, approver, via)
+		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", r.id, approver, via)
 		if reason != "" {
 			rec.Message += " Reason: " + reason
 		}
 	}
 	stored, err := s.log.Append(ctx, rec)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
+		return nil, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
 	}
-	d := Vote{Approver: approver, Approve: approve, At: now, Via: via, Reason: reason, Receipt: stored}
-	if approve {
-		r.approvals = append(r.approvals, ap)
+	v.Receipt = stored
+	return v, nil
+}
+
+// apply adds v to r and sets r's status: approved once it holds the
+// approvals its level needs, rejected by a rejection.
+func (r *request) apply(v *vote) {
+	r.votes = append(r.votes, v.Vote)
+	if v.approval == nil {
+		r.status = StatusRejected
+		return
 	}
-	r.votes = append(r.votes, d)
-	r.status = status
-	if err := s.save(ctx, r); err != nil {
-		return Outcome{}, fmt.Errorf("approvals: decision recorded (receipt %d) but not kept, so it does not count: %w", stored.Seq, err)
+	r.approvals = append(r.approvals, *v.approval)
+	if len(r.approvals) >= r.need() {
+		r.status = StatusApproved
 	}
-	s.notify(id)
-	s.logger.Info("approval decision", "id", id, "approver", approver, "approve", approve, "status", status)
-	return r.outcome(), nil
+}
+
+// voteLost records that v, already in the receipt chain, did not count
+// because the request changed under it (why: decided or expired
+// meanwhile, on another replica), and returns why, wrapped, for the
+// approver.
+func (s *Server) voteLost(ctx context.Context, id string, r *request, v *vote, why error) error {
+	what := "rejection"
+	if v.Approve {
+		what = "approval"
+	}
+	msg := fmt.Sprintf("The %s of request %s by %s (receipt %d) did not count: the request changed at the same moment (%v).", what, id, v.Approver, v.Receipt.Seq, why)
+	if r != nil {
+		rec := r.baseReceipt(s.now().UTC())
+		rec.Verdict, rec.Code, rec.Message = intent.Deny, intent.CodeApprovalInvalid, msg
+		if _, err := s.log.Append(ctx, rec); err != nil {
+			s.logger.Error("approval vote lost, not recorded", "id", id, "approver", v.Approver, "err", err)
+		}
+	}
+	s.logger.Warn("approval vote lost to a simultaneous change", "id", id, "approver", v.Approver, "receipt", v.Receipt.Seq, "why", why)
+	return fmt.Errorf("%w (your %s, receipt %d): %w", ErrVoteLost, what, v.Receipt.Seq, why)
 }

@@ -29,6 +29,13 @@ type Store interface {
 	Entries(ctx context.Context, space string, fn func(key string, value []byte) error) error
 	// DeleteEntry removes (space, key); removing nothing is not an error.
 	DeleteEntry(ctx context.Context, space, key string) error
+	// SwapEntry replaces the entry under (space, key) with value, until
+	// expires (UTC), only if an unexpired entry is there and its value is
+	// exactly old (byte for byte), as one atomic step across every
+	// process sharing the store (compare-and-swap). swapped is false, with
+	// a nil error, when the entry is missing, expired or holds anything
+	// else; nothing is written then.
+	SwapEntry(ctx context.Context, space, key string, old, value []byte, expires time.Time) (swapped bool, err error)
 }
 
 // The spaces the approval page and the Tracker keep their entries in.

@@ -373,6 +373,8 @@ func refusal(err error) (int, string) {
 		return http.StatusNotFound, "no such request"
 	case errors.Is(err, ErrExpired):
 		return http.StatusGone, "request expired"
+	case errors.Is(err, ErrVoteLost):
+		return http.StatusConflict, "not counted: the request was decided at the same moment on another replica"
 	case errors.Is(err, ErrDecided):
 		return http.StatusConflict, "refused: request already decided"
 	case errors.Is(err, ErrSameApprover):

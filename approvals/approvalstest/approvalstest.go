@@ -24,6 +24,8 @@ func Run(t *testing.T, newStore func(t *testing.T) approvals.Store, reopen func(
 	t.Helper()
 	t.Run("PutGetReplaceDelete", func(t *testing.T) { putGetReplaceDelete(t, newStore(t)) })
 	t.Run("EntriesInKeyOrderUnexpired", func(t *testing.T) { entriesInKeyOrderUnexpired(t, newStore(t)) })
+	t.Run("SwapOnlyFromOld", func(t *testing.T) { swapOnlyFromOld(t, newStore(t)) })
+	t.Run("SwapOneWinner", func(t *testing.T) { swapOneWinner(t, newStore(t)) })
 	if reopen == nil {
 		return
 	}
@@ -110,6 +112,97 @@ func survivesRestart(t *testing.T, s approvals.Store, reopen func(t *testing.T, 
 	for sp, want := range entries {
 		if v, ok, err := s.Entry(ctx, sp, "id\x00"); err != nil || !ok || string(v) != want {
 			t.Fatalf("after a restart %s = %q, %v, %v; want %q", sp, v, ok, err, want)
+		}
+	}
+}
+
+// swapOnlyFromOld: SwapEntry writes only over an unexpired entry holding
+// exactly old; otherwise it reports false and leaves the entry as it was.
+func swapOnlyFromOld(t *testing.T, s approvals.Store) {
+	ctx, hour := context.Background(), time.Now().Add(time.Hour)
+	sp := approvals.SpaceRequests
+	if ok, err := s.SwapEntry(ctx, sp, "absent", nil, []byte("x"), hour); ok || err != nil {
+		t.Fatalf("SwapEntry over nothing = %v, %v; want false, nil", ok, err)
+	}
+	if _, ok, _ := s.Entry(ctx, sp, "absent"); ok {
+		t.Fatal("SwapEntry over nothing created an entry")
+	}
+	if err := s.PutEntry(ctx, sp, "k", []byte("pending"), hour); err != nil {
+		t.Fatal(err)
+	}
+	for _, old := range [][]byte{nil, []byte(""), []byte("pendin"), []byte("pending "), []byte("PENDING")} {
+		if ok, err := s.SwapEntry(ctx, sp, "k", old, []byte("rejected"), hour); ok || err != nil {
+			t.Fatalf("SwapEntry from %q over %q = %v, %v; want false, nil", old, "pending", ok, err)
+		}
+	}
+	if ok, err := s.SwapEntry(ctx, sp, "k", []byte("pending"), []byte("approved"), hour); !ok || err != nil {
+		t.Fatalf("SwapEntry from the value there = %v, %v; want true, nil", ok, err)
+	}
+	if v, ok, err := s.Entry(ctx, sp, "k"); err != nil || !ok || string(v) != "approved" {
+		t.Fatalf("Entry after the swap = %q, %v, %v", v, ok, err)
+	}
+	if ok, err := s.SwapEntry(ctx, sp, "k", []byte("pending"), []byte("rejected"), hour); ok || err != nil {
+		t.Fatalf("a second swap from the old value = %v, %v; want false", ok, err)
+	}
+	if v, _, _ := s.Entry(ctx, sp, "k"); string(v) != "approved" {
+		t.Fatalf("a refused swap changed the entry to %q", v)
+	}
+	if _, ok, _ := s.Entry(ctx, approvals.SpaceSessions, "k"); ok {
+		t.Fatal("the swap wrote into another space")
+	}
+	if err := s.PutEntry(ctx, sp, "gone", []byte("pending"), time.Now().Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := s.SwapEntry(ctx, sp, "gone", []byte("pending"), []byte("approved"), hour); ok || err != nil {
+		t.Fatalf("SwapEntry over an expired entry = %v, %v; want false", ok, err)
+	}
+}
+
+// swapOneWinner: of many processes swapping the same entry from the same
+// value at once, exactly one wins, and the entry holds its value.
+func swapOneWinner(t *testing.T, s approvals.Store) {
+	ctx, hour := context.Background(), time.Now().Add(time.Hour)
+	sp := approvals.SpaceRequests
+	for round := range 5 {
+		key := fmt.Sprintf("race-%d", round)
+		if err := s.PutEntry(ctx, sp, key, []byte("pending"), hour); err != nil {
+			t.Fatal(err)
+		}
+		const n = 8
+		won := make(chan string, n)
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for i := range n {
+			go func() {
+				<-start
+				v := fmt.Sprintf("decided by %d", i)
+				ok, err := s.SwapEntry(ctx, sp, key, []byte("pending"), []byte(v), hour)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if ok {
+					won <- v
+				}
+				errs <- nil
+			}()
+		}
+		close(start)
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+		}
+		close(won)
+		var winners []string
+		for w := range won {
+			winners = append(winners, w)
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: %d swaps won (%v); want exactly one", round, len(winners), winners)
+		}
+		if v, _, _ := s.Entry(ctx, sp, key); string(v) != winners[0] {
+			t.Fatalf("round %d: entry holds %q, the winner wrote %q", round, v, winners[0])
 		}
 	}
 }

@@ -116,3 +116,31 @@ func (s *Store) DeleteEntry(ctx context.Context, space, key string) error {
 		return b.Delete(ek)
 	})
 }
+
+// SwapEntry replaces the unexpired entry under (space, key) with value,
+// until expires, only if its value is old, in one write transaction.
+func (s *Store) SwapEntry(ctx context.Context, space, key string, old, value []byte, expires time.Time) (bool, error) {
+	ek, err := entryKey(space, key)
+	if err != nil {
+		return false, err
+	}
+	v := append(binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano())), value...)
+	swapped := false
+	err = s.update(ctx, func(tx *bolt.Tx) error {
+		swapped = false // a batch may run fn again
+		b := tx.Bucket(bucketEntries)
+		if b == nil {
+			return nil
+		}
+		cur, exp, ok := decodeRecord(b.Get(ek))
+		if !ok || !s.now().Before(exp) || !bytes.Equal(cur, old) {
+			return nil
+		}
+		if err := b.Put(ek, v); err != nil {
+			return err
+		}
+		swapped = true
+		return nil
+	})
+	return swapped && err == nil, err
+}

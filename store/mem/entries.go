@@ -1,6 +1,7 @@
 package mem
 
 import (
+	"bytes"
 	"context"
 	"slices"
 	"sort"
@@ -84,4 +85,23 @@ func (s *Store) DeleteEntry(ctx context.Context, space, key string) error {
 	defer s.mu.Unlock()
 	delete(s.entries[space], key)
 	return nil
+}
+
+// SwapEntry replaces the unexpired entry under (space, key) with value,
+// until expires, only if its value is old.
+func (s *Store) SwapEntry(ctx context.Context, space, key string, old, value []byte, expires time.Time) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if err := state.CheckKeys(space, key); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.entries[space][key]
+	if !ok || !s.now().Before(r.expires) || !bytes.Equal(r.value, old) {
+		return false, nil
+	}
+	s.entries[space][key] = record{value: slices.Clone(value), expires: expires.UTC()}
+	return true, nil
 }

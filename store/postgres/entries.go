@@ -84,3 +84,25 @@ func (s *Store) DeleteEntry(ctx context.Context, space, key string) error {
 		return err
 	})
 }
+
+// SwapEntry replaces the unexpired entry under (space, key) with value,
+// until expires, only if its value is old: one conditional UPDATE, atomic
+// across every replica. A retry after a lost answer finds value there and
+// reports the swap it made (an entry already holding value is reported
+// swapped: the state asked for holds). Errors other than state.ErrKeyTooLong wrap
+// ErrUnavailable.
+func (s *Store) SwapEntry(ctx context.Context, space, key string, old, value []byte, expires time.Time) (bool, error) {
+	if err := state.CheckKeys(space, key); err != nil {
+		return false, err
+	}
+	swapped := false
+	err := s.do(ctx, "swap entry", func(ctx context.Context) error {
+		tag, err := s.pool.Exec(ctx, `
+UPDATE entries SET value = $4, expires = $5
+WHERE space = $1 AND key = $2 AND (value = $3 OR value = $4) AND expires > now()`,
+			[]byte(space), []byte(key), old, value, expires.UTC())
+		swapped = err == nil && tag.RowsAffected() == 1
+		return err
+	})
+	return swapped, err
+}
