@@ -10,14 +10,34 @@ import (
 
 // TestLegitimateWorkload runs the legitimate workload (package aptest: a
 // generated AP book paid through the AP tools as a careful assistant
-// would, with expected outcomes from AP practice) on the in-memory ERP,
-// with the company's default controls. The same book runs on the fake
-// Odoo and on a real Odoo 17 in package odoo.
+// would, with expected outcomes from AP practice under the company's
+// configured limits) on the in-memory ERP: with the default controls,
+// where a vendor's day above max_vendor_total (max_amount, 10,000.00, by
+// default) and a bill above max_amount are refused by the company's own
+// limit; with max_vendor_total raised, as a company that pays whole vendor
+// runs sets it, where only the bills above max_amount are; and with
+// max_amount raised above the book's largest bill too, where nothing is.
+// The same book runs on the fake Odoo and on a real Odoo 17 in package
+// odoo.
 func TestLegitimateWorkload(t *testing.T) {
 	t.Parallel()
-	m := ap.DemoERP(func() time.Time { return t0 })
-	f := aptest.Run(t, aptest.Env{Source: m, Builder: aptest.MemBuilder{Mem: m}, Company: ap.DemoCompany, Day: t0, Name: "erp.Mem"})
-	if f.Payments < 130 || f.Paid < 120 {
-		t.Errorf("%d payments, %d paid: the book is smaller than it should be", f.Payments, f.Paid)
+	for _, tt := range []struct {
+		name                string
+		cfg                 ap.Config
+		paid                int
+		maxAmount, maxTotal int
+	}{
+		{"Defaults", ap.Config{}, 127, 5, 21},
+		{"WholeVendorRuns", aptest.WholeVendorRuns, 148, 5, 0},
+		{"WholeVendorRunsLargeBills", ap.Config{MaxVendorTotal: aptest.WholeVendorRuns.MaxVendorTotal, MaxAmount: 1_500_000}, 153, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := ap.DemoERP(func() time.Time { return t0 })
+			f := aptest.Run(t, aptest.Env{Source: m, Builder: aptest.MemBuilder{Mem: m}, Company: ap.DemoCompany, Day: t0, Config: tt.cfg, Name: "erp.Mem, " + tt.name})
+			if f.Payments != 153 || f.Paid != tt.paid || f.Limited["max_amount"] != tt.maxAmount || f.Limited["max_vendor_total"] != tt.maxTotal || f.FalseRefusals != 0 {
+				t.Errorf("%s; want 153 payments, %d paid, %d refused by max_amount and %d by max_vendor_total, 0 false refusals", f, tt.paid, tt.maxAmount, tt.maxTotal)
+			}
+		})
 	}
 }

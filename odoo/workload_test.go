@@ -33,9 +33,10 @@ func (b workloadBuilder) AddVendor(ctx context.Context, company string, v aptest
 }
 
 // workloadOdoo sets up database db on the Odoo at url (a fake one when
-// fake is not nil) as odoo.Setup does, with one company, and returns the
-// workload's environment on it.
-func workloadOdoo(t *testing.T, url, master, db string, fake bool) aptest.Env {
+// fake, else a copy of ODOO_TEMPLATE_DB when set) as odoo.Setup does, with
+// one company, and returns the workload's environment on it, the
+// administrator and the connector's configuration.
+func workloadOdoo(t *testing.T, url, master, db string, fake bool) (aptest.Env, *odoo.Admin, odoo.Config) {
 	t.Helper()
 	ctx := context.Background()
 	r, p, b := identities(t)
@@ -53,34 +54,72 @@ func workloadOdoo(t *testing.T, url, master, db string, fake bool) aptest.Env {
 		t.Fatalf("setup: %v", err)
 	}
 	cfg.Timeout = 2 * time.Minute
+	return aptest.Env{Source: workloadClient(t, cfg), Builder: workloadBuilder{a}, Company: odoo.DemoCompany}, a, cfg
+}
+
+// workloadClient returns a logged-in connector configured by cfg.
+func workloadClient(t *testing.T, cfg odoo.Config) *odoo.Client {
+	t.Helper()
 	c, err := odoo.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Login(ctx); err != nil {
+	if err := c.Login(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return aptest.Env{Source: c, Builder: workloadBuilder{a}, Company: odoo.DemoCompany}
+	return c
+}
+
+// runWorkloadOdoo enters the legitimate workload's book (vendors vendors)
+// into a new database on the Odoo at url, copies the database, and pays
+// the book in the first with the company's default controls and in the
+// copy with aptest.WholeVendorRuns. Practice expects no false refusal in
+// either; in the second, no vendor's day is refused.
+func runWorkloadOdoo(t *testing.T, url, master, db string, fake bool, name string, vendors int) {
+	ctx := context.Background()
+	e, a, cfg := workloadOdoo(t, url, master, db, fake)
+	e.Name, e.Vendors = name, vendors
+	start := time.Now()
+	bk := aptest.Build(t, e)
+	t.Logf("the book entered into %s in %v", name, time.Since(start).Round(time.Millisecond))
+	whole := e
+	whole.Name, whole.Config = name+", max_vendor_total raised", aptest.WholeVendorRuns
+	cfg.DB = db + "_whole"
+	if err := a.DuplicateDatabase(ctx, cfg.DB); err != nil {
+		t.Fatalf("copying the book: %v", err)
+	}
+	t.Cleanup(func() {
+		if c, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: cfg.DB, MasterPassword: master}); err == nil {
+			_, _ = c.DropDatabase(context.Background())
+		}
+	})
+	whole.Source = workloadClient(t, cfg)
+	t.Run("Defaults", func(t *testing.T) {
+		if f := aptest.Pay(t, e, bk); f.FalseRefusals != 0 || f.Paid == 0 {
+			t.Errorf("%s", f)
+		}
+	})
+	t.Run("WholeVendorRuns", func(t *testing.T) {
+		if f := aptest.Pay(t, whole, bk); f.FalseRefusals != 0 || f.Limited["max_vendor_total"] != 0 || f.Paid == 0 {
+			t.Errorf("%s", f)
+		}
+	})
 }
 
 // TestLegitimateWorkloadFakeOdoo runs the legitimate workload on the fake
-// Odoo, with the company's default controls.
+// Odoo (the full book, 153 payments).
 func TestLegitimateWorkloadFakeOdoo(t *testing.T) {
 	t.Parallel()
 	srv := odootest.NewServer(fakeMaster)
 	defer srv.Close()
-	e := workloadOdoo(t, srv.URL, fakeMaster, "fake_workload", true)
-	e.Name = "the fake Odoo"
-	aptest.Run(t, e)
+	runWorkloadOdoo(t, srv.URL, fakeMaster, "fake_workload", true, "the fake Odoo", 0)
 }
 
 // TestRealOdooLegitimateWorkload runs the legitimate workload on a real
-// Odoo 17 (ODOO_URL; a copy of ODOO_TEMPLATE_DB when set), with the
-// company's default controls. Odoo stamps each account's write_date, so
-// the gateway's clock is moved to each account's age (see aptest.Run).
+// Odoo 17 (ODOO_URL; a copy of ODOO_TEMPLATE_DB when set). Odoo stamps
+// each account's write_date, so the gateway's clock is moved to each
+// account's age (see aptest.Pay).
 func TestRealOdooLegitimateWorkload(t *testing.T) {
 	url, master := realOdoo(t)
-	e := workloadOdoo(t, url, master, "intentplane_workload_"+randomHex(t, 4), false)
-	e.Name = "Odoo 17"
-	aptest.Run(t, e)
+	runWorkloadOdoo(t, url, master, "intentplane_workload_"+randomHex(t, 4), false, "Odoo 17", 0)
 }

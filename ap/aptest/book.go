@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/erp"
@@ -36,7 +35,9 @@ type bookAccount struct {
 type payment struct {
 	vendor, bill, currency string
 	amount                 intent.Amount
-	// expect is "", "confirm" or "four_eyes", with why.
+	// expect is "", "confirm" or "four_eyes", with why, for what the book
+	// itself says of the payment (a changed account, a credit note); the
+	// thresholds are the company's configuration (limits.expect).
 	expect, why string
 	// newVendor: the vendor was never paid before this book; its first
 	// payment that executes rightly asks a person.
@@ -163,8 +164,6 @@ func generate(t testing.TB, e Env, day time.Time, rng *rand.Rand) book {
 					p.expect, p.why = "four_eyes", "the account was changed two days ago"
 				case credit && j == 0:
 					p.expect, p.why = "confirm", "the vendor's open credit note is netted with its next payment"
-				case a > ap.DefaultConfirmAbove:
-					p.expect, p.why = "confirm", "above the company's confirmation threshold"
 				}
 				bk.payments = append(bk.payments, p)
 			}

@@ -1,31 +1,21 @@
 package aptest
 
 import (
-	"bytes"
 	"cmp"
-	"context"
-	"crypto/ed25519"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/intentplane/intentplane/ap"
-	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
-	"github.com/intentplane/intentplane/core/mandate"
-	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/store/mem"
 )
 
-// Env is one ERP to run the workload on, empty of the book's records.
 type Env struct {
 	// Source is the ERP the pack reads and pays through.
 	Source erp.Source
@@ -55,11 +45,15 @@ type Figures struct {
 	// Payments is the number of payments an AP clerk may make; Paid of
 	// them executed.
 	Payments, Paid int
-	// FalseRefusals are the payments refused (or whose get_vendor was)
-	// that practice says to pay, known gaps included.
+	// Limited counts, by setting ("max_amount", "max_vendor_total"), the
+	// payments refused by a limit the company configured, as practice
+	// expects under that configuration (see Run): each refusal named the
+	// setting.
+	Limited map[string]int
+	// FalseRefusals are the payments refused that practice says to pay
+	// (get_vendor refused included): the target is 0, and each fails the
+	// test.
 	FalseRefusals int
-	// KnownGaps counts the false refusals by known gap (KnownGaps).
-	KnownGaps map[string]int
 	// Confirms and FourEyes count the step-ups asked; Needless those no
 	// practice asks for.
 	Confirms, FourEyes, Needless int
@@ -72,10 +66,19 @@ type Figures struct {
 	Receipts int
 }
 
+// limited is the number of payments refused by a configured limit.
+func (f Figures) limited() int {
+	n := 0
+	for _, v := range f.Limited {
+		n += v
+	}
+	return n
+}
+
 // String is the figures in one line.
 func (f Figures) String() string {
-	return fmt.Sprintf("%d payments, %d paid, %d false refusals (known gaps %v), %d confirmations, %d four-eyes step-ups, %d needless step-ups, median %v per payment",
-		f.Payments, f.Paid, f.FalseRefusals, f.KnownGaps, f.Confirms, f.FourEyes, f.Needless, f.Median.Round(10*time.Microsecond))
+	return fmt.Sprintf("%d payments, %d paid, refused by a configured limit: %d %v, %d false refusals, %d confirmations, %d four-eyes step-ups, %d needless step-ups, median %v per payment",
+		f.Payments, f.Paid, f.limited(), f.Limited, f.FalseRefusals, f.Confirms, f.FourEyes, f.Needless, f.Median.Round(10*time.Microsecond))
 }
 
 // Reasons is the step-ups by reason, one a line, most frequent first.
@@ -88,68 +91,90 @@ func (f Figures) Reasons() string {
 	return strings.Join(lines, "\n")
 }
 
-// KnownGaps are reasons of false refusals still open, by a word of the
-// refusal's message (issue 17); any other false refusal fails the test,
-// and so does a known one that no longer happens.
-var KnownGaps = map[string]string{
-	"above the company's limit": "above ap.Config.MaxAmount (10,000.00), one payment or the vendor's day or the bill in all: practice asks two people, the pack refuses (a configuration choice)",
+// WholeVendorRuns is the configuration of a company whose assistant pays
+// all of a vendor's due bills in one run: max_vendor_total raised to
+// 100,000.00, so that a vendor's day is bounded by four eyes above
+// four_eyes_daily_above rather than refused at max_amount; a single
+// payment and a bill stay bounded by max_amount (10,000.00).
+var WholeVendorRuns = ap.Config{MaxVendorTotal: 10_000_000}
+
+// Book is a generated book entered into an ERP; Pay pays it.
+type Book struct {
+	b   book
+	day time.Time
 }
 
-// Test keys of the workload's gateway, derived from fixed seeds: never use
-// them outside tests.
-var (
-	issuerKey    = ed25519.NewKeyFromSeed(bytes.Repeat([]byte{17}, ed25519.SeedSize))
-	approverKeys = map[string]ed25519.PrivateKey{
-		"alice": ed25519.NewKeyFromSeed(bytes.Repeat([]byte{18}, ed25519.SeedSize)),
-		"bob":   ed25519.NewKeyFromSeed(bytes.Repeat([]byte{19}, ed25519.SeedSize)),
+// Build generates the book (seeded: the same book each time; e.Vendors
+// vendors) and enters it into e's ERP through e.Builder, as of e.Day.
+func Build(t testing.TB, e Env) *Book {
+	t.Helper()
+	if e.Day.IsZero() {
+		e.Day = time.Now()
 	}
-)
-
-const (
-	audience = "intentplane-workload"
-	issuer   = "workload-cfo"
-)
-
-// clock is the gateway's clock: it stands still and is moved forward by
-// the driver only.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
+	return &Book{b: generate(t, e, e.Day, rand.New(rand.NewPCG(17, 2026))), day: e.Day}
 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
+// Run is Build and Pay.
+func Run(t testing.TB, e Env) Figures {
+	t.Helper()
+	return Pay(t, e, Build(t, e))
 }
 
-// advance moves the clock to at if at is later.
-func (c *clock) advance(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if at.After(c.now) {
-		c.now = at
+// limits are the company's controls (ap.Config with its defaults) that
+// practice reads the book with.
+type limits struct {
+	confirm, fourEyes, max, vendorMax intent.Amount
+	cooling                           time.Duration
+}
+
+func limitsOf(c ap.Config) limits {
+	l := limits{confirm: cmp.Or(c.ConfirmAbove, ap.DefaultConfirmAbove), fourEyes: cmp.Or(c.FourEyesDailyAbove, ap.DefaultFourEyesDaily),
+		max: cmp.Or(c.MaxAmount, ap.DefaultMaxAmount), cooling: cmp.Or(c.CoolingOff, ap.DefaultCoolingOff)}
+	l.vendorMax = cmp.Or(c.MaxVendorTotal, l.max)
+	return l
+}
+
+// expected is what practice expects of one payment: refused by the
+// company's limit named limit (the setting's key), or paid after a step-up
+// of level ("" none, "confirm", "four_eyes"), for why.
+type expected struct {
+	limit, level, why string
+}
+
+// expect is what practice expects of paying amount (the money, after any
+// credit netted) for p, when paidVendor was paid to the vendor earlier in
+// the run (in its currency, the same day, week and mandate: each vendor is
+// paid in one day) and paidBill of the bill, and first is true when no
+// payment to the vendor is on file.
+func (l limits) expect(p payment, amount, paidVendor, paidBill intent.Amount, first bool) expected {
+	switch {
+	case amount+paidBill > l.max:
+		return expected{limit: "max_amount", why: "the payment with what was paid of the bill above the company's limit for one payment"}
+	case amount+paidVendor > l.vendorMax:
+		return expected{limit: "max_vendor_total", why: "the vendor's day above the company's limit for one vendor"}
 	}
+	e := expected{level: p.expect, why: p.why}
+	switch {
+	case e.level != "four_eyes" && amount+paidVendor > l.fourEyes:
+		e.level, e.why = "four_eyes", "the vendor's day above four_eyes_daily_above (split-payment control)"
+	case e.level == "" && amount > l.confirm:
+		e.level, e.why = "confirm", "above the company's confirmation threshold"
+	case e.level == "" && amount+max(paidVendor, paidBill) > l.confirm:
+		e.level, e.why = "confirm", "the vendor's day or the bill above confirm_above (split-payment control)"
+	case e.level == "" && first:
+		e.level, e.why = "confirm", "the first payment to a new vendor"
+	}
+	return e
 }
 
-// driver is the careful assistant and the user who confirms, on one
-// gateway with the pack over the ERP.
-type driver struct {
-	t     testing.TB
-	gw    *gateway.Gateway
-	store *mem.Store
-	clock *clock
-	tok   string
-	n     int // approvals signed
-}
-
-// Run enters the book into e's ERP and pays it through the AP tools as a
+// Pay pays bk, entered into e's ERP, through the AP tools on e.Source as a
 // careful assistant would (the vendor's account from ap.get_vendor, the
 // bill's residual and the vendor's open credit from ap.list_open_bills),
-// with a user who confirms what is asked, and returns the figures. It
-// fails t on a false refusal that is not a known gap, a needless step-up,
-// a known gap that no longer happens, and payments in the ERP that are not
-// the ones executed.
+// with a user who confirms what is asked, under the company's controls
+// e.Config, and returns the figures. It fails t on a false refusal, a
+// needless step-up, a missing one, a payment executed above a configured
+// limit, a limit's refusal that does not name its setting, and payments in
+// the ERP that are not the ones executed.
 //
 // The expected outcome of each payment is written from AP practice, not
 // from the pack's code:
@@ -157,10 +182,16 @@ type driver struct {
 //   - a posted bill of an active vendor (a company, an individual, a
 //     vendor without a company, bills addressed to a contact person of the
 //     vendor), to the account on file for more than a week (IBAN, US, UK
-//     or national with a BIC), within the company's payment limit, is
-//     paid;
-//   - above the company's confirmation threshold (a setting: 1,000.00) a
-//     person confirming is right;
+//     or national with a BIC), within the company's limits, is paid;
+//   - the company's limits for the assistant are its own configuration
+//     ([servers.NAME.controls] in intentplane-mcp): a payment that takes
+//     the bill above max_amount (what one payment, or one bill in all,
+//     may be), or the vendor's day above max_vendor_total, is refused as
+//     the company asked, and the refusal must say so and name the
+//     setting; the accounting team pays it in the ERP. Such refusals are
+//     counted apart (Figures.Limited), never as paid;
+//   - above the company's confirmation threshold (confirm_above,
+//     1,000.00 by default) a person confirming is right;
 //   - an account changed two days ago: two people approving is right
 //     (four eyes in the cooling-off period);
 //   - a vendor with an open credit note not yet applied: it is netted with
@@ -180,88 +211,62 @@ type driver struct {
 //   - split-payment control (docs/controls.md, "Cumulative limits"): the
 //     thresholds apply to what is paid to one vendor in one day (and of
 //     one bill), not to each payment alone: once a vendor's day passes
-//     1,000.00 a person confirms, past 5,000.00 two people approve, and
-//     past the company's limit for the assistant (10,000.00) the rest is
-//     paid by the accounting team (the known gap of that limit). Each
-//     vendor's bills are paid in one day.
+//     confirm_above a person confirms, past four_eyes_daily_above
+//     (5,000.00) two people approve. Each vendor's bills are paid in one
+//     day.
 //
 // Anything else that stops a payment (a refusal, or a confirmation or
 // four-eyes step-up no practice above asks for) is counted against the
 // gateway.
 //
-// The gateway runs on a clock of its own that starts at e.Day. An ERP that
-// stamps an account's SetAt itself (Odoo) keeps every account as new: the
-// clock is then moved forward, vendor by vendor, to when each account has
-// the age the book gives it (two days for a changed one, more than a week
-// for the others), the vendors with younger accounts first.
-func Run(t testing.TB, e Env) Figures {
+// The gateway runs on a clock of its own that starts at the book's day.
+// An ERP that stamps an account's SetAt itself (Odoo) keeps every account
+// as new: the clock is then moved forward, vendor by vendor, to when each
+// account has the age the book gives it (two days for a changed one, more
+// than a week for the others), the vendors with younger accounts first.
+func Pay(t testing.TB, e Env, bk *Book) Figures {
 	t.Helper()
-	if e.Day.IsZero() {
-		e.Day = time.Now()
-	}
-	bk := generate(t, e, e.Day, rand.New(rand.NewPCG(17, 2026)))
+	e.Day = bk.day
 	d := newDriver(t, e)
-	var (
-		f       = Figures{Payments: len(bk.payments), KnownGaps: map[string]int{}, Why: map[string]int{}}
-		times   []time.Duration
-		cooling = cmp.Or(e.Config.CoolingOff, ap.DefaultCoolingOff)
-	)
+	l := limitsOf(e.Config)
+	f := Figures{Payments: len(bk.b.payments), Limited: map[string]int{}, Why: map[string]int{}}
+	var times []time.Duration
 	paidVendors := map[string]bool{}
-	paidDay, paidBill := map[string]intent.Amount{}, map[string]intent.Amount{} // by vendor and currency; by bill
-	for _, p := range order(bk) {
+	paidVendor, paidBill := map[string]intent.Amount{}, map[string]intent.Amount{} // by vendor and currency; by bill
+	for _, p := range order(bk.b) {
 		d.clock.advance(p.at)
-		acct := bk.accounts[p.vendor]
-		if age := d.clock.Now().Sub(acct.SetAt); (age < cooling) != (acct.age < cooling) {
+		acct := bk.b.accounts[p.vendor]
+		if age := d.clock.Now().Sub(acct.SetAt); (age < l.cooling) != (acct.age < l.cooling) {
 			t.Fatalf("%s: the account on file is %v old when paid, the book says %v", p.vendor, age, acct.age)
 		}
-		if p.newVendor && !paidVendors[p.vendor] && p.expect == "" {
-			p.expect, p.why = "confirm", "the first payment to a new vendor"
-		}
 		start := time.Now()
-		if before := max(paidDay[p.vendor+" "+p.currency], paidBill[p.bill]); p.amount+before <= 1_000_000 {
-			switch day := paidDay[p.vendor+" "+p.currency]; {
-			case p.expect != "four_eyes" && p.amount+day > 500_000:
-				p.expect, p.why = "four_eyes", "the vendor's day above 5,000.00 (split-payment control)"
-			case p.expect == "" && p.amount+before > 100_000:
-				p.expect, p.why = "confirm", "the vendor's day or the bill above 1,000.00 (split-payment control)"
-			}
-		}
-		level, dec, ok := d.pay(p, &f)
-		times = append(times, time.Since(start))
+		args, amount, ok := d.prepare(p)
 		if !ok {
 			f.FalseRefusals++
 			continue
 		}
-		if level != p.expect && level != "" && !(level == "confirm" && p.expect == "four_eyes") {
+		exp := l.expect(p, amount, paidVendor[p.vendor+" "+p.currency], paidBill[p.bill], p.newVendor && !paidVendors[p.vendor])
+		level, dec := d.submit(args, &f)
+		times = append(times, time.Since(start))
+		what := fmt.Sprintf("%s %s %s %s", p.vendor, p.bill, intent.FormatAmount(amount, 2), p.currency)
+		if level != "" && level != exp.level && !(level == "confirm" && exp.level == "four_eyes") {
 			f.Needless++
-			t.Logf("needless %s for %s %s %s (expected %q: %s): %s", level, p.vendor, p.bill, intent.FormatAmount(p.amount, 2), p.expect, p.why, reasonOf(dec))
+			t.Logf("needless %s for %s (expected %q: %s): %s", level, what, cmp.Or(exp.level, exp.limit), exp.why, message(dec))
 		}
-		if dec.Executed && level != p.expect && p.expect != "" && level != "four_eyes" {
-			t.Errorf("%s %s: step-up %q; practice wants %s (%s)", p.vendor, p.bill, level, p.expect, p.why)
-		}
-		if dec.Executed {
-			paidDay[p.vendor+" "+p.currency] += p.amount
-			paidBill[p.bill] += p.amount
-			f.Paid++
-			paidVendors[p.vendor] = true
-			continue
-		}
-		f.FalseRefusals++
-		gap := ""
-		for _, k := range slices.Sorted(maps.Keys(KnownGaps)) {
-			if gap == "" && strings.Contains(message(dec), k) {
-				gap = k
+		switch {
+		case exp.limit != "":
+			f.checkLimited(t, exp, what, dec)
+		case dec.Executed:
+			if level != exp.level && exp.level != "" && level != "four_eyes" {
+				t.Errorf("%s: step-up %q; practice wants %s (%s)", what, level, exp.level, exp.why)
 			}
-		}
-		if gap == "" {
-			t.Errorf("false refusal: %s %s %s %s: %s %s", p.vendor, p.bill, intent.FormatAmount(p.amount, 2), p.currency, code(dec), message(dec))
-			continue
-		}
-		f.KnownGaps[gap]++
-	}
-	for k := range KnownGaps {
-		if f.KnownGaps[k] == 0 {
-			t.Errorf("known gap %q no longer refuses anything: remove it from KnownGaps", k)
+			paidVendor[p.vendor+" "+p.currency] += amount
+			paidBill[p.bill] += amount
+			paidVendors[p.vendor] = true
+			f.Paid++
+		default:
+			f.FalseRefusals++
+			t.Errorf("false refusal: %s: %s %s", what, code(dec), message(dec))
 		}
 	}
 	slices.Sort(times)
@@ -271,8 +276,8 @@ func Run(t testing.TB, e Env) Figures {
 	if f.Needless > 0 {
 		t.Errorf("%d needless step-ups (logged above): each asks a person for no reason AP practice gives", f.Needless)
 	}
-	if f.Paid+f.FalseRefusals != f.Payments {
-		t.Errorf("%d payments, %d paid, %d refused", f.Payments, f.Paid, f.FalseRefusals)
+	if f.Paid+f.limited()+f.FalseRefusals != f.Payments {
+		t.Errorf("%d payments: %d paid, %d refused by a configured limit, %d false refusals", f.Payments, f.Paid, f.limited(), f.FalseRefusals)
 	}
 	d.check(e, &f)
 	t.Logf("legitimate workload on %s: %s", cmp.Or(e.Name, "the ERP"), f)
@@ -280,241 +285,19 @@ func Run(t testing.TB, e Env) Figures {
 	return f
 }
 
-// newDriver mounts the pack over e.Source on a gateway of its own, with a
-// mandate for e.Company with a budget in EUR and in USD.
-func newDriver(t testing.TB, e Env) *driver {
+// checkLimited counts a payment practice expects the company's limit
+// exp.limit to refuse: it must be refused, and the refusal must say it is
+// the company's configuration and name the setting.
+func (f *Figures) checkLimited(t testing.TB, exp expected, what string, dec gateway.Decision) {
 	t.Helper()
-	c := &clock{now: e.Day}
-	cfg := e.Config
-	cfg.Now = c.Now
-	pack, err := ap.NewPack(e.Source, cfg)
-	if err != nil {
-		t.Fatal(err)
+	switch setting := "[servers.NAME.controls] " + exp.limit; {
+	case dec.Executed:
+		f.Paid++
+		t.Errorf("%s: executed, above the company's limit %s (%s)", what, exp.limit, exp.why)
+	case !strings.Contains(message(dec), setting):
+		f.FalseRefusals++
+		t.Errorf("%s: refused, but the refusal does not name the limit that refuses it (%s: %s): %s %s", what, setting, exp.why, code(dec), message(dec))
+	default:
+		f.Limited[exp.limit]++
 	}
-	keys := approval.StaticKeys{}
-	for name, k := range approverKeys {
-		keys[name] = k.Public().(ed25519.PublicKey)
-	}
-	st := mem.New(c.Now)
-	gw, err := gateway.New(gateway.Config{
-		Audience: audience, Issuers: mandate.StaticKeys{issuer: issuerKey.Public().(ed25519.PublicKey)}, Approvers: keys, Now: c.Now,
-	}, st, pack)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := mandate.Issue(mandate.Mandate{
-		ID: "m-workload", Audience: audience, Owner: intent.Owner(e.Company),
-		Scope: []intent.Action{ap.ActionPayBill, ap.ActionChangeVendorBank, ap.ActionListOpenBills, ap.ActionGetVendor},
-		// The company pays its USD bills too: the mandate has a budget in
-		// each currency (docs/mandates.md, several budgets).
-		Budget: intent.Money{Currency: "EUR", Amount: 100_000_000}, Budgets: []intent.Money{{Currency: "USD", Amount: 100_000_000}},
-		Mode: mandate.ModeKnownCounterparties, NotBefore: e.Day.Add(-time.Minute), Expiry: e.Day.Add(30 * 24 * time.Hour),
-	}, issuer, issuerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &driver{t: t, gw: gw, store: st, clock: c, tok: tok}
-}
-
-// order returns the book's payments in the order they are made, each
-// with when it is made: vendor by vendor, at the time the vendor's account
-// has the age the book gives it (on an ERP that keeps SetAt as given, the
-// book's day for every vendor, in the book's order). The driver's clock
-// never moves back: the vendors whose accounts were set last come last.
-func order(bk book) []payment {
-	ps := slices.Clone(bk.payments)
-	for i := range ps {
-		a := bk.accounts[ps[i].vendor]
-		ps[i].at = a.SetAt.Add(min(a.age, 8*24*time.Hour))
-	}
-	slices.SortStableFunc(ps, func(a, b payment) int { return a.at.Compare(b.at) })
-	return ps
-}
-
-// pay makes payment p as the careful assistant does: ap.get_vendor for
-// the account on file, ap.list_open_bills for the bill's residual and the
-// vendor's open credit (the payment is the residual less the credit), then
-// ap.pay_bill, confirmed or approved by two people when asked. It returns
-// the level of the step-up asked ("" if none) and the final decision; ok
-// is false when get_vendor itself was refused.
-func (d *driver) pay(p payment, f *Figures) (level string, dec gateway.Decision, ok bool) {
-	g := d.decide(ap.ActionGetVendor, map[string]any{"vendor": p.vendor})
-	var shown struct {
-		Account *struct {
-			IBAN string `json:"iban"`
-		} `json:"current_account"`
-	}
-	if !g.Executed || json.Unmarshal([]byte(g.Output), &shown) != nil || shown.Account == nil {
-		d.t.Errorf("%s: get_vendor %s %s", p.vendor, code(g), message(g))
-		return "", g, false
-	}
-	amount, residual := p.amount, ""
-	if listed, ok := d.listed(p.vendor, p.bill); ok {
-		residual = listed.Residual
-		if listed.Credit != "" {
-			credit, _ := intent.ParseAmount(listed.Credit, 2)
-			amount -= credit
-		}
-	}
-	args := map[string]any{"vendor": p.vendor, "bill": p.bill, "iban": shown.Account.IBAN, "amount": intent.FormatAmount(amount, 2), "currency": p.currency}
-	if residual != "" {
-		args["residual"] = residual
-	}
-	dec = d.decide(ap.ActionPayBill, args)
-	if dec.Verdict != intent.StepUp {
-		return "", dec, true
-	}
-	level = string(dec.Level)
-	f.Why[level+": "+why(dec)]++
-	if dec.Level == intent.LevelConfirm {
-		f.Confirms++
-		return level, d.decide(ap.ActionPayBill, args, d.approve("alice", dec)), true
-	}
-	f.FourEyes++
-	return level, d.decide(ap.ActionPayBill, args, d.approve("alice", dec), d.approve("bob", dec)), true
-}
-
-func (d *driver) decide(action intent.Action, args map[string]any, as ...approval.Approval) gateway.Decision {
-	d.t.Helper()
-	body, err := json.Marshal(map[string]any{"action": action, "args": args})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	dec, err := d.gw.Decide(context.Background(), gateway.Request{Mandate: d.tok, Proposal: body, Approvals: as})
-	if err != nil {
-		d.t.Fatalf("Decide: %v", err)
-	}
-	return dec
-}
-
-// approve signs who's approval of the decision's operation, with an
-// approval ID of its own (the second of two equal instalments is the same
-// operation again).
-func (d *driver) approve(who string, dec gateway.Decision) approval.Approval {
-	d.t.Helper()
-	if dec.Operation == nil {
-		d.t.Fatalf("no operation to approve: %+v", dec.Refusal)
-	}
-	d.n++
-	now := d.clock.Now()
-	a, err := approval.Sign(approval.Approval{
-		ID: fmt.Sprintf("%s-%s-%d", who, dec.OperationHash.String()[:12], d.n), Operation: dec.OperationHash, MandateID: dec.Operation.MandateID,
-		Approver: who, IssuedAt: now, ExpiresAt: now.Add(10 * time.Minute),
-	}, approverKeys[who])
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	return a
-}
-
-// listedBill is a bill as ap.list_open_bills shows it.
-type listedBill struct {
-	Number, Residual, Credit string
-}
-
-// listed returns the bill numbered number as ap.list_open_bills shows the
-// vendor's open bills; ok is false if it is not listed.
-func (d *driver) listed(vendor, number string) (listedBill, bool) {
-	d.t.Helper()
-	dec := d.decide(ap.ActionListOpenBills, map[string]any{"vendor": vendor, "limit": ap.MaxListLimit})
-	var out struct{ Bills []listedBill }
-	if err := json.Unmarshal([]byte(dec.Output), &out); err != nil {
-		d.t.Errorf("list_open_bills %s: %v %s", vendor, err, message(dec))
-		return listedBill{}, false
-	}
-	for _, b := range out.Bills {
-		if b.Number == number {
-			return b, true
-		}
-	}
-	return listedBill{}, false
-}
-
-// check compares the payments in the ERP made through the gateway (with an
-// idempotency key) with those executed, and verifies the receipts offline.
-func (d *driver) check(e Env, f *Figures) {
-	d.t.Helper()
-	ctx := context.Background()
-	ps, err := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{})
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	ps = slices.DeleteFunc(ps, func(p erp.Payment) bool { return p.Key == "" || p.State != erp.PaymentPosted })
-	if len(ps) != f.Paid {
-		d.t.Errorf("%d payments in the ERP, %d executed", len(ps), f.Paid)
-	}
-	rs, err := d.store.Receipts(ctx, intent.Owner(e.Company), 1, 0)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := receipt.WriteJSONL(&buf, rs); err != nil {
-		d.t.Fatal(err)
-	}
-	if _, err := receipt.Verify(&buf, nil); err != nil {
-		d.t.Errorf("the receipts do not verify: %v", err)
-	}
-	if f.Receipts = len(rs); f.Receipts == 0 {
-		d.t.Error("no receipts")
-	}
-}
-
-// reasons are the step-up reasons the figures name, each by a phrase of
-// the pack's message and whether it asks two people.
-var reasons = []struct {
-	phrase, label string
-	fourEyes      bool
-}{
-	{"paid of the bill is above it", "the payment or the bill above confirm_above", false},
-	{"paid to the vendor today is above the company's confirmation threshold", "the vendor's day above confirm_above", false},
-	{"first payment to this vendor", "the first payment to the vendor", false},
-	{"credit note of the vendor concerns this bill", "a credit note netted", false},
-	{"bank account was changed recently", "the account changed recently (cooling_off)", true},
-	{"daily limit for one person's confirmation", "the vendor's day above four_eyes_daily_above", true},
-}
-
-// why names the reasons of a step-up: for four eyes those that ask two
-// people, for a confirmation all; a message naming none of reasons is
-// given by its first sentence.
-func why(d gateway.Decision) string {
-	var all, four []string
-	for _, r := range reasons {
-		if strings.Contains(message(d), r.phrase) {
-			all = append(all, r.label)
-			if r.fourEyes {
-				four = append(four, r.label)
-			}
-		}
-	}
-	if d.Level == intent.LevelFourEyes && len(four) > 0 {
-		all = four
-	}
-	if len(all) == 0 {
-		return reasonOf(d)
-	}
-	return strings.Join(all, " + ")
-}
-
-// reasonOf is the message of a step-up or refusal, cut to its first
-// sentence.
-func reasonOf(d gateway.Decision) string {
-	m := message(d)
-	if i := strings.Index(m, ". "); i > 0 {
-		m = m[:i]
-	}
-	return m
-}
-
-func code(d gateway.Decision) intent.Code {
-	if d.Refusal == nil {
-		return ""
-	}
-	return d.Refusal.Code
-}
-
-func message(d gateway.Decision) string {
-	if d.Refusal == nil {
-		return ""
-	}
-	return d.Refusal.Message
 }
