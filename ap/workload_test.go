@@ -6,7 +6,12 @@ import (
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/ap/aptest"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/store/mem"
 )
+
+// memStore is the gateway's in-memory store on the clock now.
+func memStore(now func() time.Time) gateway.Store { return mem.New(now) }
 
 // TestLegitimateWorkload runs the legitimate workload (package aptest: a
 // generated AP book paid through the AP tools as a careful assistant
@@ -34,7 +39,8 @@ func TestLegitimateWorkload(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := ap.DemoERP(func() time.Time { return t0 })
-			f := aptest.Run(t, aptest.Env{Source: m, Builder: aptest.MemBuilder{Mem: m}, Company: ap.DemoCompany, Day: t0, Config: tt.cfg, Name: "erp.Mem, " + tt.name})
+			f := aptest.Run(t, aptest.Env{Source: m, Builder: aptest.MemBuilder{Mem: m}, Company: ap.DemoCompany, Day: t0, Config: tt.cfg,
+				Name: "erp.Mem, " + tt.name, NewStore: memStore})
 			if f.Payments != 153 || f.Paid != tt.paid || f.Limited["max_amount"] != tt.maxAmount || f.Limited["max_vendor_total"] != tt.maxTotal || f.FalseRefusals != 0 {
 				t.Errorf("%s; want 153 payments, %d paid, %d refused by max_amount and %d by max_vendor_total, 0 false refusals", f, tt.paid, tt.maxAmount, tt.maxTotal)
 			}

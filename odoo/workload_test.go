@@ -2,13 +2,17 @@ package odoo_test
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/intentplane/intentplane/ap/aptest"
+	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/store/mem"
 )
 
 // workloadBuilder enters the legitimate workload's book (package aptest)
@@ -54,7 +58,8 @@ func workloadOdoo(t *testing.T, url, master, db string, fake bool) (aptest.Env, 
 		t.Fatalf("setup: %v", err)
 	}
 	cfg.Timeout = 2 * time.Minute
-	return aptest.Env{Source: workloadClient(t, cfg), Builder: workloadBuilder{a}, Company: odoo.DemoCompany}, a, cfg
+	return aptest.Env{Source: workloadClient(t, cfg), Builder: workloadBuilder{a}, Company: odoo.DemoCompany,
+		NewStore: func(now func() time.Time) gateway.Store { return mem.New(now) }}, a, cfg
 }
 
 // workloadClient returns a logged-in connector configured by cfg.
@@ -118,8 +123,19 @@ func TestLegitimateWorkloadFakeOdoo(t *testing.T) {
 // TestRealOdooLegitimateWorkload runs the legitimate workload on a real
 // Odoo 17 (ODOO_URL; a copy of ODOO_TEMPLATE_DB when set). Odoo stamps
 // each account's write_date, so the gateway's clock is moved to each
-// account's age (see aptest.Pay).
+// account's age (see aptest.Pay). INTENTPLANE_WORKLOAD_VENDORS, if set,
+// is the number of vendors of the book (30, the full book, by default;
+// 14 still has every kind of vendor, account and bill): each vendor is
+// about 30 XML-RPC calls to enter and 50 to pay.
 func TestRealOdooLegitimateWorkload(t *testing.T) {
 	url, master := realOdoo(t)
-	runWorkloadOdoo(t, url, master, "intentplane_workload_"+randomHex(t, 4), false, "Odoo 17", 0)
+	vendors := 0
+	if v := os.Getenv("INTENTPLANE_WORKLOAD_VENDORS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("INTENTPLANE_WORKLOAD_VENDORS=%q is not a number of vendors", v)
+		}
+		vendors = n
+	}
+	runWorkloadOdoo(t, url, master, "intentplane_workload_"+randomHex(t, 4), false, "Odoo 17", vendors)
 }

@@ -11,8 +11,8 @@
 // this says what must be paid. See Run for the expected outcomes, written
 // from AP practice, not from the pack's code.
 //
-// It imports ap, erp, core and store/mem; it must never import a
-// connector.
+// It imports ap, erp and core, as a pack does: never a connector or a
+// store (the caller gives the gateway's store, Env.NewStore).
 package aptest
 
 import (

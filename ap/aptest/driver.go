@@ -19,7 +19,6 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/store/mem"
 )
 
 // Test keys of the workload's gateway, derived from fixed seeds: never use
@@ -64,7 +63,7 @@ func (c *clock) advance(at time.Time) {
 type driver struct {
 	t     testing.TB
 	gw    *gateway.Gateway
-	store *mem.Store
+	store gateway.Store
 	clock *clock
 	tok   string
 	n     int // approvals signed
@@ -85,7 +84,10 @@ func newDriver(t testing.TB, e Env) *driver {
 	for name, k := range approverKeys {
 		keys[name] = k.Public().(ed25519.PublicKey)
 	}
-	st := mem.New(c.Now)
+	if e.NewStore == nil {
+		t.Fatal("aptest: Env.NewStore is required")
+	}
+	st := e.NewStore(c.Now)
 	gw, err := gateway.New(gateway.Config{
 		Audience: audience, Issuers: mandate.StaticKeys{issuer: issuerKey.Public().(ed25519.PublicKey)}, Approvers: keys, Now: c.Now,
 	}, st, pack)

@@ -36,6 +36,10 @@ type Env struct {
 	Vendors int
 	// Name names the ERP in the log ("erp.Mem", "fake Odoo").
 	Name string
+	// NewStore returns the gateway's store on the clock now (store/mem's
+	// New for a test): the caller's, since a pack imports no store.
+	// Required.
+	NewStore func(now func() time.Time) gateway.Store
 }
 
 func (e Env) vendors() int { return cmp.Or(e.Vendors, 30) }
