@@ -85,14 +85,31 @@ func (f Figures) String() string {
 		f.Payments, f.Paid, f.limited(), f.Limited, f.FalseRefusals, f.Confirms, f.FourEyes, f.Needless, f.Median.Round(10*time.Microsecond))
 }
 
-// Reasons is the step-ups by reason, one a line, most frequent first.
+// Reasons is the step-ups by reason, one a line, most frequent first:
+// first each reason alone (a step-up that names two counts under both),
+// then the combinations as asked.
 func (f Figures) Reasons() string {
-	keys := slices.SortedFunc(maps.Keys(f.Why), func(a, b string) int { return cmp.Or(f.Why[b]-f.Why[a], strings.Compare(a, b)) })
+	each := map[string]int{}
+	for k, n := range f.Why {
+		level, rs, _ := strings.Cut(k, ": ")
+		for _, r := range strings.Split(rs, " + ") {
+			each[level+": "+r] += n
+		}
+	}
+	lines := []string{"each reason:"}
+	lines = append(lines, counted(each)...)
+	return strings.Join(append(append(lines, "as asked:"), counted(f.Why)...), "\n")
+}
+
+// counted is the keys of m with their counts, one a line, most frequent
+// first.
+func counted(m map[string]int) []string {
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int { return cmp.Or(m[b]-m[a], strings.Compare(a, b)) })
 	var lines []string
 	for _, k := range keys {
-		lines = append(lines, fmt.Sprintf("%3d × %s", f.Why[k], k))
+		lines = append(lines, fmt.Sprintf("%3d × %s", m[k], k))
 	}
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // WholeVendorRuns is the configuration of a company whose assistant pays
