@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 )
 
+// Env is one ERP to run the workload on, empty of the book's records.
 type Env struct {
 	// Source is the ERP the pack reads and pays through.
 	Source erp.Source
