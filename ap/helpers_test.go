@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -159,6 +160,16 @@ func (e *env) approveAs(who, suffix string, d gateway.Decision) approval.Approva
 	}
 	return a
 }
+
+// approveOnce is approve with an approval ID of its own, for a second
+// operation with the same hash (the second of two equal instalments).
+func (e *env) approveOnce(who string, d gateway.Decision) approval.Approval {
+	e.t.Helper()
+	return e.approveAs(who, fmt.Sprintf("-%d", approvals.Add(1)), d)
+}
+
+// approvals numbers the approvals approveOnce signs.
+var approvals atomic.Int64
 
 // bill returns the company's bill with the vendor reference ref.
 func (e *env) bill(company, ref string) erp.Bill {
