@@ -32,18 +32,20 @@ var (
 // Lookup implements gateway.Settler for reconciliation after a crash: a
 // payment (ap.pay_bill) executed if the company has a payment registered
 // under the operation hash as its idempotency key (erp.Payment.Key: the
-// memo of an Odoo payment), whatever its state since. Only payments hold a
+// memo of an Odoo payment), whatever its state since: one read of the
+// payments under that key (erp.PaymentQuery.Key), never every payment of
+// the company. Only payments hold a
 // budget reservation, so Lookup of any other action is an error. It reads
 // as the ERP's reader and writes nothing.
 func (x executor) Lookup(ctx context.Context, owner intent.Owner, action intent.Action, hash intent.OperationHash) (bool, error) {
 	if action != ActionPayBill {
 		return false, fmt.Errorf("ap: %s keeps no idempotency record to settle", action)
 	}
-	ps, err := x.src.Payments(ctx, string(owner), erp.PaymentQuery{})
+	key := hash.String()
+	ps, err := x.src.Payments(ctx, string(owner), erp.PaymentQuery{Key: key})
 	if err != nil {
 		return false, err
 	}
-	key := hash.String()
 	for _, p := range ps {
 		if p.Key == key {
 			return true, nil

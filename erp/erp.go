@@ -385,6 +385,12 @@ type PaymentQuery struct {
 	Vendor string
 	// Posted selects posted payments only.
 	Posted bool
+	// Key selects the payments registered under this idempotency key
+	// (Payment.Key; in Odoo, the marker in the payment's memo), matched
+	// exactly: "k-1" never selects "k-10"'s. Reconciliation after a crash
+	// asks for one key, so that it reads one payment, not every payment
+	// of the company.
+	Key string
 	// Limit, if above zero, returns at most that many payments (the
 	// first in ID order): Limit 1 with Vendor and Posted tells whether
 	// the vendor was ever paid, in one bounded read.

@@ -431,7 +431,7 @@ func (m *Mem) Payments(ctx context.Context, company string, q PaymentQuery) ([]P
 	var out []Payment
 	for _, p := range m.payments {
 		if p.company != company || (q.Bill != "" && p.Bill != q.Bill) || (q.Vendor != "" && p.Vendor != q.Vendor) ||
-			(q.Posted && p.State != PaymentPosted) {
+			(q.Posted && p.State != PaymentPosted) || (q.Key != "" && p.Key != q.Key) {
 			continue
 		}
 		out = append(out, p.Payment)

@@ -760,16 +760,9 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 	if !ok {
 		return nil, ctx.Err()
 	}
-	domain := []any{leaf("company_id", "=", cid), leaf("payment_type", "=", "outbound"), leaf("partner_type", "=", "supplier")}
-	if q.Posted {
-		domain = append(domain, leaf("state", "=", string(erp.PaymentPosted)))
-	}
-	if q.Vendor != "" {
-		vendor, ok := parseID(q.Vendor)
-		if !ok {
-			return nil, ctx.Err()
-		}
-		domain = append(domain, leaf("partner_id.commercial_partner_id", "=", vendor))
+	domain, ok := paymentDomain(cid, q)
+	if !ok {
+		return []erp.Payment{}, ctx.Err() // an ID or key that names nothing
 	}
 	if q.Bill == "" && q.Vendor != "" {
 		// With q.Limit as the read's own limit, so that a vendor paid
@@ -796,12 +789,37 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		return nil, err
 	}
 	ps = slices.DeleteFunc(ps, func(p erp.Payment) bool {
-		return (q.Vendor != "" && p.Vendor != q.Vendor) || (q.Posted && p.State != erp.PaymentPosted)
+		return (q.Vendor != "" && p.Vendor != q.Vendor) || (q.Posted && p.State != erp.PaymentPosted) || (q.Key != "" && p.Key != q.Key)
 	})
 	if q.Limit > 0 && len(ps) > q.Limit {
 		ps = ps[:q.Limit]
 	}
 	return ps, nil
+}
+
+// paymentDomain is the domain of the company's outgoing vendor payments q
+// selects, before the bill (see Payments); ok is false when q names a
+// vendor or key that no record can have.
+func paymentDomain(cid int64, q erp.PaymentQuery) (domain []any, ok bool) {
+	domain = []any{leaf("company_id", "=", cid), leaf("payment_type", "=", "outbound"), leaf("partner_type", "=", "supplier")}
+	if q.Posted {
+		domain = append(domain, leaf("state", "=", string(erp.PaymentPosted)))
+	}
+	if q.Key != "" {
+		if !validKey(q.Key) {
+			return nil, false // no payment was ever made under it
+		}
+		// The memo's marker, matched with ilike and then exactly.
+		domain = append(domain, leaf("ref", "ilike", memoPrefix+q.Key+" bill "))
+	}
+	if q.Vendor != "" {
+		vendor, ok := parseID(q.Vendor)
+		if !ok {
+			return nil, false
+		}
+		domain = append(domain, leaf("partner_id.commercial_partner_id", "=", vendor))
+	}
+	return domain, true
 }
 
 // payments reads payments matching domain and returns them with their

@@ -313,6 +313,26 @@ func testPayments(t *testing.T, e Env) {
 	if other, _ := e.Source.Payments(ctx, e.Other, erp.PaymentQuery{Bill: w.bill2.ID}); len(other) != 0 {
 		t.Errorf("the other company sees %d payments of this company's bill", len(other))
 	}
+	checkPaymentsByKey(t, e, p)
+}
+
+// checkPaymentsByKey: PaymentQuery.Key selects exactly that key's payment
+// p, never a key it prefixes or extends, never another company's.
+func checkPaymentsByKey(t *testing.T, e Env, p erp.Payment) {
+	t.Helper()
+	ctx := context.Background()
+	for _, k := range []struct {
+		key  string
+		want []string
+	}{{"k-partial", []string{p.ID}}, {"k-part", nil}, {"k-partial-2", nil}, {"K-PARTIAL", nil}, {"never made", nil}} {
+		got, err := e.Source.Payments(ctx, e.Company, erp.PaymentQuery{Key: k.key})
+		if err != nil || !slices.Equal(ids(got, paymentID), k.want) {
+			t.Errorf("payments under key %q = %v, %v; want %v", k.key, ids(got, paymentID), err, k.want)
+		}
+	}
+	if other, _ := e.Source.Payments(ctx, e.Other, erp.PaymentQuery{Key: "k-partial"}); len(other) != 0 {
+		t.Errorf("the other company sees %d payments under this company's key", len(other))
+	}
 }
 
 // testDecidedPayments: the payments of a bill are read with it
