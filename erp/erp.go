@@ -220,6 +220,13 @@ type Payment struct {
 	// Key is the idempotency key it was registered under (the operation
 	// hash); empty for payments made outside intentplane.
 	Key string
+	// Reconciled reports whether the ERP matched the whole payment with
+	// bills or credit notes (Odoo's is_reconciled). A payment registered
+	// on a bill that another payment settled at the same moment is not:
+	// Odoo posts it and leaves it, or what exceeds the bill's residual,
+	// unmatched. RegisterPayment never returns such a payment (see
+	// Payer). Mem's posted payments always are.
+	Reconciled bool
 	// Unreconciled, in the answer of RegisterPayment only, lists the
 	// credit notes of PaymentRequest.Credits that the ERP failed to
 	// reconcile with the bill after the payment was made: the payment
@@ -418,8 +425,14 @@ type Reader interface {
 // ErrRefused, with nothing written, when the bill is not a posted vendor
 // bill, nothing is left to pay, the amount is not above zero, above the
 // residual or in another currency, or the account is not an active,
-// trusted account of the bill's vendor. It is atomic per bill: concurrent
-// requests can never pay more than the residual. Safe for concurrent use.
+// trusted account of the bill's vendor. Concurrent requests never pay more
+// than the residual: Mem is atomic per bill; Odoo is not (a payment
+// wizard opened before another payment of the bill still pays in full,
+// as when two gateways with separate stores pay one bill at the same
+// moment), so the connector checks that Odoo matched the whole payment
+// with the bill and, if not, cancels it at once and returns an error
+// wrapping ErrNotWritten (nothing paid) or, if the cancellation fails,
+// one saying which payment to cancel in the ERP. Safe for concurrent use.
 // In Odoo it runs as the identity that registers payments and cannot touch
 // bank accounts.
 type Payer interface {

@@ -232,7 +232,7 @@ func (m *Mem) AddPayment(ctx context.Context, company string, p Payment) (Paymen
 		b.Residual -= p.Amount.Amount
 		b.PaymentState = paymentState(b.Residual)
 	}
-	p.ID, p.Vendor = m.id(), b.Vendor
+	p.ID, p.Vendor, p.Reconciled = m.id(), b.Vendor, p.State == PaymentPosted
 	if p.Date.IsZero() {
 		p.Date = m.now()
 	}
@@ -489,7 +489,7 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 	now := m.now().UTC()
 	p := Payment{
 		ID: m.id(), Bill: b.ID, Vendor: b.Vendor, BankAccount: a.ID,
-		Amount: r.Amount, Date: now, Day: now.Format(time.DateOnly), State: PaymentPosted, Key: r.Key,
+		Amount: r.Amount, Date: now, Day: now.Format(time.DateOnly), State: PaymentPosted, Key: r.Key, Reconciled: true,
 	}
 	m.payments[p.ID] = &memPayment{company: company, Payment: p}
 	m.keys[key] = p.ID

@@ -148,6 +148,19 @@ func TestRealOdooPayment(t *testing.T) {
 			t.Errorf("after the lost answer: %+v, %v; payments %+v", p2, err, ps)
 		}
 	})
+	t.Run("TwoProcessesOneBill", func(t *testing.T) {
+		// Two connectors sharing nothing pay what bill2 still owes at the
+		// same moment: Odoo posts both; the slow one's is cancelled.
+		owed, before := paidOnBill(t, c, bill2.ID, "")
+		err := payAtTheSameMoment(t, cfg, c, bill2.ID, acct.ID, owed, owed)
+		if !errors.Is(err, erp.ErrNotWritten) {
+			t.Errorf("the slow process: %v; want nothing written (its payment cancelled)", err)
+		}
+		residual, after := paidOnBill(t, c, bill2.ID, "")
+		if residual != 0 || after-before != owed {
+			t.Errorf("bill2 after two processes paid its %d: residual %d, posted %d more; want 0 and %d", owed, residual, after-before, owed)
+		}
+	})
 	t.Run("LookAlikeNumber", func(t *testing.T) {
 		odd, err := a.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: vendor.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Trusted: true, Active: true})
 		if err != nil {

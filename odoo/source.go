@@ -22,7 +22,7 @@ var (
 		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id", "payment_id", "date", "create_date",
 		"invoice_date"}
 	paymentFields = []string{"partner_id", "partner_bank_id", "amount", "currency_id", "state", "ref", "date", "create_date",
-		"reconciled_bill_ids", "company_id", "payment_type", "partner_type"}
+		"reconciled_bill_ids", "is_reconciled", "company_id", "payment_type", "partner_type"}
 )
 
 // MaxRead is the most records one read of the connector returns. Every
@@ -895,6 +895,8 @@ func (c *Client) decodePayment(r record) (erp.Payment, int64, []int64, error) {
 	errs = append(errs, err)
 	bills, err = r.ids("reconciled_bill_ids")
 	errs = append(errs, err)
+	p.Reconciled, err = r.boolean("is_reconciled")
+	errs = append(errs, err)
 	co, _, err = r.many2one("company_id")
 	errs = append(errs, err)
 	ptype, err = r.str("payment_type")
@@ -1104,12 +1106,23 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 			return erp.Payment{}, notWritten(translate(err)) // a fault: Odoo rolled the call back; or never sent
 		}
 		p, err := c.paymentAnswerLost(ctx, s, cid, r, err)
-		if err == nil {
+		switch {
+		case err == nil && p.State == erp.PaymentPosted && !p.Reconciled:
+			return erp.Payment{}, c.cancelUnmatched(ctx, s, p, b, money)
+		case err == nil:
 			p.Unreconciled = c.reconcileCredits(ctx, s, cid, billID, credits)
 		}
 		return p, err
 	}
-	p, found, err := c.paymentByKey(ctx, s, cid, r.Key, paymentIDFromAction(v)...)
+	return c.readBack(ctx, s, cid, b, acct, r, money, credits, paymentIDFromAction(v))
+}
+
+// readBack reads the payment the wizard just made on bill b (by the id its
+// action named, else by key), checks it is the one r asked for and that
+// Odoo matched all of it with the bill (else cancelUnmatched), and
+// reconciles the credit notes netted with it.
+func (c *Client) readBack(ctx context.Context, s *session, cid int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, credits []creditLine, ids []int64) (erp.Payment, error) {
+	p, found, err := c.paymentByKey(ctx, s, cid, r.Key, ids...)
 	if err != nil {
 		return erp.Payment{}, err
 	}
@@ -1119,8 +1132,29 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if err := checkRegistered(p, acct, r, money); err != nil {
 		return erp.Payment{}, err
 	}
+	if p.State == erp.PaymentPosted && !p.Reconciled {
+		return erp.Payment{}, c.cancelUnmatched(ctx, s, p, b, money)
+	}
+	billID, _ := parseID(b.ID)
 	p.Unreconciled = c.reconcileCredits(ctx, s, cid, billID, credits)
 	return p, nil
+}
+
+// cancelUnmatched cancels payment p, which Odoo posted but could not match
+// in whole with bill b: another payment settled the bill (or part of it)
+// between the wizard's opening and its run, so p would pay more than the
+// bill owed. It cancels p (account.payment action_cancel: back to draft,
+// unreconciled, cancelled; one call) and returns an error wrapping
+// erp.ErrNotWritten; if the cancellation fails, an error naming p to
+// cancel in Odoo, which does not (the outcome needs a person).
+func (c *Client) cancelUnmatched(ctx context.Context, s *session, p erp.Payment, b erp.Bill, money currency) error {
+	id, _ := parseID(p.ID)
+	why := fmt.Sprintf("odoo: bill %s was paid by another payment at the same moment (another process, or by hand in Odoo); payment %s of %s %s could not be matched with it in whole",
+		b.Name, p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), money.code)
+	if _, err := s.execute(context.WithoutCancel(ctx), "account.payment", "action_cancel", []any{[]any{id}}, nil); err != nil && !errors.Is(err, errNoneResult) {
+		return fmt.Errorf("%s, and cancelling it failed: cancel payment %s in Odoo now, it pays more than the bill owed: %w", why, p.ID, err)
+	}
+	return fmt.Errorf("%w: %s, so it was cancelled: nothing was paid by this request; read the bill again", erp.ErrNotWritten, why)
 }
 
 // paymentTarget returns the Odoo ids of company and of r's bill, before
@@ -1189,7 +1223,9 @@ func (c *Client) paymentSubjects(ctx context.Context, s *session, cid int64, r e
 		}
 		return *r.Decided, *r.Account, nil, nil
 	}
-	if p, ok, err := c.paymentByKey(ctx, s, cid, r.Key); err != nil || ok {
+	// A payment under the key that was cancelled (by a person, or by
+	// cancelUnmatched) is not one made: the request pays anew.
+	if p, ok, err := c.paymentByKey(ctx, s, cid, r.Key); err != nil || (ok && p.State != erp.PaymentCancelled) {
 		if ok {
 			return erp.Bill{}, erp.BankAccount{}, &p, nil
 		}

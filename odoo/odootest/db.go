@@ -167,7 +167,9 @@ func (d *db) installAccount() {
 		"payment_type": f(tChar), "partner_type": f(tChar), "journal_id": m2o("account.journal"), "move_id": m2o("account.move"),
 		"bill_ids":            f(tX2M), // the fake's own record of reconciliation; not an Odoo field
 		"reconciled_bill_ids": comp(x2m("account.move"), func(d *db, r rec) any { return slices.Clone(r.ids("bill_ids")) }),
-		"is_reconciled":       comp(f(tBool), func(d *db, r rec) any { return len(r.ids("bill_ids")) > 0 }),
+		"is_reconciled": comp(f(tBool), func(d *db, r rec) any {
+			return len(r.ids("bill_ids")) > 0 && matchedOf(r) >= r.num("amount")
+		}),
 	}})
 	add(&model{name: "account.payment.register", desc: "Pay", rights: map[string]string{"account.group_account_invoice": "rwc"}, fields: map[string]*field{
 		"amount": f(tFloat), "partner_bank_id": m2o("res.partner.bank"), "communication": f(tChar), "payment_date": f(tDate),

@@ -264,7 +264,7 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 			if method == "action_cancel" {
 				for _, bid := range p.ids("bill_ids") {
 					if b, ok := d.tables["account.move"][bid]; ok {
-						d.settle(b, -p.num("amount"))
+						d.settle(b, -matchedOf(p))
 					}
 				}
 				p["bill_ids"], p["state"] = []int64{}, "cancel"
@@ -351,6 +351,16 @@ func (d *db) settle(b rec, amount float64) {
 	}
 }
 
+// matchedOf is how much of payment p is matched with its bill: what the
+// wizard could reconcile, or all of it for a payment the fake made
+// otherwise.
+func matchedOf(p rec) float64 {
+	if m, ok := p["_matched"].(float64); ok {
+		return m
+	}
+	return p.num("amount")
+}
+
 // createPayments runs the payment wizard: one posted payment per bill,
 // to the wizard's partner_bank_id as given (Community checks neither
 // trust, nor activity, nor the partner of that account), reconciled with
@@ -375,9 +385,11 @@ func (d *db) createPayments(ids []int64, ctx map[string]any) (any, *fault) {
 				return nil, missing("account.move", []int64{bid}, d.uid)
 			}
 			amount := w.num("amount")
+			// Odoo checks what is left to pay when the wizard opens
+			// (default_get), not here: a bill settled since by another
+			// payment is paid again, and what it no longer owes stays
+			// unmatched (is_reconciled False).
 			switch {
-			case b.num("amount_residual") <= 0:
-				return nil, userError("You can't register a payment because there is nothing left to pay on the selected journal items.")
 			case amount < 0:
 				return nil, userError("The operation cannot be completed: The payment amount cannot be negative.")
 			case w.str("payment_difference_handling") == "reconcile" && amount < b.num("amount_residual") && w.m2o("writeoff_account_id") == 0:
@@ -395,10 +407,12 @@ func (d *db) createPayments(ids []int64, ctx map[string]any) (any, *fault) {
 				"ref": w.str("communication"), "date": w.str("payment_date"), "company_id": b.m2o("company_id"),
 				"payment_type": "outbound", "partner_type": "supplier", "journal_id": w.m2o("journal_id"), "bill_ids": []int64{},
 			}
-			if amount > 0 {
+			matched := max(min(amount, b.num("amount_residual")), 0)
+			if matched > 0 {
 				p["bill_ids"] = []int64{bid}
-				d.settle(b, min(amount, b.num("amount_residual")))
+				d.settle(b, matched)
 			}
+			p["_matched"] = matched
 			pid := d.insert("account.payment", p)
 			d.syncPaymentMove(p)
 			made = append(made, pid)
