@@ -441,6 +441,7 @@ type BankEditor interface {
 // Source is everything the accounts-payable pack needs from an ERP.
 type Source interface {
 	Reader
+	Rates
 	Payer
 	BankEditor
 }
