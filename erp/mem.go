@@ -688,5 +688,6 @@ func (m *Mem) Rate(ctx context.Context, company, currency, day string) (Rate, er
 				Value: best.value, Day: best.day, Source: src}, nil
 		}
 	}
-	return Rate{}, fmt.Errorf("%w: no rate of %s into %s dated on or before %s", ErrNoRate, currency, own, day)
+	return Rate{Currency: currency, Decimals: Decimals(currency), Company: own, CompanyDecimals: Decimals(own)},
+		fmt.Errorf("%w: no rate of %s into %s dated on or before %s", ErrNoRate, currency, own, day)
 }

@@ -50,7 +50,8 @@ type Rates interface {
 	// amount dated day uses. For the company's own currency it returns
 	// CompanyRate, and an implementation reads nothing it has not read
 	// before. It returns an error wrapping ErrNoRate when the ERP holds
-	// no such rate (never a rate of 1 in its place), ErrRefused for a day
+	// no such rate (never a rate of 1 in its place), with a Rate that
+	// names the currencies and their decimals, Value empty; ErrRefused for a day
 	// that is not YYYY-MM-DD, and ErrNotFound for a company or currency
 	// the ERP does not know. Safe for concurrent use; never cached across
 	// calls: a rate entered in the ERP counts from the next call on.

@@ -55,8 +55,9 @@ func (c *Client) Rate(ctx context.Context, company, code, day string) (erp.Rate,
 		return erp.Rate{}, err
 	}
 	if len(rs) == 0 {
-		return erp.Rate{}, fmt.Errorf("%w: Odoo holds no rate of %s for the company dated on or before %s: set one in Odoo "+
-			"(Accounting > Configuration > Currencies, %s, Rates)", erp.ErrNoRate, code, day, code)
+		return erp.Rate{Currency: cur.code, Decimals: cur.decimals, Company: own.code, CompanyDecimals: own.decimals},
+			fmt.Errorf("%w: Odoo holds no rate of %s for the company dated on or before %s: set one in Odoo "+
+				"(Accounting > Configuration > Currencies, %s, Rates)", erp.ErrNoRate, code, day, code)
 	}
 	return decodeRate(rs[0], cur, own)
 }

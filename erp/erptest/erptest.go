@@ -844,7 +844,7 @@ func testRates(t *testing.T, e Env) {
 				tt.value, tt.rateDay, tt.inCompany)
 		}
 	}
-	if r, err := e.Source.Rate(ctx, e.Company, foreign, "2026-11-19"); !errors.Is(err, erp.ErrNoRate) {
+	if r, err := e.Source.Rate(ctx, e.Company, foreign, "2026-11-19"); !errors.Is(err, erp.ErrNoRate) || r.Value != "" || r.Company != own || r.Currency != foreign {
 		t.Errorf("before the company's first rate: %+v, %v; want ErrNoRate", r, err)
 	}
 	if r, err := e.Source.Rate(ctx, e.Other, "JPY", "2026-11-24"); !errors.Is(err, erp.ErrNoRate) {
