@@ -818,10 +818,7 @@ func testRates(t *testing.T, e Env) {
 			t.Fatalf("SetRate(%+v): %v", r, err)
 		}
 	}
-	tests := []struct {
-		company, cur, day, value, rateDay string
-		amount, inCompany                 intent.Amount
-	}{
+	tests := []rateCase{
 		{e.Company, foreign, "2026-11-24", "1.0869565", "2026-11-20", 100000, 92000},
 		{e.Company, foreign, "2026-11-25", "0.9259259", "2026-11-25", 100000, 108000},
 		{e.Company, foreign, "2026-12-31", "0.9259259", "2026-11-25", 100000, 108000},
@@ -830,19 +827,7 @@ func testRates(t *testing.T, e Env) {
 		{e.Company, own, "2026-11-24", "1", "2026-11-24", 100000, 100000},
 	}
 	for _, tt := range tests {
-		r, err := e.Source.Rate(ctx, tt.company, tt.cur, tt.day)
-		if err != nil {
-			t.Errorf("Rate(%s, %s, %s): %v", tt.company, tt.cur, tt.day, err)
-			continue
-		}
-		got, err := r.Convert(tt.amount)
-		v, verr := erp.ParseRateValue(r.Value)
-		w, _ := erp.ParseRateValue(tt.value)
-		if verr != nil || v.Cmp(w) != 0 || r.Day != tt.rateDay || r.Company != own || r.Currency != tt.cur || r.Source == "" ||
-			r.Decimals != erp.Decimals(tt.cur) || r.CompanyDecimals != erp.Decimals(own) || err != nil || got != tt.inCompany {
-			t.Errorf("Rate(%s, %s, %s) = %+v, converting %d: %d, %v; want %s of %s, %d", tt.company, tt.cur, tt.day, r, tt.amount, got, err,
-				tt.value, tt.rateDay, tt.inCompany)
-		}
+		checkRate(t, e, tt, own)
 	}
 	if r, err := e.Source.Rate(ctx, e.Company, foreign, "2026-11-19"); !errors.Is(err, erp.ErrNoRate) || r.Value != "" || r.Company != own || r.Currency != foreign {
 		t.Errorf("before the company's first rate: %+v, %v; want ErrNoRate", r, err)
@@ -852,5 +837,29 @@ func testRates(t *testing.T, e Env) {
 	}
 	if _, err := e.Source.Rate(ctx, e.Company, foreign, "24.11.2026"); !errors.Is(err, erp.ErrRefused) {
 		t.Errorf("a day that is not YYYY-MM-DD: %v; want ErrRefused", err)
+	}
+}
+
+// rateCase is a rate testRates expects, and an amount converted with it.
+type rateCase struct {
+	company, cur, day, value, rateDay string
+	amount, inCompany                 intent.Amount
+}
+
+// checkRate reads the rate of tt and checks it and its conversion.
+func checkRate(t *testing.T, e Env, tt rateCase, own string) {
+	t.Helper()
+	r, err := e.Source.Rate(context.Background(), tt.company, tt.cur, tt.day)
+	if err != nil {
+		t.Errorf("Rate(%s, %s, %s): %v", tt.company, tt.cur, tt.day, err)
+		return
+	}
+	got, err := r.Convert(tt.amount)
+	v, verr := erp.ParseRateValue(r.Value)
+	w, _ := erp.ParseRateValue(tt.value)
+	if verr != nil || v.Cmp(w) != 0 || r.Day != tt.rateDay || r.Company != own || r.Currency != tt.cur || r.Source == "" ||
+		r.Decimals != erp.Decimals(tt.cur) || r.CompanyDecimals != erp.Decimals(own) || err != nil || got != tt.inCompany {
+		t.Errorf("Rate(%s, %s, %s) = %+v, converting %d: %d, %v; want %s of %s, %d", tt.company, tt.cur, tt.day, r, tt.amount, got, err,
+			tt.value, tt.rateDay, tt.inCompany)
 	}
 }
