@@ -72,7 +72,7 @@ func (c *conversion) amount(m intent.Money) (intent.Amount, error) {
 func (c *conversion) facts(amountCompany intent.Amount) map[string]intent.Value {
 	b := c.bill
 	day := b.Day
-	if day == "" {
+	if day == "" || c.missing != "" { // the day a rate was missing for
 		day = c.day
 	}
 	return map[string]intent.Value{

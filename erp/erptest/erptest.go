@@ -791,9 +791,10 @@ type RateSetter interface {
 }
 
 // testRates: a rate is the latest of the company dated on or before the
-// day, never another company's; the company's own currency is 1 without
-// a rate; a currency without a rate is ErrNoRate, never 1; each currency
-// has its own decimals.
+// day, never another company's, and a rate of no company only when the
+// company has none; the company's own currency is 1 without a rate; a
+// currency without a rate is ErrNoRate, never 1; each currency has its
+// own decimals.
 func testRates(t *testing.T, e Env) {
 	rs, ok := e.Seeder.(RateSetter)
 	if !ok {
@@ -813,6 +814,11 @@ func testRates(t *testing.T, e Env) {
 		{e.Company, foreign, "2026-11-25", "0.9259259"},
 		{e.Other, foreign, "2026-11-10", "2"},
 		{e.Company, "JPY", "2026-11-20", "160"},
+		// Rates of no company apply to every company, after its own
+		// whatever their dates (Odoo's order): a newer global USD rate
+		// changes neither company's USD rate.
+		{"", foreign, "2026-11-23", "5"},
+		{"", "JPY", "2026-11-01", "150"},
 	} {
 		if err := rs.SetRate(ctx, r.company, r.cur, r.day, r.value); err != nil {
 			t.Fatalf("SetRate(%+v): %v", r, err)
@@ -825,6 +831,8 @@ func testRates(t *testing.T, e Env) {
 		{e.Other, foreign, "2026-11-24", "2", "2026-11-10", 100000, 50000},
 		{e.Company, "JPY", "2026-11-24", "160", "2026-11-20", 100000, 62500},
 		{e.Company, own, "2026-11-24", "1", "2026-11-24", 100000, 100000},
+		{e.Other, "JPY", "2026-11-24", "150", "2026-11-01", 150000, 100000},
+		{e.Other, foreign, "2026-11-23", "2", "2026-11-10", 100000, 50000},
 	}
 	for _, tt := range tests {
 		checkRate(t, e, tt, own)
@@ -832,8 +840,8 @@ func testRates(t *testing.T, e Env) {
 	if r, err := e.Source.Rate(ctx, e.Company, foreign, "2026-11-19"); !errors.Is(err, erp.ErrNoRate) || r.Value != "" || r.Company != own || r.Currency != foreign {
 		t.Errorf("before the company's first rate: %+v, %v; want ErrNoRate", r, err)
 	}
-	if r, err := e.Source.Rate(ctx, e.Other, "JPY", "2026-11-24"); !errors.Is(err, erp.ErrNoRate) {
-		t.Errorf("JPY of the other company, which set none: %+v, %v; want ErrNoRate", r, err)
+	if r, err := e.Source.Rate(ctx, e.Other, "JPY", "2026-10-31"); !errors.Is(err, erp.ErrNoRate) {
+		t.Errorf("JPY of the other company before any: %+v, %v; want ErrNoRate", r, err)
 	}
 	if _, err := e.Source.Rate(ctx, e.Company, foreign, "24.11.2026"); !errors.Is(err, erp.ErrRefused) {
 		t.Errorf("a day that is not YYYY-MM-DD: %v; want ErrRefused", err)
