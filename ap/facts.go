@@ -240,6 +240,14 @@ func (p payFacts) outside(ctx context.Context, bills []erp.Bill, q gateway.FactQ
 			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Amount <= 0 {
 				continue
 			}
+			at := pm.Date
+			if d, err := time.ParseInLocation(time.DateOnly, pm.Day, p.cfg.Zone); err == nil {
+				at = d.Add(12 * time.Hour) // midday: the same day in the zone
+			}
+			inDay, inWeek := day.Period(at, "") == nowDay, wk.Period(at, "") == nowWeek
+			if !inWeek { // a payment of another week needs no rate
+				continue
+			}
 			if err := conv.need(ctx, pm.Amount.Currency); err != nil {
 				return 0, 0, err
 			}
@@ -247,16 +255,10 @@ func (p payFacts) outside(ctx context.Context, bills []erp.Bill, q gateway.FactQ
 			if err != nil {
 				return 0, 0, err
 			}
-			at := pm.Date
-			if d, err := time.ParseInLocation(time.DateOnly, pm.Day, p.cfg.Zone); err == nil {
-				at = d.Add(12 * time.Hour) // midday: the same day in the zone
-			}
-			if day.Period(at, "") == nowDay {
+			if inDay {
 				today = addAmount(today, max(amount, 0))
 			}
-			if wk.Period(at, "") == nowWeek {
-				week = addAmount(week, max(amount, 0))
-			}
+			week = addAmount(week, max(amount, 0))
 		}
 	}
 	return today, week, nil

@@ -178,3 +178,37 @@ func TestMissingRateRefused(t *testing.T) {
 		t.Errorf("EUR bill without any rate: %s %s (rate %v)", code(d), message(d), d.Facts["rate_value"])
 	}
 }
+
+// TestOutsidePaymentOtherCurrency (issue 17): a payment made by hand in a
+// third currency counts in the vendor's week only with the ERP's rate of
+// it: one of September needs none, one of today without a rate refuses
+// the payment, naming that currency.
+func TestOutsidePaymentOtherCurrency(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	v := e.vendor(ap.DemoCompany, ap.DemoVendor)
+	e.usdBill("US-NEXT", 50000)
+	e.setRate("2026-11-30", "1.25")
+	for _, at := range []time.Time{time.Date(2026, 9, 15, 10, 0, 0, 0, time.UTC), t0.Add(-time.Hour)} {
+		b, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "GB-" + at.Format("0102"), Vendor: v.ID, Currency: "GBP", Total: 20000,
+			Date: at.AddDate(0, 0, -10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.erp.AddPayment(t.Context(), ap.DemoCompany, erp.Payment{Bill: b.ID, Amount: intent.Money{Currency: "GBP", Amount: 20000}, Date: at}); err != nil {
+			t.Fatal(err)
+		}
+		args := pay(ap.DemoVendor, "US-NEXT", ap.DemoIBAN, "100.00")
+		args["currency"] = "USD"
+		d := e.decide(e.twoBudgets("m-gbp-"+at.Format("0102")), ap.ActionPayBill, args)
+		if at.Month() == time.September {
+			if !d.Executed {
+				t.Fatalf("with a GBP payment of September and no GBP rate: %s %s", code(d), message(d))
+			}
+			continue
+		}
+		if d.Executed || d.Facts["rate_missing"] != intent.Str("GBP") || !strings.Contains(message(d), "no exchange rate of GBP") {
+			t.Errorf("with a GBP payment of today and no GBP rate: %s %s; want refused, naming GBP", code(d), message(d))
+		}
+	}
+}
