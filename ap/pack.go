@@ -245,8 +245,9 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 // The running totals of ap.pay_bill (contract.Total), given to the policy
 // as facts of these names (minor units of the company's currency: each
 // payment counts converted at the ERP's rate of its decision, see
-// conversion; a total kept before that, per currency, is left where it
-// was and no longer read): what was already paid of the
+// conversion; a total kept before that in another currency than the
+// company's is left where it was and no longer read): what was already
+// paid of the
 // bill, and to the vendor today, this week (in Config.Zone) and under the
 // mandate, before this payment. The facts named outside_* are what the
 // ERP registered outside intentplane in the same window (see payFacts).
