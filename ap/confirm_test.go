@@ -46,6 +46,9 @@ func TestConfigurationRefusalNamesSetting(t *testing.T) {
 	if _, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Name: "BILL/2026/11/0090", Ref: "US-1", Vendor: v.ID, Currency: "USD", Total: 30000}); err != nil {
 		t.Fatal(err)
 	}
+	if err := e.erp.SetRate(t.Context(), ap.DemoCompany, "USD", "2026-11-01", "1.0869565"); err != nil {
+		t.Fatal(err)
+	}
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	args := pay("ACME Supplies", "US-1", ap.DemoIBAN, "300.00")
 	args["currency"] = "USD"

@@ -3,6 +3,8 @@ package ap
 import (
 	"fmt"
 	"strings"
+
+	"github.com/intentplane/intentplane/erp"
 )
 
 // The pack pays only in currencies whose minor unit is one hundredth (two
@@ -26,15 +28,6 @@ var twoDecimals = setOf(
 		"PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS " +
 		"TMT TOP TRY TTD TWD TZS UAH USD USN UYU UZS VED VES WST XCD XCG YER ZAR ZMW ZWG")
 
-// otherDecimals gives the minor unit, in decimal places, of the ISO 4217
-// currencies that do not have two, so that a refusal can say why.
-var otherDecimals = map[string]int{
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0,
-	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	"CLF": 4, "UYW": 4,
-}
-
 func setOf(codes string) map[string]bool {
 	m := map[string]bool{}
 	for _, c := range strings.Fields(codes) {
@@ -51,10 +44,10 @@ func supportedCurrency(currency string) bool { return twoDecimals[currency] }
 // unsupportedText says, for the agent, why currency is not paid.
 func unsupportedText(currency string) string {
 	why := "is not an ISO 4217 currency with 2 decimal places"
-	switch d, ok := otherDecimals[currency]; {
-	case ok && d == 0:
+	switch d := erp.Decimals(currency); {
+	case d == 0:
 		why = "has no decimal places (whole units)"
-	case ok:
+	case d != 2:
 		why = fmt.Sprintf("has %d decimal places", d)
 	}
 	return currency + " " + why + "; the assistant pays and shows only currencies with 2 decimal places (cents), " +

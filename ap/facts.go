@@ -49,13 +49,14 @@ var _ gateway.ContextProvider = payFacts{}
 //     bill_credit_notes: instalments and the credit notes netted with the
 //     payment (see termsFacts);
 //   - outside_bill, outside_today and outside_week (Long, minor units of
-//     the bill's currency): what the ERP shows paid that intentplane did
+//     the company's currency, each payment converted at this decision's
+//     rate of its currency): what the ERP shows paid that intentplane did
 //     not register, added by the gateway to the totals paid_bill,
 //     paid_today and paid_week (see totals): of the bill, its total less
 //     its residual less the payments registered through intentplane (so
 //     credit notes applied to it count as paid); to the vendor, its
-//     payments without an idempotency key, not cancelled, in the bill's
-//     currency (the gateway keeps totals per currency), whose accounting date is today or in this week in
+//     payments without an idempotency key, not cancelled, in any
+//     currency, whose accounting date is today or in this week in
 //     Config.Zone. They are read with the bills
 //     (erp.BillQuery.PaymentsSince, the Monday of this week): the Odoo
 //     connector gives the vendor's posted outgoing payments made by hand
@@ -68,8 +69,22 @@ var _ gateway.ContextProvider = payFacts{}
 //     currency of its main budget, which the policy refuses as a
 //     mismatch;
 //   - confirm_above, four_eyes_daily_above, max_amount and
-//     max_vendor_total (Long, minor units): Config's thresholds, so that
-//     an operator changes them without editing the embedded policy;
+//     max_vendor_total (Long, minor units of the company's currency):
+//     Config's thresholds, so that an operator changes them without
+//     editing the embedded policy;
+//   - the conversion into the company's currency (conversion), in which
+//     the thresholds and the totals apply: company_currency (String),
+//     amount_company (Long: the payment's amount in minor units of it,
+//     converted exactly at the ERP's rate of the payment's date and
+//     rounded half up, as Odoo converts; the amount itself for a bill in
+//     the company's currency), rate_missing (String: a currency the
+//     ERP holds no rate of for that date, the bill's or an outside
+//     payment's, which the policy refuses; "" if none), and for the
+//     receipt and the approver rate_value, rate_date and rate_source (the
+//     bill currency's rate as the ERP keeps it: units per unit of the
+//     company's currency, its date, the record it was read from; "1",
+//     the day and "company currency" for the company's own) and rate (all
+//     of that in words, "" for the company's own currency);
 //   - vendor_first_payment (Bool): the ERP holds no posted payment to the
 //     vendor, whether made through intentplane or by hand (firstPayment).
 //
@@ -83,7 +98,9 @@ var _ gateway.ContextProvider = payFacts{}
 // current_iban_note (String: which, and that it is unusable until
 // corrected in the ERP). It reads them while the vendor is held too.
 //
-// It reads all of that in two calls: the vendor's bills and credit notes
+// It reads all of that in two calls, and one more for a bill in another
+// currency than the company's (its rate; and one per further currency of
+// a payment made by hand this week): the vendor's bills and credit notes
 // with the payments registered through intentplane
 // (erp.BillQuery.WithPayments) and those made by hand this week, and at most one posted payment to the
 // vendor (firstPayment); it keeps the bill for the payment's execution
@@ -151,9 +168,24 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		}
 	}
 
-	today, week := p.outside(siblings, q, bill.Currency)
+	conv, err := p.convert(ctx, q, bill.Currency)
+	if err != nil {
+		return nil, err
+	}
+	amountCompany, err := conv.amount(intent.Money{Currency: bill.Currency, Amount: intent.Amount(q.Args["amount"].Int)})
+	if err != nil {
+		return nil, err
+	}
+	today, week, err := p.outside(ctx, siblings, q, conv)
+	if err != nil {
+		return nil, err
+	}
+	outBill, err := conv.amount(intent.Money{Currency: bill.Currency, Amount: outsideBill(bill)})
+	if err != nil {
+		return nil, err
+	}
 	facts := map[string]intent.Value{
-		"outside_bill":           intent.Int(int64(outsideBill(bill))),
+		"outside_bill":           intent.Int(int64(max(outBill, 0))),
 		"outside_today":          intent.Int(int64(today)),
 		"outside_week":           intent.Int(int64(week)),
 		"four_eyes_daily_above":  intent.Int(int64(p.cfg.FourEyesDailyAbove)),
@@ -175,6 +207,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	if bill.VendorName != "" {
 		facts["vendor_name"] = intent.Str(bill.VendorName)
 	}
+	maps.Copy(facts, conv.facts(amountCompany))
 	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
 	maps.Copy(facts, terms)
 	p.decided.keepCredits(company, bill.ID, credits)
@@ -196,29 +229,39 @@ func outsideBill(b erp.Bill) intent.Amount {
 
 // outside returns what the ERP shows paid to the vendor of bills today
 // and in this week (q.Now in the company's zone) without an idempotency
-// key, in currency (the payment's, in which the gateway keeps its
-// totals): payments made outside intentplane.
-func (p payFacts) outside(bills []erp.Bill, q gateway.FactQuery, currency string) (today, week intent.Amount) {
+// key, in the company's currency (in which the gateway keeps the totals),
+// each payment converted at the rate of this decision (conv): payments
+// made outside intentplane.
+func (p payFacts) outside(ctx context.Context, bills []erp.Bill, q gateway.FactQuery, conv *conversion) (today, week intent.Amount, err error) {
 	day, wk := contract.Total{Window: contract.Day, Zone: p.cfg.Zone}, contract.Total{Window: contract.Week, Zone: p.cfg.Zone}
 	nowDay, nowWeek := day.Period(q.Now, ""), wk.Period(q.Now, "")
 	for _, b := range bills {
 		for _, pm := range b.Payments {
-			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Currency != currency || pm.Amount.Amount <= 0 {
+			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Amount <= 0 {
 				continue
 			}
 			at := pm.Date
 			if d, err := time.ParseInLocation(time.DateOnly, pm.Day, p.cfg.Zone); err == nil {
 				at = d.Add(12 * time.Hour) // midday: the same day in the zone
 			}
-			if day.Period(at, "") == nowDay {
-				today = addAmount(today, pm.Amount.Amount)
+			inDay, inWeek := day.Period(at, "") == nowDay, wk.Period(at, "") == nowWeek
+			if !inWeek { // a payment of another week needs no rate
+				continue
 			}
-			if wk.Period(at, "") == nowWeek {
-				week = addAmount(week, pm.Amount.Amount)
+			if err := conv.need(ctx, pm.Amount.Currency); err != nil {
+				return 0, 0, err
 			}
+			amount, err := conv.amount(pm.Amount)
+			if err != nil {
+				return 0, 0, err
+			}
+			if inDay {
+				today = addAmount(today, max(amount, 0))
+			}
+			week = addAmount(week, max(amount, 0))
 		}
 	}
-	return today, week
+	return today, week, nil
 }
 
 // weekStart is the Monday of now's ISO week in zone (UTC if nil), as

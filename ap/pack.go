@@ -86,24 +86,33 @@ const (
 // Config configures the pack. The zero value of each field means the
 // default stated on it.
 type Config struct {
-	// ConfirmAbove is the amount, in minor units of the bill's currency,
+	// The thresholds below are in minor units of the company's currency
+	// (the ERP's: EUR for a EUR company): a bill in another currency is
+	// compared with them converted at the ERP's rate of the payment's date
+	// (erp.Rates; docs/mandates.md, "Thresholds and currencies"), and the
+	// cumulative totals are kept in the company's currency too.
+
+	// ConfirmAbove is the amount, in minor units of the company's currency,
 	// above which a payment needs a person's confirmation; zero means
 	// DefaultConfirmAbove (1,000.00). It applies to cumulative amounts:
 	// the payment with what was already paid of the bill, or to the
 	// vendor on the same day, in the same week or under the same mandate
 	// (see the totals in docs/controls.md).
 	ConfirmAbove intent.Amount
-	// FourEyesDailyAbove is the amount, in minor units, above which what
+	// FourEyesDailyAbove is the amount, in minor units of the company's
+	// currency, above which what
 	// is paid to one vendor in one day (this payment with the day's
 	// earlier ones) needs the approval of two people; zero means
 	// DefaultFourEyesDaily (5,000.00).
 	FourEyesDailyAbove intent.Amount
-	// MaxAmount is the amount, in minor units, above which a payment never
+	// MaxAmount is the amount, in minor units of the company's currency,
+	// above which a payment never
 	// executes through the agent, approved or not; zero means
 	// DefaultMaxAmount (10,000.00). It applies to cumulative amounts, as
 	// ConfirmAbove does. The mandate's budget caps spending too.
 	MaxAmount intent.Amount
-	// MaxVendorTotal is the amount, in minor units, above which what is
+	// MaxVendorTotal is the amount, in minor units of the company's
+	// currency, above which what is
 	// paid to one vendor in a day, a week or under a mandate (this payment
 	// included) never executes through the agent; zero means MaxAmount,
 	// and it must not be below MaxAmount (NewPack refuses it). A
@@ -234,7 +243,11 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 }
 
 // The running totals of ap.pay_bill (contract.Total), given to the policy
-// as facts of these names (minor units): what was already paid of the
+// as facts of these names (minor units of the company's currency: each
+// payment counts converted at the ERP's rate of its decision, see
+// conversion; a total kept before that in another currency than the
+// company's is left where it was and no longer read): what was already
+// paid of the
 // bill, and to the vendor today, this week (in Config.Zone) and under the
 // mandate, before this payment. The facts named outside_* are what the
 // ERP registered outside intentplane in the same window (see payFacts).
@@ -293,7 +306,12 @@ func contracts(cfg Config) ([]*contract.Contract, error) {
 			// The amount is reserved against the mandate's budget in the
 			// bill's currency, as the ERP keeps it.
 			BudgetCurrency: "bill_currency",
+			// The totals add up the amounts in the company's currency,
+			// converted at the ERP's rate (see conversion), so that a
+			// USD and a EUR payment to one vendor add up.
 			Totals:         totals(cfg),
+			TotalsAmount:   "amount_company",
+			TotalsCurrency: "company_currency",
 			Resource:       "bill",
 			// Payments are exclusive per vendor, not per bill: the
 			// duplicate check reads the vendor's other bills, so two

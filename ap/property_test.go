@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -200,6 +201,10 @@ type pworld struct {
 	// sameAmount counts the payments made through the gateway by bill
 	// and amount ("bill|amount"), under any mandate.
 	sameAmount map[string]int
+	// oursRaw and oursEUR are, per bill ID, what the gateway paid of it
+	// in its currency and converted into EUR payment by payment: the
+	// gateway keeps a bill's total in EUR, each payment converted once.
+	oursRaw, oursEUR map[string]intent.Amount
 	// paidIn is what was paid (through the gateway or by hand in the ERP)
 	// to a vendor in a window: key pwWindow.
 	paidIn   map[string]intent.Amount
@@ -238,6 +243,8 @@ func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats
 		spent:       map[string]intent.Amount{},
 		once:        map[string]bool{},
 		sameAmount:  map[string]int{},
+		oursRaw:     map[string]intent.Amount{},
+		oursEUR:     map[string]intent.Amount{},
 		paidIn:      map[string]intent.Amount{},
 		refN:        10000,
 	}
@@ -255,6 +262,8 @@ func newPWorld(t *testing.T, seed uint64, epoch int, rng *rand.Rand, st *pwStats
 	}
 	for i, c := range w.companies {
 		w.seedCompany(c, i)
+		r := pwUSDRates[c]
+		w.must(w.erp.SetRate(context.Background(), c, "USD", "2026-11-01", r.text))
 	}
 	pack, err := ap.NewPack(w.erp, ap.Config{
 		ConfirmAbove: pwConfirm, MaxAmount: pwMax, FourEyesDailyAbove: pwFourEyesDaily, CoolingOff: pwCoolingOff, CallbackValidity: pwCallbackValidity,
@@ -838,8 +847,8 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 		return fmt.Sprintf("payment %s in %s of bill %s in %s", p.ID, p.Amount.Currency, b.name, b.currency)
 	case amt <= 0 || amt > b.residual:
 		return fmt.Sprintf("payment %s of %d on bill %s, which owed %d (total %d)", p.ID, amt, b.name, b.residual, b.total)
-	case amt > pwMax:
-		return fmt.Sprintf("payment %s of %d, above the maximum %d", p.ID, amt, pwMax)
+	case w.eur(b, amt) > pwMax:
+		return fmt.Sprintf("payment %s of %d %s (%d EUR), above the maximum %d EUR", p.ID, amt, b.currency, w.eur(b, amt), pwMax)
 	}
 	cumNeed, cumMax, cumWhy := w.cumulativeLevel(m.id, b, amt, x.at)
 	if cumMax {
@@ -868,8 +877,8 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 		return fmt.Sprintf("payment %s of %d on bill %s, which owed %d, gross of the vendor's open credit %d", p.ID, amt, b.name, b.residual, credit)
 	}
 	need, why := 0, ""
-	if amt > pwConfirm {
-		need, why = 1, "above the confirmation threshold"
+	if w.eur(b, amt) > pwConfirm {
+		need, why = 1, "above the confirmation threshold (in EUR)"
 	}
 	same := fmt.Sprintf("%s|%d", b.id, amt)
 	if residual == 0 && w.sameAmount[same] > 0 {
@@ -909,6 +918,8 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 		return fmt.Sprintf("mandate %s spent %d, over its budget %d", m.id, w.spent[m.id], m.budget.Amount)
 	}
 	w.addPaid(m.id, b, amt, x.at)
+	w.oursRaw[b.id] += amt
+	w.oursEUR[b.id] += w.eur(b, amt)
 	b.residual -= amt + credit
 	for _, cn := range credits {
 		cn.residual = 0
@@ -1165,22 +1176,71 @@ func pwWeek(at time.Time) string {
 
 // addPaid counts amount paid of b at at, under mandate ("" for a payment
 // made by hand in the ERP).
+// The vendor's windows are in the company's currency (EUR), each payment
+// converted at the rate on file (pwUSDRates).
 func (w *pworld) addPaid(mandate string, b *pwBill, amount intent.Amount, at time.Time) {
-	w.paidIn[pwWindow("d", b.company, b.vendor, b.currency, pwDay(at))] += amount
-	w.paidIn[pwWindow("w", b.company, b.vendor, b.currency, pwWeek(at))] += amount
+	amount = w.eur(b, amount)
+	w.paidIn[pwWindow("d", b.company, b.vendor, "EUR", pwDay(at))] += amount
+	w.paidIn[pwWindow("w", b.company, b.vendor, "EUR", pwWeek(at))] += amount
 	if mandate != "" {
-		w.paidIn[pwWindow("m", b.company, b.vendor, b.currency, mandate)] += amount
+		w.paidIn[pwWindow("m", b.company, b.vendor, "EUR", mandate)] += amount
 	}
 }
 
 // paidEarlier returns what was paid, before a payment of b at at under
 // mandate, of the bill (total less residual: credit notes applied count),
 // and to its vendor that day, that week and under the mandate.
+// All in EUR: of the bill, what the gateway paid, each payment converted,
+// and the rest (by hand, credit notes) converted as one amount, as the
+// pack gives it (outside_bill).
 func (w *pworld) paidEarlier(mandate string, b *pwBill, at time.Time) (bill, day, week, man intent.Amount) {
-	return b.total - b.residual,
-		w.paidIn[pwWindow("d", b.company, b.vendor, b.currency, pwDay(at))],
-		w.paidIn[pwWindow("w", b.company, b.vendor, b.currency, pwWeek(at))],
-		w.paidIn[pwWindow("m", b.company, b.vendor, b.currency, mandate)]
+	return w.oursEUR[b.id] + w.eur(b, b.total-b.residual-w.oursRaw[b.id]),
+		w.paidIn[pwWindow("d", b.company, b.vendor, "EUR", pwDay(at))],
+		w.paidIn[pwWindow("w", b.company, b.vendor, "EUR", pwWeek(at))],
+		w.paidIn[pwWindow("m", b.company, b.vendor, "EUR", mandate)]
+}
+
+// pwUSDRates are the companies' USD rates on file from 2026-11-01 (USD
+// per EUR: num/den), entered in the ERP as text; the oracle converts with
+// them itself.
+var pwUSDRates = map[string]struct {
+	text     string
+	num, den int64
+}{
+	"northwind": {"1.0869565", 10869565, 10000000}, // 1,000.00 USD is 920.00 EUR
+	"southwind": {"0.9259259", 9259259, 10000000},  // 1,000.00 USD is 1,080.00 EUR
+	"eastwind":  {"1.25", 125, 100},
+}
+
+// eur returns amount of b's currency in EUR cents: itself for EUR; for
+// USD amount × den / num, rounded half up (an amount is never negative
+// here).
+func (w *pworld) eur(b *pwBill, amount intent.Amount) intent.Amount {
+	if b.currency == "EUR" {
+		return amount
+	}
+	r, ok := pwUSDRates[b.company]
+	if !ok || b.currency != "USD" || amount < 0 {
+		w.t.Fatalf("no rate of %s for %s", b.currency, b.company)
+	}
+	q := new(big.Int).Mul(big.NewInt(int64(amount)), big.NewInt(2*r.den))
+	q.Add(q, big.NewInt(r.num))
+	q.Quo(q, big.NewInt(2*r.num))
+	return intent.Amount(q.Int64())
+}
+
+// fromEUR returns the largest amount of b's currency that is at most eur
+// EUR cents converted (0 if none).
+func (w *pworld) fromEUR(b *pwBill, eur intent.Amount) intent.Amount {
+	if b.currency == "EUR" || eur <= 0 {
+		return max(eur, 0)
+	}
+	r := pwUSDRates[b.company]
+	a := intent.Amount(new(big.Int).Quo(new(big.Int).Mul(big.NewInt(int64(eur)+1), big.NewInt(r.num)), big.NewInt(r.den)).Int64())
+	for a > 0 && w.eur(b, a) > eur {
+		a--
+	}
+	return a
 }
 
 // cumulativeLevel returns the approvals a payment of amt on b at at under
@@ -1189,6 +1249,7 @@ func (w *pworld) paidEarlier(mandate string, b *pwBill, at time.Time) (bill, day
 func (w *pworld) cumulativeLevel(mandate string, b *pwBill, amt intent.Amount, at time.Time) (need int, aboveMax bool, why string) {
 	bill, day, week, man := w.paidEarlier(mandate, b, at)
 	most := max(bill, day, week, man)
+	amt = w.eur(b, amt)
 	if amt+most > pwMax {
 		return 2, true, fmt.Sprintf("above the maximum with what was paid before (bill %d, day %d, week %d, mandate %d)", bill, day, week, man)
 	}
@@ -1218,7 +1279,7 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	a := w.accounts[v.current]
 	_, credit := w.credits(b)
 	bill, day, week, man := w.paidEarlier(m.id, b, w.now)
-	limit := min(b.residual-credit, pwMax-max(bill, day, week, man), w.remaining(m))
+	limit := min(b.residual-credit, w.fromEUR(b, pwMax-max(bill, day, week, man)), w.remaining(m))
 	if limit <= 0 {
 		return nil
 	}

@@ -32,7 +32,7 @@ func TestLegitimateWorkload(t *testing.T) {
 		paid                int
 		maxAmount, maxTotal int
 	}{
-		{"Defaults", ap.Config{}, 127, 5, 21},
+		{"Defaults", ap.Config{}, 128, 5, 20},
 		{"WholeVendorRuns", aptest.WholeVendorRuns, 148, 5, 0},
 		{"WholeVendorRunsLargeBills", ap.Config{MaxVendorTotal: aptest.WholeVendorRuns.MaxVendorTotal, MaxAmount: 1_500_000}, 153, 0, 0},
 	} {

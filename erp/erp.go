@@ -1,12 +1,13 @@
 // Package erp is the contract between intentplane's accounts-payable pack
 // and an ERP: the records it reads (vendors, their bank accounts, vendor
-// bills and credit notes, payments) and the two writes it makes (register a
-// payment, change a vendor's bank account). Source is implemented by Mem,
+// bills and credit notes, payments, exchange rates) and the two writes it
+// makes (register a payment, change a vendor's bank account). Source is implemented by Mem,
 // an in-memory ERP for demos and tests, and by the Odoo connector; package
 // erptest holds the conformance suite every implementation passes.
 //
 // Records follow Odoo 17's models (res.partner, res.partner.bank,
-// account.move of type in_invoice and in_refund, account.payment) so that
+// account.move of type in_invoice and in_refund, account.payment,
+// res.currency.rate) so that
 // the connector maps them field for field. Amounts are integer minor units
 // of their currency (cents for EUR), never floats; times are UTC.
 //
@@ -454,6 +455,7 @@ type BankEditor interface {
 // Source is everything the accounts-payable pack needs from an ERP.
 type Source interface {
 	Reader
+	Rates
 	Payer
 	BankEditor
 }

@@ -33,6 +33,14 @@ type Mem struct {
 	bills    map[string]*memBill
 	payments map[string]*memPayment
 	keys     map[string]string // company, kind and idempotency key → record ID
+	currency map[string]string // company → its currency, if not DefaultCurrency
+	rates    []memRate
+}
+
+// memRate is a rate entered with SetRate; company "" applies to every
+// company.
+type memRate struct {
+	company, currency, day, value string
 }
 
 type memVendor struct {
@@ -63,6 +71,7 @@ func NewMem(now func() time.Time) *Mem {
 		bills:    map[string]*memBill{},
 		payments: map[string]*memPayment{},
 		keys:     map[string]string{},
+		currency: map[string]string{},
 	}
 }
 
@@ -592,4 +601,93 @@ func sameName(a, b string) bool {
 // Odoo gives res.country's code.
 func countryCode(c string) bool {
 	return c == "" || len(c) == 2 && 'A' <= c[0] && c[0] <= 'Z' && 'A' <= c[1] && c[1] <= 'Z'
+}
+
+// DefaultCurrency is a Mem company's currency until SetCompanyCurrency
+// sets another.
+const DefaultCurrency = "EUR"
+
+// SetCompanyCurrency sets the currency of company (an ISO 4217 code),
+// DefaultCurrency until then. It returns an error wrapping ErrRefused for
+// a code that is not three upper-case letters.
+func (m *Mem) SetCompanyCurrency(company, currency string) error {
+	if !currencyCode(currency) {
+		return refused("the currency must be an ISO 4217 code")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.currency[company] = currency
+	return nil
+}
+
+// SetRate enters an exchange rate, as a person does in the ERP: value (a
+// decimal, see ParseRateValue) units of currency per unit of the
+// company's currency, from day (YYYY-MM-DD) on; company "" enters it for
+// every company (Odoo's rate without a company), and a company's own rate
+// comes before such a rate whatever their dates, as in Odoo. A rate of the
+// same currency, company and day replaces the one entered before. It
+// returns an error wrapping ErrRefused for a malformed currency, day or
+// value.
+func (m *Mem) SetRate(ctx context.Context, company, currency, day, value string) error {
+	if !currencyCode(currency) {
+		return refused("the currency must be an ISO 4217 code")
+	}
+	if err := CheckDay(day); err != nil {
+		return err
+	}
+	if _, err := ParseRateValue(value); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := memRate{company: company, currency: currency, day: day, value: value}
+	for i, o := range m.rates {
+		if o.company == company && o.currency == currency && o.day == day {
+			m.rates[i] = r
+			return nil
+		}
+	}
+	m.rates = append(m.rates, r)
+	return nil
+}
+
+// Rate implements Rates: the latest rate entered with SetRate for the
+// company, dated on or before day, else the latest such rate entered for
+// every company; the company's currency is its own (DefaultCurrency
+// unless SetCompanyCurrency set another). Decimals come from Decimals.
+func (m *Mem) Rate(ctx context.Context, company, currency, day string) (Rate, error) {
+	if err := CheckDay(day); err != nil {
+		return Rate{}, err
+	}
+	if !currencyCode(currency) {
+		return Rate{}, refused("the currency must be an ISO 4217 code")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	own := m.currency[company]
+	if own == "" {
+		own = DefaultCurrency
+	}
+	if currency == own {
+		return CompanyRate(own, Decimals(own), day), nil
+	}
+	for _, scope := range []string{company, ""} {
+		var best *memRate
+		for i := range m.rates {
+			r := &m.rates[i]
+			if r.company == scope && r.currency == currency && r.day <= day && (best == nil || r.day > best.day) {
+				best = r
+			}
+		}
+		if best != nil {
+			src := "rate entered for the company"
+			if scope == "" {
+				src = "rate entered for every company"
+			}
+			return Rate{Currency: currency, Decimals: Decimals(currency), Company: own, CompanyDecimals: Decimals(own),
+				Value: best.value, Day: best.day, Source: src}, nil
+		}
+	}
+	return Rate{Currency: currency, Decimals: Decimals(currency), Company: own, CompanyDecimals: Decimals(own)},
+		fmt.Errorf("%w: no rate of %s into %s dated on or before %s", ErrNoRate, currency, own, day)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -906,4 +907,40 @@ func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (
 		p.ID = itoa(ids[0])
 	}
 	return p, nil
+}
+
+// SetRate enters an exchange rate as an accountant does in Odoo
+// (Accounting > Configuration > Currencies, the currency, Rates): a
+// res.currency.rate of currency (activated if archived) dated day
+// (YYYY-MM-DD), value units of it per unit of the company's currency
+// (the technical rate, which is what Odoo's list shows while the
+// company's own currency has no rate), for company, or for every company
+// when company is "". It returns an error wrapping erp.ErrRefused for a
+// malformed day or value, erp.ErrNotFound for a company not in the map,
+// and Odoo's error when it refuses (a second rate of the same day).
+func (a *Admin) SetRate(ctx context.Context, company, code, day, value string) error {
+	if err := erp.CheckDay(day); err != nil {
+		return err
+	}
+	if _, err := erp.ParseRateValue(value); err != nil {
+		return err
+	}
+	v, err := strconv.ParseFloat(value, 64)
+	if err != nil {
+		return fmt.Errorf("%w: rate %q", erp.ErrRefused, value)
+	}
+	var cid any = false
+	if company != "" {
+		id, ok := a.company(company)
+		if !ok {
+			return fmt.Errorf("%w: company %q", erp.ErrNotFound, company)
+		}
+		cid = id
+	}
+	cur, err := a.Currency(ctx, code)
+	if err != nil {
+		return err
+	}
+	_, err = a.create(ctx, "res.currency.rate", map[string]any{"name": day, "rate": v, "currency_id": cur, "company_id": cid}, nil)
+	return err
 }

@@ -334,11 +334,11 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		// Issue 17: a USD bill of a EUR company is refused under a
 		// mandate with a EUR budget only, naming the setting, and paid
 		// within a mandate that also has a USD budget.
-		b, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "US-" + randomHex(t, 3), Vendor: e.vendor.ID, Currency: "USD", Total: 30000})
+		b, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "US-" + randomHex(t, 3), Vendor: e.vendor.ID, Currency: "USD", Total: 15000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := payArgs(odoo.DemoVendor, b.Ref, odoo.DemoIBAN, "300.00")
+		args := payArgs(odoo.DemoVendor, b.Ref, odoo.DemoIBAN, "150.00")
 		args["currency"] = "USD"
 		if d := e.decide(t, ap.ActionPayBill, args); d.Executed || !strings.Contains(refusal(d), "the bill is in USD, a currency the user authorised no budget in") {
 			t.Fatalf("USD bill, EUR budget only: %s", refusal(d))
@@ -356,13 +356,31 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The thresholds apply in EUR: without a USD rate in Odoo the
+		// bill is refused, naming the setting, never converted at 1.
 		d, err := e.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
+		if err != nil || d.Executed || !strings.Contains(refusal(d), "no exchange rate of USD into the company's currency (EUR)") ||
+			!strings.Contains(refusal(d), "Accounting > Configuration > Currencies, USD, Rates") {
+			t.Fatalf("USD bill without a USD rate: %v %s", err, refusal(d))
+		}
+		// With Odoo's rate: a payment of 138.00 EUR for the vendor's day,
+		// which the later scenarios' payments to it keep under the
+		// confirmation threshold.
+		if err := e.admin.SetRate(ctx, odoo.DemoCompany, "USD", "2026-01-01", "1.0869565"); err != nil {
+			t.Fatal(err)
+		}
+		d, err = e.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
 		if err != nil || !d.Executed {
 			t.Fatalf("USD bill, USD budget: %v %s", err, refusal(d))
 		}
 		ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: b.ID})
-		if err != nil || len(ps) != 1 || ps[0].Amount != (intent.Money{Currency: "USD", Amount: 30000}) {
-			t.Errorf("payments of the USD bill in Odoo: %+v, %v; want one of 300.00 USD", ps, err)
+		if err != nil || len(ps) != 1 || ps[0].Amount != (intent.Money{Currency: "USD", Amount: 15000}) {
+			t.Errorf("payments of the USD bill in Odoo: %+v, %v; want one of 150.00 USD", ps, err)
+		}
+		if d.Facts["amount_company"] != intent.Int(13800) || d.Facts["rate_value"] != intent.Str("1.0869565") ||
+			!strings.HasPrefix(d.Facts["rate_source"].Str, "Odoo res.currency.rate ") || d.Facts["rate_date"] != intent.Str("2026-01-01") {
+			t.Errorf("the rate in the facts: amount_company %v, rate %v of %v from %v; want 13800 (150.00 USD in EUR) at 1.0869565 of 2026-01-01 from Odoo",
+				d.Facts["amount_company"], d.Facts["rate_value"], d.Facts["rate_date"], d.Facts["rate_source"])
 		}
 	})
 	t.Run("PayToAccountOnFile", func(t *testing.T) {
@@ -695,9 +713,23 @@ func benchAP(b *testing.B, e *apEnv) {
 	// vendor's day stays under every threshold, so that what is measured
 	// is a payment no person is asked about (the cumulative limits would
 	// ask one from the second payment on).
-	e.gw, e.tok = e.mount(b, e.now, e.keys, ap.Config{
+	e.gw, _ = e.mount(b, e.now, e.keys, ap.Config{
 		ConfirmAbove: 100_000_000_00, FourEyesDailyAbove: 100_000_000_00, MaxAmount: 100_000_000_00, MaxVendorTotal: 100_000_000_00,
 	})
+	// The company pays USD bills too (allowed_usd): a USD budget, and a
+	// USD rate in Odoo.
+	var err2 error
+	e.tok, err2 = mandate.Issue(mandate.Mandate{
+		ID: "m-bench-" + randomHex(b, 4), Audience: apAudience, Owner: odoo.DemoCompany, Scope: []intent.Action{ap.ActionPayBill},
+		Budget: intent.Money{Currency: "EUR", Amount: 100_000_000_00}, Budgets: []intent.Money{{Currency: "USD", Amount: 100_000_000_00}},
+		Mode: mandate.ModeKnownCounterparties, NotBefore: e.now().Add(-time.Minute), Expiry: e.now().Add(24 * time.Hour),
+	}, "cfo", apIssuer)
+	if err2 != nil {
+		b.Fatal(err2)
+	}
+	if err := e.admin.SetRate(context.Background(), odoo.DemoCompany, "USD", "2026-01-01", "1.0869565"); err != nil {
+		b.Fatal(err)
+	}
 	paid := e.addBill(b, e.vendor.ID, "", "PAID-1", 10000)
 	if d := e.decide(b, ap.ActionPayBill, payArgs(odoo.DemoVendor, paid.Ref, odoo.DemoIBAN, "100.00")); !d.Executed {
 		b.Fatalf("first payment: %s", refusal(d))
@@ -737,6 +769,28 @@ func benchAP(b *testing.B, e *apEnv) {
 			seq++
 			bill := e.addBill(b, e.vendor.ID, "", fmt.Sprintf("BENCH-%d-%s", i, randomHex(b, 3)), intent.Amount(20000+100*seq))
 			return payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(intent.Amount(20000+100*seq), 2))
+		}, true)
+	})
+	// The same for USD bills of the EUR company: the rate is read in
+	// each decision (one call more). The first USD payment reads the
+	// company's currency and USD's decimals once, before measuring.
+	usd := func(i int, amount intent.Amount) map[string]any {
+		bill, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: fmt.Sprintf("USD-%d-%s", i, randomHex(b, 3)),
+			Vendor: e.vendor.ID, Currency: "USD", Total: amount})
+		if err != nil {
+			b.Fatal(err)
+		}
+		args := payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(amount, 2))
+		args["currency"] = "USD"
+		return args
+	}
+	if d := e.decide(b, ap.ActionPayBill, usd(-1, 15000)); !d.Executed {
+		b.Fatalf("first USD payment: %s", refusal(d))
+	}
+	b.Run("allowed_usd", func(b *testing.B) {
+		measure(b, func(i int) map[string]any {
+			seq++
+			return usd(i, intent.Amount(20000+100*seq))
 		}, true)
 	})
 	b.Run("refused_email_iban", func(b *testing.B) {

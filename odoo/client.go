@@ -116,12 +116,13 @@ type Client struct {
 	payer     *session
 	bankAdmin *session
 
-	mu         sync.Mutex
-	locks      map[string]chan struct{} // company and bill or vendor → a lock held while paying it
-	currencies map[int64]currency       // res.currency id → code and decimals
-	zones      map[int64]*time.Location // res.company id → its calendar's time zone
-	zone       *time.Location           // Config.TimeZone
-	now        func() time.Time
+	mu          sync.Mutex
+	locks       map[string]chan struct{} // company and bill or vendor → a lock held while paying it
+	currencies  map[int64]currency       // res.currency id → code and decimals
+	zones       map[int64]*time.Location // res.company id → its calendar's time zone
+	ownCurrency map[int64]int64          // res.company id → its currency's res.currency id (see Rate)
+	zone        *time.Location           // Config.TimeZone
+	now         func() time.Time
 }
 
 type currency struct {

@@ -54,6 +54,10 @@ type Builder interface {
 	// AddPayment registers a payment by hand (no idempotency key), dated
 	// p.Date (p.Day in the ERP's calendar where the ERP takes a day).
 	AddPayment(ctx context.Context, company string, p erp.Payment) (erp.Payment, error)
+	// SetRate enters an exchange rate: value units of currency per unit
+	// of the company's currency (EUR) from day (YYYY-MM-DD) on, as
+	// erptest.RateSetter (erp.Mem and odoo.Admin have it).
+	SetRate(ctx context.Context, company, currency, day, value string) error
 }
 
 // MemBuilder is the Builder of erp.Mem: Mem keeps no contact persons and

@@ -71,6 +71,10 @@ const (
 func generate(t testing.TB, e Env, day time.Time, rng *rand.Rand) book {
 	t.Helper()
 	g := &generator{t: t, ctx: context.Background(), e: e, day: day, rng: rng, bk: book{accounts: map[string]bookAccount{}}}
+	// The company (EUR) holds the USD rate of a month ago in its ERP.
+	if err := e.Builder.SetRate(g.ctx, e.Company, "USD", day.AddDate(0, -1, 0).Format(time.DateOnly), USDRate); err != nil {
+		t.Fatalf("the USD rate: %v", err)
+	}
 	for i := 0; i < e.vendors(); i++ {
 		g.vendor(i)
 	}
@@ -243,4 +247,20 @@ func withCheck(cc, bban string) string {
 	x, _ := new(big.Int).SetString(digits.String(), 10)
 	check := 98 - new(big.Int).Mod(x, big.NewInt(97)).Int64()
 	return fmt.Sprintf("%s%02d%s", cc, check, bban)
+}
+
+// USDRate is the rate of USD the book's company (in EUR) holds in its
+// ERP, as Odoo's rates list shows it: USD per EUR. 1,000.00 USD is 920.00
+// EUR at it.
+const USDRate = "1.0869565"
+
+// inEUR returns amount of currency (EUR or USD) in EUR cents, as a
+// company's books convert at USDRate: amount / 1.0869565, rounded half up
+// (amounts here are never negative).
+func inEUR(currency string, amount intent.Amount) intent.Amount {
+	if currency == "EUR" {
+		return amount
+	}
+	const num, den = 10869565, 10000000 // USDRate
+	return intent.Amount((int64(amount)*2*den + num) / (2 * num))
 }

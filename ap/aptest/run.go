@@ -164,9 +164,10 @@ type expected struct {
 }
 
 // expect is what practice expects of paying amount (the money, after any
-// credit netted) for p, when paidVendor was paid to the vendor earlier in
-// the run (in its currency, the same day, week and mandate: each vendor is
-// paid in one day) and paidBill of the bill, and first is true when no
+// credit netted, converted into the company's currency: the limits are
+// the company's, in EUR) for p, when paidVendor was paid to the vendor
+// earlier in the run (in EUR, the same day, week and mandate: each vendor
+// is paid in one day) and paidBill of the bill, and first is true when no
 // payment to the vendor is on file.
 func (l limits) expect(p payment, amount, paidVendor, paidBill intent.Amount, first bool) expected {
 	switch {
@@ -213,7 +214,10 @@ func (l limits) expect(p payment, amount, paidVendor, paidBill intent.Amount, fi
 //     setting; the accounting team pays it in the ERP. Such refusals are
 //     counted apart (Figures.Limited), never as paid;
 //   - above the company's confirmation threshold (confirm_above,
-//     1,000.00 by default) a person confirming is right;
+//     1,000.00 by default) a person confirming is right. The company's
+//     limits are in its currency (EUR): a USD bill counts converted at
+//     the rate the company holds in its ERP (USDRate), and what is paid
+//     to a vendor or of a bill adds up in EUR;
 //   - an account changed two days ago: two people approving is right
 //     (four eyes in the cooling-off period);
 //   - a vendor with an open credit note not yet applied: it is netted with
@@ -254,7 +258,7 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 	f := Figures{Payments: len(bk.b.payments), Limited: map[string]int{}, Why: map[string]int{}}
 	var times []time.Duration
 	paidVendors := map[string]bool{}
-	paidVendor, paidBill := map[string]intent.Amount{}, map[string]intent.Amount{} // by vendor and currency; by bill
+	paidVendor, paidBill := map[string]intent.Amount{}, map[string]intent.Amount{} // by vendor; by bill; in EUR
 	for _, p := range order(bk.b) {
 		d.clock.advance(p.at)
 		acct := bk.b.accounts[p.vendor]
@@ -267,7 +271,8 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 			f.FalseRefusals++
 			continue
 		}
-		exp := l.expect(p, amount, paidVendor[p.vendor+" "+p.currency], paidBill[p.bill], p.newVendor && !paidVendors[p.vendor])
+		eur := inEUR(p.currency, amount)
+		exp := l.expect(p, eur, paidVendor[p.vendor], paidBill[p.bill], p.newVendor && !paidVendors[p.vendor])
 		level, dec := d.submit(args, &f)
 		times = append(times, time.Since(start))
 		what := fmt.Sprintf("%s %s %s %s", p.vendor, p.bill, intent.FormatAmount(amount, 2), p.currency)
@@ -282,8 +287,8 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 			if level != exp.level && exp.level != "" && level != "four_eyes" {
 				t.Errorf("%s: step-up %q; practice wants %s (%s)", what, level, exp.level, exp.why)
 			}
-			paidVendor[p.vendor+" "+p.currency] += amount
-			paidBill[p.bill] += amount
+			paidVendor[p.vendor] += eur
+			paidBill[p.bill] += eur
 			paidVendors[p.vendor] = true
 			f.Paid++
 		default:

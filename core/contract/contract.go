@@ -175,6 +175,16 @@ type Contract struct {
 	// keeps for the action (see Total); empty means none. They need a
 	// Budget.
 	Totals []Total
+	// TotalsAmount, if not empty, names a fact (Long: minor units of the
+	// currency the fact TotalsCurrency names, an ISO 4217 code) that the
+	// pack's context providers give: the Budget amount converted into
+	// one currency (a company's, at its system of record's rate), which
+	// the Totals add up, in that currency, instead of the Budget amount
+	// in its own: then operations in several currencies add up in one,
+	// and the Totals' Outside facts are in that currency too. Empty means
+	// the Totals add up the Budget amount, per currency. Both or neither;
+	// only with Totals.
+	TotalsAmount, TotalsCurrency string
 	// Doc says what the action does, for the agent.
 	Doc string
 
@@ -250,6 +260,11 @@ func New(c Contract) (*Contract, error) {
 func (c *Contract) checkTotals() string {
 	if len(c.Totals) > 0 && c.Budget == "" {
 		return "totals need a budget parameter to add up"
+	}
+	if (c.TotalsAmount != "" || c.TotalsCurrency != "") &&
+		(len(c.Totals) == 0 || !nameRE.MatchString(c.TotalsAmount) || !nameRE.MatchString(c.TotalsCurrency)) {
+		return fmt.Sprintf("totals amount fact %q and currency fact %q need totals, and both a name of lowercase letters, digits and _",
+			c.TotalsAmount, c.TotalsCurrency)
 	}
 	c.Totals = append([]Total(nil), c.Totals...)
 	seen := map[string]bool{}

@@ -13,7 +13,10 @@ import (
 // currency), what the total held before the operation decided, so that a
 // threshold can apply to the amount plus the total: splitting an amount
 // never lowers the approval it needs. Totals are kept per currency (the
-// mandate budget's): amounts in different currencies are never added.
+// mandate budget's): amounts in different currencies are never added,
+// unless the contract converts them into one (Contract.TotalsAmount, the
+// pack's conversion at its system of record's rate), whose amounts its
+// totals then add up.
 type Total struct {
 	// Name is the total's name and the fact it is given as
 	// ("paid_vendor_day"). Totals of the same name in one pack add up the
@@ -34,7 +37,8 @@ type Total struct {
 	// context provider gives: what the system of record registered in
 	// the window outside the gateway (a payment made by hand in the ERP).
 	// It is added to the total the policy sees; a negative value counts
-	// as zero.
+	// as zero. It is in the totals' currency (Contract.TotalsCurrency
+	// when the contract names one).
 	Outside string
 	// Label says, for people, what the total covers after "paid to X"
 	// ("today", "for this bill"); empty means the window's own words.

@@ -17,25 +17,32 @@ func TestTotalsChecked(t *testing.T) {
 	}
 	ok := contract.Total{Name: "paid_today", By: []string{"payee"}, Window: contract.Day}
 	cases := []struct {
-		name   string
-		budget string
-		totals []contract.Total
-		valid  bool
+		name           string
+		budget         string
+		totals         []contract.Total
+		valid          bool
+		amount, curFct string // TotalsAmount, TotalsCurrency
 	}{
-		{"valid", "amount", []contract.Total{ok}, true},
-		{"no budget", "", []contract.Total{ok}, false},
-		{"no by", "amount", []contract.Total{{Name: "t", Window: contract.Day}}, false},
-		{"by not critical", "amount", []contract.Total{{Name: "t", By: []string{"memo"}}}, false},
-		{"by unknown", "amount", []contract.Total{{Name: "t", By: []string{"nobody"}}}, false},
-		{"bad name", "amount", []contract.Total{{Name: "Paid Today", By: []string{"payee"}}}, false},
-		{"name twice", "amount", []contract.Total{ok, ok}, false},
-		{"bad window", "amount", []contract.Total{{Name: "t", By: []string{"payee"}, Window: 9}}, false},
-		{"bad outside", "amount", []contract.Total{{Name: "t", By: []string{"payee"}, Outside: "Outside!"}}, false},
+		{"converted", "amount", []contract.Total{ok}, true, "amount_company", "company_currency"},
+		{"converted, no currency fact", "amount", []contract.Total{ok}, false, "amount_company", ""},
+		{"converted, no amount fact", "amount", []contract.Total{ok}, false, "", "company_currency"},
+		{"converted, bad fact name", "amount", []contract.Total{ok}, false, "Amount!", "company_currency"},
+		{"converted without totals", "amount", nil, false, "amount_company", "company_currency"},
+		{"valid", "amount", []contract.Total{ok}, true, "", ""},
+		{"no budget", "", []contract.Total{ok}, false, "", ""},
+		{"no by", "amount", []contract.Total{{Name: "t", Window: contract.Day}}, false, "", ""},
+		{"by not critical", "amount", []contract.Total{{Name: "t", By: []string{"memo"}}}, false, "", ""},
+		{"by unknown", "amount", []contract.Total{{Name: "t", By: []string{"nobody"}}}, false, "", ""},
+		{"bad name", "amount", []contract.Total{{Name: "Paid Today", By: []string{"payee"}}}, false, "", ""},
+		{"name twice", "amount", []contract.Total{ok, ok}, false, "", ""},
+		{"bad window", "amount", []contract.Total{{Name: "t", By: []string{"payee"}, Window: 9}}, false, "", ""},
+		{"bad outside", "amount", []contract.Total{{Name: "t", By: []string{"payee"}, Outside: "Outside!"}}, false, "", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := contract.New(contract.Contract{Action: "pay.send", Params: params, Budget: c.budget, Totals: c.totals})
+			_, err := contract.New(contract.Contract{Action: "pay.send", Params: params, Budget: c.budget, Totals: c.totals,
+				TotalsAmount: c.amount, TotalsCurrency: c.curFct})
 			if c.valid != (err == nil) || err != nil && !errors.Is(err, contract.ErrInvalidContract) {
 				t.Errorf("New: %v, want valid %v", err, c.valid)
 			}

@@ -217,8 +217,20 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	facts := st.out.Facts
 	amount := max(st.amount, 0) // a negative amount is the policy's to refuse
-	// Totals are kept per currency: the operation's, that of its budget.
-	cur := st.currency
+	// Totals are kept per currency: the operation's, that of its budget,
+	// or the one the contract converts it into.
+	cur, converted := st.currency, ""
+	if c.TotalsAmount != "" {
+		a, cu := facts[c.TotalsAmount], facts[c.TotalsCurrency]
+		if a.Kind != intent.KindInt || cu.Kind != intent.KindString || cu.Str == "" {
+			g.log.Error("the totals' amount or currency fact is missing", "action", c.Action, "facts", c.TotalsAmount+", "+c.TotalsCurrency)
+			return refusals.SystemsUnreadable.with()
+		}
+		if cu.Str != cur {
+			converted = fmt.Sprintf(" (%s %s)", intent.FormatAmount(intent.Amount(a.Int), 2), cu.Str)
+		}
+		amount, cur = intent.Amount(max(a.Int, 0)), cu.Str
+	}
 	st.resID = state.ReservationID(st.operation, c.Action, m.Owner)
 	var parts []string
 	payee, nonzero := "", false
@@ -264,8 +276,10 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 			parts = append(parts, fmt.Sprintf("%s %s %s", t.Text(), intent.FormatAmount(before, 2), cur))
 		}
 	}
-	if nonzero {
-		st.totals = fmt.Sprintf("this payment %s %s; %s", intent.FormatAmount(st.amount, 2), cur, strings.Join(parts, ", "))
+	// The amount converted is shown whenever it differs, so that the
+	// person asked to approve sees both amounts.
+	if nonzero || converted != "" {
+		st.totals = fmt.Sprintf("this payment %s %s%s; %s", intent.FormatAmount(st.amount, 2), st.currency, converted, strings.Join(parts, ", "))
 	}
 	return nil
 }

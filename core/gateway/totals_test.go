@@ -15,8 +15,10 @@ import (
 	"github.com/intentplane/intentplane/core/state"
 )
 
-// totalsSchema is gatewaytest's schema with the fact sent_today.
-var totalsSchema = strings.Replace(gatewaytest.Schema, "paid_today: Long },", "paid_today: Long, sent_today: Long },", 1)
+// totalsSchema is gatewaytest's schema with the facts sent_today and, for
+// TestTotalsConverted, amount_company and company_currency.
+var totalsSchema = strings.Replace(gatewaytest.Schema, "paid_today: Long },",
+	"paid_today: Long, sent_today: Long, amount_company?: Long, company_currency?: String },", 1)
 
 const totalsPolicy = `
 @id("send") @reason("payments to resolved recipients")
@@ -31,8 +33,15 @@ when { context.amount + context.facts.sent_today > 100000 } unless { context.app
 // was sent to the recipient in the day (UTC), given as sent_today, with
 // the provider's paid_today (always 0 here) as its outside part.
 func totalsWorld(t *testing.T, exec gateway.Executor) (*world, *consumeCrash) {
+	return totalsWorldWith(t, exec, "", "", nil)
+}
+
+// totalsWorldWith is totalsWorld with the contract's TotalsAmount and
+// TotalsCurrency, and a further context provider if not nil.
+func totalsWorldWith(t *testing.T, exec gateway.Executor, amount, currency string, extra gateway.ContextProvider) (*world, *consumeCrash) {
 	t.Helper()
 	c, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient",
+		TotalsAmount: amount, TotalsCurrency: currency,
 		Totals: []contract.Total{{Name: "sent_today", By: []string{"recipient"}, Window: contract.Day, Outside: "paid_today"}},
 		Params: []contract.Parameter{
 			{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: gatewaytest.Normalize,
@@ -46,6 +55,9 @@ func totalsWorld(t *testing.T, exec gateway.Executor) (*world, *consumeCrash) {
 	return crashWorldWith(t, exec, func(p *gateway.Pack) {
 		p.Contracts = []*contract.Contract{c}
 		p.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(totalsPolicy)}, "schema.cedarschema": {Data: []byte(totalsSchema)}}
+		if extra != nil {
+			p.Context = append(p.Context, extra)
+		}
 	})
 }
 
@@ -118,5 +130,47 @@ func TestReconcileTotals(t *testing.T) {
 	}
 	if rs, err := w.store.Receipts(ctx, "emma", 1, 0); err != nil || len(rs) != 2 {
 		t.Errorf("%d reconciliation receipts (%v), want 2: one per operation", len(rs), err)
+	}
+}
+
+// convertedFacts gives amount_company (the amount, doubled: a made-up
+// rate of 0.5 units per unit of XTS) and company_currency XTS, unless
+// missing.
+type convertedFacts struct{ missing bool }
+
+func (c convertedFacts) Facts(_ context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+	if c.missing || q.Action != "pay.send" {
+		return nil, nil
+	}
+	return map[string]intent.Value{"amount_company": intent.Int(2 * q.Args["amount"].Int), "company_currency": intent.Str("XTS")}, nil
+}
+
+// TestTotalsConverted: with Contract.TotalsAmount the totals add up the
+// converted amount in the currency the contract names, the step-up shows
+// both amounts; a provider that does not give the facts fails closed.
+func TestTotalsConverted(t *testing.T) {
+	t.Parallel()
+	for _, missing := range []bool{false, true} {
+		w, _ := totalsWorldWith(t, &crashing{ran: map[intent.OperationHash]bool{}}, "amount_company", "company_currency", convertedFacts{missing})
+		tok := w.mandate("emma", 1000000)
+		d := w.decide(tok, send("GB29", "300.00"))
+		if missing {
+			if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeContextFailed {
+				t.Errorf("without the converted amount: %s %+v; want refused, systems unreadable", d.Verdict, d.Refusal)
+			}
+			continue
+		}
+		if !d.Executed {
+			t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
+		}
+		acct := state.TotalAccount("emma", "pay", "sent_today", "XTS", w.now.Format(time.DateOnly), "GB29")
+		if u, _ := w.store.Usage(context.Background(), acct); u.Committed != 60000 {
+			t.Errorf("the day's total in XTS: %+v, want 600.00 committed", u)
+		}
+		// The policy adds the amount to the day's total in XTS.
+		d = w.decide(tok, send("GB29", "400.01"))
+		if d.Verdict != intent.StepUp || !strings.Contains(d.Refusal.Message, "(this payment 400.01 EUR (800.02 XTS); paid to GB29 today 600.00 XTS)") {
+			t.Errorf("second: %s %+v", d.Verdict, d.Refusal)
+		}
 	}
 }

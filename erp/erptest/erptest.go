@@ -40,6 +40,8 @@ type Env struct {
 	Seeder Seeder
 	// Company and Other are two distinct companies the ERP knows.
 	Company, Other string
+	// Currency is the currency of both companies; "" means EUR.
+	Currency string
 }
 
 // Run runs the suite. newEnv is called once per subtest and must return a
@@ -61,6 +63,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"VendorCountryBillDateVendorPayments", testControlFields},
 		{"PaymentNettedWithCreditNotes", testNetting},
 		{"HandPaymentsSince", testHandPaymentsSince},
+		{"RatesLatestScopedNeverOne", testRates},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -776,5 +779,95 @@ func testHandPaymentsSince(t *testing.T, e Env) {
 	}
 	if _, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{Vendor: w.acme.ID, WithPayments: true, PaymentsSince: "yesterday"}); !errors.Is(err, erp.ErrRefused) {
 		t.Errorf("PaymentsSince yesterday: %v; want ErrRefused", err)
+	}
+}
+
+// RateSetter is a Seeder that also enters exchange rates, as the ERP's
+// own users do: value units of currency per unit of the company's
+// currency from day (YYYY-MM-DD) on, for company. erp.Mem and the Odoo
+// connector's Admin are.
+type RateSetter interface {
+	SetRate(ctx context.Context, company, currency, day, value string) error
+}
+
+// testRates: a rate is the latest of the company dated on or before the
+// day, never another company's, and a rate of no company only when the
+// company has none; the company's own currency is 1 without a rate; a
+// currency without a rate is ErrNoRate, never 1; each currency has its
+// own decimals.
+func testRates(t *testing.T, e Env) {
+	rs, ok := e.Seeder.(RateSetter)
+	if !ok {
+		t.Skip("the seeder enters no rate")
+	}
+	ctx := context.Background()
+	own := e.Currency
+	if own == "" {
+		own = "EUR"
+	}
+	foreign := "USD"
+	if own == foreign {
+		foreign = "EUR"
+	}
+	for _, r := range []struct{ company, cur, day, value string }{
+		{e.Company, foreign, "2026-11-20", "1.0869565"},
+		{e.Company, foreign, "2026-11-25", "0.9259259"},
+		{e.Other, foreign, "2026-11-10", "2"},
+		{e.Company, "JPY", "2026-11-20", "160"},
+		// Rates of no company apply to every company, after its own
+		// whatever their dates (Odoo's order): a newer global USD rate
+		// changes neither company's USD rate.
+		{"", foreign, "2026-11-23", "5"},
+		{"", "JPY", "2026-11-01", "150"},
+	} {
+		if err := rs.SetRate(ctx, r.company, r.cur, r.day, r.value); err != nil {
+			t.Fatalf("SetRate(%+v): %v", r, err)
+		}
+	}
+	tests := []rateCase{
+		{e.Company, foreign, "2026-11-24", "1.0869565", "2026-11-20", 100000, 92000},
+		{e.Company, foreign, "2026-11-25", "0.9259259", "2026-11-25", 100000, 108000},
+		{e.Company, foreign, "2026-12-31", "0.9259259", "2026-11-25", 100000, 108000},
+		{e.Other, foreign, "2026-11-24", "2", "2026-11-10", 100000, 50000},
+		{e.Company, "JPY", "2026-11-24", "160", "2026-11-20", 100000, 62500},
+		{e.Company, own, "2026-11-24", "1", "2026-11-24", 100000, 100000},
+		{e.Other, "JPY", "2026-11-24", "150", "2026-11-01", 150000, 100000},
+		{e.Other, foreign, "2026-11-23", "2", "2026-11-10", 100000, 50000},
+	}
+	for _, tt := range tests {
+		checkRate(t, e, tt, own)
+	}
+	if r, err := e.Source.Rate(ctx, e.Company, foreign, "2026-11-19"); !errors.Is(err, erp.ErrNoRate) || r.Value != "" || r.Company != own || r.Currency != foreign {
+		t.Errorf("before the company's first rate: %+v, %v; want ErrNoRate", r, err)
+	}
+	if r, err := e.Source.Rate(ctx, e.Other, "JPY", "2026-10-31"); !errors.Is(err, erp.ErrNoRate) {
+		t.Errorf("JPY of the other company before any: %+v, %v; want ErrNoRate", r, err)
+	}
+	if _, err := e.Source.Rate(ctx, e.Company, foreign, "24.11.2026"); !errors.Is(err, erp.ErrRefused) {
+		t.Errorf("a day that is not YYYY-MM-DD: %v; want ErrRefused", err)
+	}
+}
+
+// rateCase is a rate testRates expects, and an amount converted with it.
+type rateCase struct {
+	company, cur, day, value, rateDay string
+	amount, inCompany                 intent.Amount
+}
+
+// checkRate reads the rate of tt and checks it and its conversion.
+func checkRate(t *testing.T, e Env, tt rateCase, own string) {
+	t.Helper()
+	r, err := e.Source.Rate(context.Background(), tt.company, tt.cur, tt.day)
+	if err != nil {
+		t.Errorf("Rate(%s, %s, %s): %v", tt.company, tt.cur, tt.day, err)
+		return
+	}
+	got, err := r.Convert(tt.amount)
+	v, verr := erp.ParseRateValue(r.Value)
+	w, _ := erp.ParseRateValue(tt.value)
+	if verr != nil || v.Cmp(w) != 0 || r.Day != tt.rateDay || r.Company != own || r.Currency != tt.cur || r.Source == "" ||
+		r.Decimals != erp.Decimals(tt.cur) || r.CompanyDecimals != erp.Decimals(own) || err != nil || got != tt.inCompany {
+		t.Errorf("Rate(%s, %s, %s) = %+v, converting %d: %d, %v; want %s of %s, %d", tt.company, tt.cur, tt.day, r, tt.amount, got, err,
+			tt.value, tt.rateDay, tt.inCompany)
 	}
 }

@@ -74,6 +74,12 @@ func newDB(s *Server, name, login, password string) *db {
 		"name": req(f(tChar)), "currency_id": m2o("res.currency"), "chart_template": f(tChar), "partner_id": m2o("res.partner")}})
 	add(&model{name: "res.currency", desc: "Currency", rights: read, fields: map[string]*field{
 		"name": req(f(tChar)), "active": f(tBool), "decimal_places": f(tInt)}})
+	// res.currency.rate: company_rate is computed as in Odoo 17 (the
+	// rate divided by the latest rate of the company's currency, 1 when
+	// it has none): what Odoo's rates list shows as "USD per EUR".
+	add(&model{name: "res.currency.rate", desc: "Currency Rate", rights: read, fields: map[string]*field{
+		"name": req(f(tDate)), "rate": f(tFloat), "currency_id": req(m2o("res.currency")), "company_id": m2o("res.company"),
+		"company_rate": comp(f(tFloat), func(d *db, r rec) any { return r.num("rate") / d.companyCurrencyRate(r.m2o("company_id")) })}})
 	add(&model{name: "res.groups", desc: "Access Groups", rights: read, fields: map[string]*field{"name": f(tChar)}})
 	add(&model{name: "ir.model.data", desc: "Model Data", rights: read, fields: map[string]*field{
 		"module": f(tChar), "name": f(tChar), "model": f(tChar), "res_id": f(tInt)}})
@@ -306,6 +312,23 @@ func (d *db) seedBase(login, password string) {
 	}
 	d.insert("res.users", rec{"name": "Administrator", "login": login, "password": password, "active": true, "email": "admin@example.com",
 		"groups_id": groups, "company_ids": []int64{company}, "company_id": company, "partner_id": p})
+}
+
+// companyCurrencyRate is the latest rate of the currency of company
+// (the admin's company when 0), of the company or of none, 1 if none:
+// Odoo 17's _get_last_rates_for_companies.
+func (d *db) companyCurrencyRate(company int64) float64 {
+	if company == 0 {
+		company = d.tables["res.users"][d.uid].m2o("company_id")
+	}
+	cur := d.tables["res.company"][company].m2o("currency_id")
+	best, day := 1.0, ""
+	for _, r := range d.tables["res.currency.rate"] {
+		if c := r.m2o("company_id"); r.m2o("currency_id") == cur && (c == 0 || c == company) && r.num("rate") != 0 && r.str("name") > day {
+			best, day = r.num("rate"), r.str("name")
+		}
+	}
+	return best
 }
 
 func (d *db) clone(name string) *db {

@@ -1,6 +1,7 @@
 package odootest
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,8 +115,8 @@ func (d *db) rpcSearch(q *request) (any, *fault) {
 	if f != nil {
 		return nil, f
 	}
-	if strings.HasSuffix(str(kw["order"]), "desc") {
-		slices.Reverse(recs)
+	if f := d.order(m, recs, str(kw["order"])); f != nil {
+		return nil, f
 	}
 	if off, ok := kw["offset"].(int64); ok && off > 0 {
 		recs = recs[min(int(off), len(recs)):]
@@ -551,4 +552,78 @@ func (d *db) write(m *model, r rec, vals map[string]any) *fault {
 func (d *db) note(partner int64, body string) int64 {
 	return d.insert("mail.message", rec{"model": "res.partner", "res_id": partner, "body": escapeBody(body), "message_type": "notification",
 		"author_id": d.tables["res.users"][max(d.uid, 1)].m2o("partner_id")})
+}
+
+// order sorts recs (in id order) as Odoo's order spec says: fields, each
+// optionally followed by asc or desc, separated by commas, then id. A
+// many2one orders by the record's id, NULL last when ascending and first
+// when descending (PostgreSQL's default); Odoo orders it by the comodel's
+// _order, which gives the same order among one record and NULL, the case
+// of the connector's reads. An unknown field is Odoo's ValueError.
+func (d *db) order(m *model, recs []rec, spec string) *fault {
+	type key struct {
+		name string
+		desc bool
+	}
+	var keys []key
+	for _, part := range strings.Split(spec, ",") {
+		w := strings.Fields(strings.ToLower(part))
+		if len(w) == 0 {
+			continue
+		}
+		if _, ok := m.fields[w[0]]; !ok && w[0] != "id" || len(w) > 2 || len(w) == 2 && w[1] != "asc" && w[1] != "desc" {
+			return traceback(fmt.Sprintf("ValueError: Invalid order %q for model %s", spec, m.name))
+		}
+		keys = append(keys, key{w[0], len(w) == 2 && w[1] == "desc"})
+	}
+	slices.SortStableFunc(recs, func(a, b rec) int {
+		for _, k := range keys {
+			c := compareField(m, k.name, a, b)
+			if k.desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return nil
+}
+
+// compareField compares a and b by one field for order; a NULL many2one
+// (0) is greater than any record.
+func compareField(m *model, name string, a, b rec) int {
+	if name == "id" {
+		return cmp.Compare(a.id(), b.id())
+	}
+	switch m.fields[name].typ {
+	case tM2O:
+		x, y := a.m2o(name), b.m2o(name)
+		switch {
+		case x == y:
+			return 0
+		case x == 0:
+			return 1
+		case y == 0:
+			return -1
+		}
+		return cmp.Compare(x, y)
+	case tInt:
+		x, _ := a[name].(int64)
+		y, _ := b[name].(int64)
+		return cmp.Compare(x, y)
+	case tFloat:
+		return cmp.Compare(a.num(name), b.num(name))
+	case tBool:
+		return cmp.Compare(boolInt(a.boolean(name)), boolInt(b.boolean(name)))
+	}
+	return strings.Compare(a.str(name), b.str(name))
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

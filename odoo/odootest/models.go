@@ -124,6 +124,22 @@ func (d *db) afterCreate(m *model, r rec, ctx map[string]any) *fault {
 		}
 		total := roundTo(r.num("_lines_total"), d.currencyDecimals(r.m2o("currency_id")))
 		r["amount_total"], r["amount_residual"] = total, total
+	case "res.currency.rate":
+		return d.checkRate(r)
+	}
+	return nil
+}
+
+// checkRate applies res.currency.rate's SQL constraints: a rate above
+// zero, one rate per day, currency and company.
+func (d *db) checkRate(r rec) *fault {
+	if r.num("rate") <= 0 {
+		return userError("The currency rate must be strictly positive.")
+	}
+	for _, o := range d.tables["res.currency.rate"] {
+		if o.str("name") == r.str("name") && o.m2o("currency_id") == r.m2o("currency_id") && o.m2o("company_id") == r.m2o("company_id") {
+			return userError("Only one currency rate per day allowed!")
+		}
 	}
 	return nil
 }

@@ -12,7 +12,8 @@ import (
 // optional; an unset key keeps the pack's default, stated on it.
 //
 // Amounts are plain decimals in money, as strings with at most 2 decimals
-// ("10000.00", intent.ParseAmount), in the currency of the bill paid; they
+// ("10000.00", intent.ParseAmount), in the company's currency (a bill in
+// another is compared converted at the ERP's rate, see ap.Config); they
 // must be above zero. Durations are Go durations ("120h", "72h").
 type Controls struct {
 	// ConfirmAbove: above it a payment (cumulative: with what was already
