@@ -232,8 +232,8 @@ func (g *Gateway) Actions() []intent.Action {
 // executed operation stays executed), and the caller must alert an
 // operator.
 func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
-	var d Decision
-	st := &decision{req: req, now: g.now().UTC(), out: &d, result: receipt.ResultNotExecuted}
+	st := &decision{req: req, now: g.now().UTC(), result: receipt.ResultNotExecuted}
+	d := &st.out
 	d.Verdict = intent.Allow
 	if r := g.runGuarded(ctx, st); r != nil {
 		d.Verdict, d.Refusal = intent.Deny, r
@@ -246,7 +246,7 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 
 // 10. Receipt: every decision appends one to its owner's chain.
 func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
-	d := st.out
+	d := &st.out
 	r := g.receiptOf(st)
 	stored, err := g.store.Append(ctx, r)
 	if err != nil && r.Result != receipt.ResultNotExecuted {
@@ -269,7 +269,7 @@ func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
 // receiptOf is the receipt of the decision, sensitive values replaced by
 // their digests.
 func (g *Gateway) receiptOf(st *decision) receipt.Receipt {
-	d := st.out
+	d := &st.out
 	args, resolved := st.args, d.Resolved
 	var sensitive receipt.Sensitive
 	if st.route != nil && st.route.contract.HasSensitive() {

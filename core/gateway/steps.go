@@ -26,7 +26,7 @@ import (
 type decision struct {
 	req      Request
 	now      time.Time
-	out      *Decision // what Decide returns
+	out      Decision // what Decide returns
 	proposal intent.Proposal
 	decoded  bool // proposal holds the decoded proposal
 	mandate  *mandate.Mandate
