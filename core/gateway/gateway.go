@@ -52,7 +52,8 @@ type Config struct {
 	// holds if the gateway holding it dies before giving it back; zero
 	// means 10 minutes. It must exceed the longest execution.
 	LockTTL time.Duration
-	// Rand is the source of random lock-holder ids; nil means crypto/rand.
+	// Rand is the source of the random part of lock-holder ids, read once
+	// by New; nil means crypto/rand.
 	Rand io.Reader
 }
 
@@ -102,7 +103,7 @@ type Gateway struct {
 	now       func() time.Time
 	log       *slog.Logger
 	verifier  mandate.Verifier
-	rand      io.Reader
+	holders   holders
 	sleep     func(time.Duration)
 	lockTTL   time.Duration
 
@@ -147,12 +148,16 @@ func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	g.rand, g.lockTTL, g.sleep = cfg.Rand, cfg.LockTTL, cfg.Sleep
+	g.lockTTL, g.sleep = cfg.LockTTL, cfg.Sleep
 	if g.sleep == nil {
 		g.sleep = time.Sleep
 	}
-	if g.rand == nil {
-		g.rand = rand.Reader
+	random := cfg.Rand
+	if random == nil {
+		random = rand.Reader
+	}
+	if _, err := io.ReadFull(random, g.holders.prefix[:]); err != nil {
+		return nil, fmt.Errorf("gateway: reading the random part of lock-holder ids: %w", err)
 	}
 	if g.lockTTL <= 0 {
 		g.lockTTL = 10 * time.Minute

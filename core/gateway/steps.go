@@ -2,12 +2,13 @@ package gateway
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -298,13 +299,8 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 	for _, name := range c.Exclusive {
 		values = append(values, st.res.Args[name].Str)
 	}
-	var id [16]byte
-	if _, err := io.ReadFull(g.rand, id[:]); err != nil {
-		return refusals.Internal.with()
-	}
-	var hb [len("holder:") + 2*len(id)]byte
-	hex.Encode(hb[copy(hb[:], "holder:"):], id[:])
-	key, holder := state.LockKey(st.mandate.Owner, c.Action, values...), string(hb[:])
+	holder := g.holders.next()
+	key := state.LockKey(st.mandate.Owner, c.Action, values...)
 	if err := g.store.Hold(ctx, key, holder, g.lockTTL); err != nil {
 		if errors.Is(err, state.ErrHeld) {
 			return refusals.InFlight.with(strings.Join(c.Exclusive, " and "))
@@ -313,6 +309,25 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	st.lock, st.holder = key, holder
 	return nil
+}
+
+// holders makes the lock-holder ids of one gateway: "holder:" and 32 hex
+// digits, a random prefix read once (8 bytes) and a counter (8 bytes), so
+// that ids are unique across gateways sharing a store and within one,
+// without reading randomness on every decision. An id names who holds a
+// lock; it is no secret (only the store sees it).
+type holders struct {
+	prefix [8]byte
+	n      atomic.Uint64
+}
+
+func (h *holders) next() string {
+	var id [16]byte
+	copy(id[:], h.prefix[:])
+	binary.BigEndian.PutUint64(id[8:], h.n.Add(1))
+	var b [len("holder:") + 2*len(id)]byte
+	hex.Encode(b[copy(b[:], "holder:"):], id[:])
+	return string(b[:])
 }
 
 // 6. Policy: the approvals presented are checked first, so that the
