@@ -654,9 +654,9 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, currency s
 
 func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res resolve.Output, now time.Time) (map[string]intent.Value, error) {
 	facts := map[string]intent.Value{}
-	for param, attrs := range res.Attrs {
+	for i, attrs := range res.Attrs {
 		for k, v := range attrs {
-			facts[param+"_"+k] = v
+			facts[res.Resolved[i].Param+"_"+k] = v
 		}
 	}
 	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Budgets: m.AllBudgets(), Claims: m.Claims, Now: now}
