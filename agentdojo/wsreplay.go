@@ -177,11 +177,7 @@ func (x *wsReplay) noAttack(ctx context.Context, users []*WorkspaceUserTask, opt
 		if err != nil {
 			return nil, err
 		}
-		r.NoAttack = append(r.NoAttack, row)
-		r.UtilityNoAttackTotal++
-		if row.Utility {
-			r.UtilityNoAttackOK++
-		} else {
+		if !r.addNoAttack(row) {
 			failing[ut.ID] = wsReason(ut, row, "without attack")
 		}
 	}
