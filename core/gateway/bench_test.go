@@ -46,12 +46,12 @@ import (
 // against 44,900 for the floor, 4.2x; after it, 150,600 against 42,200,
 // 3.6x. On a quieter machine the same builds measured 186,500 against
 // 42,500 (4.4x) and 139,000 against 41,900 (3.3x). Allocations per
-// decision: 89 (7,125 bytes) before, 86 (6,125 bytes) after; the floor
-// makes 44 (2,304 bytes). Where the rest goes: the policy step ~38,000
-// instructions (Cedar, as in the floor), garbage collection 30,000 to
-// 40,000 (mostly marking the receipts the in-memory store keeps), the
-// receipt ~25,000 (SHA-256 of its ~460 bytes: 17,000), the operation hash
-// ~9,000, decoding the proposal ~9,000.
+// decision (-benchtime=20000x): 89 (7,158 bytes) before, 86 (6,125 bytes)
+// after; the floor makes 44 (2,304 bytes). Where the rest goes: the
+// policy step ~38,000 instructions (Cedar, as in the floor), garbage
+// collection 30,000 to 40,000 (mostly marking the receipts the in-memory
+// store keeps), the receipt ~25,000 (SHA-256 of its ~460 bytes: 17,000),
+// the operation hash ~9,000, decoding the proposal ~9,000.
 func BenchmarkDecide(b *testing.B) {
 	w := newWorld(&testing.T{})
 	w.exec.keep = false // a kept operation is live heap every GC cycle marks
