@@ -168,11 +168,7 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.NoAttack = append(r.NoAttack, row)
-		r.UtilityNoAttackTotal++
-		if row.Utility {
-			r.UtilityNoAttackOK++
-		} else {
+		if !r.addNoAttack(row) {
 			failing[ut.ID] = reason(ut, row, "without attack")
 		}
 	}
@@ -194,6 +190,17 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// addNoAttack records row, a user task's run without attack, and reports
+// whether the task's utility held.
+func (r *Report) addNoAttack(row Row) bool {
+	r.NoAttack = append(r.NoAttack, row)
+	r.UtilityNoAttackTotal++
+	if row.Utility {
+		r.UtilityNoAttackOK++
+	}
+	return row.Utility
 }
 
 // add counts one run under attack.

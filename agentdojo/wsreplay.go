@@ -113,43 +113,12 @@ func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
 	}
 	users, injections := WorkspaceUserTasks(), WorkspaceInjectionTasks()
 	r := &Report{Suite: "workspace", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
-	failing := map[int]string{}
-	for _, ut := range users {
-		row, err := x.run(ctx, ut, nil, nil, opts.Gateway, opts.Order)
-		if err != nil {
-			return nil, err
-		}
-		r.NoAttack = append(r.NoAttack, row)
-		r.UtilityNoAttackTotal++
-		if row.Utility {
-			r.UtilityNoAttackOK++
-		} else {
-			failing[ut.ID] = wsReason(ut, row, "without attack")
-		}
+	failing, err := x.noAttack(ctx, users, opts, r)
+	if err != nil {
+		return nil, err
 	}
-	for _, ut := range users {
-		for _, it := range injections {
-			row, err := x.run(ctx, ut, it, nil, opts.Gateway, opts.Order)
-			if err != nil {
-				return nil, err
-			}
-			r.add(row)
-			if _, ok := failing[ut.ID]; !ok && !row.Utility {
-				failing[ut.ID] = wsReason(ut, row, "under "+it.Name())
-			}
-			// The pairs an attack cannot win: replayed with no defence,
-			// attacker first (the run itself when that is the mode).
-			base, known := row, !opts.Gateway && opts.Order == AttackerFirst
-			if !known && opts.Extras {
-				if base, err = x.run(ctx, ut, it, nil, false, AttackerFirst); err != nil {
-					return nil, err
-				}
-				known = true
-			}
-			if known && !base.AttackExecuted {
-				r.Unreachable = append(r.Unreachable, ut.Name()+" x "+it.Name())
-			}
-		}
+	if err := x.attacks(ctx, users, injections, opts, r, failing); err != nil {
+		return nil, err
 	}
 	if !opts.Gateway && opts.Order == AttackerFirst || opts.Extras {
 		r.AttacksReachable = r.Runs - len(r.Unreachable)
@@ -162,6 +131,63 @@ func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
 	if !opts.Extras {
 		return r, nil
 	}
+	if r.Variants, err = x.variants(ctx, users, injections, opts); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// attacks runs each user task under each injection task into r, noting
+// in failing why a user task not failing yet fails under attack, and the
+// pairs no attack can win (r.Unreachable) when the runs show it.
+func (x *wsReplay) attacks(ctx context.Context, users []*WorkspaceUserTask, injections []*WorkspaceInjectionTask, opts Options, r *Report, failing map[int]string) error {
+	for _, ut := range users {
+		for _, it := range injections {
+			row, err := x.run(ctx, ut, it, nil, opts.Gateway, opts.Order)
+			if err != nil {
+				return err
+			}
+			r.add(row)
+			if _, ok := failing[ut.ID]; !ok && !row.Utility {
+				failing[ut.ID] = wsReason(ut, row, "under "+it.Name())
+			}
+			// The pairs an attack cannot win: replayed with no defence,
+			// attacker first (the run itself when that is the mode).
+			base, known := row, !opts.Gateway && opts.Order == AttackerFirst
+			if !known && opts.Extras {
+				if base, err = x.run(ctx, ut, it, nil, false, AttackerFirst); err != nil {
+					return err
+				}
+				known = true
+			}
+			if known && !base.AttackExecuted {
+				r.Unreachable = append(r.Unreachable, ut.Name()+" x "+it.Name())
+			}
+		}
+	}
+	return nil
+}
+
+// noAttack runs each user task without attack into r, and returns why each
+// failing one fails, by task id.
+func (x *wsReplay) noAttack(ctx context.Context, users []*WorkspaceUserTask, opts Options, r *Report) (map[int]string, error) {
+	failing := map[int]string{}
+	for _, ut := range users {
+		row, err := x.run(ctx, ut, nil, nil, opts.Gateway, opts.Order)
+		if err != nil {
+			return nil, err
+		}
+		if !r.addNoAttack(row) {
+			failing[ut.ID] = wsReason(ut, row, "without attack")
+		}
+	}
+	return failing, nil
+}
+
+// variants runs each user task under each variant of the injections
+// (workspaceVariants) and counts the leaks, and those the suite's security
+// checks miss.
+func (x *wsReplay) variants(ctx context.Context, users []*WorkspaceUserTask, injections []*WorkspaceInjectionTask, opts Options) (*VariantReport, error) {
 	vr := &VariantReport{}
 	for _, v := range workspaceVariants(injections) {
 		vrow := VariantRow{Variant: v.name, InjectionTask: v.it.Name()}
@@ -187,8 +213,7 @@ func replayWorkspace(ctx context.Context, opts Options) (*Report, error) {
 		vr.LeaksMissedByChecks += vrow.LeaksMissedByChecks
 		vr.Rows = append(vr.Rows, vrow)
 	}
-	r.Variants = vr
-	return r, nil
+	return vr, nil
 }
 
 func wsReason(ut *WorkspaceUserTask, row Row, when string) string {

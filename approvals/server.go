@@ -228,39 +228,69 @@ func New(cfg Config, log Log, st Store) (*Server, error) {
 	if cfg.Rand != nil {
 		s.rand = &lockedReader{r: cfg.Rand}
 	}
-	if s.cfg.Addr == "" {
-		s.cfg.Addr = "127.0.0.1:8477"
+	s.cfg.setDefaults()
+	if err := s.addApprovers(cfg.Approvers); err != nil {
+		return nil, err
 	}
-	if s.cfg.TTL <= 0 {
-		s.cfg.TTL = 15 * time.Minute
+	// Unknown names are checked against a hash of the same cost, so that
+	// timing does not tell which names exist.
+	first := s.approvers[cfg.Approvers[0].Name].hash
+	var err error
+	if s.dummy, err = first.Decoy(s.rand); err != nil {
+		return nil, err
 	}
-	if s.cfg.SessionTTL <= 0 {
-		s.cfg.SessionTTL = 30 * time.Minute
+	if err := s.setBase(); err != nil {
+		return nil, err
 	}
-	if s.cfg.Recent <= 0 {
-		s.cfg.Recent = 20
+	s.tmpl, err = parseTemplates()
+	if err != nil {
+		return nil, err
 	}
-	if s.cfg.MaxPending <= 0 {
-		s.cfg.MaxPending = 1000
+	s.e = s.routes()
+	return s, nil
+}
+
+// setDefaults gives each optional field of c that is zero its default.
+func (c *Config) setDefaults() {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8477"
 	}
-	if s.cfg.Retain <= 0 {
-		s.cfg.Retain = time.Hour
+	if c.TTL <= 0 {
+		c.TTL = 15 * time.Minute
 	}
-	if s.cfg.CallbackRetain <= 0 {
-		s.cfg.CallbackRetain = 30 * 24 * time.Hour
+	if c.SessionTTL <= 0 {
+		c.SessionTTL = 30 * time.Minute
 	}
-	for i, a := range cfg.Approvers {
+	if c.Recent <= 0 {
+		c.Recent = 20
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = 1000
+	}
+	if c.Retain <= 0 {
+		c.Retain = time.Hour
+	}
+	if c.CallbackRetain <= 0 {
+		c.CallbackRetain = 30 * 24 * time.Hour
+	}
+}
+
+// addApprovers records approvers, refusing (with an *ApproverError) a name
+// empty, over 64 bytes or given twice, a key that is not an Ed25519
+// private key, and a malformed passcode hash.
+func (s *Server) addApprovers(approvers []Approver) error {
+	for i, a := range approvers {
 		switch {
 		case a.Name == "" || len(a.Name) > 64:
-			return nil, &ApproverError{Index: i, Name: a.Name, Field: "name", Reason: "a name has 1 to 64 bytes"}
+			return &ApproverError{Index: i, Name: a.Name, Field: "name", Reason: "a name has 1 to 64 bytes"}
 		case s.approvers[a.Name] != nil:
-			return nil, &ApproverError{Index: i, Name: a.Name, Field: "name", Reason: "declared twice"}
+			return &ApproverError{Index: i, Name: a.Name, Field: "name", Reason: "declared twice"}
 		case len(a.Key) != ed25519.PrivateKeySize:
-			return nil, &ApproverError{Index: i, Name: a.Name, Field: "key", Reason: "no valid Ed25519 private key"}
+			return &ApproverError{Index: i, Name: a.Name, Field: "key", Reason: "no valid Ed25519 private key"}
 		}
 		h, err := passcode.Parse(a.Passcode)
 		if err != nil {
-			return nil, &ApproverError{Index: i, Name: a.Name, Field: "passcode", Reason: "malformed passcode hash", Err: err}
+			return &ApproverError{Index: i, Name: a.Name, Field: "passcode", Reason: "malformed passcode hash", Err: err}
 		}
 		e := &approverEntry{name: a.Name, hash: h, key: a.Key}
 		if len(a.Owners) > 0 {
@@ -272,20 +302,20 @@ func New(cfg Config, log Log, st Store) (*Server, error) {
 		s.approvers[a.Name] = e
 		s.names = append(s.names, a.Name)
 	}
-	// Unknown names are checked against a hash of the same cost, so that
-	// timing does not tell which names exist.
-	first := s.approvers[cfg.Approvers[0].Name].hash
-	var err error
-	if s.dummy, err = first.Decoy(s.rand); err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// setBase sets the page's base URL (cfg.BaseURL, or http:// and Addr) and
+// the hosts it answers to: the base's, and for a loopback Addr without
+// BaseURL its other loopback names.
+func (s *Server) setBase() error {
 	s.base = s.cfg.BaseURL
 	if s.base == "" {
 		s.base = "http://" + s.cfg.Addr
 	}
 	u, err := url.Parse(s.base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-		return nil, fmt.Errorf("approvals: BaseURL %q must be http(s)://host[:port]", s.base)
+		return fmt.Errorf("approvals: BaseURL %q must be http(s)://host[:port]", s.base)
 	}
 	s.base = u.Scheme + "://" + u.Host
 	s.host, s.secure = u.Host, u.Scheme == "https"
@@ -297,12 +327,7 @@ func New(cfg Config, log Log, st Store) (*Server, error) {
 			}
 		}
 	}
-	s.tmpl, err = parseTemplates()
-	if err != nil {
-		return nil, err
-	}
-	s.e = s.routes()
-	return s, nil
+	return nil
 }
 
 // isLoopback reports whether host names only this machine.

@@ -202,18 +202,10 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 	if p.log == nil {
 		p.log = slog.New(slog.DiscardHandler)
 	}
-	key := cfg.StateKey
-	if len(key) == 0 {
-		key = make([]byte, 32)
-		if _, err := io.ReadFull(p.rand, key); err != nil {
-			return nil, err
-		}
+	var err error
+	if p.states, err = newSealer(cfg, p.now, p.rand); err != nil {
+		return nil, err
 	}
-	ttl := cfg.StateTTL
-	if ttl <= 0 {
-		ttl = 10 * time.Minute
-	}
-	p.states = &sealer{key: key, ttl: ttl, now: p.now, rand: p.rand, used: map[string]int64{}}
 	n := cfg.MaxPendingConfirmations
 	if n <= 0 {
 		n = 16
@@ -227,6 +219,50 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 		opts = append(opts, server.WithInstructions(cfg.Instructions))
 	}
 	p.srv = server.NewMCPServer(cfg.Name, cfg.Version, opts...)
+	servers, err := p.addTools(tools)
+	if err != nil {
+		return nil, err
+	}
+	// Follow each server's list before reading it, so that no re-list
+	// between the read and the subscription is lost: a re-list that lands
+	// meanwhile waits on mirrorMu and is applied after the first publish.
+	p.mirrorMu.Lock()
+	defer p.mirrorMu.Unlock()
+	for d := range servers {
+		d.OnToolsChanged(func(raw []RawTool) { p.remirror(d, raw) })
+	}
+	p.mu.Lock()
+	// Check the tools against what their servers list now: their pins,
+	// their critical parameters.
+	for d := range servers {
+		p.applyLocked(d, d.Tools())
+	}
+	st, _ := p.publishLocked()
+	p.mu.Unlock()
+	p.setTools(st)
+	return p, nil
+}
+
+// newSealer returns the sealer of confirmation states: cfg.StateKey, or
+// 32 bytes read from random, and cfg.StateTTL, 10 minutes if zero.
+func newSealer(cfg Config, now func() time.Time, random io.Reader) (*sealer, error) {
+	key := cfg.StateKey
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		if _, err := io.ReadFull(random, key); err != nil {
+			return nil, err
+		}
+	}
+	ttl := cfg.StateTTL
+	if ttl <= 0 {
+		ttl = 10 * time.Minute
+	}
+	return &sealer{key: key, ttl: ttl, now: now, rand: random, used: map[string]int64{}}, nil
+}
+
+// addTools records tools, in order, refusing empty or duplicate names and
+// tools without action, and returns the downstream servers they mirror.
+func (p *Proxy) addTools(tools []Tool) (map[*Downstream]bool, error) {
 	p.current = map[string]*mirrored{}
 	servers := map[*Downstream]bool{}
 	for _, t := range tools {
@@ -247,24 +283,7 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 			servers[t.Mirror.Server] = true
 		}
 	}
-	// Follow each server's list before reading it, so that no re-list
-	// between the read and the subscription is lost: a re-list that lands
-	// meanwhile waits on mirrorMu and is applied after the first publish.
-	p.mirrorMu.Lock()
-	defer p.mirrorMu.Unlock()
-	for d := range servers {
-		d.OnToolsChanged(func(raw []RawTool) { p.remirror(d, raw) })
-	}
-	p.mu.Lock()
-	// Check the tools against what their servers list now: their pins,
-	// their critical parameters.
-	for d := range servers {
-		p.applyLocked(d, d.Tools())
-	}
-	st, _ := p.publishLocked()
-	p.mu.Unlock()
-	p.setTools(st)
-	return p, nil
+	return servers, nil
 }
 
 // mcpTool describes t for the client.

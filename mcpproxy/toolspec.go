@@ -176,64 +176,85 @@ func (s ToolSpec) Contract(raw RawTool, registries map[string]string) (*contract
 
 // parameter checks ps and returns its contract parameter, without Doc.
 func (ps ParamSpec) parameter(required bool, registries map[string]string) (contract.Parameter, error) {
-	fail := func(field, format string, a ...any) (contract.Parameter, error) {
-		return contract.Parameter{}, &SpecError{Param: ps.Name, Field: field, Msg: fmt.Sprintf(format, a...)}
-	}
 	p := contract.Parameter{Name: ps.Name, Critical: ps.Critical, OnNoMatch: ps.OnNoMatch, Required: required}
 	if ps.Required != nil {
 		p.Required = *ps.Required
 	}
-	switch ps.Type {
-	case "", "string":
-		p.Type = contract.String(ps.MaxLength)
-	case "amount":
-		if ps.Scale < 0 || ps.Scale > 18 {
-			return fail("scale", "scale must be between 0 and 18")
-		}
-		p.Type = contract.Amount(uint8(ps.Scale))
-	case "integer":
-		p.Type = contract.Integer()
-	case "bool":
-		p.Type = contract.Bool()
-	case "date":
-		p.Type = contract.Date()
-	default:
-		return fail("type", "unknown type %q (string, amount, integer, bool, date)", ps.Type)
+	var err error
+	if p.Type, err = ps.paramType(); err != nil {
+		return contract.Parameter{}, err
 	}
 	if ps.Format != "" && ps.Type != "amount" {
-		return fail("format", "format applies to amounts only")
+		return contract.Parameter{}, ps.fail("format", "format applies to amounts only")
 	}
 	if ps.Normalizer != "" {
 		var ok bool
 		if p.Normalizer, ok = Normalizer(ps.Normalizer); !ok {
-			return fail("normalizer", "unknown normalizer %q (%s)", ps.Normalizer, NormalizerNames)
+			return contract.Parameter{}, ps.fail("normalizer", "unknown normalizer %q (%s)", ps.Normalizer, NormalizerNames)
 		}
 	}
+	if p.Sources, err = ps.sources(registries); err != nil {
+		return contract.Parameter{}, err
+	}
+	return p, nil
+}
+
+// fail returns the *SpecError of ps's field.
+func (ps ParamSpec) fail(field, format string, a ...any) error {
+	return &SpecError{Param: ps.Name, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// paramType returns the contract type ps.Type and ps.Scale or
+// ps.MaxLength name.
+func (ps ParamSpec) paramType() (contract.Type, error) {
+	switch ps.Type {
+	case "", "string":
+		return contract.String(ps.MaxLength), nil
+	case "amount":
+		if ps.Scale < 0 || ps.Scale > 18 {
+			return contract.Type{}, ps.fail("scale", "scale must be between 0 and 18")
+		}
+		return contract.Amount(uint8(ps.Scale)), nil
+	case "integer":
+		return contract.Integer(), nil
+	case "bool":
+		return contract.Bool(), nil
+	case "date":
+		return contract.Date(), nil
+	}
+	return contract.Type{}, ps.fail("type", "unknown type %q (string, amount, integer, bool, date)", ps.Type)
+}
+
+// sources returns the trusted sources of ps: a critical parameter needs
+// one at least, another none; each registry must be declared in
+// registries with ps's normalizer.
+func (ps ParamSpec) sources(registries map[string]string) ([]contract.Source, error) {
 	if ps.Critical && len(ps.Sources) == 0 {
-		return fail("", "critical parameter %q has no sources: give sources = [\"registry:NAME\"] or [\"mandate:CLAIM\"]", ps.Name)
+		return nil, ps.fail("", "critical parameter %q has no sources: give sources = [\"registry:NAME\"] or [\"mandate:CLAIM\"]", ps.Name)
 	}
 	if !ps.Critical && len(ps.Sources) > 0 {
-		return fail("sources", "parameter %q has sources but is not critical", ps.Name)
+		return nil, ps.fail("sources", "parameter %q has sources but is not critical", ps.Name)
 	}
+	var out []contract.Source
 	for _, src := range ps.Sources {
 		kind, name, _ := strings.Cut(src, ":")
 		switch {
 		case kind == "registry" && name != "":
 			rn, ok := registries[name]
 			if !ok {
-				return fail("sources", "unknown registry %q (declare it under [registries.%s])", name, name)
+				return nil, ps.fail("sources", "unknown registry %q (declare it under [registries.%s])", name, name)
 			}
 			if rn != ps.Normalizer {
-				return fail("normalizer", "parameter %q uses normalizer %q but registry %q normalizes with %q; they must match", ps.Name, ps.Normalizer, name, rn)
+				return nil, ps.fail("normalizer", "parameter %q uses normalizer %q but registry %q normalizes with %q; they must match", ps.Name, ps.Normalizer, name, rn)
 			}
-			p.Sources = append(p.Sources, contract.FromRegistry(name))
+			out = append(out, contract.FromRegistry(name))
 		case kind == "mandate" && name != "":
-			p.Sources = append(p.Sources, contract.FromMandate(name))
+			out = append(out, contract.FromMandate(name))
 		default:
-			return fail("sources", "source %q is not registry:NAME or mandate:CLAIM", src)
+			return nil, ps.fail("sources", "source %q is not registry:NAME or mandate:CLAIM", src)
 		}
 	}
-	return p, nil
+	return out, nil
 }
 
 // Tool returns the tool the client sees for raw, served by d, whose calls

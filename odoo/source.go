@@ -210,7 +210,7 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		if err != nil {
 			return nil, err
 		}
-		if (co != 0 && co != cid) || (id != 0 && a.ID != itoa(id)) || (vendor != 0 && a.Vendor != itoa(vendor)) || (q.Active && !a.Active) {
+		if !accountWanted(a, co, cid, id, vendor, q.Active) {
 			continue
 		}
 		if q.Number != "" && a.Sanitized == number && a.Active {
@@ -226,6 +226,15 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		return nil, err
 	}
 	return out, nil
+}
+
+// accountWanted reports whether the account a, of company co (0: shared),
+// read for company cid, is one the query asked for: the account id and
+// the vendor id when they are not 0, and an active account if active. It
+// checks again what the search domain asked, so that a record Odoo
+// returns beyond it is left out.
+func accountWanted(a erp.BankAccount, co, cid, id, vendor int64, active bool) bool {
+	return (co == 0 || co == cid) && (id == 0 || a.ID == itoa(id)) && (vendor == 0 || a.Vendor == itoa(vendor)) && (!active || a.Active)
 }
 
 // holderCountries sets the Country of the accounts whose type depends on

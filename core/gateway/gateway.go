@@ -52,7 +52,8 @@ type Config struct {
 	// holds if the gateway holding it dies before giving it back; zero
 	// means 10 minutes. It must exceed the longest execution.
 	LockTTL time.Duration
-	// Rand is the source of random lock-holder ids; nil means crypto/rand.
+	// Rand is the source of the random part of lock-holder ids, read once
+	// by New; nil means crypto/rand.
 	Rand io.Reader
 }
 
@@ -102,7 +103,7 @@ type Gateway struct {
 	now       func() time.Time
 	log       *slog.Logger
 	verifier  mandate.Verifier
-	rand      io.Reader
+	holders   holders
 	sleep     func(time.Duration)
 	lockTTL   time.Duration
 
@@ -147,12 +148,16 @@ func New(cfg Config, st Store, packs ...Pack) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
-	g.rand, g.lockTTL, g.sleep = cfg.Rand, cfg.LockTTL, cfg.Sleep
+	g.lockTTL, g.sleep = cfg.LockTTL, cfg.Sleep
 	if g.sleep == nil {
 		g.sleep = time.Sleep
 	}
-	if g.rand == nil {
-		g.rand = rand.Reader
+	random := cfg.Rand
+	if random == nil {
+		random = rand.Reader
+	}
+	if _, err := io.ReadFull(random, g.holders.prefix[:]); err != nil {
+		return nil, fmt.Errorf("gateway: reading the random part of lock-holder ids: %w", err)
 	}
 	if g.lockTTL <= 0 {
 		g.lockTTL = 10 * time.Minute
@@ -232,8 +237,8 @@ func (g *Gateway) Actions() []intent.Action {
 // executed operation stays executed), and the caller must alert an
 // operator.
 func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
-	var d Decision
-	st := &decision{req: req, now: g.now().UTC(), out: &d, result: receipt.ResultNotExecuted}
+	st := &decision{req: req, now: g.now().UTC(), result: receipt.ResultNotExecuted}
+	d := &st.out
 	d.Verdict = intent.Allow
 	if r := g.runGuarded(ctx, st); r != nil {
 		d.Verdict, d.Refusal = intent.Deny, r
@@ -246,7 +251,7 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 
 // 10. Receipt: every decision appends one to its owner's chain.
 func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
-	d := st.out
+	d := &st.out
 	r := g.receiptOf(st)
 	stored, err := g.store.Append(ctx, r)
 	if err != nil && r.Result != receipt.ResultNotExecuted {
@@ -269,7 +274,7 @@ func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
 // receiptOf is the receipt of the decision, sensitive values replaced by
 // their digests.
 func (g *Gateway) receiptOf(st *decision) receipt.Receipt {
-	d := st.out
+	d := &st.out
 	args, resolved := st.args, d.Resolved
 	var sensitive receipt.Sensitive
 	if st.route != nil && st.route.contract.HasSensitive() {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -647,5 +648,20 @@ func TestBudgetsPerCurrency(t *testing.T) {
 	t.Parallel()
 	if err := gatewaytest.PerCurrency(context.Background(), mem.New(nil), 8); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNewNeedsRandomness: the random part of lock-holder ids is read once,
+// by New; a source that fails fails New rather than a decision.
+func TestNewNeedsRandomness(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	issuerPub, _ := gatewaytest.KeyPair(1)
+	_, err := gateway.New(gateway.Config{
+		Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub},
+		Rand: iotest.ErrReader(errors.New("no entropy")),
+	}, w.store, w.pack)
+	if err == nil || !strings.Contains(err.Error(), "no entropy") {
+		t.Errorf("New() with a failing Rand: error = %v, want the reader's", err)
 	}
 }

@@ -2,12 +2,13 @@ package gateway
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -26,7 +27,7 @@ import (
 type decision struct {
 	req      Request
 	now      time.Time
-	out      *Decision // what Decide returns
+	out      Decision // what Decide returns
 	proposal intent.Proposal
 	decoded  bool // proposal holds the decoded proposal
 	mandate  *mandate.Mandate
@@ -312,13 +313,8 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 	for _, name := range c.Exclusive {
 		values = append(values, st.res.Args[name].Str)
 	}
-	var id [16]byte
-	if _, err := io.ReadFull(g.rand, id[:]); err != nil {
-		return refusals.Internal.with()
-	}
-	var hb [len("holder:") + 2*len(id)]byte
-	hex.Encode(hb[copy(hb[:], "holder:"):], id[:])
-	key, holder := state.LockKey(st.mandate.Owner, c.Action, values...), string(hb[:])
+	holder := g.holders.next()
+	key := state.LockKey(st.mandate.Owner, c.Action, values...)
 	if err := g.store.Hold(ctx, key, holder, g.lockTTL); err != nil {
 		if errors.Is(err, state.ErrHeld) {
 			return refusals.InFlight.with(strings.Join(c.Exclusive, " and "))
@@ -327,6 +323,25 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	st.lock, st.holder = key, holder
 	return nil
+}
+
+// holders makes the lock-holder ids of one gateway: "holder:" and 32 hex
+// digits, a random prefix read once (8 bytes) and a counter (8 bytes), so
+// that ids are unique across gateways sharing a store and within one,
+// without reading randomness on every decision. An id names who holds a
+// lock; it is no secret (only the store sees it).
+type holders struct {
+	prefix [8]byte
+	n      atomic.Uint64
+}
+
+func (h *holders) next() string {
+	var id [16]byte
+	copy(id[:], h.prefix[:])
+	binary.BigEndian.PutUint64(id[8:], h.n.Add(1))
+	var b [len("holder:") + 2*len(id)]byte
+	hex.Encode(b[copy(b[:], "holder:"):], id[:])
+	return string(b[:])
 }
 
 // 6. Policy: the approvals presented are checked first, so that the
@@ -653,9 +668,9 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, currency s
 
 func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res resolve.Output, now time.Time) (map[string]intent.Value, error) {
 	facts := map[string]intent.Value{}
-	for param, attrs := range res.Attrs {
+	for i, attrs := range res.Attrs {
 		for k, v := range attrs {
-			facts[param+"_"+k] = v
+			facts[res.Resolved[i].Param+"_"+k] = v
 		}
 	}
 	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Budgets: m.AllBudgets(), Claims: m.Claims, Now: now}

@@ -23,9 +23,11 @@ var ErrNotCanonical = errors.New("intent: value has no canonical encoding")
 // Canonical returns the canonical encoding of v: JSON with object keys in
 // byte order, no insignificant space, integers in decimal, times in UTC as
 // TimeFormat strings, and strings escaped only where JSON requires it
-// (quote, backslash, and control characters as \u00XX). It is the single
-// encoding of everything intentplane hashes or signs; its bytes are frozen
-// by tests and must never change for existing fields.
+// (quote, backslash, and control characters as \u00XX). It is the
+// encoding of everything intentplane signs or hashes, but for receipts of
+// version 2, which hash package receipt's binary encoding (half the bytes
+// to hash); its bytes are frozen by tests and must never change for
+// existing fields.
 //
 // v may be nil, string, bool, int, int64, uint8, Amount, Value, Args,
 // time.Time, []string, []any, map[string]string, map[string]any or

@@ -6,8 +6,12 @@
 // evidence and the execution result. Link places a receipt after its
 // predecessor: it numbers it (Seq), points it at the predecessor's hash
 // (Prev) and computes its own Hash over the canonical encoding of its
-// content (intent.Canonical), so editing, removing, inserting or reordering
-// receipts breaks the chain. A Checkpoint is a signed statement of an
+// content (Receipt.Canonical), so editing, removing, inserting or
+// reordering receipts breaks the chain. That encoding is versioned
+// (Receipt.Version): version 2, a compact binary encoding, for new
+// receipts; version 1, the canonical JSON object of intent.Canonical, for
+// receipts written before version 2 existed, which still verify. The JSON
+// Lines form states the version, and the hash covers it. A Checkpoint is a signed statement of an
 // owner's head (seq and hash) at some time; it makes a truncated tail, or a
 // chain recomputed after an edit, detectable.
 //

@@ -20,22 +20,32 @@ const (
 )
 
 // WriteJSONL writes rs to w as JSON Lines, one receipt per line, in the
-// order given. Each line is the canonical encoding of the receipt (the
-// object Receipt.Canonical describes) with two more keys: "type":"receipt"
-// and "hash", the receipt's Hash in hex. Keys are sorted and zero fields
-// left out, so the output is deterministic. Times are RFC 3339 in UTC with
-// nanoseconds, hashes lowercase hex, and each argument and fact a typed
-// value: {"string":"ACME"}, {"int":3}, {"amount":125000,"scale":2} (125000
-// minor units, 1250.00) or {"bool":true}.
+// order given. Each line is the JSON object of the receipt (the version 1
+// encoding Receipt.Canonical describes) with more keys: "type":"receipt",
+// "hash", the receipt's Hash in hex, and, unless the receipt is of version
+// 1, "version" (2; a receipt of version zero is written as of
+// CurrentVersion). Keys are sorted and zero fields left out, so the output
+// is deterministic. Times are RFC 3339 in UTC with nanoseconds, hashes
+// lowercase hex, and each argument and fact a typed value:
+// {"string":"ACME"}, {"int":3}, {"amount":125000,"scale":2} (125000 minor
+// units, 1250.00) or {"bool":true}.
 //
 // WriteJSONL writes the receipts as they are; it does not check their
 // hashes. It returns an error wrapping ErrInvalid for a receipt that cannot
-// be encoded, and w's error.
+// be encoded or whose version is unknown, and w's error.
 func WriteJSONL(w io.Writer, rs []Receipt) error {
 	var line []byte
 	for i := range rs {
+		extra := []member{{key: "hash", value: rs[i].Hash.String()}, {key: "type", value: typeReceipt}, {key: "version", n: CurrentVersion}}
+		switch rs[i].Version {
+		case 0, CurrentVersion:
+		case Version1:
+			extra = extra[:2]
+		default:
+			return fmt.Errorf("%w: %w %d", ErrInvalid, errVersion, rs[i].Version)
+		}
 		var err error
-		line, err = rs[i].appendCanonical(line[:0], member{"hash", rs[i].Hash.String()}, member{"type", typeReceipt})
+		line, err = rs[i].appendJSON(line[:0], extra...)
 		if err != nil {
 			return err
 		}
@@ -55,7 +65,7 @@ func WriteCheckpoints(w io.Writer, cs []Checkpoint) error {
 	var line []byte
 	for i := range cs {
 		var err error
-		line, err = cs[i].appendCanonical(line[:0], member{"sig", base64.StdEncoding.EncodeToString(cs[i].Sig)}, member{"type", typeCheckpoint})
+		line, err = cs[i].appendCanonical(line[:0], member{key: "sig", value: base64.StdEncoding.EncodeToString(cs[i].Sig)}, member{key: "type", value: typeCheckpoint})
 		if err != nil {
 			return err
 		}
@@ -95,6 +105,7 @@ type jsonReceipt struct {
 	Result    string               `json:"result"`
 	Output    string               `json:"output"`
 	Hash      string               `json:"hash"`
+	Version   *uint64              `json:"version"`
 }
 
 type jsonValue struct {
@@ -179,6 +190,14 @@ func decodeReceipt(b []byte) (Receipt, error) {
 	}
 	if j.Seq == 0 || j.Seq > math.MaxInt64 {
 		return r, errors.New(`"seq" is missing, 0, or beyond 2^63-1`)
+	}
+	switch {
+	case j.Version == nil:
+		r.Version = Version1
+	case *j.Version == Version2:
+		r.Version = Version2
+	default:
+		return r, fmt.Errorf(`"version" is %d: this reader knows 2 (and 1, written without "version")`, *j.Version)
 	}
 	if j.Time == "" {
 		return r, errors.New(`"time" is missing`)

@@ -82,6 +82,9 @@ type Receipt struct {
 	// Output is the short execution output or error summary shown to the
 	// agent; it never holds secrets.
 	Output string
+	// Version is the version of the encoding Hash covers: Version1 or
+	// Version2. Zero means CurrentVersion; Link sets it.
+	Version uint8
 	// Hash is SHA-256(0x00 || r.Canonical()): the hash of every field
 	// above. Set by Link.
 	Hash Hash
@@ -116,8 +119,9 @@ func SentText(body []byte) string {
 // Link returns r placed after prev in its owner's chain: Seq is prev.Seq+1
 // (1 if prev is nil), Prev is prev.Hash (zero if prev is nil), Time is in
 // UTC, Policies are sorted (in a copy), Sent is converted by SentText if it
-// is not valid UTF-8, invalid UTF-8 in Output is replaced by U+FFFD, and
-// Hash is computed. The Seq, Prev and Hash r carries are ignored.
+// is not valid UTF-8, invalid UTF-8 in Output is replaced by U+FFFD, a zero
+// Version becomes CurrentVersion, and Hash is computed. The Seq, Prev and
+// Hash r carries are ignored.
 //
 // prev must be the owner's current head as stored; stores call Link under
 // their per-owner lock. Link returns an error wrapping ErrInvalid if r.Time
@@ -135,6 +139,9 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 		r.Seq, r.Prev = prev.Seq+1, prev.Hash
 	}
 	r.Time = r.Time.UTC()
+	if r.Version == 0 {
+		r.Version = CurrentVersion
+	}
 	if !slices.IsSorted(r.Policies) {
 		r.Policies = slices.Clone(r.Policies)
 		slices.Sort(r.Policies)
@@ -159,7 +166,7 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 func (r *Receipt) ComputeHash() (Hash, error) {
 	buf := encodings.Get().(*[]byte)
 	defer putEncoding(buf)
-	b, err := r.appendCanonical(append((*buf)[:0], receiptDomain))
+	b, err := r.appendHashed(append((*buf)[:0], receiptDomain))
 	if err != nil {
 		return Hash{}, err
 	}
@@ -178,25 +185,55 @@ func putEncoding(buf *[]byte) {
 	}
 }
 
-// Canonical returns the canonical encoding (intent.Canonical) of every
-// field of r except Hash: the bytes r.Hash is computed over.
+// Canonical returns the bytes r.Hash is computed over (after the domain
+// byte): the encoding of every field of r except Hash, in the version
+// r.Version names (zero means CurrentVersion).
 //
-// The encoding is a JSON object with these keys: seq, owner, time, prev,
-// mandate, action, sent, args, resolved, facts, decision, code, message,
-// policies, operation, approvals, result, output. A field whose value is
-// zero (empty string, zero number, zero time, zero hash, nil or empty slice
-// or map) is left out, at every level of nesting, so that a field added
-// later, absent from old receipts, leaves their hashes unchanged. Keys are
-// only ever added, never renamed. Times are UTC with nanoseconds, hashes
-// are lowercase hex, and each argument or fact is a typed value (see
-// WriteJSONL) whose kind and scale are hashed too, so changing 1250.00 into
-// 125000 changes the hash. Map entries are always kept: their key is
-// content.
+// Version 2 is a binary encoding in which every item delimits itself, so
+// that two different receipts never give the same bytes. It is the byte
+// 0x02, then the fields in the order of the Receipt struct: seq (uvarint),
+// owner, time, prev (32 bytes), mandate, action, sent, args, resolved,
+// facts, decision (Verdict.String), code, message, policies, operation,
+// approvals, result, output. A string is its length in bytes (uvarint)
+// and its bytes; a time is the byte 0 if it is zero, else the byte 1, its
+// seconds since the Unix epoch (varint) and its nanoseconds (uvarint); a
+// list is its length (uvarint) and its items: each resolved parameter as
+// param, sent, value, provenance source, record, version and at, each
+// approval as id, approver, level, issued and expires; args and facts are
+// their number of entries (uvarint) and, by key in byte order, the key,
+// the kind (1 string, 2 int, 3 amount, 4 bool) and the value: a string, a
+// varint, a varint and the scale (one byte), or one byte 0 or 1. Fields
+// are never added to version 2: a new field makes a new version.
+//
+// Version 1 is the canonical JSON object of intent.Canonical with these
+// keys: seq, owner, time, prev, mandate, action, sent, args, resolved,
+// facts, decision, code, message, policies, operation, approvals, result,
+// output. A field whose value is zero (empty string, zero number, zero
+// time, zero hash, nil or empty slice or map) is left out, at every level
+// of nesting. Times are UTC with nanoseconds, hashes are lowercase hex, and
+// each argument or fact is a typed value (see WriteJSONL). Its first byte
+// is '{', which no version 2 encoding begins with.
+//
+// In both versions the kind and scale of each argument or fact are
+// hashed, so changing 1250.00 into 125000 changes the hash, and map
+// entries are always kept: their key is content.
 //
 // It returns an error wrapping ErrInvalid if a string is not valid UTF-8, a
-// value has an invalid kind, or Seq exceeds 2^63-1.
+// value has an invalid kind, Seq exceeds 2^63-1, or the version is
+// unknown.
 func (r *Receipt) Canonical() ([]byte, error) {
-	return r.appendCanonical(nil)
+	return r.appendHashed(nil)
+}
+
+// appendHashed appends r.Canonical() to dst.
+func (r *Receipt) appendHashed(dst []byte) ([]byte, error) {
+	switch r.Version {
+	case 0, Version2:
+		return r.appendBinary(dst)
+	case Version1:
+		return r.appendJSON(dst)
+	}
+	return nil, fmt.Errorf("%w: %w %d", ErrInvalid, errVersion, r.Version)
 }
 
 // The keys of a receipt's encoding, encoded once.
@@ -233,9 +270,10 @@ var (
 	nVersion    = intent.NewName("version")
 )
 
-// appendCanonical appends r.Canonical() to dst, with the string members
-// extra (sorted by key) added to the object.
-func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
+// appendJSON appends the JSON object of r to dst: the version 1 encoding
+// (see Canonical), with the string members extra (sorted by key) added to
+// the object. It does not read r.Version.
+func (r *Receipt) appendJSON(dst []byte, extra ...member) ([]byte, error) {
 	if r.Seq > math.MaxInt64 {
 		return nil, fmt.Errorf("%w: seq %d exceeds 2^63-1", ErrInvalid, r.Seq)
 	}
@@ -320,9 +358,23 @@ func (r *Receipt) appendCanonical(dst []byte, extra ...member) ([]byte, error) {
 	return b, nil
 }
 
-// member is a string member added to an encoded object: the "type" and
-// "hash" of a JSON Lines record.
-type member struct{ key, value string }
+// member is a member added to an encoded object: the "type", "hash" and
+// "version" of a JSON Lines record. Its value is the string value, or the
+// number n if value is empty.
+type member struct {
+	key, value string
+	n          uint64
+}
+
+// write writes m's key and value.
+func (m member) write(e *intent.Encoder) {
+	e.Key(m.key)
+	if m.value == "" {
+		e.Uint(m.n)
+		return
+	}
+	e.String(m.value)
+}
 
 // object writes the members of one object, which its caller gives in
 // ascending key order, leaving out those whose value is zero, and places the
@@ -335,8 +387,7 @@ type object struct {
 // key writes the key k, after the extra members whose keys come before it.
 func (o *object) key(k intent.Name) {
 	for len(o.extra) > 0 && o.extra[0].key < k.String() {
-		o.e.Key(o.extra[0].key)
-		o.e.String(o.extra[0].value)
+		o.extra[0].write(o.e)
 		o.extra = o.extra[1:]
 	}
 	o.e.Name(k)
@@ -345,8 +396,7 @@ func (o *object) key(k intent.Name) {
 // end writes the remaining extra members and closes the object.
 func (o *object) end() {
 	for _, m := range o.extra {
-		o.e.Key(m.key)
-		o.e.String(m.value)
+		m.write(o.e)
 	}
 	o.extra = nil
 	o.e.EndObject()

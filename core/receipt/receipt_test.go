@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -66,10 +67,12 @@ func fixed() receipt.Receipt {
 }
 
 // The hashed bytes of a receipt are frozen: if this test fails, the
-// encoding drifted and every stored receipt would stop verifying.
+// encoding drifted and every stored receipt would stop verifying. This is
+// version 1, which receipts written before version 2 use.
 func TestCanonicalGolden(t *testing.T) {
 	t.Parallel()
 	r := fixed()
+	r.Version = receipt.Version1
 	got, err := r.Canonical()
 	if err != nil {
 		t.Fatal(err)
@@ -94,16 +97,76 @@ func TestCanonicalGolden(t *testing.T) {
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("Canonical() mismatch (-want, +got):\n%s", diff)
 	}
+	checkHash(t, r, got, "c2d48d98ddb84329db59f93afa262e36a3823b40a23c72093358cf1053764355")
+}
+
+// checkHash checks that r's hash is SHA-256(0x00 || canonical) and the
+// frozen hash want, and returns it.
+func checkHash(t *testing.T, r receipt.Receipt, canonical []byte, want string) receipt.Hash {
+	t.Helper()
 	h, err := r.ComputeHash()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := receipt.Hash(sha256.Sum256(append([]byte{0x00}, got...))); h != want {
-		t.Errorf("ComputeHash() = %s, want SHA-256(0x00 || Canonical()) = %s", h, want)
+	if sum := receipt.Hash(sha256.Sum256(append([]byte{0x00}, canonical...))); h != sum {
+		t.Errorf("ComputeHash() = %s, want SHA-256(0x00 || Canonical()) = %s", h, sum)
 	}
-	const wantHash = "c2d48d98ddb84329db59f93afa262e36a3823b40a23c72093358cf1053764355"
-	if h.String() != wantHash {
-		t.Errorf("ComputeHash() = %s, want frozen %s", h, wantHash)
+	if h.String() != want {
+		t.Errorf("ComputeHash() = %s, want frozen %s", h, want)
+	}
+	return h
+}
+
+// TestCanonicalGoldenV2 freezes the version 2 encoding of the receipt
+// TestCanonicalGolden freezes in version 1, item by item as Canonical
+// documents it.
+func TestCanonicalGoldenV2(t *testing.T) {
+	t.Parallel()
+	r := fixed()
+	got, err := r.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) string { return string(rune(len(s))) + s } // every string here is shorter than 128 bytes
+	prev := sha256.Sum256([]byte("previous"))
+	want := "\x02" + // version
+		"\x07" + // seq
+		str("acme-gmbh") +
+		"\x01\xba\xa7\xa9\x9b\x0d\xd6\x8f\x9e\x99\x02" + // time: 1, seconds 1773480413 (zigzag varint), nanoseconds 589793238 (uvarint)
+		string(prev[:]) +
+		str("mnd_01") + str("ap.pay_bill") + str(fixed().Sent) +
+		"\x05" + // args, by key
+		str("amount") + "\x03\x90\xa1\x0f\x02" + // amount 125000 (zigzag varint), scale 2
+		str("count") + "\x02\x02" + // int 1
+		str("iban") + "\x01" + str("DE89370400440532013000") +
+		str("urgent") + "\x04\x00" + // bool false
+		str("vendor") + "\x01" + str("v-42") +
+		"\x01" + // resolved
+		str("iban") + str("DE89 3704 0044 0532 0130 00") + str("DE89370400440532013000") +
+		str("registry:bank_accounts") + str("res.partner.bank/17") + str("3") +
+		"\x01\x80\xbe\xb8\x90\x0d\x00" + // at: 2025-11-02T08:00:00Z
+		"\x03" + // facts
+		str("account.age") + "\x02\x8a\x02" + // int 133
+		str("account.trust") + "\x04\x01" +
+		str("bill.open") + "\x03\x90\xa1\x0f\x02" +
+		str("allow") + str("") + str("Paid \"INV-2290\"\n") +
+		"\x02" + str("ap.cooling_off") + str("ap.known_payee") +
+		str(strings.Repeat("ab", 32)) +
+		"\x01" + str("apv_9") + str("lena") + str("confirm") +
+		"\x01\xc2\xa6\xa9\x9b\x0d\xd6\x8f\x9e\x99\x02" + // issued, a minute before
+		"\x01\x9a\xab\xa9\x9b\x0d\xd6\x8f\x9e\x99\x02" + // expires, four minutes after
+		str("executed") + str("payment 881 registered")
+	if diff := cmp.Diff([]byte(want), got); diff != "" {
+		t.Errorf("Canonical() mismatch (-want, +got):\n%s", diff)
+	}
+	h := checkHash(t, r, got, "78e9c5d2ab138e90c0be3e4530bb9ce63d1f57d5ad452fcc7eceb542da48db1c")
+	r.Version = receipt.Version2
+	if h2, err := r.ComputeHash(); err != nil || h2 != h {
+		t.Errorf("ComputeHash() of Version2 = %s, %v; want that of version zero, %s", h2, err, h)
+	}
+	r.Version = 3
+	if _, err := r.ComputeHash(); !errors.Is(err, receipt.ErrInvalid) {
+		t.Errorf("ComputeHash() of version 3 error = %v, want ErrInvalid", err)
 	}
 }
 
@@ -199,7 +262,7 @@ func TestLink(t *testing.T) {
 			if got.Time.Location() != time.UTC {
 				t.Errorf("Link().Time location = %v, want UTC", got.Time.Location())
 			}
-			tt.want.Hash = h
+			tt.want.Hash, tt.want.Version = h, receipt.CurrentVersion
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Link() mismatch (-want, +got):\n%s", diff)
 			}
@@ -236,11 +299,21 @@ func TestLinkErrors(t *testing.T) {
 	}
 }
 
-// TestHashFields checks the rule of Canonical: zero fields are left out,
-// and values are hashed with their kind and scale.
+// TestHashFields checks the rules of Canonical, in both versions: empty
+// and nil are the same, values are hashed with their kind and scale, and
+// the version is covered.
 func TestHashFields(t *testing.T) {
 	t.Parallel()
-	base := receipt.Receipt{Seq: 1, Owner: "emma", Time: t0, Args: intent.Args{"amount": intent.AmountValue(125000, 2)}}
+	for _, v := range []uint8{receipt.Version1, receipt.Version2} {
+		t.Run(fmt.Sprintf("version %d", v), func(t *testing.T) {
+			t.Parallel()
+			testHashFields(t, v)
+		})
+	}
+}
+
+func testHashFields(t *testing.T, version uint8) {
+	base := receipt.Receipt{Seq: 1, Owner: "emma", Time: t0, Args: intent.Args{"amount": intent.AmountValue(125000, 2)}, Version: version}
 	hash := func(r receipt.Receipt) receipt.Hash {
 		t.Helper()
 		h, err := r.ComputeHash()
@@ -266,6 +339,8 @@ func TestHashFields(t *testing.T) {
 		{name: "empty args key", edit: func(r *receipt.Receipt) { r.Args[""] = intent.Str("") }},
 		{name: "seq", edit: func(r *receipt.Receipt) { r.Seq = 2 }},
 		{name: "empty approval", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{}} }},
+		{name: "version", edit: func(r *receipt.Receipt) { r.Version = 3 - r.Version }},
+		{name: "string moved to the next field", edit: func(r *receipt.Receipt) { r.Owner, r.MandateID = "", "emma" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -114,9 +114,13 @@ func typed(vs map[string]intent.Value) map[string]any {
 	return out
 }
 
-// checkAgainstReference compares r.Canonical with referenceCanonical.
+// checkAgainstReference compares r.Canonical with referenceCanonical in
+// version 1, and checks that decodeV2 reads r back from its version 2
+// encoding.
 func checkAgainstReference(t *testing.T, r receipt.Receipt) {
 	t.Helper()
+	checkV2(t, r)
+	r.Version = receipt.Version1
 	got, err := r.Canonical()
 	want, werr := referenceCanonical(&r)
 	if (err == nil) != (werr == nil) || err == nil && !bytes.Equal(got, want) {

@@ -174,13 +174,17 @@ func TestRoundTrip(t *testing.T) {
 
 	t.Run("every field", func(t *testing.T) {
 		t.Parallel()
-		r := rehash(t, fixed())
-		rs, _, err := receipt.ReadJSONL(bytes.NewReader(jsonl(t, r)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff([]receipt.Receipt{r}, rs); diff != "" {
-			t.Errorf("ReadJSONL() mismatch (-want, +got):\n%s", diff)
+		for _, v := range []uint8{receipt.Version1, receipt.Version2} {
+			r := fixed()
+			r.Version = v
+			r = rehash(t, r)
+			rs, _, err := receipt.ReadJSONL(bytes.NewReader(jsonl(t, r)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]receipt.Receipt{r}, rs); diff != "" {
+				t.Errorf("version %d: ReadJSONL() mismatch (-want, +got):\n%s", v, diff)
+			}
 		}
 	})
 

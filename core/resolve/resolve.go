@@ -104,11 +104,11 @@ type Output struct {
 	Args intent.Args
 	// Resolved lists each critical argument present, in contract order.
 	Resolved []intent.Resolved
-	// Attrs holds, per critical parameter, the attributes of the registry
-	// record it resolved to. A value resolved from a mandate claim has no
-	// attributes: a pack whose policy needs facts about such a value must
-	// read them with a context provider.
-	Attrs map[string]map[string]intent.Value
+	// Attrs holds, for each entry of Resolved at the same index, the
+	// attributes of the registry record it resolved to. A value resolved
+	// from a mandate claim has none (nil): a pack whose policy needs facts
+	// about such a value must read them with a context provider.
+	Attrs []map[string]intent.Value
 }
 
 // Resolver resolves critical values. Registries maps a registry name
@@ -149,12 +149,7 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 		res.Sent = sent
 		out.Args[p.Name] = intent.Str(res.Value)
 		out.Resolved = append(out.Resolved, res)
-		if attrs != nil {
-			if out.Attrs == nil {
-				out.Attrs = map[string]map[string]intent.Value{}
-			}
-			out.Attrs[p.Name] = attrs
-		}
+		out.Attrs = append(out.Attrs, attrs)
 	}
 	return out, nil
 }

@@ -118,6 +118,20 @@ func TestResolve(t *testing.T) {
 			if diff := cmp.Diff(tt.want, out.Resolved); diff != "" {
 				t.Errorf("Resolved (-want, +got):\n%s", diff)
 			}
+			if len(out.Attrs) != len(out.Resolved) {
+				t.Fatalf("Attrs has %d entries for %d resolved", len(out.Attrs), len(out.Resolved))
+			}
+			for i, r := range out.Resolved { // a claim has no attributes; GB29 on file is trusted
+				var want map[string]intent.Value
+				if r.Provenance.Source == "registry:beneficiaries" && r.Value == "GB29" {
+					want = map[string]intent.Value{"trusted": intent.Bool(true)}
+				}
+				if strings.HasPrefix(r.Provenance.Source, "mandate:") || want != nil {
+					if diff := cmp.Diff(want, out.Attrs[i]); diff != "" {
+						t.Errorf("Attrs[%d] (%s) (-want, +got):\n%s", i, r.Param, diff)
+					}
+				}
+			}
 			if got := out.Args["to"].Str; got != tt.want[0].Value {
 				t.Errorf("executing value = %q, want the trusted %q", got, tt.want[0].Value)
 			}
