@@ -130,36 +130,12 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	if err != nil {
 		return nil, err
 	}
-	i := slices.IndexFunc(siblings, func(b erp.Bill) bool { return b.ID == billID })
-	if i < 0 { // a bill of another vendor, which the policy refuses: read it for the other facts
-		bs, err := p.src.Bills(ctx, company, erp.BillQuery{ID: billID, WithPayments: true})
-		if err != nil {
-			return nil, err
-		}
-		if len(bs) != 1 {
-			return nil, fmt.Errorf("ap: bill %s vanished while its vendor was held", billID)
-		}
-		siblings, i = bs, 0
-	}
-	bill := siblings[i]
-	inFlight := 0
-	for _, pm := range bill.Payments {
-		if pm.State == erp.PaymentDraft {
-			inFlight++
-		}
+	bill, siblings, err := p.billAmong(ctx, company, billID, siblings)
+	if err != nil {
+		return nil, err
 	}
 	p.decided.keepBill(company, bill)
-
-	var openCredit intent.Amount
-	for _, s := range siblings {
-		if s.Kind == erp.KindCreditNote && s.State == erp.StatePosted && s.Currency == bill.Currency && s.Residual > 0 && !s.PaymentState.Settled() {
-			if openCredit > math.MaxInt64-s.Residual { // saturate: both are positive
-				openCredit = math.MaxInt64
-			} else {
-				openCredit += s.Residual
-			}
-		}
-	}
+	openCredit := openCreditOf(bill, siblings)
 	dup := suspectDuplicates(bill, siblings, p.cfg.DuplicateWindow)
 	first := !paidThroughGateway(siblings)
 	if first { // not known from the bills just read: ask the ERP
@@ -192,7 +168,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"max_vendor_total":       intent.Int(int64(p.cfg.MaxVendorTotal)),
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
-		"payments_in_flight":     intent.Int(int64(inFlight)),
+		"payments_in_flight":     intent.Int(int64(inFlightOf(bill))),
 		"bill_duplicates":        intent.Int(int64(dup.others)),
 		"bill_duplicate_settled": intent.Bool(dup.likelyOfSettled),
 		"duplicate_of":           intent.Str(dup.text()),
@@ -212,6 +188,50 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	maps.Copy(facts, terms)
 	p.decided.keepCredits(company, bill.ID, credits)
 	return facts, nil
+}
+
+// billAmong returns the bill billID among its vendor's bills siblings,
+// and siblings; a bill of another vendor (which the policy refuses) is
+// read alone for the other facts, and is then its own only sibling.
+func (p payFacts) billAmong(ctx context.Context, company, billID string, siblings []erp.Bill) (erp.Bill, []erp.Bill, error) {
+	if i := slices.IndexFunc(siblings, func(b erp.Bill) bool { return b.ID == billID }); i >= 0 {
+		return siblings[i], siblings, nil
+	}
+	bs, err := p.src.Bills(ctx, company, erp.BillQuery{ID: billID, WithPayments: true})
+	if err != nil {
+		return erp.Bill{}, nil, err
+	}
+	if len(bs) != 1 {
+		return erp.Bill{}, nil, fmt.Errorf("ap: bill %s vanished while its vendor was held", billID)
+	}
+	return bs[0], bs, nil
+}
+
+// inFlightOf counts b's payments in flight (draft).
+func inFlightOf(b erp.Bill) int {
+	n := 0
+	for _, pm := range b.Payments {
+		if pm.State == erp.PaymentDraft {
+			n++
+		}
+	}
+	return n
+}
+
+// openCreditOf is what the vendor's posted, unsettled credit notes in
+// b's currency still hold, saturating at the largest Amount.
+func openCreditOf(b erp.Bill, siblings []erp.Bill) intent.Amount {
+	var open intent.Amount
+	for _, s := range siblings {
+		if s.Kind == erp.KindCreditNote && s.State == erp.StatePosted && s.Currency == b.Currency && s.Residual > 0 && !s.PaymentState.Settled() {
+			if open > math.MaxInt64-s.Residual { // saturate: both are positive
+				open = math.MaxInt64
+			} else {
+				open += s.Residual
+			}
+		}
+	}
+	return open
 }
 
 // outsideBill is what the ERP shows paid of b that intentplane did not
