@@ -108,7 +108,12 @@ type Config struct {
 
 // Client is an erp.Source over Odoo's XML-RPC API. It is safe for
 // concurrent use. Each identity authenticates once, on its first call,
-// and its uid is cached for the life of the Client.
+// and its uid is cached for the life of the Client. Its calls carry the
+// cookie of an Odoo session that names Config.DB and no user, asked for
+// (GET /web/login?db=DB, not counted by Calls) at the first call and
+// again every hour: without it Odoo 17 lists its databases over a new
+// PostgreSQL connection on every call. A server that gives none is
+// called without one.
 type Client struct {
 	t         *transport
 	companies map[string]int64
@@ -160,6 +165,7 @@ func New(cfg Config) (*Client, error) {
 	for k, v := range cfg.Companies {
 		c.companies[k] = v
 	}
+	t.useDatabase(cfg.DB, func() time.Time { return c.now() })
 	c.reader = newSession(t, cfg.DB, "reader", cfg.Reader)
 	c.payer = newSession(t, cfg.DB, "payer", cfg.Payer)
 	c.bankAdmin = newSession(t, cfg.DB, "bank administrator", cfg.BankAdmin)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,121 @@ type transport struct {
 	log     *slog.Logger
 	secrets []string
 	calls   atomic.Int64
+
+	// db, if set (useDatabase), is the database whose session the
+	// common and object calls carry (see dbSession).
+	db  string
+	now func() time.Time
+	smu sync.Mutex
+	sid string    // the session's id, "" if none
+	due time.Time // when to ask for a session (again); zero: at the next call
+}
+
+// Odoo 17 finds the database of a request in the browser session its
+// cookie names; without one (an XML-RPC client sends none) it lists the
+// server's databases on every request, and it never keeps its connection
+// to PostgreSQL's "postgres" database in its pool: each call opens a new
+// PostgreSQL connection before it does any work. Measured on a 2-core
+// machine under load (tiny search_read, 40 calls each, in one run):
+// median 325 ms without the cookie, 75 ms with it; common.version 230 ms
+// and 28 ms. A session that names the database, and no user, avoids
+// that: Odoo's /web/login?db=NAME sets the session's database and
+// answers a redirect with the cookie. The XML-RPC calls still name their
+// database and authenticate with uid and password each time; the cookie
+// only spares Odoo the database list. The session carries no user and no
+// right, so it is no credential.
+const (
+	// sessionRenewal is how often the session is asked for again. Odoo
+	// deletes a session a week (its sessions.max_inactivity_seconds)
+	// after it was last saved, and the XML-RPC routes never save it; a
+	// lost session only makes the calls slow again (Odoo falls back to
+	// the database list).
+	sessionRenewal = time.Hour
+	// sessionRetry is how long after a failed attempt (a server without
+	// the web module, a proxy that refuses GET) it is tried again.
+	sessionRetry = 10 * time.Minute
+	// sessionTimeout bounds the request for a session: a server slow to
+	// give one delays the call that asks for it by at most this.
+	sessionTimeout = 5 * time.Second
+)
+
+// useDatabase makes the common and object calls carry a session of
+// database db (see dbSession), asked for at the first such call and
+// renewed hourly; now is the clock that times the renewal.
+func (t *transport) useDatabase(db string, now func() time.Time) {
+	t.smu.Lock()
+	defer t.smu.Unlock()
+	t.db, t.now = db, now
+}
+
+// dbSession returns the id of the session of t.db the call should carry,
+// "" for none, asking Odoo for a new one first when one is due. A failure
+// is not an error: the calls then go without a session, as before, and
+// it is tried again an hour later. The request for a session is not an
+// XML-RPC call and Calls does not count it.
+func (t *transport) dbSession(ctx context.Context) string {
+	t.smu.Lock()
+	defer t.smu.Unlock()
+	if t.db == "" {
+		return ""
+	}
+	now := t.now()
+	if !t.due.IsZero() && now.Before(t.due) {
+		return t.sid
+	}
+	if sid, err := t.askSession(ctx); err != nil {
+		t.log.DebugContext(ctx, "odoo session", "err", t.redact(err.Error()))
+		t.due = now.Add(sessionRetry) // keep the old session, if any: it may still be valid
+	} else {
+		t.sid, t.due = sid, now.Add(sessionRenewal)
+	}
+	return t.sid
+}
+
+// askSession asks Odoo for a session of t.db: GET /web/login?db=NAME,
+// which answers a redirect and the cookie session_id of a session that
+// names the database and no user. Redirects are not followed.
+func (t *transport) askSession(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(t.timeout, sessionTimeout))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.base+"/web/login?db="+url.QueryEscape(t.db), http.NoBody)
+	if err != nil {
+		return "", err
+	}
+	hc := *t.hc
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hc.Jar = nil
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return "", fmt.Errorf("odoo: asking for a session of the database: HTTP %d, not a redirect", resp.StatusCode)
+	}
+	for _, c := range resp.Cookies() {
+		if c.Name == "session_id" && validSessionID(c.Value) {
+			return c.Value, nil
+		}
+	}
+	return "", errors.New("odoo: asking for a session of the database: no session cookie in the answer")
+}
+
+// validSessionID reports whether s can be an Odoo session id: 1 to 128
+// ASCII letters, digits, - and _ (Odoo 17's are 40 hex digits).
+func validSessionID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func newTransport(rawURL string, hc *http.Client, timeout time.Duration, log *slog.Logger) (*transport, error) {
@@ -81,6 +197,11 @@ func (t *transport) call(ctx context.Context, service, what, method string, args
 		return nil, fmt.Errorf("odoo: %s %s: %w", service, what, err)
 	}
 	req.Header.Set("Content-Type", "text/xml")
+	if service != "db" { // never for the database service: it creates, copies and drops databases
+		if sid := t.dbSession(ctx); sid != "" {
+			req.AddCookie(&http.Cookie{Name: "session_id", Value: sid})
+		}
+	}
 	start := time.Now()
 	t.calls.Add(1)
 	resp, err := t.hc.Do(req)

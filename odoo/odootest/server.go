@@ -8,13 +8,19 @@
 // access rights per group, the payment wizard (which pays whatever account
 // it is given, trusted or not), the "cannot marshal None" fault after a
 // commit, and domains on fields that are not stored, which match every
-// record.
+// record. It also serves GET /web/login?db=NAME as Odoo 17 does for a
+// request without a session: a 302 redirect setting the cookie
+// session_id of a new session that names the database (no user), and it
+// counts the requests for which Odoo would list its databases (see
+// Listings).
 //
 // It only ever holds fictional data. It imports the standard library
 // only.
 package odootest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -32,9 +38,10 @@ type Server struct {
 	// URL is the server's base URL, e.g. "http://127.0.0.1:34567".
 	URL string
 
-	srv    *httptest.Server
-	master string
-	calls  atomic.Int64
+	srv      *httptest.Server
+	master   string
+	calls    atomic.Int64
+	listings atomic.Int64
 
 	mu      sync.Mutex
 	dbs     map[string]*db
@@ -42,6 +49,10 @@ type Server struct {
 	lose    map[string]int // "model.method" → calls whose answer is lost after the commit
 	answers map[string]string
 	reads   []Read
+	// sessions maps a session id to the database it names; cookies the
+	// session ids requests carried, in order.
+	sessions map[string]string
+	cookies  []string
 }
 
 // Read is a search_read or search the server answered.
@@ -65,7 +76,8 @@ func (s *Server) Reads() []Read {
 // NewServer starts a fake Odoo with no database, whose master password is
 // master. Close it when done.
 func NewServer(master string) *Server {
-	s := &Server{master: master, dbs: map[string]*db{}, now: time.Now, lose: map[string]int{}, answers: map[string]string{}}
+	s := &Server{master: master, dbs: map[string]*db{}, now: time.Now, lose: map[string]int{}, answers: map[string]string{},
+		sessions: map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
@@ -76,6 +88,61 @@ func (s *Server) Close() { s.srv.Close() }
 
 // Calls returns the number of XML-RPC calls served so far.
 func (s *Server) Calls() int64 { return s.calls.Load() }
+
+// Listings returns the number of requests so far for which Odoo 17 lists
+// its databases, opening a new PostgreSQL connection to do so: those
+// whose cookie names no session of an existing database
+// (odoo.http.Request._get_session_and_dbname).
+func (s *Server) Listings() int64 { return s.listings.Load() }
+
+// Cookies returns the session ids that the XML-RPC calls carried, in
+// order, "" for a call without one.
+func (s *Server) Cookies() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.cookies)
+}
+
+// session notes the session the request r carries and counts a database
+// listing unless it names an existing database. It returns the session
+// id, "" if none.
+func (s *Server) session(r *http.Request) string {
+	sid := ""
+	if c, err := r.Cookie("session_id"); err == nil {
+		sid = c.Value
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if name, ok := s.sessions[sid]; !ok || s.dbs[name] == nil {
+		s.listings.Add(1)
+	}
+	return sid
+}
+
+// login serves GET /web/login?db=NAME for a request without a session of
+// a database, as Odoo 17's web module does (ensure_db): a new session
+// naming the database, whatever it is (Odoo checks it against its
+// dbfilter only), and a redirect to the same URL. With a session of a
+// database it would render the login form: answered 200 here.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	sid := s.session(r)
+	name := strings.TrimSpace(r.URL.Query().Get("db"))
+	s.mu.Lock()
+	_, has := s.sessions[sid]
+	if has || name == "" {
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!DOCTYPE html><html><body>login</body></html>"))
+		return
+	}
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	sid = hex.EncodeToString(b)
+	s.sessions[sid] = name
+	s.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: "session_id", Value: sid, Path: "/", MaxAge: 604800, HttpOnly: true})
+	http.Redirect(w, r, r.URL.RequestURI(), http.StatusFound)
+}
 
 // SetNow sets the server's clock (create_date, write_date, today); nil
 // means time.Now.
@@ -112,11 +179,19 @@ func (s *Server) Answer(model, method, body string) {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
+	if r.Method == http.MethodGet && r.URL.Path == "/web/login" {
+		s.login(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		http.Error(w, "405 Method Not Allowed", http.StatusMethodNotAllowed)
 		return
 	}
 	s.calls.Add(1)
+	sid := s.session(r)
+	s.mu.Lock()
+	s.cookies = append(s.cookies, sid)
+	s.mu.Unlock()
 	service, ok := strings.CutPrefix(r.URL.Path, "/xmlrpc/2/")
 	method, params, err := decodeCall(http.MaxBytesReader(w, r.Body, 8<<20))
 	var out []byte
