@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
@@ -21,10 +22,18 @@ import (
 // The proxied tools' pack (named proxied, "" for none) is the operator's:
 // its faults are errors at the tool's action key or at the policy's file
 // and line. A mounted pack's four-eyes guard without two approvers is a
-// warning on warn: its large operations can never be approved.
+// warning on warn: its large operations can never be approved. So is the
+// ap pack with fewer than three page approvers: a bank-detail change needs
+// two of them besides whoever recorded its call-back (see
+// docs/approvals.md), so no bank change could ever execute.
 func checkDecidable(c *config.Config, packs []gateway.Pack, proxied string, owner intent.Owner, warn io.Writer) error {
 	approvers := pageApprovers(c, owner)
 	for _, p := range packs {
+		if p.Name == ap.Name && approvers < 3 {
+			fmt.Fprintf(warn, "intentplane-mcp: warning: pack ap: %s:%d: [[approvals.approvers]]: %d page approver(s) may approve for %s; "+
+				"a bank-detail change (ap.change_vendor_bank) needs two approvers other than the person who recorded its call-back, "+
+				"so with fewer than three no bank change can ever execute; configure three or more\n", c.Path(), c.Line("approvals"), approvers, owner)
+		}
 		eng, err := policy.Load(p.Policies)
 		if err != nil {
 			return c.ErrAt([]string{"policy", "dir"}, "pack %s: %v", p.Name, err)

@@ -927,7 +927,7 @@ func TestPageExample(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"alice", "bob"} {
+	for _, name := range []string{"alice", "bob", "carol"} {
 		_, priv, err := ed25519.GenerateKey(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -937,6 +937,50 @@ func TestPageExample(t *testing.T) {
 	out, err := exec.Command(bins.proxy, "--config", filepath.Join(dir, "intentplane.toml"), "--check").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "configuration OK: 8 tools") || strings.Contains(string(out), "warning") {
 		t.Fatalf("--check: %v\n%s", err, out)
+	}
+}
+
+// TestCheckAPTwoApprovers: with the accounts-payable pack mounted and two
+// page approvers, --check still passes but warns, naming the setting, that
+// no bank change can ever execute (its call-back's recorder may not
+// approve it, so two others must).
+func TestCheckAPTwoApprovers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := "../../examples/mcp"
+	for _, f := range []string{"payees.json", "policy/policy.cedar", "policy/schema.cedarschema"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		copyFile(t, filepath.Join(src, f), filepath.Join(dir, f))
+	}
+	cfg := readFile(t, filepath.Join(src, "intentplane-page.toml"))
+	cfg = strings.Replace(cfg, `command = "bin/bankserver"`, fmt.Sprintf("command = %q", bins.bank), 1)
+	i := strings.Index(cfg, "[[approvals.approvers]]\nname = \"carol\"")
+	if i < 0 {
+		t.Fatal("the example's third approver changed; update this test")
+	}
+	j := strings.Index(cfg[i:], "\n\n")
+	cfg = cfg[:i] + cfg[i+j+2:]
+	writeFile(t, filepath.Join(dir, "intentplane.toml"), cfg)
+	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		_, priv, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "keys", name+".key"), mandate.EncodePrivateKey(priv)+"\n")
+	}
+	out, err := exec.Command(bins.proxy, "--config", filepath.Join(dir, "intentplane.toml"), "--check").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "configuration OK") {
+		t.Fatalf("--check: %v\n%s", err, out)
+	}
+	for _, want := range []string{"warning: pack ap:", "[[approvals.approvers]]: 2 page approver(s)", "no bank change can ever execute"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--check output lacks %q:\n%s", want, out)
+		}
 	}
 }
 
