@@ -90,8 +90,12 @@ type (
 		Name    string       `json:"name"`
 		Active  bool         `json:"active"`
 		Account *accountJSON `json:"current_account"`
-		// Unusable lists accounts on file that cannot be paid as typed.
-		Unusable []unusableJSON `json:"unusable_accounts,omitempty"`
+		// NoCurrent says why Account is null.
+		NoCurrent string `json:"no_current_account,omitempty"`
+		// Untrusted lists accounts on file the ERP does not allow
+		// payments to, Unusable those that cannot be paid as typed.
+		Untrusted []unusableJSON `json:"untrusted_accounts,omitempty"`
+		Unusable  []unusableJSON `json:"unusable_accounts,omitempty"`
 	}
 	unusableJSON struct {
 		BankAccount string `json:"bank_account"`
@@ -200,17 +204,40 @@ func (x executor) vendor(ctx context.Context, company, value string) (vendorJSON
 	}
 	vj := vendorJSON{Vendor: v.ID, Name: v.Name, Active: v.Active}
 	for _, a := range as {
-		if !usable(a) {
+		switch {
+		case !usable(a):
 			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
 				Why: "the number typed in the ERP, with its bank's code, is not a valid account in plain ASCII; no payment goes to it until the accounting team corrects it"})
+		case !a.Trusted:
+			vj.Untrusted = append(vj.Untrusted, unusableJSON{BankAccount: a.ID, Number: a.Number, Why: untrustedWhy})
 		}
 	}
-	if cur, ok := erp.Current(as, v.ID); ok && usable(cur) {
-		key, _ := keyOf(cur)
-		vj.Account = &accountJSON{IBAN: showAccount(key), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
-			CoolingOff: x.cfg.coolingOff(cur)}
+	cur, ok := erp.Current(as, v.ID)
+	if !ok || !usable(cur) {
+		vj.NoCurrent = noCurrentText(vj)
+		return vj, nil
 	}
+	key, _ := keyOf(cur)
+	vj.Account = &accountJSON{IBAN: showAccount(key), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
+		CoolingOff: x.cfg.coolingOff(cur)}
 	return vj, nil
+}
+
+// untrustedWhy says why an account on file that the ERP does not allow
+// payments to is not paid.
+const untrustedWhy = "the ERP does not allow payments to it: in Odoo, \"Send Money\" is off on the account (as for every account " +
+	"entered in Odoo's forms); a person allowed to validate bank accounts must switch it on after checking it with the vendor; " +
+	"no payment goes to it until then"
+
+// noCurrentText says why the vendor of vj has no current account.
+func noCurrentText(vj vendorJSON) string {
+	switch {
+	case len(vj.Untrusted) > 0:
+		return "no active bank account of the vendor is trusted in the ERP: see untrusted_accounts"
+	case len(vj.Unusable) > 0:
+		return "no active bank account of the vendor can be paid as typed in the ERP: see unusable_accounts"
+	}
+	return "the vendor has no active bank account on file"
 }
 
 // pay registers the payment on the vendor's account holding the resolved

@@ -2,6 +2,7 @@ package ap_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -14,6 +15,20 @@ import (
 // naming the records (found by a new-user trial on a real Odoo 17); each
 // case stays refused.
 
+// getVendor returns ap.get_vendor's output for vendor, decoded.
+func (e *env) getVendor(tok, vendor string) map[string]any {
+	e.t.Helper()
+	d := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": vendor})
+	if !d.Executed {
+		e.t.Fatalf("get_vendor %s: %s", vendor, message(d))
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(d.Output), &out); err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
 // addVendorBill adds a vendor with one active account number (trusted or
 // not) and a posted bill of 100.00 EUR with reference ref.
 func (e *env) addVendorBill(name, number string, trusted bool, ref string) erp.Vendor {
@@ -25,6 +40,40 @@ func (e *env) addVendorBill(name, number string, trusted bool, ref string) erp.V
 		e.t.Fatal(err)
 	}
 	return v
+}
+
+// TestSendMoneyOff: an account entered in Odoo's forms is untrusted (Send
+// Money off). ap.get_vendor says why there is no current account, and the
+// refusal of a payment to it says what must be switched on, not that it
+// is not the vendor's current account.
+func TestSendMoneyOff(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const number = "BE68539007547034"
+	e.addVendorBill("Birch Ltd", number, false, "B-1")
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	out := e.getVendor(tok, "Birch Ltd")
+	if out["current_account"] != nil {
+		t.Fatalf("current_account %v for an untrusted account", out["current_account"])
+	}
+	if s, _ := out["no_current_account"].(string); !strings.Contains(s, "untrusted_accounts") {
+		t.Errorf("no_current_account %q", s)
+	}
+	un, _ := out["untrusted_accounts"].([]any)
+	if len(un) != 1 || !strings.Contains(un[0].(map[string]any)["why"].(string), `"Send Money" is off`) ||
+		un[0].(map[string]any)["number_as_typed"] != number {
+		t.Errorf("untrusted_accounts %v", out["untrusted_accounts"])
+	}
+	d := e.decide(tok, ap.ActionPayBill, pay("Birch Ltd", "B-1", number, "10.00"))
+	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied {
+		t.Fatalf("%s %s", d.Verdict, message(d))
+	}
+	if m := message(d); !strings.Contains(m, `"Send Money" is off`) || strings.Contains(m, "not the vendor's current account") {
+		t.Errorf("message %q", m)
+	}
+	if len(e.payments(ap.DemoCompany)) != 0 {
+		t.Error("paid")
+	}
 }
 
 // TestOtherVendorsBillFirst: a bill of another vendor than the one named
