@@ -84,6 +84,9 @@ type (
 		Since       string `json:"since"`
 		CoolingOff  bool   `json:"in_cooling_off,omitempty"` // payments to it need four eyes
 		BankAccount string `json:"bank_account"`
+		// Shared says, when its number is on file for other vendors too,
+		// which, and that nothing is paid to it until that is corrected.
+		Shared string `json:"shared,omitempty"`
 	}
 	vendorJSON struct {
 		Vendor  string       `json:"vendor"`
@@ -220,6 +223,19 @@ func (x executor) vendor(ctx context.Context, company, value string) (vendorJSON
 	key, _ := keyOf(cur)
 	vj.Account = &accountJSON{IBAN: showAccount(key), Since: timeOut(cur.SetAt), BankAccount: cur.ID,
 		CoolingOff: x.cfg.coolingOff(cur)}
+	shared, err := accountsWithKey(ctx, x.src, company, key, erp.BankAccountQuery{Active: true})
+	if err != nil {
+		return vendorJSON{}, err
+	}
+	shared = slices.DeleteFunc(shared, func(a erp.BankAccount) bool { k, ok := keyOf(a); return !ok || k != key })
+	if slices.ContainsFunc(shared, func(a erp.BankAccount) bool { return a.Vendor != v.ID }) {
+		who, err := holdersText(ctx, x.src, company, shared)
+		if err != nil {
+			return vendorJSON{}, err
+		}
+		vj.Account.Shared = "the number is on file for more than one vendor: " + who +
+			"; it is unusable: nothing is paid to it until the accounting team keeps it on one vendor only in the ERP"
+	}
 	return vj, nil
 }
 

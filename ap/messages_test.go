@@ -76,6 +76,43 @@ func TestSendMoneyOff(t *testing.T) {
 	}
 }
 
+// TestSharedNumberNamed: one account number on file for two vendors is
+// refused naming both (names, vendor IDs, accounts); ap.get_vendor flags
+// it as shared and unusable for each.
+func TestSharedNumberNamed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	const number = "BE68539007547034"
+	ltd := e.addVendorBill("Echo Ltd", number, true, "E-1")
+	trading := e.addVendorBill("Echo Trading", number, true, "E-2")
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	want := []string{`"Echo Ltd" (vendor ID ` + ltd.ID + `, bank account`, `"Echo Trading" (vendor ID ` + trading.ID + `, bank account`}
+	d := e.decide(tok, ap.ActionPayBill, pay("Echo Ltd", "E-1", number, "10.00"))
+	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied {
+		t.Fatalf("%s %s", d.Verdict, message(d))
+	}
+	for _, w := range append(want, "more than one vendor") {
+		if !strings.Contains(message(d), w) {
+			t.Errorf("message %q lacks %q", message(d), w)
+		}
+	}
+	for _, name := range []string{"Echo Ltd", "Echo Trading"} {
+		cur, _ := e.getVendor(tok, name)["current_account"].(map[string]any)
+		shared, _ := cur["shared"].(string)
+		for _, w := range append(want, "unusable") {
+			if !strings.Contains(shared, w) {
+				t.Errorf("%s: shared %q lacks %q", name, shared, w)
+			}
+		}
+	}
+	if cur, _ := e.getVendor(tok, "ACME Supplies")["current_account"].(map[string]any); cur["shared"] != nil {
+		t.Errorf("ACME's own account flagged shared: %v", cur)
+	}
+	if len(e.payments(ap.DemoCompany)) != 0 {
+		t.Error("paid")
+	}
+}
+
 // TestOtherVendorsBillFirst: a bill of another vendor than the one named
 // is refused saying so first, not that the account is another vendor's.
 func TestOtherVendorsBillFirst(t *testing.T) {

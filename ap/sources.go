@@ -210,8 +210,9 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 // account, erp.Current), cooling_off (it was set less than
 // Config.CoolingOff ago) and shared (the number is on active accounts of
 // several vendors: Odoo accepts that without a warning, and it is
-// refused), and country (the ISO 3166-1 code of the bank's country, see
-// accountCountry). The account is kept for the payment's execution (see
+// refused), shared_with (for people, when shared: the holders' names,
+// vendor IDs and account IDs, see holdersText; "" otherwise), and country
+// (the ISO 3166-1 code of the bank's country, see accountCountry). The account is kept for the payment's execution (see
 // decided).
 type bankAccounts struct {
 	src     erp.Source
@@ -262,6 +263,12 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 	for _, u := range usable {
 		holders[u.Vendor] = true
 	}
+	sharedWith := ""
+	if len(holders) > 1 {
+		if sharedWith, err = holdersText(ctx, r.src, string(owner), usable); err != nil {
+			return resolve.Record{}, err
+		}
+	}
 	cur, ok := erp.Current(as, a.Vendor) // archived accounts are never current
 	current := ok && cur.ID == a.ID
 	r.decided.keepAccount(string(owner), a)
@@ -277,8 +284,28 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 			"cooling_off": intent.Bool(current && r.cfg.coolingOff(a)),
 			"shared":      intent.Bool(len(holders) > 1),
 			"country":     intent.Str(accountCountry(a)),
+			"shared_with": intent.Str(sharedWith),
 		},
 	}, nil
+}
+
+// holdersText names, for people, the vendors holding the accounts as
+// (several vendors' accounts of one number): each vendor's name and ID
+// and the ID of its account, in the order of as. It reads each vendor.
+func holdersText(ctx context.Context, src erp.Reader, company string, as []erp.BankAccount) (string, error) {
+	names := make([]string, 0, len(as))
+	for _, a := range as {
+		vs, err := src.Vendors(ctx, company, erp.VendorQuery{ID: a.Vendor, Limit: 1})
+		if err != nil {
+			return "", err
+		}
+		name := "(not found)"
+		if len(vs) == 1 {
+			name = fmt.Sprintf("%q", vs[0].Name)
+		}
+		names = append(names, fmt.Sprintf("%s (vendor ID %s, bank account %s)", name, a.Vendor, a.ID))
+	}
+	return strings.Join(names, ", "), nil
 }
 
 // unusableText says why an account whose number matches only once Odoo
