@@ -113,6 +113,30 @@ func TestSharedNumberNamed(t *testing.T) {
 	}
 }
 
+// TestCyrillicLookalikeNamed: an IBAN typed in the ERP with a Cyrillic Е
+// is not on file under its ASCII spelling; paying to the ASCII IBAN names
+// the vendor's unusable account and the character, as for a dotless ı.
+func TestCyrillicLookalikeNamed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.addVendorBill("Wessex Mills", "GB82 W\u0415ST 1234 5698 7654 32", true, "W-1")
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	d := e.decide(tok, ap.ActionPayBill, pay("Wessex Mills", "W-1", "GB82 WEST 1234 5698 7654 32", "10.00"))
+	if d.Verdict != intent.Deny || code(d) != intent.CodeNotTrusted {
+		t.Fatalf("%s %s %s", d.Verdict, code(d), message(d))
+	}
+	for _, w := range []string{"U+0415", "not plain ASCII", "corrects it in Odoo", "bank account"} {
+		if !strings.Contains(message(d), w) {
+			t.Errorf("message %q lacks %q", message(d), w)
+		}
+	}
+	// Another vendor's IBAN is still only "not on file".
+	d = e.decide(tok, ap.ActionPayBill, pay("Wessex Mills", "W-1", "GB33 BUKB 2020 1555 5555 55", "10.00"))
+	if code(d) != intent.CodeNotTrusted || strings.Contains(message(d), "U+0415") {
+		t.Errorf("%s %s", code(d), message(d))
+	}
+}
+
 // TestOtherVendorsBillFirst: a bill of another vendor than the one named
 // is refused saying so first, not that the account is another vendor's.
 func TestOtherVendorsBillFirst(t *testing.T) {

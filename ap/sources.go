@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/intentplane/intentplane/core/intent"
@@ -201,7 +202,10 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 // with its bank's code (bank_id.bic) and its holder's country, is the
 // account under the pack's own normalizer (normalize.ParseAccount): an
 // account typed with look-alike characters is refused as unusable until it
-// is corrected in the ERP, and the refusal says which. One read gives the
+// is corrected in the ERP, and the refusal says which: also when Odoo
+// keeps its number apart from the one asked for (a Cyrillic Е is not
+// folded into E), if it is an account of the vendor resolved before (see
+// LookupIn). One read gives the
 // account and every other active account of its vendor
 // (erp.BankAccountQuery.Holders); a UK account takes a second one, for the
 // sort code typed in the number. Record value: the key; At:
@@ -220,7 +224,38 @@ type bankAccounts struct {
 	decided *decided
 }
 
+var _ resolve.ScopedRegistry = bankAccounts{}
+
 func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
+	return r.LookupIn(ctx, owner, value, nil)
+}
+
+// LookupIn is Lookup; when nothing on file matches value, it reads the
+// active accounts of the vendor resolved before (resolved["vendor"]) to
+// say so when one of them is value typed with characters that are not
+// plain ASCII (see lookalikeOf), which Odoo keeps apart from value.
+func (r bankAccounts) LookupIn(ctx context.Context, owner intent.Owner, value string, resolved map[string]string) (resolve.Record, error) {
+	rec, err := r.lookup(ctx, owner, value)
+	if !errors.Is(err, errNotOnFile) || resolved["vendor"] == "" {
+		return rec, err
+	}
+	as, rerr := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Vendor: resolved["vendor"], Active: true})
+	if rerr != nil {
+		return resolve.Record{}, rerr
+	}
+	for _, a := range as {
+		if lookalikeOf(a.Number, value) {
+			return resolve.Record{}, resolve.NoMatch(lookalikeText(a))
+		}
+	}
+	return resolve.Record{}, resolve.ErrNoMatch
+}
+
+// errNotOnFile is the bare resolve.ErrNoMatch of bankAccounts.lookup: no
+// account on file, archived or not, has the number.
+var errNotOnFile = fmt.Errorf("%w", resolve.ErrNoMatch)
+
+func (r bankAccounts) lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
 	// Archived ones too, in the same read, only to say why they are
 	// refused.
 	as, err := accountsWithKey(ctx, r.src, string(owner), value, erp.BankAccountQuery{Holders: true})
@@ -253,7 +288,7 @@ func (r bankAccounts) Lookup(ctx context.Context, owner intent.Owner, value stri
 			return resolve.Record{}, resolve.NoMatch(fmt.Sprintf("is on file only as an archived bank account (vendor %s, bank account %s); "+
 				"archived accounts are never paid", archived[0].Vendor, archived[0].ID))
 		}
-		return resolve.Record{}, resolve.ErrNoMatch
+		return resolve.Record{}, errNotOnFile
 	}
 	a := usable[0]
 	if cur, ok := currentOf(usable); ok {
@@ -308,18 +343,63 @@ func holdersText(ctx context.Context, src erp.Reader, company string, as []erp.B
 	return strings.Join(names, ", "), nil
 }
 
+// lookalikeOf reports whether number, an account number as typed in the
+// ERP that holds a character that is not plain ASCII, is key but for
+// those characters: with separators (spaces, '-', '.', '/') left out and
+// ASCII case aside, it has as many characters as key, each ASCII one equal
+// to key's at its place. Such an account is key typed with look-alikes
+// (a Cyrillic Е for an E), which the ERP's sanitized number keeps apart
+// from key. Only an IBAN key is compared.
+func lookalikeOf(number, key string) bool {
+	if strings.Contains(key, ":") {
+		return false
+	}
+	var rs []rune
+	foreign := false
+	for _, c := range number {
+		switch {
+		case c == ' ' || c == '-' || c == '.' || c == '/':
+			continue
+		case c >= utf8.RuneSelf:
+			foreign = true
+		}
+		rs = append(rs, c)
+	}
+	if !foreign || len(rs) != len(key) {
+		return false
+	}
+	for i, c := range rs {
+		if c < utf8.RuneSelf && unicode.ToUpper(c) != rune(key[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // unusableText says why an account whose number matches only once Odoo
 // folded it cannot be paid.
 func unusableText(a erp.BankAccount) string {
 	why := "is not a valid account as typed (an IBAN, or a national account number with its bank's code)"
+	return fmt.Sprintf("matches bank account %s of vendor %s only as Odoo folds its number (%q): the number typed in Odoo %s. "+
+		"The account is unusable until the accounting team corrects it in Odoo; nothing is paid to it", a.ID, a.Vendor, a.Number, notASCII(a, why))
+}
+
+// notASCII returns why, or, when a's number holds a character that is not
+// plain ASCII, which one and where.
+func notASCII(a erp.BankAccount, why string) string {
 	for i, c := range a.Number {
 		if c >= utf8.RuneSelf {
-			why = fmt.Sprintf("contains the character U+%04X at byte %d, which is not plain ASCII", c, i)
-			break
+			return fmt.Sprintf("contains the character U+%04X at byte %d, which is not plain ASCII", c, i)
 		}
 	}
-	return fmt.Sprintf("matches bank account %s of vendor %s only as Odoo folds its number (%q): the number typed in Odoo %s. "+
-		"The account is unusable until the accounting team corrects it in Odoo; nothing is paid to it", a.ID, a.Vendor, a.Number, why)
+	return why
+}
+
+// lookalikeText says why the vendor's account a, whose number is the key
+// asked for typed with look-alikes (see lookalikeOf), cannot be paid.
+func lookalikeText(a erp.BankAccount) string {
+	return fmt.Sprintf("is not on file as typed, but vendor %s has bank account %s whose number typed in Odoo (%q) reads the same and %s. "+
+		"The account is unusable until the accounting team corrects it in Odoo; nothing is paid to it", a.Vendor, a.ID, a.Number, notASCII(a, "differs"))
 }
 
 // currentOf returns, among accounts sharing one number, an active trusted
