@@ -63,6 +63,10 @@ var _ gateway.ContextProvider = payFacts{}
 //     from that day on with the first bill, so each counts once;
 //   - vendor_name (String): the vendor's name as the ERP displays it, for
 //     the person asked to approve;
+//   - bill_credited_note (String, only when credit notes reversing the
+//     bill settled part of it, see creditedBill): that part in the
+//     company's currency, "of which 50.00 EUR settled by credit notes,
+//     not paid", shown after paid_bill's amount (contract.Total.Note);
 //   - budget_currency (String): the currency of the mandate's budget the
 //     payment is reserved against: the bill's currency when the mandate
 //     has a budget in it (its budget or one of its budgets), else the
@@ -184,6 +188,14 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		facts["vendor_name"] = intent.Str(bill.VendorName)
 	}
 	maps.Copy(facts, conv.facts(amountCompany))
+	if credited := creditedBill(bill, siblings); credited > 0 {
+		c, err := conv.amount(intent.Money{Currency: bill.Currency, Amount: credited})
+		if err != nil {
+			return nil, err
+		}
+		facts["bill_credited_note"] = intent.Str(fmt.Sprintf("of which %s %s settled by credit notes, not paid",
+			intent.FormatAmount(c, 2), facts["company_currency"].Str))
+	}
 	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
 	maps.Copy(facts, terms)
 	p.decided.keepCredits(company, bill.ID, credits)
@@ -232,6 +244,20 @@ func openCreditOf(b erp.Bill, siblings []erp.Bill) intent.Amount {
 		}
 	}
 	return open
+}
+
+// creditedBill is what the posted credit notes among siblings that
+// reverse b (erp.Bill.Reverses) have applied, in b's currency: each one's
+// total less its residual. The total paid_bill counts it as paid (see
+// outsideBill); bill_credited_note says it apart.
+func creditedBill(b erp.Bill, siblings []erp.Bill) intent.Amount {
+	var sum intent.Amount
+	for _, s := range siblings {
+		if s.Kind == erp.KindCreditNote && s.State == erp.StatePosted && s.Reverses == b.ID && s.Currency == b.Currency && s.Total > s.Residual {
+			sum = addAmount(sum, s.Total-s.Residual)
+		}
+	}
+	return sum
 }
 
 // outsideBill is what the ERP shows paid of b that intentplane did not

@@ -154,3 +154,20 @@ func TestOtherVendorsBillFirst(t *testing.T) {
 		t.Errorf("message %q", m)
 	}
 }
+
+// TestCreditNoteNotPaid: after a credit note reversing a bill, the
+// step-up's totals say what credit notes settled apart from what was paid.
+func TestCreditNoteNotPaid(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.creditNote(ap.DemoBill2, "CN-2291", 50000)
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill2, ap.DemoIBAN, "1900.00"))
+	if d.Verdict != intent.StepUp {
+		t.Fatalf("%s %s", d.Verdict, message(d))
+	}
+	want := "paid to ACME Supplies for this bill 500.00 EUR (of which 500.00 EUR settled by credit notes, not paid)"
+	if !strings.Contains(message(d), want) {
+		t.Errorf("message %q lacks %q", message(d), want)
+	}
+}

@@ -261,7 +261,7 @@ const (
 // totals returns the totals of ap.pay_bill in cfg's zone.
 func totals(cfg Config) []contract.Total {
 	return []contract.Total{
-		{Name: TotalBill, By: []string{"vendor", "bill"}, Window: contract.Ever, Outside: "outside_bill", Label: "for this bill"},
+		{Name: TotalBill, By: []string{"vendor", "bill"}, Window: contract.Ever, Outside: "outside_bill", Label: "for this bill", Note: "bill_credited_note"},
 		{Name: TotalDay, By: []string{"vendor"}, Window: contract.Day, Zone: cfg.Zone, Outside: "outside_today"},
 		{Name: TotalWeek, By: []string{"vendor"}, Window: contract.Week, Zone: cfg.Zone, Outside: "outside_week"},
 		{Name: TotalMandate, By: []string{"vendor"}, Window: contract.Mandate},

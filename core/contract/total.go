@@ -43,6 +43,12 @@ type Total struct {
 	// Label says, for people, what the total covers after "paid to X"
 	// ("today", "for this bill"); empty means the window's own words.
 	Label string
+	// Note, if not empty, names a fact (String) that a context provider
+	// may give for people: what of the total its words do not cover
+	// ("of which 50.00 EUR settled by credit notes, not paid"). When the
+	// fact is present and not empty, the total's text ends with it in
+	// parentheses. It changes no total.
+	Note string
 }
 
 // Window is the period a Total covers.

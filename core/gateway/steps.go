@@ -270,12 +270,15 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		facts[t.Name] = intent.Int(int64(before))
 		nonzero = nonzero || before > 0
 		who := nameOf(facts, t.By[0], values[0])
+		part := fmt.Sprintf("%s %s %s", t.Text(), intent.FormatAmount(before, 2), cur)
 		if who != payee {
 			payee = who
-			parts = append(parts, fmt.Sprintf("paid to %s %s %s %s", who, t.Text(), intent.FormatAmount(before, 2), cur))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s %s %s", t.Text(), intent.FormatAmount(before, 2), cur))
+			part = "paid to " + who + " " + part
 		}
+		if v := facts[t.Note]; t.Note != "" && v.Kind == intent.KindString && v.Str != "" {
+			part += " (" + v.Str + ")"
+		}
+		parts = append(parts, part)
 	}
 	// The amount converted is shown whenever it differs, so that the
 	// person asked to approve sees both amounts.
