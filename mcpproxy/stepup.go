@@ -259,7 +259,11 @@ func describe(t Tool, d gateway.Decision) string {
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(&b, "  %s: %s  (trusted, from %s", name, shown(op.Args[name].String()), r.Provenance.Source)
+			fmt.Fprintf(&b, "  %s: %s", name, shown(op.Args[name].String()))
+			if n := nameOnFile(d.Facts, name); n != "" {
+				fmt.Fprintf(&b, ", %s on file", quote(n))
+			}
+			fmt.Fprintf(&b, "  (trusted, from %s", r.Provenance.Source)
 			if r.Provenance.RecordID != "" {
 				fmt.Fprintf(&b, ", record %s", shown(r.Provenance.RecordID))
 			}
@@ -271,7 +275,7 @@ func describe(t Tool, d gateway.Decision) string {
 		for _, name := range names {
 			if v := op.Args[name]; v.Kind == intent.KindAmount {
 				if _, ok := prov[name]; !ok {
-					fmt.Fprintf(&b, "  %s: %s\n", name, v.String())
+					fmt.Fprintf(&b, "  %s: %s%s\n", name, v.String(), currencyOf(d.Facts))
 				}
 			}
 		}
@@ -298,6 +302,39 @@ func describe(t Tool, d gateway.Decision) string {
 		fmt.Fprintf(&b, "Operation %s\n", d.OperationHash.String()[:16])
 	}
 	return b.String()
+}
+
+// nameFacts are the facts that name a critical argument's record, by
+// parameter, in the order looked for (as the approval page shows them);
+// any other parameter's is "<param>_name".
+var nameFacts = map[string][]string{
+	"vendor":      {"vendor_name"},
+	"bill":        {"bill_ref", "bill_number", "bill_name"},
+	"beneficiary": {"beneficiary_name"},
+}
+
+// nameOnFile returns the name on file of param's record, as a context
+// provider read it from the system of record into facts, or "".
+func nameOnFile(facts map[string]intent.Value, param string) string {
+	keys := nameFacts[param]
+	if keys == nil {
+		keys = []string{param + "_name"}
+	}
+	for _, k := range keys {
+		if v, ok := facts[k]; ok && v.Kind == intent.KindString && v.Str != "" {
+			return v.Str
+		}
+	}
+	return ""
+}
+
+// currencyOf returns " " and the currency of the budget the operation's
+// amount is reserved against (the fact budget_currency), or "".
+func currencyOf(facts map[string]intent.Value) string {
+	if v, ok := facts["budget_currency"]; ok && v.Kind == intent.KindString && v.Str != "" {
+		return " " + shown(v.Str)
+	}
+	return ""
 }
 
 // maxShown bounds an argument shown in a confirmation, in characters.

@@ -60,3 +60,32 @@ func TestDescribeShowsTotals(t *testing.T) {
 		t.Errorf("the confirmation does not show the totals:\n%s", msg)
 	}
 }
+
+// TestDescribeNamesOnFile: the confirmation of a payment shows, next to
+// the IDs that execute, the vendor's and the bill's names as the system
+// of record holds them (never the assistant's spelling alone), and the
+// amount with its currency, as the approval page does.
+func TestDescribeNamesOnFile(t *testing.T) {
+	t.Parallel()
+	op := intent.Operation{Action: "ap.pay_bill", MandateID: "m", Owner: "o", Args: intent.Args{
+		"vendor": intent.Str("10"), "bill": intent.Str("2"), "amount": intent.AmountValue(240000, 2),
+	}}
+	h, _ := op.Hash()
+	d := gateway.Decision{Operation: &op, OperationHash: h, Resolved: []intent.Resolved{
+		{Param: "vendor", Sent: "ACME Supplies", Value: "10", Provenance: intent.Provenance{Source: "registry:vendors", RecordID: "10"}},
+		{Param: "bill", Sent: "INV-2291", Value: "2", Provenance: intent.Provenance{Source: "registry:bills", RecordID: "2"}},
+	}, Facts: map[string]intent.Value{
+		"vendor_name": intent.Str("ACME Supplies"), "bill_ref": intent.Str("INV-2291"), "bill_number": intent.Str("BILL/2026/12/0002"),
+		"budget_currency": intent.Str("EUR"),
+	}}
+	msg := describe(Tool{Name: "ap_pay_bill"}, d)
+	for _, want := range []string{
+		`  vendor: 10, "ACME Supplies" on file  (trusted, from registry:vendors, record 10; the assistant wrote "ACME Supplies")`,
+		`  bill: 2, "INV-2291" on file  (trusted, from registry:bills, record 2; the assistant wrote "INV-2291")`,
+		"  amount: 2400.00 EUR\n",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the confirmation lacks %q:\n%s", want, msg)
+		}
+	}
+}
