@@ -147,12 +147,19 @@ func (l *lineLimiter) emit(line []byte) {
 		// encoding/json keeps the last of two equal keys: a call naming
 		// "iban" twice could show a reviewer one value and execute the
 		// other. Such a call is refused before anything reads it.
-		if name, at, dup := duplicateKey(line); dup {
+		// A number beyond a float64 (1e400, 5000 digits) would get
+		// mcp-go's own error, which quotes it whole.
+		if f := scan(line); f.key != "" || f.number != "" {
 			code := codeInvalidRequest
-			if strings.HasPrefix(at, "params") {
+			if strings.HasPrefix(f.at, "params") {
 				code = codeInvalidParams
 			}
-			if !l.answer(line, code, fmt.Sprintf("The message gives the key %q twice in one object (at %s), so it was not read: each key must be given once. Nothing was done.", name, at)) {
+			msg := fmt.Sprintf("The message gives the key %q twice in one object (at %s), so it was not read: each key must be given once. Nothing was done.", f.key, f.at)
+			if f.key == "" {
+				msg = fmt.Sprintf("The value at %s is a number out of range (%s): a JSON number must fit a 64-bit float, so the message was not read; "+
+					"give an amount as a decimal string such as \"1250.00\". Nothing was done.", f.at, numberText(f.number))
+			}
+			if !l.answer(line, code, msg) {
 				l.buf = append(l.buf, badLine...)
 			}
 			return
@@ -367,6 +374,30 @@ func responseID(b []byte) (string, bool) {
 // a long s) both fill the call's arguments, the last one winning. A value
 // that cannot be read reports none: it is refused elsewhere.
 func duplicateKey(b []byte) (key, at string, found bool) {
+	f := scan(b)
+	return f.key, f.at, f.key != ""
+}
+
+// fault is what scan found wrong in a message: a key given twice (key) or
+// a number that encoding/json cannot decode into a float64, as mcp-go
+// decodes a call's arguments (number, whole), at the path at.
+type fault struct{ key, number, at string }
+
+// maxNumberShown bounds how much of a refused number a message quotes.
+const maxNumberShown = 24
+
+// numberText returns n for a message: whole when short, else its first
+// maxNumberShown bytes and its length.
+func numberText(n string) string {
+	if len(n) <= maxNumberShown {
+		return n
+	}
+	return fmt.Sprintf("%s… (%d characters)", n[:maxNumberShown], len(n))
+}
+
+// scan walks the JSON value b and returns the first fault (see
+// duplicateKey for keys); none when b holds none, or cannot be read.
+func scan(b []byte) (f fault) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var walk func(path string) bool // reads one value; false on error or duplicate
@@ -389,9 +420,9 @@ func duplicateKey(b []byte) (key, at string, found bool) {
 					seenAs = foldKey(k)
 				}
 				if seen[seenAs] {
-					key, at, found = k, path, true
-					if at == "" {
-						at = "the message"
+					f.key, f.at = k, path
+					if f.at == "" {
+						f.at = "the message"
 					}
 					return false
 				}
@@ -415,10 +446,16 @@ func duplicateKey(b []byte) (key, at string, found bool) {
 			_, err = dec.Token() // ']'
 			return err == nil
 		}
+		if n, ok := t.(json.Number); ok {
+			if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+				f.number, f.at = string(n), path
+				return false
+			}
+		}
 		return true
 	}
 	walk("")
-	return key, at, found
+	return f
 }
 
 // foldKey folds k as encoding/json does when it matches an object key with

@@ -157,6 +157,49 @@ func TestDuplicateKeys(t *testing.T) {
 	}
 }
 
+// TestNumbersOutOfRange: a tools/call holding a number that mcp-go could
+// not decode (beyond a float64) is answered with the proxy's own short
+// error, naming where it is and the rule, quoting only the number's start;
+// a number in range passes (the contract decides on it).
+func TestNumbersOutOfRange(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("9", 5000)
+	for _, tc := range []struct {
+		name, line string
+		want       string // "" when passed on
+	}{
+		{"1e400", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ap_pay_bill","arguments":{"vendor":"ACME Supplies","amount":1e400}}}`,
+			`{"error":{"code":-32602,"message":"The value at params.arguments.amount is a number out of range (1e400): a JSON number must fit a 64-bit float, so the message was not read; give an amount as a decimal string such as \"1250.00\". Nothing was done."},"id":7,"jsonrpc":"2.0"}`},
+		{"5000 digits", `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"ap_pay_bill","arguments":{"amount":` + long + `}}}`,
+			`{"error":{"code":-32602,"message":"The value at params.arguments.amount is a number out of range (999999999999999999999999… (5000 characters)): a JSON number must fit a 64-bit float, so the message was not read; give an amount as a decimal string such as \"1250.00\". Nothing was done."},"id":"x","jsonrpc":"2.0"}`},
+		{"in a list", `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"pay","arguments":{"lines":[1,-1e309]}}}`,
+			`{"error":{"code":-32602,"message":"The value at params.arguments.lines[1] is a number out of range (-1e309): a JSON number must fit a 64-bit float, so the message was not read; give an amount as a decimal string such as \"1250.00\". Nothing was done."},"id":8,"jsonrpc":"2.0"}`},
+		{"in range", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"pay","arguments":{"amount":1e300,"tiny":1e-400}}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var replies []string
+			l := &lineLimiter{r: strings.NewReader(tc.line + "\n"), max: 1 << 20, reply: func(b []byte) { replies = append(replies, string(b)) }}
+			got, err := io.ReadAll(l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.want == "" {
+				if string(got) != tc.line+"\n" || len(replies) != 0 {
+					t.Fatalf("passed on %q, replied %q; want the line passed on", got, replies)
+				}
+				return
+			}
+			if len(got) != 0 {
+				t.Errorf("passed on %q", got)
+			}
+			if len(replies) != 1 || replies[0] != tc.want+"\n" {
+				t.Errorf("replies %q\nwant %q", replies, tc.want)
+			}
+		})
+	}
+}
+
 func FuzzDuplicateKey(f *testing.F) {
 	f.Add([]byte(`{"a":1,"b":{"a":[{"a":1,"a":2}]}}`))
 	f.Add([]byte(`{"a":1,"\u0061":2}`))
