@@ -188,13 +188,8 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		facts["vendor_name"] = intent.Str(bill.VendorName)
 	}
 	maps.Copy(facts, conv.facts(amountCompany))
-	if credited := creditedBill(bill, siblings); credited > 0 {
-		c, err := conv.amount(intent.Money{Currency: bill.Currency, Amount: credited})
-		if err != nil {
-			return nil, err
-		}
-		facts["bill_credited_note"] = intent.Str(fmt.Sprintf("of which %s %s settled by credit notes, not paid",
-			intent.FormatAmount(c, 2), facts["company_currency"].Str))
+	if err := creditedNote(facts, bill, siblings, conv); err != nil {
+		return nil, err
 	}
 	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
 	maps.Copy(facts, terms)
@@ -244,6 +239,23 @@ func openCreditOf(b erp.Bill, siblings []erp.Bill) intent.Amount {
 		}
 	}
 	return open
+}
+
+// creditedNote sets the fact bill_credited_note (see payFacts) when
+// credit notes reversing bill settled part of it; facts already hold
+// company_currency.
+func creditedNote(facts map[string]intent.Value, bill erp.Bill, siblings []erp.Bill, conv *conversion) error {
+	credited := creditedBill(bill, siblings)
+	if credited <= 0 {
+		return nil
+	}
+	c, err := conv.amount(intent.Money{Currency: bill.Currency, Amount: credited})
+	if err != nil {
+		return err
+	}
+	facts["bill_credited_note"] = intent.Str(fmt.Sprintf("of which %s %s settled by credit notes, not paid",
+		intent.FormatAmount(c, 2), facts["company_currency"].Str))
+	return nil
 }
 
 // creditedBill is what the posted credit notes among siblings that

@@ -275,10 +275,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 			payee = who
 			part = "paid to " + who + " " + part
 		}
-		if v := facts[t.Note]; t.Note != "" && v.Kind == intent.KindString && v.Str != "" {
-			part += " (" + v.Str + ")"
-		}
-		parts = append(parts, part)
+		parts = append(parts, part+noteOf(facts, t.Note))
 	}
 	// The amount converted is shown whenever it differs, so that the
 	// person asked to approve sees both amounts.
@@ -286,6 +283,15 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		st.totals = fmt.Sprintf("this payment %s %s%s; %s", intent.FormatAmount(st.amount, 2), st.currency, converted, strings.Join(parts, ", "))
 	}
 	return nil
+}
+
+// noteOf returns " (" + the text of the fact note + ")" when note names a
+// String fact that is not empty (contract.Total.Note), else "".
+func noteOf(facts map[string]intent.Value, note string) string {
+	if v, ok := facts[note]; ok && note != "" && v.Kind == intent.KindString && v.Str != "" {
+		return " (" + v.Str + ")"
+	}
+	return ""
 }
 
 // nameOf returns how people know the record a parameter resolved to: the
