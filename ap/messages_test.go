@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 )
@@ -14,6 +15,9 @@ import (
 // Refusals and ap.get_vendor say what a person must correct in the ERP,
 // naming the records (found by a new-user trial on a real Odoo 17); each
 // case stays refused.
+
+// otherNumber is a valid IBAN that no account of the demo ERP holds.
+const otherNumber = "BE68539007547034"
 
 // getVendor returns ap.get_vendor's output for vendor, decoded.
 func (e *env) getVendor(tok, vendor string) map[string]any {
@@ -27,6 +31,25 @@ func (e *env) getVendor(tok, vendor string) map[string]any {
 		e.t.Fatal(err)
 	}
 	return out
+}
+
+// refused decides a payment with args and checks that it is refused with
+// code, its message mentioning each of mentions, and that nothing was paid.
+func (e *env) refused(tok string, args map[string]any, c intent.Code, mentions ...string) gateway.Decision {
+	e.t.Helper()
+	d := e.decide(tok, ap.ActionPayBill, args)
+	if d.Verdict != intent.Deny || code(d) != c {
+		e.t.Fatalf("%s %s %s, want deny %s", d.Verdict, code(d), message(d), c)
+	}
+	for _, m := range mentions {
+		if !strings.Contains(message(d), m) {
+			e.t.Errorf("message %q lacks %q", message(d), m)
+		}
+	}
+	if ps := e.payments(ap.DemoCompany); len(ps) != 0 {
+		e.t.Errorf("paid: %+v", ps)
+	}
+	return d
 }
 
 // addVendorBill adds a vendor with one active account number (trusted or
@@ -49,8 +72,7 @@ func (e *env) addVendorBill(name, number string, trusted bool, ref string) erp.V
 func TestSendMoneyOff(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	const number = "BE68539007547034"
-	e.addVendorBill("Birch Ltd", number, false, "B-1")
+	e.addVendorBill("Birch Ltd", otherNumber, false, "B-1")
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	out := e.getVendor(tok, "Birch Ltd")
 	if out["current_account"] != nil {
@@ -61,18 +83,12 @@ func TestSendMoneyOff(t *testing.T) {
 	}
 	un, _ := out["untrusted_accounts"].([]any)
 	if len(un) != 1 || !strings.Contains(un[0].(map[string]any)["why"].(string), `"Send Money" is off`) ||
-		un[0].(map[string]any)["number_as_typed"] != number {
+		un[0].(map[string]any)["number_as_typed"] != otherNumber {
 		t.Errorf("untrusted_accounts %v", out["untrusted_accounts"])
 	}
-	d := e.decide(tok, ap.ActionPayBill, pay("Birch Ltd", "B-1", number, "10.00"))
-	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied {
-		t.Fatalf("%s %s", d.Verdict, message(d))
-	}
-	if m := message(d); !strings.Contains(m, `"Send Money" is off`) || strings.Contains(m, "not the vendor's current account") {
-		t.Errorf("message %q", m)
-	}
-	if len(e.payments(ap.DemoCompany)) != 0 {
-		t.Error("paid")
+	d := e.refused(tok, pay("Birch Ltd", "B-1", otherNumber, "10.00"), intent.CodePolicyDenied, `"Send Money" is off`)
+	if strings.Contains(message(d), "not the vendor's current account") {
+		t.Errorf("message %q", message(d))
 	}
 }
 
@@ -82,20 +98,11 @@ func TestSendMoneyOff(t *testing.T) {
 func TestSharedNumberNamed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	const number = "BE68539007547034"
-	ltd := e.addVendorBill("Echo Ltd", number, true, "E-1")
-	trading := e.addVendorBill("Echo Trading", number, true, "E-2")
+	ltd := e.addVendorBill("Echo Ltd", otherNumber, true, "E-1")
+	trading := e.addVendorBill("Echo Trading", otherNumber, true, "E-2")
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
 	want := []string{`"Echo Ltd" (vendor ID ` + ltd.ID + `, bank account`, `"Echo Trading" (vendor ID ` + trading.ID + `, bank account`}
-	d := e.decide(tok, ap.ActionPayBill, pay("Echo Ltd", "E-1", number, "10.00"))
-	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied {
-		t.Fatalf("%s %s", d.Verdict, message(d))
-	}
-	for _, w := range append(want, "more than one vendor") {
-		if !strings.Contains(message(d), w) {
-			t.Errorf("message %q lacks %q", message(d), w)
-		}
-	}
+	e.refused(tok, pay("Echo Ltd", "E-1", otherNumber, "10.00"), intent.CodePolicyDenied, append(want, "more than one vendor")...)
 	for _, name := range []string{"Echo Ltd", "Echo Trading"} {
 		cur, _ := e.getVendor(tok, name)["current_account"].(map[string]any)
 		shared, _ := cur["shared"].(string)
@@ -108,9 +115,6 @@ func TestSharedNumberNamed(t *testing.T) {
 	if cur, _ := e.getVendor(tok, "ACME Supplies")["current_account"].(map[string]any); cur["shared"] != nil {
 		t.Errorf("ACME's own account flagged shared: %v", cur)
 	}
-	if len(e.payments(ap.DemoCompany)) != 0 {
-		t.Error("paid")
-	}
 }
 
 // TestCyrillicLookalikeNamed: an IBAN typed in the ERP with a Cyrillic Е
@@ -121,19 +125,11 @@ func TestCyrillicLookalikeNamed(t *testing.T) {
 	e := newEnv(t)
 	e.addVendorBill("Wessex Mills", "GB82 W\u0415ST 1234 5698 7654 32", true, "W-1")
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
-	d := e.decide(tok, ap.ActionPayBill, pay("Wessex Mills", "W-1", "GB82 WEST 1234 5698 7654 32", "10.00"))
-	if d.Verdict != intent.Deny || code(d) != intent.CodeNotTrusted {
-		t.Fatalf("%s %s %s", d.Verdict, code(d), message(d))
-	}
-	for _, w := range []string{"U+0415", "not plain ASCII", "corrects it in Odoo", "bank account"} {
-		if !strings.Contains(message(d), w) {
-			t.Errorf("message %q lacks %q", message(d), w)
-		}
-	}
+	e.refused(tok, pay("Wessex Mills", "W-1", "GB82 WEST 1234 5698 7654 32", "10.00"), intent.CodeNotTrusted,
+		"U+0415", "not plain ASCII", "corrects it in Odoo", "bank account")
 	// Another vendor's IBAN is still only "not on file".
-	d = e.decide(tok, ap.ActionPayBill, pay("Wessex Mills", "W-1", "GB33 BUKB 2020 1555 5555 55", "10.00"))
-	if code(d) != intent.CodeNotTrusted || strings.Contains(message(d), "U+0415") {
-		t.Errorf("%s %s", code(d), message(d))
+	if d := e.refused(tok, pay("Wessex Mills", "W-1", "GB33 BUKB 2020 1555 5555 55", "10.00"), intent.CodeNotTrusted); strings.Contains(message(d), "U+0415") {
+		t.Errorf("%s", message(d))
 	}
 }
 
@@ -142,16 +138,11 @@ func TestCyrillicLookalikeNamed(t *testing.T) {
 func TestOtherVendorsBillFirst(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	const number = "BE68539007547034"
-	e.addVendorBill("Maria Lopez", number, true, "ML-1")
+	e.addVendorBill("Maria Lopez", otherNumber, true, "ML-1")
 	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
-	d := e.decide(tok, ap.ActionPayBill, pay("Maria Lopez", ap.DemoBill, number, "10.00"))
-	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied {
-		t.Fatalf("%s %s", d.Verdict, message(d))
-	}
-	m := message(d)
-	if i := strings.Index(m, "not from the vendor named"); i < 0 || strings.Contains(m, "belongs to another vendor") {
-		t.Errorf("message %q", m)
+	d := e.refused(tok, pay("Maria Lopez", ap.DemoBill, otherNumber, "10.00"), intent.CodePolicyDenied, "not from the vendor named")
+	if strings.Contains(message(d), "belongs to another vendor") {
+		t.Errorf("message %q", message(d))
 	}
 }
 

@@ -135,24 +135,7 @@ func TestDuplicateKeys(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var replies []string
-			l := &lineLimiter{r: strings.NewReader(tc.line + "\n"), max: 1 << 20, reply: func(b []byte) { replies = append(replies, string(b)) }}
-			got, err := io.ReadAll(l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.want == "" {
-				if string(got) != tc.line+"\n" || len(replies) != 0 {
-					t.Fatalf("passed on %q, replied %q; want the line passed on", got, replies)
-				}
-				return
-			}
-			if len(got) != 0 {
-				t.Errorf("passed on %q", got)
-			}
-			if len(replies) != 1 || replies[0] != tc.want+"\n" {
-				t.Errorf("replies %q\nwant %q", replies, tc.want)
-			}
+			wantAnswer(t, tc.line, tc.want)
 		})
 	}
 }
@@ -178,25 +161,32 @@ func TestNumbersOutOfRange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var replies []string
-			l := &lineLimiter{r: strings.NewReader(tc.line + "\n"), max: 1 << 20, reply: func(b []byte) { replies = append(replies, string(b)) }}
-			got, err := io.ReadAll(l)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.want == "" {
-				if string(got) != tc.line+"\n" || len(replies) != 0 {
-					t.Fatalf("passed on %q, replied %q; want the line passed on", got, replies)
-				}
-				return
-			}
-			if len(got) != 0 {
-				t.Errorf("passed on %q", got)
-			}
-			if len(replies) != 1 || replies[0] != tc.want+"\n" {
-				t.Errorf("replies %q\nwant %q", replies, tc.want)
-			}
+			wantAnswer(t, tc.line, tc.want)
 		})
+	}
+}
+
+// wantAnswer feeds line to a lineLimiter and checks that it is answered
+// with want, never passed on, or passed on as is when want is "".
+func wantAnswer(t *testing.T, line, want string) {
+	t.Helper()
+	var replies []string
+	l := &lineLimiter{r: strings.NewReader(line + "\n"), max: 1 << 20, reply: func(b []byte) { replies = append(replies, string(b)) }}
+	got, err := io.ReadAll(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want == "" {
+		if string(got) != line+"\n" || len(replies) != 0 {
+			t.Fatalf("passed on %q, replied %q; want the line passed on", got, replies)
+		}
+		return
+	}
+	if len(got) != 0 {
+		t.Errorf("passed on %q", got)
+	}
+	if len(replies) != 1 || replies[0] != want+"\n" {
+		t.Errorf("replies %q\nwant %q", replies, want)
 	}
 }
 

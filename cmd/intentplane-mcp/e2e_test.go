@@ -905,11 +905,46 @@ func TestPackMount(t *testing.T) {
 	}
 }
 
-// TestPageExample: the second example configuration (approval page, two
+// TestPageExample: the second example configuration (approval page, three
 // approvers) passes --check on a fresh copy once its keys are made as its
-// comments say, with no four-eyes warning.
+// comments say, with no warning (four eyes, bank changes).
 func TestPageExample(t *testing.T) {
 	t.Parallel()
+	out, err := checkPageExample(t, nil)
+	if err != nil || !strings.Contains(string(out), "configuration OK: 8 tools") || strings.Contains(string(out), "warning") {
+		t.Fatalf("--check: %v\n%s", err, out)
+	}
+}
+
+// TestCheckAPTwoApprovers: with the accounts-payable pack mounted and two
+// page approvers, --check still passes but warns, naming the setting, that
+// no bank change can ever execute (its call-back's recorder may not
+// approve it, so two others must).
+func TestCheckAPTwoApprovers(t *testing.T) {
+	t.Parallel()
+	out, err := checkPageExample(t, func(cfg string) string {
+		i := strings.Index(cfg, "[[approvals.approvers]]\nname = \"carol\"")
+		if i < 0 {
+			t.Fatal("the example's third approver changed; update this test")
+		}
+		j := strings.Index(cfg[i:], "\n\n")
+		return cfg[:i] + cfg[i+j+2:]
+	})
+	if err != nil || !strings.Contains(string(out), "configuration OK") {
+		t.Fatalf("--check: %v\n%s", err, out)
+	}
+	for _, want := range []string{"warning: pack ap:", "[[approvals.approvers]]: 2 page approver(s)", "no bank change can ever execute"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("--check output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// checkPageExample runs --check on a fresh copy of the page example, its
+// configuration changed by edit (if not nil), with a key for each of its
+// approvers made as its comments say.
+func checkPageExample(t *testing.T, edit func(string) string) ([]byte, error) {
+	t.Helper()
 	dir := t.TempDir()
 	src := "../../examples/mcp"
 	for _, f := range []string{"payees.json", "policy/policy.cedar", "policy/schema.cedarschema"} {
@@ -923,6 +958,9 @@ func TestPageExample(t *testing.T) {
 		t.Fatal("the example's bank server command changed; update this test")
 	}
 	cfg = strings.Replace(cfg, `command = "bin/bankserver"`, fmt.Sprintf("command = %q", bins.bank), 1)
+	if edit != nil {
+		cfg = edit(cfg)
+	}
 	writeFile(t, filepath.Join(dir, "intentplane.toml"), cfg)
 	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
 		t.Fatal(err)
@@ -934,54 +972,7 @@ func TestPageExample(t *testing.T) {
 		}
 		writeFile(t, filepath.Join(dir, "keys", name+".key"), mandate.EncodePrivateKey(priv)+"\n")
 	}
-	out, err := exec.Command(bins.proxy, "--config", filepath.Join(dir, "intentplane.toml"), "--check").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "configuration OK: 8 tools") || strings.Contains(string(out), "warning") {
-		t.Fatalf("--check: %v\n%s", err, out)
-	}
-}
-
-// TestCheckAPTwoApprovers: with the accounts-payable pack mounted and two
-// page approvers, --check still passes but warns, naming the setting, that
-// no bank change can ever execute (its call-back's recorder may not
-// approve it, so two others must).
-func TestCheckAPTwoApprovers(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	src := "../../examples/mcp"
-	for _, f := range []string{"payees.json", "policy/policy.cedar", "policy/schema.cedarschema"} {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		copyFile(t, filepath.Join(src, f), filepath.Join(dir, f))
-	}
-	cfg := readFile(t, filepath.Join(src, "intentplane-page.toml"))
-	cfg = strings.Replace(cfg, `command = "bin/bankserver"`, fmt.Sprintf("command = %q", bins.bank), 1)
-	i := strings.Index(cfg, "[[approvals.approvers]]\nname = \"carol\"")
-	if i < 0 {
-		t.Fatal("the example's third approver changed; update this test")
-	}
-	j := strings.Index(cfg[i:], "\n\n")
-	cfg = cfg[:i] + cfg[i+j+2:]
-	writeFile(t, filepath.Join(dir, "intentplane.toml"), cfg)
-	if err := os.MkdirAll(filepath.Join(dir, "keys"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{"alice", "bob"} {
-		_, priv, err := ed25519.GenerateKey(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFile(t, filepath.Join(dir, "keys", name+".key"), mandate.EncodePrivateKey(priv)+"\n")
-	}
-	out, err := exec.Command(bins.proxy, "--config", filepath.Join(dir, "intentplane.toml"), "--check").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "configuration OK") {
-		t.Fatalf("--check: %v\n%s", err, out)
-	}
-	for _, want := range []string{"warning: pack ap:", "[[approvals.approvers]]: 2 page approver(s)", "no bank change can ever execute"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("--check output lacks %q:\n%s", want, out)
-		}
-	}
+	return exec.Command(bins.proxy, "--config", filepath.Join(dir, "intentplane.toml"), "--check").CombinedOutput()
 }
 
 // TestDecisionLogJSON: with --log-format json --log-level info, each
