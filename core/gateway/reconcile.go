@@ -77,9 +77,11 @@ func (s Settlement) TotalName() string {
 
 // TotalKey returns the parts of the running total's account a total's
 // share was held on, for logs and reports: owner, pack, currency, period
-// and the values it is kept by ("by"), each quoted as Go quotes strings
-// (so a NUL byte reads \x00, never as it is), separated by spaces; the
-// digest of a digest account; "" for a budget reservation.
+// and the values it is kept by ("by"), as name=value separated by spaces,
+// a value quoted as Go quotes strings when it is empty, holds a space, an
+// equals sign or a quote, or is not printable (so a NUL byte reads \x00,
+// never as it is); the digest of a digest account; "" for a budget
+// reservation.
 func (s Settlement) TotalKey() string {
 	p := s.Total
 	if len(p) < 5 {
@@ -91,12 +93,20 @@ func (s Settlement) TotalKey() string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(name + "=" + strconv.Quote(v))
+		b.WriteString(name + "=" + keyPart(v))
 	}
 	for _, v := range p[5:] {
-		b.WriteString(" by=" + strconv.Quote(v))
+		b.WriteString(" by=" + keyPart(v))
 	}
 	return b.String()
+}
+
+// keyPart returns v as TotalKey writes it.
+func keyPart(v string) string {
+	if v == "" || strings.ContainsAny(v, " =\"") {
+		return strconv.Quote(v)
+	}
+	return printable(v)
 }
 
 // printable returns s, or s quoted if quoting changes it.
