@@ -341,8 +341,8 @@ func (g *Gateway) giveBack(ctx context.Context, rt *route, r Reservation, hash i
 	held := rt != nil && len(rt.contract.Exclusive) > 0
 	if !r.Since.IsZero() && (held || r.Since.Add(g.lockTTL).Before(now)) {
 		err := g.store.Consume(ctx, state.SettleKey(r), now.Add(settleKeyTTL))
-		if errors.Is(err, state.ErrReplayed) { // another reconciliation gives it back
-			return released + ", and its nonce given back", nil
+		if errors.Is(err, state.ErrReplayed) { // another reconciliation settles this reservation
+			return released + "; another reconciliation gives its nonce back", nil
 		}
 		if err == nil {
 			err = g.store.Unconsume(ctx, state.NonceKey(hash))
