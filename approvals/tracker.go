@@ -29,6 +29,14 @@ type TrackerConfig struct {
 	// Logger receives a line when a webhook missed a request that is on
 	// the page; nil means discard.
 	Logger *slog.Logger
+	// Used reports whether the approval with this id was already used
+	// (the gateway consumed its single-use key, state.ApprovalKey); nil
+	// means never asked. Await forgets an approved request whose
+	// approvals were used and returns none, so that the next call opens a
+	// new request: after a crash during the operation's execution,
+	// reconciliation may let the identical operation be decided again,
+	// and the approvals the crash consumed can never serve again.
+	Used func(ctx context.Context, id string) (bool, error)
 }
 
 // Tracker is a front door's memory of its step-ups on a Channel: the open
@@ -128,9 +136,10 @@ func (t *Tracker) Request(ctx context.Context, r approval.Request) (link string,
 
 // Await returns the approvals given for op once its request is approved
 // (waiting up to wait for it, as the package-level Await does), none while
-// it is pending or when there is no live request, and an error wrapping
+// it is pending, when there is no live request, or when its approvals were
+// already used (TrackerConfig.Used), and an error wrapping
 // approval.ErrRejected, naming the request and who rejected it, when a
-// person rejected it. A rejected, expired or refused request is forgotten,
+// person rejected it. A rejected, expired, used or refused request is forgotten,
 // so that a later call opens a new one (a rejected operation's is refused
 // until Until).
 func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.Duration) ([]approval.Approval, error) {
@@ -152,7 +161,14 @@ func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.
 	case StatusPending:
 		return nil, nil
 	case StatusApproved:
-		if t.now().Before(out.ExpiresAt) {
+		if !t.now().Before(out.ExpiresAt) {
+			break
+		}
+		used, err := t.used(ctx, out.Approvals)
+		if err != nil {
+			return nil, err
+		}
+		if !used {
 			return out.Approvals, nil
 		}
 	case StatusRejected:
@@ -176,6 +192,23 @@ func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.
 		return nil, fmt.Errorf("%w (%s)", approval.ErrRejected, why)
 	}
 	return nil, t.forget(ctx, op, tk.ID)
+}
+
+// used reports whether any of as was already used (TrackerConfig.Used).
+func (t *Tracker) used(ctx context.Context, as []approval.Approval) (bool, error) {
+	if t.cfg.Used == nil {
+		return false, nil
+	}
+	for _, a := range as {
+		used, err := t.cfg.Used(ctx, a.ID)
+		if err != nil {
+			return false, fmt.Errorf("approvals: reading whether approval %s was used: %w", a.ID, err)
+		}
+		if used {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // rejected returns an error wrapping approval.ErrRejected if a person

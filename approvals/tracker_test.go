@@ -100,6 +100,19 @@ func TestTracker(t *testing.T) {
 	if as, err := a.Await(ctx, s.Hash, time.Second); err != nil || len(as) != 1 || as[0].ID != "a1" {
 		t.Fatalf("await approved: %v %v", as, err)
 	}
+	// Used (a crash consumed them while the operation did not execute):
+	// forgotten, so that asking again opens a new request.
+	used := map[string]bool{"a1": true}
+	u := approvals.NewTracker(ch, mem.New(func() time.Time { return now }), approvals.TrackerConfig{Now: func() time.Time { return now },
+		Used: func(ctx context.Context, id string) (bool, error) { return used[id], nil }})
+	lu, _ := u.Request(ctx, stepUp(9))
+	ch.set(lu[len(lu)-32:], approvals.StatusApproved, ap)
+	if as, err := u.Await(ctx, stepUp(9).Hash, 0); err != nil || as != nil {
+		t.Fatalf("await used approvals: %v %v", as, err)
+	}
+	if l, _ := u.Request(ctx, stepUp(9)); l == lu {
+		t.Fatal("a request whose approvals were used was given again")
+	}
 	now = t0.Add(2 * time.Hour)
 	if as, err := a.Await(ctx, s.Hash, 0); err != nil || as != nil {
 		t.Fatalf("await after expiry: %v %v", as, err)

@@ -31,12 +31,23 @@ func reconcileAtStart(ctx context.Context, gw *gateway.Gateway, kind string, log
 	}
 	rep, err := gw.Reconcile(ctx, before)
 	for _, s := range rep.Settlements {
-		log.Warn("reconciled a reservation left open by a crash", "outcome", s.Outcome, "operation", s.Operation,
-			"action", s.Action, "owner", s.Owner, "mandate", s.Reservation.Account, "reason", s.Reason)
+		log.Warn("reconciled a reservation left open by a crash", append([]any{"outcome", s.Outcome, "operation", s.Operation,
+			"action", s.Action, "owner", s.Owner}, append(heldBy(s), "reason", s.Reason)...)...)
 	}
 	if err != nil {
 		log.Error("start-up reconciliation incomplete", "err", err)
 	}
+}
+
+// heldBy returns the log attributes naming what a settled reservation held
+// the amount on: "mandate" and its id for a budget, or "total" (the
+// running total's name) and "total_key" (its key, printable) for a
+// total's share.
+func heldBy(s gateway.Settlement) []any {
+	if s.Total == nil {
+		return []any{"mandate", s.Mandate}
+	}
+	return []any{"total", s.TotalName(), "total_key", s.TotalKey()}
 }
 
 // OpenReservations forwards to the configured store, so that the gateway

@@ -22,6 +22,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/core/resolve/filereg"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
@@ -149,7 +150,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	if a.metrics != nil {
 		obs = a.metrics
 	}
-	if a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.store.entries, a.tools, obs, now, log); err != nil {
+	if a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.store, a.tools, obs, now, log); err != nil {
 		return nil, err
 	}
 	if a.metrics != nil {
@@ -430,8 +431,9 @@ func buildGateway(c *config.Config, st gateway.Store, packs []gateway.Pack, issu
 
 // buildProxy builds the MCP proxy serving tools through gw under the
 // session's mandate, asking the client's user by elicitation and, with a
-// page, through an approvals.Tracker that keeps its memory in entries.
-func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, entries approvals.Store, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
+// page, through an approvals.Tracker that keeps its memory in st's entries
+// and asks st whether an approval was used.
+func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, st *store, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
 	pcfg := mcpproxy.Config{
 		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
 		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
@@ -444,7 +446,8 @@ func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcp
 		pcfg.ClientApprover = signer
 	}
 	if pg != nil {
-		pcfg.Approvals = approvals.NewTracker(pg.ch, entries, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log})
+		used := func(ctx context.Context, id string) (bool, error) { return st.Consumed(ctx, state.ApprovalKey(id)) }
+		pcfg.Approvals = approvals.NewTracker(pg.ch, st.entries, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log, Used: used})
 		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
 	p, err := mcpproxy.New(pcfg, gw, tools...)

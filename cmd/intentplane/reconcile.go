@@ -56,7 +56,11 @@ func (c *reconcileCmd) Run(e *env) error {
 	start := time.Now()
 	rep, err := gw.Reconcile(e.ctx, start.Add(-older))
 	for _, s := range rep.Settlements {
-		what := fmt.Sprintf("operation %s (%s of %q, mandate %s)", s.Operation[:16], s.Action, s.Owner, s.Reservation.Account)
+		held := "mandate " + s.Mandate
+		if s.Total != nil {
+			held = "total " + s.TotalName() + ": " + s.TotalKey()
+		}
+		what := fmt.Sprintf("operation %s (%s of %q, %s)", s.Operation[:16], s.Action, s.Owner, held)
 		fmt.Fprintf(e.stdout, "%s: %s: %s\n", s.Outcome, what, s.Reason)
 	}
 	fmt.Fprintf(e.stdout, "%s: %d reservations settled in %s: %d committed, %d released, %d unsettled\n",

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/embedded"
 )
 
@@ -32,6 +33,11 @@ func TestReconcileCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The never-executed operation's share of a running total.
+	total := state.TotalAccount("emma", "banking", "paid_today", "EUR", "2026-12-01", "GB29")
+	if err := s.Reserve(ctx, total, intent.Money{Currency: "EUR", Amount: state.TotalLimit}, state.TotalReservationID(never+" banking.send_money emma", 0), amount); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Consume(ctx, "op:"+ran, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +50,14 @@ func TestReconcileCommand(t *testing.T) {
 	if !errors.As(err, &ee) || ee.code != 3 || !strings.Contains(ee.msg, "1 reservations stay open") {
 		t.Fatalf("reconcile: %v\n%s", err, out)
 	}
+	if strings.Contains(out, "\x00") {
+		t.Errorf("the output holds a NUL byte:\n%q", out)
+	}
 	for _, want := range []string{
 		"released: operation " + never[:16] + ` (banking.send_money of "emma", mandate m-emma): the operation never reached its executor`,
 		"unsettled: operation " + ran[:16] + ` (banking.send_money of "emma", mandate m-emma): no pack of this gateway has the action`,
-		"1 reservations settled",
+		"released: operation " + never[:16] + ` (banking.send_money of "emma", total paid_today: owner=emma pack=banking currency=EUR period=2026-12-01 by=GB29): the operation never reached its executor`,
+		"2 reservations settled",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,10 +49,72 @@ type Settlement struct {
 	Owner     intent.Owner
 	Action    intent.Action
 	Operation string
+	// Mandate is the id of the mandate whose budget held the amount
+	// (state.AccountMandate of the reservation's account); empty for a
+	// running total's share.
+	Mandate string
+	// Total is, for a running total's share of the operation, the parts
+	// of the total's account (state.ParseTotalAccount: the owner, the
+	// pack, the total's name, the currency, the period and the values it
+	// is kept by); nil otherwise. Parts may hold any byte: quote them
+	// before printing.
+	Total []string
 	// Outcome is one of the Outcome constants.
 	Outcome string
 	// Reason explains the outcome for people.
 	Reason string
+}
+
+// TotalName returns the name of the running total a total's share was
+// held on (quoted, as Go quotes strings, if it is not printable), or ""
+// for a budget reservation or a total whose account is a digest.
+func (s Settlement) TotalName() string {
+	if len(s.Total) < 5 {
+		return ""
+	}
+	return printable(s.Total[2])
+}
+
+// TotalKey returns the parts of the running total's account a total's
+// share was held on, for logs and reports: owner, pack, currency, period
+// and the values it is kept by ("by"), as name=value separated by spaces,
+// a value quoted as Go quotes strings when it is empty, holds a space, an
+// equals sign or a quote, or is not printable (so a NUL byte reads \x00,
+// never as it is); the digest of a digest account; "" for a budget
+// reservation.
+func (s Settlement) TotalKey() string {
+	p := s.Total
+	if len(p) < 5 {
+		return strings.Join(p, " ")
+	}
+	var b strings.Builder
+	for i, name := range []string{"owner", "pack", "currency", "period"} {
+		v := p[[]int{0, 1, 3, 4}[i]]
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(name + "=" + keyPart(v))
+	}
+	for _, v := range p[5:] {
+		b.WriteString(" by=" + keyPart(v))
+	}
+	return b.String()
+}
+
+// keyPart returns v as TotalKey writes it.
+func keyPart(v string) string {
+	if v == "" || strings.ContainsAny(v, " =\"") {
+		return strconv.Quote(v)
+	}
+	return printable(v)
+}
+
+// printable returns s, or s quoted if quoting changes it.
+func printable(s string) string {
+	if q := strconv.Quote(s); q[1:len(q)-1] != s {
+		return q
+	}
+	return s
 }
 
 // The outcomes of a Settlement.
@@ -60,7 +124,8 @@ const (
 	OutcomeCommitted = "committed"
 	// OutcomeReleased: the operation did not execute (its nonce was never
 	// consumed, or the executor's record shows nothing); the amount is
-	// available again.
+	// available again, and the operation can be decided again (or, where
+	// that is not yet safe, is refused with execution.not_executed).
 	OutcomeReleased = "released"
 	// OutcomeUnsettled: the outcome cannot be known (the executor keeps no
 	// idempotency record, or it could not be read); the reservation stays
@@ -98,10 +163,23 @@ var ErrNotReconcilable = state.ErrNotReconcilable
 //   - its nonce was never consumed: the executor was never called, so the
 //     reservation is released;
 //   - the pack's executor implements Settler: the reservation is committed
-//     if Lookup says the operation executed, released otherwise (its nonce
-//     stays consumed: the operation does not execute again under this
-//     mandate);
+//     if Lookup says the operation executed (its nonce stays consumed: a
+//     retry is refused as execution.replayed), released otherwise;
 //   - otherwise, or if Lookup fails, it stays open (OutcomeUnsettled).
+//
+// When Lookup says the operation did not execute, its nonce is given back,
+// so that the identical operation can be decided again (with new
+// approvals: those it consumed stay consumed), if no execution of it can
+// still reach the system of record after Lookup looked: the action's
+// contract holds records (contract.Contract.Exclusive), whose hold the
+// crashed decision took before it reserved and which keeps every decision
+// on those records, a retry included, out until it expires (LockTTL, the
+// bound every gateway relies on for an execution to finish); or the
+// reservation was made more than LockTTL ago. Of several reconciliations
+// settling one reservation at once, only one gives its nonce back
+// (state.SettleKey). Otherwise the nonce stays consumed and
+// state.NotExecutedKey is consumed, so that a retry is refused as
+// execution.not_executed ("did not execute"), not as replayed.
 //
 // An operation's reservations on running totals (contract.Total) are
 // settled the same way, each on its own; the receipt is appended for its
@@ -109,7 +187,8 @@ var ErrNotReconcilable = state.ErrNotReconcilable
 //
 // Each operation settled appends a receipt to its owner's chain (result
 // executed or not_executed, with the reason as message). (Record locks
-// need no reconciliation: a crashed holder's hold expires.) Reservations
+// are not reconciled: a crashed holder's hold expires, and until then it
+// keeps out an execution it may have left in flight.) Reservations
 // Reconcile cannot attribute to an operation are left alone. Reconcile
 // returns the report and the errors met (store failures, joined); it goes on
 // after errors on single reservations.
@@ -170,6 +249,11 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 		return s, nil
 	}
 	s.Owner, s.Action, s.Operation = owner, action, hex.EncodeToString(hash[:])
+	if total {
+		s.Total, _ = state.ParseTotalAccount(r.Account)
+	} else {
+		s.Mandate = state.AccountMandate(r.Account)
+	}
 	consumed, err := g.store.Consumed(ctx, state.NonceKey(hash))
 	if err != nil {
 		return s, err
@@ -213,6 +297,13 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 	if total { // the receipt is the operation's budget reservation's
 		return s, nil
 	}
+	if consumed && !executed {
+		var err error
+		if s.Reason, err = g.giveBack(ctx, g.contracts[action], r, hash); err != nil {
+			s.Reason += "; " + err.Error()
+			g.log.Error("reconcile: the nonce of an operation that did not execute could not be given back or marked", "operation", s.Operation, "err", err)
+		}
+	}
 	_, err = g.store.Append(context.WithoutCancel(ctx), receipt.Receipt{
 		Owner:     owner,
 		Time:      g.now().UTC(),
@@ -227,4 +318,48 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 		return s, fmt.Errorf("gateway: reconcile %s: receipt not stored: %w", s.Operation[:16], err)
 	}
 	return s, nil
+}
+
+// How long the keys reconciliation consumes are kept: a SettleKey while
+// another reconciliation may still act on the reservation it listed, a
+// NotExecutedKey at least as long as the nonce it explains (the mandate's
+// lifetime, which mandates keep well under a year).
+const (
+	settleKeyTTL      = 30 * 24 * time.Hour
+	notExecutedKeyTTL = 400 * 24 * time.Hour
+)
+
+// giveBack settles the nonce of an operation whose reservation r was just
+// released because the system of record showed it had not executed (see
+// Reconcile), and returns the settlement's reason. The nonce is given back
+// when nothing can execute the operation before an execution the crash
+// may have left in flight is over, else kept consumed with the
+// NotExecutedKey.
+func (g *Gateway) giveBack(ctx context.Context, rt *route, r Reservation, hash intent.OperationHash) (string, error) {
+	const released = "the system of record shows that the operation did not execute; its reservation is released"
+	now := g.now()
+	held := rt != nil && len(rt.contract.Exclusive) > 0
+	if !r.Since.IsZero() && (held || r.Since.Add(g.lockTTL).Before(now)) {
+		err := g.store.Consume(ctx, state.SettleKey(r), now.Add(settleKeyTTL))
+		if errors.Is(err, state.ErrReplayed) { // another reconciliation settles this reservation
+			return released + "; another reconciliation gives its nonce back", nil
+		}
+		if err == nil {
+			err = g.store.Unconsume(ctx, state.NonceKey(hash))
+		}
+		if err == nil {
+			why := "its records stay held until the crashed decision's hold expires"
+			if !held {
+				why = "it was reserved more than " + g.lockTTL.String() + " ago"
+			}
+			return released + ", and its nonce given back (" + why + "): the identical operation can be decided again, with new approvals", nil
+		}
+		// Kept consumed: marked below, so that a retry learns the truth.
+		g.log.Error("reconcile: nonce not given back", "operation", hex.EncodeToString(hash[:]), "err", err)
+	}
+	err := g.store.Consume(ctx, state.NotExecutedKey(hash), now.Add(notExecutedKeyTTL))
+	if err != nil && !errors.Is(err, state.ErrReplayed) {
+		return released + "; its nonce stays consumed", fmt.Errorf("gateway: reconcile: mark not executed: %w", err)
+	}
+	return released + "; its nonce stays consumed, as an execution cut short could still reach the system of record: a retry is refused as not executed", nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,6 +171,12 @@ func TestReconcile(t *testing.T) {
 	// 1. Crash after the reservation, before the nonce: never executed.
 	// 2. Crash after executing: executed.
 	crashTwice(t, w, st, exec, tok)
+	// A crash while executing leaves the recipient held, as a killed
+	// process does, until its hold expires (LockTTL, 10 minutes).
+	if d := w.decide(tok, send("GB29", "4.00")); d.Refusal == nil || d.Refusal.Code != intent.CodeInFlight {
+		t.Fatalf("a decision on the recipient the crash left held: %s %+v", d.Verdict, d.Refusal)
+	}
+	w.now = w.now.Add(11 * time.Minute)
 	// 3. Crash before executing, nonce consumed: not executed.
 	exec.set("before")
 	if !crashDecide(w, tok, send("GB29", "4.00")) {
@@ -210,12 +217,15 @@ func TestReconcile(t *testing.T) {
 	}
 	results := map[string]int{}
 	for _, r := range rs {
+		if r.Code == intent.CodeInFlight { // the decision refused while the crash held the recipient
+			continue
+		}
 		results[r.Result]++
 		if r.Action != "pay.send" || r.MandateID != "m-emma" || r.Operation == "" {
 			t.Errorf("settlement receipt %+v", r)
 		}
 	}
-	if len(rs) != 3 || results[receipt.ResultExecuted] != 1 || results[receipt.ResultNotExecuted] != 2 {
+	if len(rs) != 4 || results[receipt.ResultExecuted] != 1 || results[receipt.ResultNotExecuted] != 2 {
 		t.Errorf("receipts %v, want one executed and two not executed", results)
 	}
 
@@ -223,13 +233,155 @@ func TestReconcile(t *testing.T) {
 	if rep, err := w.gw.Reconcile(ctx, before); err != nil || len(rep.Settlements) != 0 {
 		t.Errorf("second run: %+v, %v", rep.Settlements, err)
 	}
-	// The operation that never reached its executor can run now; the one
-	// that executed cannot run again.
+	// Once the hold of the last crash has expired, the operation that
+	// never reached its executor can run, and so can the one that reached
+	// it but did not execute (its nonce was given back); the one that
+	// executed cannot run again.
+	w.now = w.now.Add(11 * time.Minute)
 	if d := w.decide(tok, send("GB29", "1.00")); !d.Executed {
 		t.Errorf("the released operation: %s %+v", d.Verdict, d.Refusal)
 	}
+	if d := w.decide(tok, send("GB29", "4.00")); !d.Executed {
+		t.Errorf("the operation that did not execute: %s %+v", d.Verdict, d.Refusal)
+	}
 	if d := w.decide(tok, send("GB29", "2.00")); d.Executed || d.Refusal.Code != intent.CodeReplay {
 		t.Errorf("the executed operation again: %s %+v", d.Verdict, d.Refusal)
+	}
+}
+
+// TestReconcileRetry: after a crash while executing an approved payment
+// that the executor's record shows did not execute, reconciliation gives
+// its nonce back. Until the crashed decision's hold on the recipient
+// expires, a retry is refused as in flight, with when the hold was taken
+// and when it ends, in UTC; then the approval the crash consumed stays
+// used, the identical operation asks for approval again (it is not
+// "already executed"), executes once with a new approval, and is a replay
+// after that.
+func TestReconcileRetry(t *testing.T) {
+	t.Parallel()
+	exec := &crashing{ran: map[intent.OperationHash]bool{}}
+	w, _ := crashWorld(t, exec)
+	tok := w.mandate("emma", 1000000)
+	ctx := context.Background()
+	big := send("GB29", "1500.00")
+	d := w.decide(tok, big)
+	if d.Refusal == nil || d.Refusal.Code != intent.CodeApprovalRequired {
+		t.Fatalf("first decision: %s %+v", d.Verdict, d.Refusal)
+	}
+	hash := d.OperationHash
+	approve := func(id string) approval.Approval {
+		a, err := approval.Sign(approval.Approval{ID: id, Operation: hash, MandateID: "m-emma",
+			Approver: "alice", IssuedAt: w.now, ExpiresAt: w.now.Add(time.Hour)}, w.approvers["alice"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	first := approve("first")
+	exec.set("before")
+	crashed := make(chan bool)
+	go func() {
+		finished := false
+		defer func() { crashed <- !finished }()
+		_, _ = w.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: []byte(big), Approvals: []approval.Approval{first}})
+		finished = true
+	}()
+	if !<-crashed {
+		t.Fatal("no crash while executing")
+	}
+	exec.set("")
+	held := w.now
+
+	rep, err := w.gw.Reconcile(ctx, w.now.Add(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Settlements) != 1 || rep.Settlements[0].Outcome != gateway.OutcomeReleased ||
+		!strings.Contains(rep.Settlements[0].Reason, "nonce given back") || rep.Settlements[0].Mandate != "m-emma" {
+		t.Fatalf("settlements %+v", rep.Settlements)
+	}
+
+	// The recipient stays held by the crashed decision: the refusal says
+	// so truly, with its times.
+	d = w.decide(tok, big)
+	if d.Refusal == nil || d.Refusal.Code != intent.CodeInFlight {
+		t.Fatalf("retry while held: %s %+v", d.Verdict, d.Refusal)
+	}
+	for _, want := range []string{"took it at " + held.UTC().Format(time.DateTime) + " UTC", "has not finished", "until " + held.Add(10*time.Minute).UTC().Format(time.DateTime) + " UTC"} {
+		if !strings.Contains(d.Refusal.Message, want) {
+			t.Errorf("in-flight refusal %q does not say %q", d.Refusal.Message, want)
+		}
+	}
+	if strings.Contains(d.Refusal.Message, "is under way") {
+		t.Errorf("in-flight refusal says another operation is under way: %q", d.Refusal.Message)
+	}
+
+	w.now = w.now.Add(10*time.Minute + time.Second)
+	if d := w.decide(tok, big, first); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Errorf("retry with the approval the crash consumed: %s %+v", d.Verdict, d.Refusal)
+	}
+	if d := w.decide(tok, big); d.Refusal == nil || d.Refusal.Code != intent.CodeApprovalRequired {
+		t.Errorf("retry without approval: %s %+v, want approval.required", d.Verdict, d.Refusal)
+	}
+	if d := w.decide(tok, big, approve("second")); !d.Executed {
+		t.Fatalf("retry with a new approval: %s %+v", d.Verdict, d.Refusal)
+	}
+	if d := w.decide(tok, big, approve("third")); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+		t.Errorf("the executed operation again: %s %+v", d.Verdict, d.Refusal)
+	}
+	if u, _ := w.store.Usage(ctx, "m-emma"); u.Committed != 150000 || u.Reserved != 0 {
+		t.Errorf("usage %+v, want 1500.00 committed once", u)
+	}
+}
+
+// TestReconcileNotExecuted: an operation whose contract holds no records,
+// reserved less than LockTTL before reconciliation, keeps its nonce spent
+// (the crashed execution could still reach the system of record, and
+// nothing would keep a retry out meanwhile); a retry is then refused as
+// not executed, never as already executed. Reserved more than LockTTL
+// before, its nonce is given back.
+func TestReconcileNotExecuted(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		wait time.Duration // between the crash and reconciliation
+		want intent.Code   // of the retry
+	}{
+		{"young", time.Minute, intent.CodeNotExecuted},
+		{"older than LockTTL", 11 * time.Minute, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			exec := &crashing{ran: map[intent.OperationHash]bool{}}
+			w, _ := crashWorldWith(t, exec, func(p *gateway.Pack) {
+				np, err := gatewaytest.Pack(gatewaytest.Options{Executor: exec})
+				if err != nil {
+					t.Fatal(err)
+				}
+				np.Registries = p.Registries
+				*p = np
+			})
+			tok := w.mandate("emma", 1000000)
+			exec.set("before")
+			if !crashDecide(w, tok, send("GB29", "4.00")) {
+				t.Fatal("no crash before executing")
+			}
+			exec.set("")
+			w.now = w.now.Add(tt.wait)
+			rep, err := w.gw.Reconcile(context.Background(), w.now)
+			if err != nil || len(rep.Settlements) != 1 || rep.Settlements[0].Outcome != gateway.OutcomeReleased {
+				t.Fatalf("settlements %+v, %v", rep.Settlements, err)
+			}
+			d := w.decide(tok, send("GB29", "4.00"))
+			switch {
+			case tt.want == "" && !d.Executed:
+				t.Errorf("retry: %s %+v, want executed", d.Verdict, d.Refusal)
+			case tt.want != "" && (d.Executed || d.Refusal == nil || d.Refusal.Code != tt.want):
+				t.Errorf("retry: %s %+v, want %s", d.Verdict, d.Refusal, tt.want)
+			case tt.want != "" && (strings.Contains(d.Refusal.Message, "already executed") || !strings.Contains(d.Refusal.Message, "did not execute")):
+				t.Errorf("retry's refusal is not true: %q", d.Refusal.Message)
+			}
+		})
 	}
 }
 

@@ -38,8 +38,8 @@ var refusals = struct {
 	ApprovalRequired                                            message
 	ApprovalsOff, ApprovalInvalid, ApproverOutOfScope, Approval message
 	BudgetExceeded, NoBudget                                    message
-	Replayed, Executing                                         message
-	InFlight                                                    message
+	Replayed, Executing, NotExecuted                            message
+	InFlight, InFlightUntil                                     message
 	ExecutionRefused, ExecutionUnknown                          message
 	Unavailable, Internal                                       message
 }{
@@ -87,7 +87,12 @@ var refusals = struct {
 	Replayed:  message{intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. A further, separate operation (such as another instalment of a payment) must say so in its arguments, as the action's description explains; otherwise, if the user really wants it done twice, they must say so in a new mandate."},
 	Executing: message{intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again."},
 
+	// The operation hash's first 16 hex digits.
+	NotExecuted: message{intent.CodeNotExecuted, "This exact operation did not execute: a gateway stopped while executing it, and reconciliation found no trace of it in the system of record (operation %s). Nothing was done now. It will not execute again as it is, because the stopped execution could still have reached the system of record after that check: tell the user to check the system of record (for a payment, its list of payments); if it is still not done there, it must be sent as a new operation, as the action's description explains for a further operation, with new approvals."},
+
 	InFlight: message{intent.CodeInFlight, "Another operation on the same %s is under way, so this one was refused. Nothing was done. Check the result of the first one before trying again."},
+	// The records held; when the hold was taken and when it ends, in UTC.
+	InFlightUntil: message{intent.CodeInFlight, "The same %s is held by another decision, which took it at %s UTC and has not finished, so this one was refused. Nothing was done. That decision may be running now, or may have been cut short by a gateway that stopped or crashed: its hold then lasts until %s UTC. Check the result of the first operation before trying again, after that time at the latest."},
 
 	// Why, in the executor's visible words.
 	ExecutionRefused: message{intent.CodeExecutionRefused, "The operation was allowed but the system of record refused it (%s). Nothing was done: it did not execute, and its budget and records are free again. Tell the user why; the same operation can be sent again once the cause is fixed."},

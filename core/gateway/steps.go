@@ -326,12 +326,27 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 	key := state.LockKey(st.mandate.Owner, c.Action, values...)
 	if err := g.store.Hold(ctx, key, holder, g.lockTTL); err != nil {
 		if errors.Is(err, state.ErrHeld) {
-			return refusals.InFlight.with(strings.Join(c.Exclusive, " and "))
+			return heldRefusal(c, err, g.lockTTL)
 		}
 		return refusals.Unavailable.with()
 	}
 	st.lock, st.holder = key, holder
 	return nil
+}
+
+// heldRefusal is the refusal of a decision whose records another holds:
+// when the store says until when (state.HeldError), it names when that
+// hold was taken (its expiry less ttl: every gateway sharing a store has
+// the same LockTTL) and when it expires, in UTC, since a hold left by a
+// gateway that crashed lasts until then.
+func heldRefusal(c *contract.Contract, err error, ttl time.Duration) *intent.Refusal {
+	what := strings.Join(c.Exclusive, " and ")
+	var he *state.HeldError
+	if !errors.As(err, &he) || he.Until.IsZero() {
+		return refusals.InFlight.with(what)
+	}
+	until := he.Until.UTC().Truncate(time.Second)
+	return refusals.InFlightUntil.with(what, until.Add(-ttl).Format(time.DateTime), until.Format(time.DateTime))
 }
 
 // holders makes the lock-holder ids of one gateway: "holder:" and 32 hex
@@ -435,9 +450,21 @@ func (g *Gateway) executedBefore(ctx context.Context, st *decision) *intent.Refu
 		return nil
 	}
 	if done, err := g.store.Consumed(ctx, st.nonce); err == nil && done {
-		return refusals.Replayed.with(st.operation[:16])
+		return g.replayed(ctx, st)
 	}
 	return nil
+}
+
+// replayed is the refusal of an operation whose nonce is consumed: it
+// executed (Replayed), unless reconciliation released it after a crash,
+// finding that it had not executed, and kept its nonce spent (the
+// NotExecutedKey is consumed; see Gateway.Reconcile). If the store cannot
+// tell, Replayed, as before.
+func (g *Gateway) replayed(ctx context.Context, st *decision) *intent.Refusal {
+	if not, err := g.store.Consumed(ctx, state.NotExecutedKey(st.out.OperationHash)); err == nil && not {
+		return refusals.NotExecuted.with(st.operation[:16])
+	}
+	return refusals.Replayed.with(st.operation[:16])
 }
 
 // checkApprovals checks the approvals presented with the request against
@@ -512,7 +539,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 		// expired keys lets the operation execute again in between.
 		err := g.store.Consume(ctx, st.nonce, m.Expiry.Add(mandate.DefaultSkew))
 		if errors.Is(err, state.ErrReplayed) {
-			return refusals.Replayed.with(st.operation[:16])
+			return g.replayed(ctx, st)
 		}
 		if err != nil {
 			return refusals.Unavailable.with()
@@ -565,7 +592,10 @@ func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) 
 // caller gave up: the budget reservation is committed when the operation
 // executed or may have (spent), released when it did not; the record lock
 // is given back. After a panic in the executor (still executing) the
-// outcome is unknown: the reservation stays open.
+// outcome is unknown: the reservation stays open and the record lock stays
+// held until it expires, as a crashed gateway's does, so that nothing
+// else executes on those records while the operation may still reach the
+// system of record (reconciliation relies on it, see Gateway.Reconcile).
 func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	if !st.reserved && st.lock == "" && len(st.totalIDs) == 0 {
 		return
@@ -588,7 +618,7 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 			}
 		}
 	}
-	if st.lock != "" {
+	if st.lock != "" && !st.executing {
 		if err := g.store.Unhold(ctx, st.lock, st.holder); err != nil {
 			g.log.Error("lock release failed", "lock", st.lock, "err", err)
 		}

@@ -24,6 +24,7 @@ const (
 	CodeBudgetExceeded   Code = "budget.exceeded"           // the mandate's budget does not cover the amount
 	CodeReplay           Code = "execution.replayed"        // this exact operation already executed
 	CodeInFlight         Code = "execution.in_flight"       // another operation on the same record is under way
+	CodeNotExecuted      Code = "execution.not_executed"    // a crash cut it short; it did not execute, and it cannot be sent again as it is
 	CodeExecutionFailed  Code = "execution.failed"          // outcome unknown: it may have taken effect; it stays held
 	CodeExecutionRefused Code = "execution.refused"         // the system of record refused it: nothing happened
 	CodeUnavailable      Code = "gateway.unavailable"       // state store unreachable: fail closed

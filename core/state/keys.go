@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/intent"
@@ -35,6 +36,30 @@ func BudgetAccount(mandateID, currency string) string { return mandateID + "\x00
 func AccountMandate(account string) string {
 	id, _, _ := strings.Cut(account, "\x00")
 	return id
+}
+
+// NotExecutedKey is the single-use key that reconciliation consumes when
+// it releases an operation whose nonce it keeps spent although the system
+// of record showed the operation had not executed (see gateway.Reconcile):
+// "notexec:" and the operation hash in hex. The gateway then answers a
+// retry that the operation did not execute, not that it did.
+func NotExecutedKey(h intent.OperationHash) string { return "notexec:" + h.String() }
+
+// SettleKey is the single-use key that one reconciliation consumes before
+// it gives back the nonce of an operation whose reservation it released,
+// so that of two reconciliations (two replicas starting at once) acting on
+// the same reservation only one gives the nonce back, and none gives back
+// the nonce of a later decision that reserved under the same id:
+// "settle:", the reservation's Since in Unix nanoseconds, a space and the
+// reservation id. A key longer than MaxKeyLen is replaced by
+// "settle:sha256:" and its digest in hex.
+func SettleKey(r Reservation) string {
+	key := "settle:" + strconv.FormatInt(r.Since.UnixNano(), 10) + " " + r.ID
+	if len(key) > MaxKeyLen {
+		sum := sha256.Sum256([]byte(key))
+		key = "settle:sha256:" + hex.EncodeToString(sum[:])
+	}
+	return key
 }
 
 // ApprovalKey is the single-use key of an approval: "approval:" and its id.
@@ -89,6 +114,26 @@ func joinKey(prefix string, head, values []string) string {
 // is replaced by "total:sha256:" and its digest in hex.
 func TotalAccount(owner intent.Owner, pack, name, currency, period string, values ...string) string {
 	return joinKey("total:", []string{string(owner), pack, name, currency, period}, values)
+}
+
+// ParseTotalAccount returns the parts of a TotalAccount: the owner, the
+// pack, the total's name, the currency, the period and the values it is
+// kept by, in that order, for logs and reports (each may hold any byte:
+// quote them before printing). ok is false for any other account; a
+// digest account ("total:sha256:…") gives one part, the digest.
+func ParseTotalAccount(account string) (parts []string, ok bool) {
+	rest, ok := strings.CutPrefix(account, "total:")
+	if !ok {
+		return nil, false
+	}
+	if d, digest := strings.CutPrefix(rest, "sha256:"); digest && !strings.Contains(rest, "\x00") {
+		return []string{"sha256:" + d}, true
+	}
+	parts = strings.Split(rest, "\x00")
+	if len(parts) < 5 {
+		return nil, false
+	}
+	return parts, true
 }
 
 // TotalLimit is the limit of every total's ledger account: a total is a

@@ -1,8 +1,10 @@
 package state_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/state"
@@ -51,5 +53,56 @@ func TestTotalKeys(t *testing.T) {
 	}
 	if l := state.TotalAccount("o", "p", "n", "EUR", "", strings.Repeat("x", state.MaxKeyLen)); len(l) > state.MaxKeyLen || !strings.HasPrefix(l, "total:sha256:") {
 		t.Errorf("TotalAccount of a long value = %.80q", l)
+	}
+}
+
+func TestParseTotalAccount(t *testing.T) {
+	t.Parallel()
+	a := state.TotalAccount("emma", "banking", "paid_today", "EUR", "2026-11-30", "GB29", "x\x00y")
+	parts, ok := state.ParseTotalAccount(a)
+	if want := []string{"emma", "banking", "paid_today", "EUR", "2026-11-30", "GB29", "x", "y"}; !ok || strings.Join(parts, "|") != strings.Join(want, "|") {
+		t.Errorf("ParseTotalAccount(%q) = %q, %v", a, parts, ok)
+	}
+	long := state.TotalAccount("o", "p", "n", "EUR", "", strings.Repeat("x", state.MaxKeyLen))
+	if parts, ok := state.ParseTotalAccount(long); !ok || len(parts) != 1 || !strings.HasPrefix(parts[0], "sha256:") {
+		t.Errorf("ParseTotalAccount of a digest = %q, %v", parts, ok)
+	}
+	for _, bad := range []string{"m-emma", "m-emma\x00USD", "total:a\x00b", "lock:a\x00b\x00c\x00d\x00e"} {
+		if _, ok := state.ParseTotalAccount(bad); ok {
+			t.Errorf("ParseTotalAccount(%q) accepted", bad)
+		}
+	}
+}
+
+func TestSettleKey(t *testing.T) {
+	t.Parallel()
+	r := state.Reservation{ID: state.ReservationID(strings.Repeat("ab", 32), "pay.send", "emma"), Since: time.Unix(1, 5)}
+	if got, want := state.SettleKey(r), "settle:1000000005 "+r.ID; got != want {
+		t.Errorf("SettleKey = %q, want %q", got, want)
+	}
+	later := r
+	later.Since = r.Since.Add(time.Microsecond)
+	if state.SettleKey(later) == state.SettleKey(r) {
+		t.Error("two reservations under one id share a settlement key")
+	}
+	r.ID = strings.Repeat("o", state.MaxKeyLen)
+	if k := state.SettleKey(r); len(k) > state.MaxKeyLen || !strings.HasPrefix(k, "settle:sha256:") {
+		t.Errorf("SettleKey of a long id = %.80q", k)
+	}
+	var h intent.OperationHash
+	if got := state.NotExecutedKey(h); got != "notexec:"+h.String() {
+		t.Errorf("NotExecutedKey = %q", got)
+	}
+}
+
+func TestHeldError(t *testing.T) {
+	t.Parallel()
+	until := time.Date(2026, 12, 1, 23, 10, 0, 0, time.UTC)
+	var err error = &state.HeldError{Until: until}
+	if !errors.Is(err, state.ErrHeld) || !strings.Contains(err.Error(), "2026-12-01T23:10:00Z") {
+		t.Errorf("HeldError = %v", err)
+	}
+	if err := (&state.HeldError{}); err.Error() != state.ErrHeld.Error() {
+		t.Errorf("HeldError without expiry = %v", err)
 	}
 }

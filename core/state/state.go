@@ -25,6 +25,27 @@ var (
 	ErrKeyTooLong = errors.New("state: key longer than MaxKeyLen")
 )
 
+// HeldError is the error Hold returns when another holder holds the key:
+// it wraps ErrHeld (errors.Is(err, ErrHeld) holds) and says when that
+// hold expires, so that whoever is refused can be told when the record is
+// free again even if its holder crashed.
+type HeldError struct {
+	// Until is when the other holder's hold expires, in UTC by the
+	// store's clock (the database server's for PostgreSQL); zero if the
+	// store could not tell (the hold was given back meanwhile).
+	Until time.Time
+}
+
+func (e *HeldError) Error() string {
+	if e.Until.IsZero() {
+		return ErrHeld.Error()
+	}
+	return ErrHeld.Error() + " until " + e.Until.UTC().Format(time.RFC3339)
+}
+
+// Unwrap returns ErrHeld.
+func (e *HeldError) Unwrap() error { return ErrHeld }
+
 // Nonces are single-use keys: operation nonces ("op:" and the operation
 // hash) and approval ids.
 type Nonces interface {
@@ -49,8 +70,9 @@ type Nonces interface {
 // Locks hold records (a bill, a vendor's bank account) for one operation at
 // a time, across every gateway that shares the store.
 type Locks interface {
-	// Hold takes key for holder until ttl from now. It returns ErrHeld if
-	// another holder holds key and its hold has not expired; a hold past
+	// Hold takes key for holder until ttl from now. It returns a
+	// *HeldError (wrapping ErrHeld, with the hold's expiry) if another
+	// holder holds key and its hold has not expired; a hold past
 	// its ttl is taken over, so that a crashed holder cannot hold a record
 	// for ever. Hold by the holder that holds key renews it.
 	Hold(ctx context.Context, key, holder string, ttl time.Duration) error

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -95,10 +96,22 @@ const crashLockTTL = 300 * time.Millisecond
 // store die at point, and waits for it to die.
 func (h *apHarness) crash(pack gateway.Pack, point, tok string, args map[string]any) {
 	h.t.Helper()
+	h.crashHolding(pack, point, tok, args, crashLockTTL)
+	// Its record lock expires (by the test clock for mem and embedded,
+	// the server's for PostgreSQL).
+	h.clock.Advance(time.Second)
+	time.Sleep(crashLockTTL)
+}
+
+// crashHolding is crash with a record-lock TTL of ttl and the approvals
+// as, returning as soon as the decision died: the record lock it took is
+// still held.
+func (h *apHarness) crashHolding(pack gateway.Pack, point, tok string, args map[string]any, ttl time.Duration, as ...approval.Approval) {
+	h.t.Helper()
 	c := &crashAt{Store: h.store, exec: pack.Executor, point: point}
 	pack.Executor = c
 	cfg := h.cfg
-	cfg.LockTTL = crashLockTTL
+	cfg.LockTTL = ttl
 	gw, err := gateway.New(cfg, c, pack)
 	if err != nil {
 		h.t.Fatal(err)
@@ -107,16 +120,12 @@ func (h *apHarness) crash(pack gateway.Pack, point, tok string, args map[string]
 	go func() {
 		finished := false
 		defer func() { done <- finished }()
-		_, _ = gw.Decide(context.Background(), gateway.Request{Mandate: tok, Proposal: proposal(h.t, ap.ActionPayBill, args)})
+		_, _ = gw.Decide(context.Background(), gateway.Request{Mandate: tok, Proposal: proposal(h.t, ap.ActionPayBill, args), Approvals: as})
 		finished = true
 	}()
 	if <-done {
 		h.t.Fatalf("the decision crashing at %q finished", point)
 	}
-	// Its record lock expires (by the test clock for mem and embedded,
-	// the server's for PostgreSQL).
-	h.clock.Advance(time.Second)
-	time.Sleep(crashLockTTL)
 }
 
 // TestAPReconcileAfterCrash: on every store, three payments die between
@@ -146,17 +155,7 @@ func TestAPReconcileAfterCrash(t *testing.T) {
 		}
 
 		h.clock.Advance(time.Minute)
-		h.restart(pack)
-		// Stores date reservations by their own clock: the test's for mem
-		// and embedded, the server's for PostgreSQL. Bound by the later.
-		before := h.clock.Now()
-		if now := time.Now(); now.After(before) {
-			before = now
-		}
-		rep, err := h.gw.Reconcile(context.Background(), before)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep, before := h.restartReconciled(pack)
 		// Each operation's budget reservation and its shares of the
 		// running totals (the vendor's bill, day, week and mandate) are
 		// settled alike.
@@ -196,13 +195,124 @@ func TestAPReconcileAfterCrash(t *testing.T) {
 		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "100.00")); !d.Executed {
 			t.Errorf("the payment that never reached its nonce: %s %s %s", d.Verdict, code(d), message(d))
 		}
+		// The one that reached the ERP's call but not the ERP is decided
+		// again (its nonce was given back): it is not "already executed".
+		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "200.00")); !d.Executed {
+			t.Errorf("the payment the ERP did not make: %s %s %s", d.Verdict, code(d), message(d))
+		}
 		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "300.00")); d.Executed || code(d) != intent.CodeReplay {
 			t.Errorf("the payment the ERP made: %s %s %s", d.Verdict, code(d), message(d))
 		}
-		if ps := h.payments(); len(ps) != 2 {
-			t.Errorf("%d payments in the ERP, want 2", len(ps))
+		if ps := h.payments(); len(ps) != 3 {
+			t.Errorf("%d payments in the ERP, want 3", len(ps))
 		}
-		h.checkBudget("m-crash", 40000)
+		h.checkBudget("m-crash", 60000)
+		h.checkReceipts()
+	})
+}
+
+// restartReconciled restarts the gateway with pack and reconciles every
+// reservation made so far, returning the report and the bound used.
+func (h *apHarness) restartReconciled(pack gateway.Pack) (gateway.ReconcileReport, time.Time) {
+	h.t.Helper()
+	h.restart(pack)
+	// Stores date reservations by their own clock: the test's for mem
+	// and embedded, the server's for PostgreSQL. Bound by the later.
+	before := h.clock.Now()
+	if now := time.Now(); now.After(before) {
+		before = now
+	}
+	rep, err := h.gw.Reconcile(context.Background(), before)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return rep, before
+}
+
+// retryHold is the record-lock TTL of TestAPRetryAfterCrash's gateways:
+// long enough for a restart and a reconciliation to end before the
+// crashed decision's hold expires, even on a loaded machine.
+const retryHold = 3 * time.Second
+
+// TestAPRetryAfterCrash: on every store, an approved payment dies while
+// its ERP call is being made, before the ERP pays (as with kill -9). After
+// a restart, Reconcile releases it and gives its nonce back; its
+// settlements name the mandate, or a running total's name and a key with
+// no NUL byte. Until the crashed decision's hold on the vendor expires, a
+// retry is refused as in flight with when the hold ends (not "is under
+// way"); then the approval the crash consumed stays used, the identical
+// payment asks for approval again, executes once with a new one, and is a
+// replay after that.
+func TestAPRetryAfterCrash(t *testing.T) {
+	t.Parallel()
+	eachStore(t, func(t *testing.T, k storeKind) {
+		h := newAP(t, k)
+		h.cfg.LockTTL = retryHold // the restarted gateway's, as every replica's, equals the crashed one's
+		pack, err := ap.NewPack(h.erp, ap.Config{Callbacks: h.callbacks, Now: h.clock.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := h.apMandate("m-retry")
+		big := pay(ap.DemoBill2, ap.DemoIBAN, "2400.00")
+		d := h.decide(tok, ap.ActionPayBill, big)
+		if d.Verdict != intent.StepUp {
+			t.Fatalf("above the threshold: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		first := h.approve("alice", d)
+		h.crashHolding(pack, "before", tok, big, retryHold, first)
+
+		rep, _ := h.restartReconciled(pack)
+		totals := 0
+		for _, st := range rep.Settlements {
+			if st.Outcome != gateway.OutcomeReleased || st.Operation != d.OperationHash.String() {
+				t.Fatalf("settlement %+v", st)
+			}
+			switch {
+			case st.Total == nil:
+				if st.Mandate != "m-retry" || !strings.Contains(st.Reason, "nonce given back") {
+					t.Errorf("the budget's settlement %+v", st)
+				}
+			default:
+				totals++
+				if st.Mandate != "" || st.TotalName() == "" || strings.ContainsAny(st.TotalName()+st.TotalKey(), "\x00") ||
+					!strings.Contains(st.TotalKey(), "owner="+ap.DemoCompany+" ") {
+					t.Errorf("a total's settlement names %q %q (mandate %q)", st.TotalName(), st.TotalKey(), st.Mandate)
+				}
+			}
+		}
+		if totals == 0 || len(rep.Settlements) != totals+1 {
+			t.Fatalf("settlements %+v, want the budget's and the totals'", rep.Settlements)
+		}
+		h.mu.Lock()
+		h.decisions[ap.DemoCompany]++ // the settlement's receipt
+		h.mu.Unlock()
+
+		d2 := h.decide(tok, ap.ActionPayBill, big)
+		if code(d2) != intent.CodeInFlight || !strings.Contains(message(d2), "has not finished") ||
+			!strings.Contains(message(d2), " UTC") || strings.Contains(message(d2), "is under way") {
+			t.Fatalf("retry while the crashed decision's hold lasts: %s %s %s", d2.Verdict, code(d2), message(d2))
+		}
+
+		// The hold expires (the test clock for mem and embedded, the
+		// server's for PostgreSQL).
+		h.clock.Advance(retryHold + time.Second)
+		time.Sleep(retryHold)
+		if d := h.decide(tok, ap.ActionPayBill, big, first); d.Executed || code(d) != intent.CodeApprovalInvalid {
+			t.Errorf("retry with the approval the crash consumed: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		if d := h.decide(tok, ap.ActionPayBill, big); d.Verdict != intent.StepUp || code(d) != intent.CodeApprovalRequired {
+			t.Errorf("retry without approval: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		if d := h.decide(tok, ap.ActionPayBill, big, h.approve("alice", d)); !d.Executed {
+			t.Fatalf("retry with a new approval: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		if d := h.decide(tok, ap.ActionPayBill, big, h.approve("alice", d)); d.Executed || code(d) != intent.CodeReplay {
+			t.Errorf("the payment made, again: %s %s %s", d.Verdict, code(d), message(d))
+		}
+		if ps := h.payments(); len(ps) != 1 || ps[0].Key != d.OperationHash.String() {
+			t.Errorf("payments %+v, want one under the operation's key", ps)
+		}
+		h.checkBudget("m-retry", 240000)
 		h.checkReceipts()
 	})
 }

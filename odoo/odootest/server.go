@@ -48,12 +48,17 @@ type Server struct {
 	now     func() time.Time
 	lose    map[string]int // "model.method" → calls whose answer is lost after the commit
 	answers map[string]string
+	stalls  map[string]stall // "model.method" → the next call waits, then is cut off
 	reads   []Read
 	// sessions maps a session id to the database it names; cookies the
 	// session ids requests carried, in order.
 	sessions map[string]string
 	cookies  []string
 }
+
+// stall is a call Stall holds: arrived is closed when it comes, release
+// when the test lets it end.
+type stall struct{ arrived, release chan struct{} }
 
 // Read is a search_read or search the server answered.
 type Read struct {
@@ -164,6 +169,42 @@ func (s *Server) LoseAnswer(model, method string, n int) {
 	s.lose[model+"."+method] = n
 }
 
+// Stall makes the next call of model.method wait, before it runs, until
+// release is called, and then end without running, its connection closed
+// with no answer: a request cut off before Odoo ran it, as when the
+// process that sent it is killed. arrived is closed when the call comes.
+func (s *Server) Stall(model, method string) (arrived <-chan struct{}, release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := stall{arrived: make(chan struct{}), release: make(chan struct{})}
+	if s.stalls == nil {
+		s.stalls = map[string]stall{}
+	}
+	s.stalls[model+"."+method] = st
+	var once sync.Once
+	return st.arrived, func() { once.Do(func() { close(st.release) }) }
+}
+
+// stalled waits out the Stall of the call's model.method, if any, and
+// reports whether the call was cut off.
+func (s *Server) stalled(service, method string, params []any) bool {
+	if service != "object" || method != "execute_kw" || len(params) < 5 {
+		return false
+	}
+	m, _ := params[3].(string)
+	f, _ := params[4].(string)
+	s.mu.Lock()
+	st, ok := s.stalls[m+"."+f]
+	delete(s.stalls, m+"."+f)
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	close(st.arrived)
+	<-st.release
+	return true
+}
+
 // Answer makes every later call of model.method answer body (a whole
 // methodResponse document) instead of running, to test how the client
 // takes bad answers. An empty body removes the override.
@@ -202,6 +243,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		out = encodeFault(1, traceback("xml.parsers.expat.ExpatError: "+err.Error()).msg)
+	case s.stalled(service, method, params):
+		lost = true
 	default:
 		out, lost = s.run(service, method, params)
 	}

@@ -474,7 +474,7 @@ func (s *Store) Hold(ctx context.Context, k, holder string, ttl time.Duration) e
 		b := tx.Bucket(bucketLocks)
 		now := s.now()
 		if v := b.Get(lk); len(v) >= 8 && string(v[8:]) != holder && now.UnixNano() < int64(binary.BigEndian.Uint64(v)) {
-			return state.ErrHeld
+			return &state.HeldError{Until: time.Unix(0, int64(binary.BigEndian.Uint64(v))).UTC()}
 		}
 		v := binary.BigEndian.AppendUint64(nil, uint64(now.Add(ttl).UnixNano()))
 		return b.Put(lk, append(v, holder...))

@@ -196,7 +196,7 @@ func (s *Store) Hold(ctx context.Context, key, holder string, ttl time.Duration)
 	defer s.mu.Unlock()
 	now := s.now()
 	if h, ok := s.held[key]; ok && h.holder != holder && now.Before(h.until) {
-		return state.ErrHeld
+		return &state.HeldError{Until: h.until.UTC()}
 	}
 	s.held[key] = hold{holder: holder, until: now.Add(ttl)}
 	return nil

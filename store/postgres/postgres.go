@@ -470,10 +470,25 @@ func (s *Store) Hold(ctx context.Context, key, holder string, ttl time.Duration)
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return state.ErrHeld
+			return s.held(ctx, key)
 		}
 		return nil
 	})
+}
+
+// held returns the *state.HeldError of a Hold refused on key, with the
+// other holder's expiry: one more read, made only when a record is held.
+// Its Until is zero if the hold was given back meanwhile.
+func (s *Store) held(ctx context.Context, key string) error {
+	var until time.Time
+	err := s.pool.QueryRow(ctx, `SELECT expires FROM record_locks WHERE key = $1`, []byte(key)).Scan(&until)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if !until.IsZero() {
+		until = until.UTC()
+	}
+	return &state.HeldError{Until: until}
 }
 
 // Unhold implements state.Locks.

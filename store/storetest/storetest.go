@@ -476,11 +476,20 @@ func testUnconsume(t *testing.T, s state.Store) {
 func testHold(t *testing.T, s state.Store) {
 	ctx := context.Background()
 	key := state.LockKey("cfo@northwind", "ap.pay_bill", "res.partner:7")
+	before := time.Now()
 	if err := s.Hold(ctx, key, "a", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Hold(ctx, key, "b", time.Hour); !errors.Is(err, state.ErrHeld) {
+	err := s.Hold(ctx, key, "b", time.Hour)
+	if !errors.Is(err, state.ErrHeld) {
 		t.Fatalf("Hold by another holder = %v, want ErrHeld", err)
+	}
+	// The refusal says when the hold expires (a minute's leeway for a
+	// database server's clock).
+	var he *state.HeldError
+	if !errors.As(err, &he) || he.Until.Location() != time.UTC ||
+		he.Until.Before(before.Add(time.Hour-time.Minute)) || he.Until.After(time.Now().Add(time.Hour+time.Minute)) {
+		t.Fatalf("Hold by another holder = %#v, want a *state.HeldError with the expiry, an hour from now, in UTC", err)
 	}
 	if err := s.Hold(ctx, key, "a", time.Hour); err != nil {
 		t.Fatalf("Hold renewed by its holder = %v, want nil", err)
