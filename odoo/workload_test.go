@@ -137,5 +137,5 @@ func TestRealOdooLegitimateWorkload(t *testing.T) {
 		}
 		vendors = n
 	}
-	runWorkloadOdoo(t, url, master, "intentplane_workload_"+randomHex(t, 4), false, "Odoo 17", vendors)
+	runWorkloadOdoo(t, url, master, "intentplane_test_workload_"+randomHex(t, 4), false, "Odoo 17", vendors)
 }

@@ -3,12 +3,13 @@
 // connector against its fake XML-RPC server, and a real Odoo 17 (package
 // odoo's tests). It generates an AP book (seeded), enters it into the ERP
 // through a Builder as the ERP's own users would, pays it through the AP
-// tools as a careful assistant would, and returns the figures: payments,
-// paid, false refusals, confirmations and four-eyes step-ups with their
-// reasons, median time per payment.
+// tools as a careful assistant would, under the company's controls, and
+// returns the figures: payments, paid, refused by a configured limit,
+// false refusals, confirmations and four-eyes step-ups with their reasons,
+// median time per payment.
 //
 // It stands beside the attack tests: those say what must never be paid,
-// this says what must be paid. See Run for the expected outcomes, written
+// this says what must be paid. See Pay for the expected outcomes, written
 // from AP practice, not from the pack's code.
 //
 // It imports ap, erp and core, as a pack does: never a connector or a
