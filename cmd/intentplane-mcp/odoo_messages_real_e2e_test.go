@@ -17,9 +17,9 @@ import (
 func TestRealOdooMessages(t *testing.T) {
 	type rec struct{ name, iban, ref string }
 	var (
-		birch  = rec{"Birch Ltd", "BE68 5390 0754 7034", "BI-1"}                  // Send Money off
+		birch  = rec{"Birch Ltd", "BE68 5390 0754 7034", "BI-1"}                 // Send Money off
 		wessex = rec{"Wessex Mills", "GB82 W\u0415ST 1234 5698 7654 32", "WM-1"} // a Cyrillic Е
-		echo1  = rec{"Echo Ltd", "NL91 ABNA 0417 1643 00", "EC-1"}                 // one number, two vendors
+		echo1  = rec{"Echo Ltd", "NL91 ABNA 0417 1643 00", "EC-1"}               // one number, two vendors
 		echo2  = rec{"Echo Trading", "NL91 ABNA 0417 1643 00", "EC-2"}
 	)
 	ids := map[string]string{}
