@@ -44,7 +44,7 @@ func (c *Client) Rate(ctx context.Context, company, code, day string) (erp.Rate,
 	if code == own.code {
 		return erp.CompanyRate(own.code, own.decimals, day), nil
 	}
-	id, cur, err := c.currencyIDOf(ctx, code)
+	id, cur, err := c.loadCurrencyID(ctx, c.reader, code)
 	if err != nil {
 		return erp.Rate{}, err
 	}
@@ -117,35 +117,4 @@ func (c *Client) companyCurrency(ctx context.Context, cid int64) (currency, erro
 		return currency{}, fmt.Errorf("odoo: res.company %d: %w: unknown currency %d", cid, ErrBadAnswer, id)
 	}
 	return cur, nil
-}
-
-// currencyIDOf returns the res.currency id and the currency of an ISO
-// code, reading it (one call, then cached) if no read brought it yet; an
-// error wrapping erp.ErrNotFound if Odoo has no such currency.
-func (c *Client) currencyIDOf(ctx context.Context, code string) (int64, currency, error) {
-	find := func() (int64, currency, bool) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for id, cur := range c.currencies {
-			if cur.code == code {
-				return id, cur, true
-			}
-		}
-		return 0, currency{}, false
-	}
-	if id, cur, ok := find(); ok {
-		return id, cur, nil
-	}
-	rs, err := c.reader.searchRead(ctx, "res.currency", []any{leaf("name", "=", code)}, []string{"name", "decimal_places"},
-		map[string]any{"limit": 1, "context": map[string]any{"active_test": false}})
-	if err != nil {
-		return 0, currency{}, err
-	}
-	if err := c.storeCurrencies(rs); err != nil {
-		return 0, currency{}, err
-	}
-	if id, cur, ok := find(); ok {
-		return id, cur, nil
-	}
-	return 0, currency{}, fmt.Errorf("%w: Odoo has no currency %s", erp.ErrNotFound, code)
 }

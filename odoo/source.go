@@ -1285,32 +1285,50 @@ func checkPayment(b erp.Bill, a erp.BankAccount, r erp.PaymentRequest) error {
 // loadCurrency returns the currency with this code, reading it (one call,
 // then cached) if no read has brought it yet.
 func (c *Client) loadCurrency(ctx context.Context, s *session, code string) (currency, error) {
-	if cur, ok := c.currencyByCode(code); ok {
-		return cur, nil
+	_, cur, err := c.loadCurrencyID(ctx, s, code)
+	if errors.Is(err, erp.ErrNotFound) {
+		return currency{}, fmt.Errorf("odoo: currency %s: %w", code, ErrBadAnswer)
+	}
+	return cur, err
+}
+
+// loadCurrencyID returns the Odoo id and the currency with this code,
+// reading it (one call, archived currencies included) unless known; an
+// error wrapping erp.ErrNotFound when Odoo has none.
+func (c *Client) loadCurrencyID(ctx context.Context, s *session, code string) (int64, currency, error) {
+	if id, cur, ok := c.currencyEntry(code); ok {
+		return id, cur, nil
 	}
 	rs, err := s.searchRead(ctx, "res.currency", []any{leaf("name", "=", code)}, []string{"name", "decimal_places"},
 		map[string]any{"limit": 1, "context": map[string]any{"active_test": false}})
 	if err != nil {
-		return currency{}, err
+		return 0, currency{}, err
 	}
 	if err := c.storeCurrencies(rs); err != nil {
-		return currency{}, err
+		return 0, currency{}, err
 	}
-	if cur, ok := c.currencyByCode(code); ok {
-		return cur, nil
+	if id, cur, ok := c.currencyEntry(code); ok {
+		return id, cur, nil
 	}
-	return currency{}, fmt.Errorf("odoo: currency %s: %w", code, ErrBadAnswer)
+	return 0, currency{}, fmt.Errorf("%w: Odoo has no currency %s", erp.ErrNotFound, code)
 }
 
+// currencyByCode returns the known currency with this code.
 func (c *Client) currencyByCode(code string) (currency, bool) {
+	_, cur, ok := c.currencyEntry(code)
+	return cur, ok
+}
+
+// currencyEntry returns the Odoo id and the known currency with this code.
+func (c *Client) currencyEntry(code string) (int64, currency, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, cur := range c.currencies {
+	for id, cur := range c.currencies {
 		if cur.code == code {
-			return cur, true
+			return id, cur, true
 		}
 	}
-	return currency{}, false
+	return 0, currency{}, false
 }
 
 // paymentIDFromAction returns the payment id of the window action
