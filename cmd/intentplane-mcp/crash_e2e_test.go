@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,20 @@ type rawProxy struct {
 	in     io.WriteCloser
 	lines  chan string
 	stderr *lockedBuffer
+}
+
+// waitLog returns the proxy's stderr once it holds every one of wants, or
+// as it is after waitLimit.
+func (p *rawProxy) waitLog(wants ...string) string {
+	deadline := time.Now().Add(waitLimit)
+	for {
+		log := p.stderr.String()
+		missing := slices.ContainsFunc(wants, func(w string) bool { return !strings.Contains(log, w) })
+		if !missing || time.Now().After(deadline) {
+			return log
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func startRaw(t *testing.T, e *odooEnv) *rawProxy {
@@ -114,8 +129,11 @@ func TestKillDuringPayment(t *testing.T) {
 	release() // the request dies with its process: Odoo never runs it
 
 	p = startRaw(t, e)
-	log := p.stderr.String()
-	for _, want := range []string{"reconciled a reservation left open by a crash", "outcome=released", "nonce given back", "mandate=", "total=", "total_key="} {
+	// The start-up log is read once reconciliation has logged its last
+	// share (the proxy is not asked anything before: it logs as it starts).
+	wants := []string{"reconciled a reservation left open by a crash", "outcome=released", "nonce given back", "mandate=", "total=", "total_key="}
+	log := p.waitLog(wants...)
+	for _, want := range wants {
 		if !strings.Contains(log, want) {
 			t.Errorf("the start-up log lacks %q:\n%s", want, log)
 		}
