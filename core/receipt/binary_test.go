@@ -246,6 +246,107 @@ func checkV2(t *testing.T, r receipt.Receipt) {
 	if err != nil || !bytes.Equal(again, b) {
 		t.Fatalf("Canonical(decodeV2(b)) = %x, %v; want b = %x", again, err, b)
 	}
+	// The production reader of the stored form reads what the oracle reads.
+	got.Hash = receipt.Hash{0xab, 0xcd}
+	var stored receipt.Receipt
+	if err := stored.UnmarshalBinary(storedForm(b, got.Hash)); err != nil {
+		t.Fatalf("UnmarshalBinary(stored form) error = %v", err)
+	}
+	if diff := cmp.Diff(got, stored); diff != "" {
+		t.Fatalf("UnmarshalBinary(stored form) mismatch with the oracle (-oracle, +got):\n%s", diff)
+	}
+}
+
+// storedForm is the stored form of a receipt of version 2 whose Canonical
+// is b and whose Hash is h (see receipt.LinkAppend).
+func storedForm(b []byte, h receipt.Hash) []byte {
+	return append(append([]byte{0}, b...), h[:]...)
+}
+
+// FuzzUnmarshalBinary checks the production reader of the stored form
+// against the oracle: it never panics, and whatever it accepts, the
+// oracle accepts and reads as the same receipt.
+func FuzzUnmarshalBinary(f *testing.F) {
+	for _, r := range []receipt.Receipt{fixed(), sample("emma", 2), {}} {
+		b, err := r.Canonical()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(storedForm(b, receipt.Hash{1}))
+	}
+	f.Add([]byte(`{"type":"receipt"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var got receipt.Receipt
+		if err := got.UnmarshalBinary(b); err != nil {
+			if !errors.Is(err, receipt.ErrInvalid) {
+				t.Fatalf("UnmarshalBinary error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		if b[0] == '{' {
+			return // a line of WriteJSONL: ReadJSONL's tests cover it
+		}
+		want, err := decodeV2(b[1 : len(b)-32])
+		if err != nil {
+			t.Fatalf("UnmarshalBinary accepted %x, which the oracle refuses: %v", b, err)
+		}
+		copy(want.Hash[:], b[len(b)-32:])
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("UnmarshalBinary(%x) mismatch with the oracle (-oracle, +got):\n%s", b, diff)
+		}
+	})
+}
+
+// TestLinkAppend checks that LinkAppend links as Link does and appends a
+// stored form that reads back as the linked receipt, in both versions,
+// after whatever dst held; and that it refuses what Link refuses, leaving
+// dst as it was.
+func TestLinkAppend(t *testing.T) {
+	for _, version := range []uint8{0, receipt.Version1, receipt.Version2} {
+		t.Run(fmt.Sprint("version ", version), func(t *testing.T) {
+			first, second := sample("emma", 1), sample("emma", 2)
+			first.Version, second.Version = version, version
+			head, err := receipt.Link(first, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := receipt.Link(second, &head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dst := []byte("earlier bytes")
+			got, out, err := receipt.LinkAppend(dst, second, &head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("LinkAppend's receipt differs from Link's (-Link, +LinkAppend):\n%s", diff)
+			}
+			if !bytes.HasPrefix(out, dst) {
+				t.Fatalf("LinkAppend did not append to dst: %q", out)
+			}
+			var read receipt.Receipt
+			if err := read.UnmarshalBinary(out[len(dst):]); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, read, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("the stored form reads back otherwise (-linked, +read):\n%s", diff)
+			}
+			if h, err := read.ComputeHash(); err != nil || h != read.Hash || read.Prev != head.Hash {
+				t.Fatalf("the receipt read back hashes to %v, %v; want its Hash %v after %v", h, err, read.Hash, head.Hash)
+			}
+			bad := second
+			bad.Args = intent.Args{"x": {}}
+			if _, out, err := receipt.LinkAppend(dst, bad, &head); !errors.Is(err, receipt.ErrInvalid) || !bytes.Equal(out, dst) {
+				t.Fatalf("LinkAppend(invalid kind) = %q, %v; want dst unchanged and ErrInvalid", out, err)
+			}
+		})
+	}
+	bad := sample("emma", 1)
+	bad.Version = 9
+	if _, _, err := receipt.LinkAppend(nil, bad, nil); !errors.Is(err, receipt.ErrInvalid) {
+		t.Fatalf("LinkAppend(version 9) error = %v, want ErrInvalid", err)
+	}
 }
 
 // FuzzDecodeV2 checks the other direction: any bytes the reader accepts

@@ -128,6 +128,18 @@ func SentText(body []byte) string {
 // is zero, prev belongs to another owner, or r cannot be encoded
 // canonically.
 func Link(r Receipt, prev *Receipt) (Receipt, error) {
+	r, err := prepare(r, prev)
+	if err != nil {
+		return Receipt{}, err
+	}
+	if r.Hash, err = r.ComputeHash(); err != nil {
+		return Receipt{}, err
+	}
+	return r, nil
+}
+
+// prepare is Link but for the hash.
+func prepare(r Receipt, prev *Receipt) (Receipt, error) {
 	if r.Time.IsZero() {
 		return Receipt{}, fmt.Errorf("%w: time is not set", ErrInvalid)
 	}
@@ -152,11 +164,6 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 	if !utf8.ValidString(r.Output) { // the common case copies nothing
 		r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
 	}
-	h, err := r.ComputeHash()
-	if err != nil {
-		return Receipt{}, err
-	}
-	r.Hash = h
 	return r, nil
 }
 
