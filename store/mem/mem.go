@@ -19,13 +19,13 @@ var _ state.Store = (*Store)(nil)
 type Store struct {
 	mu       sync.Mutex
 	accounts map[string]*account
-	reserved map[string]reservation              // open reservations by id
-	used     map[string]time.Time                // consumed keys and when they may be forgotten
-	held     map[string]hold                     // record locks by key
-	sweepAt  int                                 // len(used) that triggers the next sweep of expired keys
-	chains   map[intent.Owner][]*receipt.Receipt // by pointer: a long chain grows without copying receipts
-	records  map[string]record                   // state.Records, made on first Keep
-	entries  map[string]map[string]record        // approvals.Store's entries by space, then key
+	reserved map[string]reservation // open reservations by id
+	used     map[string]int64       // consumed keys and when they may be forgotten (Unix ns: no pointer for the collector to follow)
+	held     map[string]hold        // record locks by key
+	sweepAt  int                    // len(used) that triggers the next sweep of expired keys
+	chains   map[intent.Owner]*chain
+	records  map[string]record            // state.Records, made on first Keep
+	entries  map[string]map[string]record // approvals.Store's entries by space, then key
 	now      func() time.Time
 }
 
@@ -56,9 +56,9 @@ func New(now func() time.Time) *Store {
 	return &Store{
 		accounts: map[string]*account{},
 		reserved: map[string]reservation{},
-		used:     map[string]time.Time{},
+		used:     map[string]int64{},
 		held:     map[string]hold{},
-		chains:   map[intent.Owner][]*receipt.Receipt{},
+		chains:   map[intent.Owner]*chain{},
 		now:      now,
 	}
 }
@@ -157,13 +157,13 @@ func (s *Store) Consume(ctx context.Context, key string, expires time.Time) erro
 	if _, ok := s.used[key]; ok {
 		return state.ErrReplayed
 	}
-	s.used[key] = expires
+	s.used[key] = expires.UnixNano()
 	// Sweep expired keys when the set has doubled since the last sweep, so
 	// the cost per Consume stays constant however many keys are live.
 	if len(s.used) >= s.sweepAt {
-		now := s.now()
+		now := s.now().UnixNano()
 		for k, exp := range s.used {
-			if now.After(exp) && k != key {
+			if now > exp && k != key {
 				delete(s.used, k)
 			}
 		}
@@ -219,38 +219,22 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	chain := s.chains[r.Owner]
-	var prev *receipt.Receipt
-	if len(chain) > 0 {
-		prev = chain[len(chain)-1]
+	c := s.chains[r.Owner]
+	if c == nil {
+		c = &chain{}
 	}
-	linked, err := receipt.Link(r, prev)
-	if err != nil {
-		return receipt.Receipt{}, err
-	}
-	s.chains[r.Owner] = append(chain, &linked)
-	return linked, nil
+	return c.append(r, func() { s.chains[r.Owner] = c })
 }
 
 // Receipts implements receipt.Log.
 func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	chain, ok := s.chains[owner]
+	c, ok := s.chains[owner]
 	if !ok {
 		return nil, receipt.ErrNotFound
 	}
-	out := []receipt.Receipt{}
-	for _, r := range chain {
-		if r.Seq < from {
-			continue
-		}
-		if limit > 0 && len(out) == limit {
-			break
-		}
-		out = append(out, *r)
-	}
-	return out, nil
+	return c.receipts(from, limit)
 }
 
 // Owners returns the owners that have a receipt chain, for exports.

@@ -1,0 +1,83 @@
+package mem
+
+import (
+	"fmt"
+
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// chunkSize is the size of the byte slices a chain keeps its receipts in.
+const chunkSize = 64 << 10
+
+// chain is one owner's receipts, kept in their stored form
+// (receipt.LinkAppend) in a few large byte slices: the garbage collector
+// marks each slice without scanning it, where receipts kept as structs
+// would have it walk every map and string of every receipt at every
+// cycle (the larger part of a decision's cost once a chain is long).
+type chain struct {
+	head   receipt.Receipt // the newest receipt, which the next one links to
+	chunks [][]byte        // full but for the last; a receipt that does not fit has one of its own
+	at     []span          // where receipt Seq i+1 is
+}
+
+// span locates a stored receipt in a chain's chunks.
+type span struct {
+	chunk, off, n uint32
+}
+
+// append links r after the head and keeps it; on success it calls added
+// before returning (Append uses it to register a new chain only once it
+// holds a receipt).
+func (c *chain) append(r receipt.Receipt, added func()) (receipt.Receipt, error) {
+	var prev *receipt.Receipt
+	if len(c.at) > 0 {
+		prev = &c.head
+	}
+	last := len(c.chunks) - 1
+	if last < 0 || cap(c.chunks[last])-len(c.chunks[last]) < chunkSize/8 {
+		c.chunks = append(c.chunks, make([]byte, 0, chunkSize))
+		last++
+	}
+	buf := c.chunks[last]
+	start := len(buf)
+	linked, buf, err := receipt.LinkAppend(buf, r, prev)
+	if err != nil {
+		return receipt.Receipt{}, err
+	}
+	if cap(buf) != cap(c.chunks[last]) && start > 0 {
+		// It outgrew the chunk: move it to a chunk of its own, leaving
+		// the old one as it was.
+		c.chunks = append(c.chunks, append([]byte(nil), buf[start:]...))
+		last++
+		start = 0
+		buf = c.chunks[last]
+	}
+	c.chunks[last] = buf
+	c.at = append(c.at, span{chunk: uint32(last), off: uint32(start), n: uint32(len(buf) - start)})
+	c.head = linked
+	added()
+	return linked, nil
+}
+
+// receipts decodes the receipts with Seq >= from, at most limit of them
+// (0: all).
+func (c *chain) receipts(from uint64, limit int) ([]receipt.Receipt, error) {
+	i := uint64(0)
+	if from > 1 {
+		i = from - 1
+	}
+	if i >= uint64(len(c.at)) {
+		return []receipt.Receipt{}, nil
+	}
+	spans := c.at[i:]
+	if limit > 0 && len(spans) > limit {
+		spans = spans[:limit]
+	}
+	out := make([]receipt.Receipt, len(spans))
+	for k, sp := range spans {
+		if err := out[k].UnmarshalBinary(c.chunks[sp.chunk][sp.off : sp.off+sp.n]); err != nil {
+			return nil, fmt.Errorf("mem: receipt %d of %q: %w", i+uint64(k)+1, c.head.Owner, err)
+		}
+	}
+	return out, nil
+}
