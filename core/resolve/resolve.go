@@ -100,7 +100,9 @@ type Input struct {
 // Output is the result of resolution.
 type Output struct {
 	// Args are the arguments with each critical value replaced by the
-	// trusted one.
+	// trusted one: a copy of Input.Args if any value changed, else
+	// Input.Args itself. Resolve never writes to Input.Args, and neither
+	// may its callers write to either.
 	Args intent.Args
 	// Resolved lists each critical argument present, in contract order.
 	Resolved []intent.Resolved
@@ -122,7 +124,8 @@ type Resolver struct {
 // sources, in order: the first source with a match wins. The returned error
 // is an *Error for a refusal, or the context's error.
 func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (Output, error) {
-	out := Output{Args: in.Args.Clone()}
+	out := Output{Args: in.Args} // copied on the first value resolution changes: in.Args stays what was sent
+	copied := false
 	for i := range c.Params { // c.Critical() without building the list
 		p := &c.Params[i]
 		v, ok := in.Args[p.Name]
@@ -147,7 +150,12 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 			return Output{}, err
 		}
 		res.Sent = sent
-		out.Args[p.Name] = intent.Str(res.Value)
+		if res.Value != v.Str || v.Kind != intent.KindString {
+			if !copied {
+				out.Args, copied = in.Args.Clone(), true
+			}
+			out.Args[p.Name] = intent.Str(res.Value)
+		}
 		out.Resolved = append(out.Resolved, res)
 		out.Attrs = append(out.Attrs, attrs)
 	}
