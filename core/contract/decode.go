@@ -90,16 +90,16 @@ func DecodeProposal(body []byte, lim Limits) (intent.Proposal, error) {
 	if len(body) > lim.maxBody() {
 		return p, malformed("the proposal is %d bytes; the limit is %d", len(body), lim.maxBody())
 	}
-	if !utf8.Valid(body) {
-		return p, malformed("the proposal is not valid UTF-8")
-	}
-	if !json.Valid(body) {
+	if !validJSON(body) {
+		if !utf8.Valid(body) {
+			return p, malformed("the proposal is not valid UTF-8")
+		}
 		return p, syntaxError(body)
 	}
 	return decodeValid(body, lim)
 }
 
-// syntaxError describes why body, which json.Valid refuses, is not JSON:
+// syntaxError describes why body, which is UTF-8 but not JSON, is not:
 // not an object, an object followed by more data, or where the syntax
 // breaks.
 func syntaxError(body []byte) error {
@@ -118,7 +118,7 @@ func syntaxError(body []byte) error {
 	return malformed("invalid JSON: %v", err)
 }
 
-// decodeValid decodes body, which json.Valid accepts. Syntax being
+// decodeValid decodes body, which validJSON accepts. Syntax being
 // settled, it only walks the tokens; it allocates the strings it keeps and
 // one copy of the body that all argument values share. It is the one
 // proposal decoder; decodeTokens in decode_internal_test.go, a token by
@@ -132,25 +132,25 @@ func decodeValid(body []byte, lim Limits) (intent.Proposal, error) {
 	w.i++
 	var sawAction, sawArgs bool
 	for w.member() {
-		key := w.key()
+		key := w.keyBytes()
 		switch {
-		case key == "action" && !sawAction:
+		case string(key) == "action" && !sawAction:
 			sawAction = true
 			if w.next() != '"' {
 				return p, malformed("\"action\" must be a string")
 			}
 			p.Action = intent.Action(w.string())
-		case key == "args" && !sawArgs:
+		case string(key) == "args" && !sawArgs:
 			sawArgs = true
 			args, err := w.args(lim.maxArgs())
 			if err != nil {
 				return p, err
 			}
 			p.Args = args
-		case key == "action" || key == "args":
+		case string(key) == "action" || string(key) == "args":
 			return p, malformed("key %q appears twice", key)
 		default:
-			return p, malformed("unknown key %q: a proposal has only \"action\" and \"args\"", truncate(key))
+			return p, malformed("unknown key %q: a proposal has only \"action\" and \"args\"", truncate(string(key)))
 		}
 	}
 	if !sawAction {
@@ -205,26 +205,44 @@ func (w *walker) key() string {
 	return k
 }
 
+// keyBytes is key, without making a string of a key that has no escape:
+// the top level's keys are only compared.
+func (w *walker) keyBytes() []byte {
+	k := w.token()
+	w.next()
+	w.i++ // ':'
+	return k
+}
+
 // string reads a string token: its bytes when it has no escape, otherwise
 // what encoding/json decodes it to.
 func (w *walker) string() string {
+	return string(w.token())
+}
+
+// token reads a string token and returns what it holds: its bytes when it
+// has no escape (a slice of the body), otherwise what encoding/json decodes
+// it to.
+func (w *walker) token() []byte {
 	start := w.i
-	escaped := false
+	// The string ends at the first quote, unless a backslash comes before
+	// it: found with IndexByte, which reads many bytes at a time.
+	end := start + 1 + bytes.IndexByte(w.b[start+1:], '"')
+	if bytes.IndexByte(w.b[start+1:end], '\\') < 0 {
+		w.i = end + 1
+		return w.b[start+1 : end]
+	}
 	w.i++
 	for w.b[w.i] != '"' {
 		if w.b[w.i] == '\\' {
-			escaped = true
 			w.i++
 		}
 		w.i++
 	}
 	w.i++
-	if !escaped {
-		return string(w.b[start+1 : w.i-1])
-	}
 	var s string
 	_ = json.Unmarshal(w.b[start:w.i], &s) // cannot fail: the JSON is valid
-	return s
+	return []byte(s)
 }
 
 // args reads the "args" object, keeping each value's bytes.

@@ -182,3 +182,36 @@ func stringToken(dec *json.Decoder) (string, error) {
 	}
 	return s, nil
 }
+
+// FuzzValidJSON: validJSON(b) is json.Valid(b) && utf8.Valid(b), its
+// oracle, on every input.
+func FuzzValidJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"action":"bank.pay","args":{"iban":"DE89 3704","amount":"12.50"}}`,
+		` { "a" : [ 1 , {"y":"}]\""} , -0.5e+3 , 0, 1E9, true, false, null, "\u00e9\ud800\/" ] } `,
+		`01`, `-`, `1.`, `.5`, `1e`, `-01`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{1:2}`, `[`, `]`, `tru`, `nulll`,
+		`"\x"`, `"\u12G4"`, "\"\x01\"", "\"\xff\"", "\"\xed\xa0\x80\"", "\"é\"", "é", `""`, ``, ` `, `{}{}`,
+		"[\"\xe2\x82\"]", `[[[[[]]]]]`, "\t\r\n1\t",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validJSON(b), json.Valid(b) && utf8.Valid(b); got != want {
+			t.Fatalf("validJSON(%q) = %v; json.Valid && utf8.Valid = %v", b, got, want)
+		}
+	})
+}
+
+// TestValidJSONDepth: validJSON accepts the nesting encoding/json accepts
+// (10,000 levels) and refuses one more, as it does.
+func TestValidJSONDepth(t *testing.T) {
+	for _, n := range []int{maxDepth, maxDepth + 1} {
+		b := append(bytes.Repeat([]byte("["), n), bytes.Repeat([]byte("]"), n)...)
+		if got, want := validJSON(b), json.Valid(b); got != want {
+			t.Errorf("%d levels: validJSON %v, json.Valid %v", n, got, want)
+		}
+	}
+	if !json.Valid(append(bytes.Repeat([]byte("["), maxDepth), bytes.Repeat([]byte("]"), maxDepth)...)) {
+		t.Error("encoding/json no longer accepts 10,000 levels: maxDepth must follow it")
+	}
+}
