@@ -600,12 +600,10 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	if !st.reserved && st.lock == "" && len(st.totalIDs) == 0 {
 		return
 	}
-	ctx = context.WithoutCancel(ctx)
-	ids := st.totalIDs
-	if st.reserved {
-		ids = append(ids, st.resID)
+	if ctx.Done() != nil { // a context that cannot be cancelled needs no shield
+		ctx = context.WithoutCancel(ctx)
 	}
-	for _, id := range ids {
+	settle := func(id string) {
 		switch {
 		case st.executing:
 		case st.spent:
@@ -617,6 +615,12 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 				g.log.Error("budget release failed", "reservation", id, "err", err)
 			}
 		}
+	}
+	for _, id := range st.totalIDs {
+		settle(id)
+	}
+	if st.reserved {
+		settle(st.resID)
 	}
 	if st.lock != "" && !st.executing {
 		if err := g.store.Unhold(ctx, st.lock, st.holder); err != nil {

@@ -128,7 +128,7 @@ func SentText(body []byte) string {
 // is zero, prev belongs to another owner, or r cannot be encoded
 // canonically.
 func Link(r Receipt, prev *Receipt) (Receipt, error) {
-	r, err := prepare(r, prev)
+	err := r.prepare(prev)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -138,15 +138,16 @@ func Link(r Receipt, prev *Receipt) (Receipt, error) {
 	return r, nil
 }
 
-// prepare is Link but for the hash.
-func prepare(r Receipt, prev *Receipt) (Receipt, error) {
+// prepare does to r, a copy of the caller's receipt, what Link does but
+// for the hash.
+func (r *Receipt) prepare(prev *Receipt) error {
 	if r.Time.IsZero() {
-		return Receipt{}, fmt.Errorf("%w: time is not set", ErrInvalid)
+		return fmt.Errorf("%w: time is not set", ErrInvalid)
 	}
 	r.Seq, r.Prev = 1, Hash{}
 	if prev != nil {
 		if prev.Owner != r.Owner {
-			return Receipt{}, fmt.Errorf("%w: previous receipt belongs to owner %q, not %q", ErrInvalid, prev.Owner, r.Owner)
+			return fmt.Errorf("%w: previous receipt belongs to owner %q, not %q", ErrInvalid, prev.Owner, r.Owner)
 		}
 		r.Seq, r.Prev = prev.Seq+1, prev.Hash
 	}
@@ -164,7 +165,7 @@ func prepare(r Receipt, prev *Receipt) (Receipt, error) {
 	if !utf8.ValidString(r.Output) { // the common case copies nothing
 		r.Output = strings.ToValidUTF8(r.Output, "\uFFFD")
 	}
-	return r, nil
+	return nil
 }
 
 // ComputeHash returns SHA-256(0x00 || r.Canonical()), the hash r.Hash must

@@ -23,7 +23,7 @@ import (
 // once serves both, so keeping a receipt as bytes costs no second encoding.
 // It returns the errors of Link; dst is returned unchanged with them.
 func LinkAppend(dst []byte, r Receipt, prev *Receipt) (Receipt, []byte, error) {
-	r, err := prepare(r, prev)
+	err := r.prepare(prev)
 	if err != nil {
 		return Receipt{}, dst, err
 	}
