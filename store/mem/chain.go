@@ -3,6 +3,7 @@ package mem
 import (
 	"fmt"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 )
 
@@ -15,7 +16,9 @@ const chunkSize = 64 << 10
 // would have it walk every map and string of every receipt at every
 // cycle (the larger part of a decision's cost once a chain is long).
 type chain struct {
-	head   receipt.Receipt // the newest receipt, which the next one links to
+	owner  intent.Owner
+	seq    uint64       // the newest receipt's Seq, which the next one follows
+	head   receipt.Hash // and its Hash
 	chunks [][]byte        // full but for the last; a receipt that does not fit has one of its own
 	at     []span          // where receipt Seq i+1 is
 }
@@ -31,7 +34,10 @@ type span struct {
 func (c *chain) append(r receipt.Receipt, added func()) (receipt.Receipt, error) {
 	var prev *receipt.Receipt
 	if len(c.at) > 0 {
-		prev = &c.head
+		// What Link reads of the head: kept as three fields rather than
+		// a whole receipt, whose every string and map a copy into the
+		// chain would pass through the collector's write barrier.
+		prev = &receipt.Receipt{Owner: c.owner, Seq: c.seq, Hash: c.head}
 	}
 	last := len(c.chunks) - 1
 	if last < 0 || cap(c.chunks[last])-len(c.chunks[last]) < chunkSize/8 {
@@ -54,7 +60,7 @@ func (c *chain) append(r receipt.Receipt, added func()) (receipt.Receipt, error)
 	}
 	c.chunks[last] = buf
 	c.at = append(c.at, span{chunk: uint32(last), off: uint32(start), n: uint32(len(buf) - start)})
-	c.head = linked
+	c.owner, c.seq, c.head = linked.Owner, linked.Seq, linked.Hash
 	added()
 	return linked, nil
 }
@@ -76,7 +82,7 @@ func (c *chain) receipts(from uint64, limit int) ([]receipt.Receipt, error) {
 	out := make([]receipt.Receipt, len(spans))
 	for k, sp := range spans {
 		if err := out[k].UnmarshalBinary(c.chunks[sp.chunk][sp.off : sp.off+sp.n]); err != nil {
-			return nil, fmt.Errorf("mem: receipt %d of %q: %w", i+uint64(k)+1, c.head.Owner, err)
+			return nil, fmt.Errorf("mem: receipt %d of %q: %w", i+uint64(k)+1, c.owner, err)
 		}
 	}
 	return out, nil
