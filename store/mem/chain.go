@@ -19,8 +19,8 @@ type chain struct {
 	owner  intent.Owner
 	seq    uint64       // the newest receipt's Seq, which the next one follows
 	head   receipt.Hash // and its Hash
-	chunks [][]byte        // full but for the last; a receipt that does not fit has one of its own
-	at     []span          // where receipt Seq i+1 is
+	chunks [][]byte     // full but for the last; a receipt that does not fit has one of its own
+	at     []span       // where receipt Seq i+1 is
 }
 
 // span locates a stored receipt in a chain's chunks.
