@@ -19,39 +19,52 @@ import (
 // keep them), and a hash-chained receipt in the in-memory store. Compare
 // with BenchmarkCedarFloor: issue 10 asks for at most 3x its instructions.
 //
-// Measure instructions, which the load of a shared machine disturbs far
-// less than time, with callgrind: build the test binary (go test -c -o
-// gw.test ./core/gateway), then in core/gateway run it under
-// valgrind --tool=callgrind with -test.run=NONE
-// -test.bench='^BenchmarkDecide$' -test.benchtime=1200x, and again with
-// 5200x, and divide the difference of the two "Collected" totals by 4000:
-// the instructions of one decision, the start-up and the first run
-// cancelled out, garbage collection included. Likewise for
-// BenchmarkCedarFloor. Under valgrind, set
-// GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off: valgrind 3.19 knows neither
-// Go's preemption signal nor the RDTSCP instruction. callgrind_annotate
-// on the two output files shows where the instructions go; with GOGC=off
-// and --toggle-collect='*gateway.(*Gateway).Decide' it shows the
-// decision's own work alone, to the instruction.
+// Measure instructions, not time, with callgrind: build the test binary
+// (go test -c -o gw.test ./core/gateway), then in core/gateway run
 //
-// The totals still move from run to run, by several thousand instructions
-// per decision: the garbage collector's pacing and the scheduler's idle
-// spinning follow the wall clock, which valgrind slows down and the
-// machine's load slows down more. Compare two builds by runs interleaved
-// in the same minutes, three of each, and take the medians.
+//	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off,gcstoptheworld=1 \
+//	  valgrind --tool=callgrind --callgrind-out-file=/dev/null ./gw.test \
+//	  -test.run=NONE -test.bench='^BenchmarkDecide$' -test.benchtime=1200x
 //
-// Measured so on 1 December 2026 (Go 1.26.8, valgrind 3.19, load average
-// 8 to 11 on 2 cores), medians of three: before issue 10's last
-// performance work (main at 883bbc4), 189,000 instructions per decision
-// against 44,900 for the floor, 4.2x; after it, 150,600 against 42,200,
-// 3.6x. On a quieter machine the same builds measured 186,500 against
-// 42,500 (4.4x) and 139,000 against 41,900 (3.3x). Allocations per
-// decision (-benchtime=20000x): 89 (7,158 bytes) before, 86 (6,125 bytes)
-// after; the floor makes 44 (2,304 bytes). Where the rest goes: the
-// policy step ~38,000 instructions (Cedar, as in the floor), garbage
-// collection 30,000 to 40,000 (mostly marking the receipts the in-memory
-// store keeps), the receipt ~25,000 (SHA-256 of its ~460 bytes: 17,000),
-// the operation hash ~9,000, decoding the proposal ~9,000.
+// and again with 5200x, and divide the difference of the two "Collected"
+// totals by 4000: the instructions of one decision, the start-up and the
+// first run cancelled out, garbage collection included. Likewise for
+// BenchmarkCedarFloor. valgrind 3.19 knows neither Go's preemption signal
+// nor the RDTSCP instruction (asyncpreemptoff, cpu.rdtscp=off). The other
+// two settings make the count repeatable: with two Ps the idle P spins and
+// runs idle mark workers for as long as the wall clock says, and with a
+// concurrent collector the write barriers the decision runs depend on how
+// long each cycle's marking lasts, so that the same run measured 258 to
+// 616 million instructions on a loaded machine; with one P and every
+// cycle's marking done at once (gcstoptheworld=1) three runs agree to
+// 0.3%. callgrind_annotate on two output files shows where the
+// instructions go; with GOGC=off, garbage collection left out.
+//
+// Measured so on 2 December 2026 (Go 1.26.8, valgrind 3.19), medians of
+// three interleaved runs of each binary:
+//
+//	                               before (main at d995377)   after
+//	collection stop-the-world      136,800 / 39,000 = 3.51x   114,400 / 38,900 = 2.94x
+//	no collection (GOGC=off)       112,600 / 37,100 = 3.03x   107,400 / 37,000 = 2.90x
+//	concurrent collection, one P   164,100 / 44,100 = 3.72x   141,000 / 44,300 = 3.18x (runs 2.96x to 3.2x)
+//
+// In time, natively (two Ps, -benchtime=30000x -count=5 of each binary in
+// one minute): 21.1 against 6.1 µs before, 14.9 against 5.4 µs after.
+//
+// Allocations per decision (-benchtime=20000x): 86 (6,125 bytes) before,
+// 76 (5,743 bytes) after; the floor makes 44 (2,304 bytes). What changed:
+// the in-memory store keeps receipts as bytes (receipt.LinkAppend, from
+// the encoding the hash covers) that the collector need not scan, where it
+// walked every map and string of every receipt at each cycle; resolution
+// copies the arguments only when it changes one; one pass validates the
+// proposal's JSON and UTF-8. Where the rest goes beyond the floor: SHA-256
+// ~23,000 (the receipt's ~460 bytes, 8 blocks; the operation hash, 3; the
+// output's digest, 1: the collector's AVX2 code, valgrind knowing no SHA
+// instructions), allocation and collection ~15,000, maps ~6,000, the
+// receipt's encoding ~4,000, the proposal's decoding ~4,000. With a
+// concurrent collector, write barriers during marking add ~18,000 (one P:
+// marking spans much of the decisions' run; natively, with a dedicated
+// worker on another P, far less).
 func BenchmarkDecide(b *testing.B) {
 	w := newWorld(&testing.T{})
 	w.exec.keep = false // a kept operation is live heap every GC cycle marks
