@@ -41,26 +41,29 @@ import (
 // instructions go; with GOGC=off, garbage collection left out.
 //
 // Measured so on 2 December 2026 (Go 1.26.8, valgrind 3.19), medians of
-// three interleaved runs of each binary:
+// three interleaved runs of each binary, this harness for both:
 //
 //	                               before (main at d995377)   after
-//	collection stop-the-world      136,800 / 39,000 = 3.51x   114,400 / 38,900 = 2.94x
-//	no collection (GOGC=off)       112,600 / 37,100 = 3.03x   107,400 / 37,000 = 2.90x
-//	concurrent collection, one P   164,100 / 44,100 = 3.72x   141,000 / 44,300 = 3.18x (runs 2.96x to 3.2x)
+//	collection stop-the-world      134,400 / 39,100 = 3.43x   112,100 / 39,000 = 2.87x
+//	no collection (GOGC=off)       112,600 / 37,100 = 3.03x   107,300 / 37,000 = 2.90x
+//	concurrent collection, one P   3.2x to 3.7x over runs     132,200 / 43,600 = 3.03x (runs 2.87x to 3.08x)
 //
 // In time, natively (two Ps, -benchtime=30000x -count=5 of each binary in
 // one minute): 21.1 against 6.1 µs before, 14.9 against 5.4 µs after.
 //
 // Allocations per decision (-benchtime=20000x): 86 (6,125 bytes) before,
-// 76 (5,743 bytes) after; the floor makes 44 (2,304 bytes). What changed:
+// 76 (5,723 bytes) after; the floor makes 44 (2,304 bytes). What changed:
 // the in-memory store keeps receipts as bytes (receipt.LinkAppend, from
 // the encoding the hash covers) that the collector need not scan, where it
 // walked every map and string of every receipt at each cycle; resolution
 // copies the arguments only when it changes one; one pass validates the
-// proposal's JSON and UTF-8. Where the rest goes beyond the floor: SHA-256
-// ~23,000 (the receipt's ~460 bytes, 8 blocks; the operation hash, 3; the
-// output's digest, 1: the collector's AVX2 code, valgrind knowing no SHA
-// instructions), allocation and collection ~15,000, maps ~6,000, the
+// proposal's JSON and UTF-8; and this harness keeps its 8192 proposals in
+// one buffer, where 4096 separate ones gave the collector 4096 more
+// objects to mark at each cycle, which the floor's harness does not have
+// (3.51x before with that harness, stop-the-world). Where the rest goes
+// beyond the floor: SHA-256 ~23,000 (the receipt's ~460 bytes, 8 blocks;
+// the operation hash, 3; the output's digest, 1: Go's AVX2 code, valgrind
+// knowing no SHA instructions), allocation and collection ~15,000, maps ~6,000, the
 // receipt's encoding ~4,000, the proposal's decoding ~4,000. With a
 // concurrent collector, write barriers during marking add ~18,000 (one P:
 // marking spans much of the decisions' run; natively, with a dedicated
@@ -70,20 +73,27 @@ func BenchmarkDecide(b *testing.B) {
 	w.exec.keep = false // a kept operation is live heap every GC cycle marks
 	tok := w.mandate("emma", 1<<60)
 	ctx := context.Background()
-	body := func(i int) []byte { // a new memo each time: a new operation
-		b := append(make([]byte, 0, 96), `{"action":"pay.send","args":{"recipient":"GB29","amount":"12.50","memo":"invoice `...)
-		return append(strconv.AppendInt(b, int64(i), 10), `"}}`...)
+	body := func(dst []byte, i int) []byte { // a new memo each time: a new operation
+		dst = append(dst, `{"action":"pay.send","args":{"recipient":"GB29","amount":"12.50","memo":"invoice `...)
+		return append(strconv.AppendInt(dst, int64(i), 10), `"}}`...)
 	}
-	bodies := make([][]byte, 4096)
-	for i := range bodies {
-		bodies[i] = body(i)
+	// The bodies of the first 8192 decisions, made beforehand in one
+	// buffer: one object for the collector to mark, not one per body, so
+	// that the harness adds no marking work the floor does not have.
+	var buf []byte
+	at := make([]int, 8192+1) // body i is buf[at[i]:at[i+1]]
+	for i := range 8192 {
+		buf = body(buf, i)
+		at[i+1] = len(buf)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := bodies[i%len(bodies)]
-		if i >= len(bodies) {
-			p = body(i)
+		var p []byte
+		if i < 8192 {
+			p = buf[at[i]:at[i+1]:at[i+1]]
+		} else {
+			p = body(make([]byte, 0, 96), i)
 		}
 		d, err := w.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: p})
 		if err != nil || d.Verdict != intent.Allow {
