@@ -398,7 +398,9 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if q.WithPayments {
 		kw, check = limited(scope(cid, false), 0, 0)
 	}
-	kw["load"] = loadNames // the vendor's name (VendorName)
+	if !q.NoVendorName {
+		kw["load"] = loadNames // for VendorName
+	}
 	rs, err := s.searchRead(ctx, "account.move", domain, billFields, kw)
 	if err != nil {
 		return nil, nil, err
