@@ -375,7 +375,9 @@ func decodeAccount(r record) (erp.BankAccount, int64, error) {
 // in that call, the entries of the vendor's posted outgoing payments
 // dated from that day on: those without the connector's memo (made by
 // hand in Odoo) are given with the first bill, Bill empty (an entry does
-// not tell which bill its payment is reconciled with).
+// not tell which bill its payment is reconciled with). VendorName is the
+// display name of the commercial partner, unless q.NoVendorName: then
+// the read asks Odoo for no display name at all (see searchRead).
 func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
 	cid, ok := c.company(company)
 	if !ok {
