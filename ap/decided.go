@@ -20,8 +20,11 @@ const decidedTTL = time.Minute
 // (erp.PaymentRequest.Decided). A read before the write is never atomic
 // with it in the ERP, so reading again would narrow no race: the vendor is
 // held by the gateway from the facts to the end of the execution, and the
-// ERP's own checks and the read-back of the payment still apply. Entries
-// are taken once and expire after decidedTTL. Safe for concurrent use.
+// ERP's own checks and the read-back of the payment still apply. It also
+// hands the vendor's name from the vendors registry to the context
+// provider of the same decision (keepVendor). Entries are taken once (a
+// vendor's name aside) and expire after decidedTTL. Safe for concurrent
+// use.
 type decided struct {
 	now func() time.Time
 
@@ -29,6 +32,7 @@ type decided struct {
 	accounts map[string]keptAt[erp.BankAccount] // company and account ID
 	bills    map[string]keptAt[erp.Bill]        // company and bill ID
 	credits  map[string]keptAt[[]erp.Bill]      // company and bill ID: the credit notes to net (see creditsFor)
+	vendors  map[string]keptAt[string]          // company and vendor ID: its name (see keepVendor)
 }
 
 type keptAt[T any] struct {
@@ -38,7 +42,7 @@ type keptAt[T any] struct {
 
 func newDecided(now func() time.Time) *decided {
 	return &decided{now: now, accounts: map[string]keptAt[erp.BankAccount]{}, bills: map[string]keptAt[erp.Bill]{},
-		credits: map[string]keptAt[[]erp.Bill]{}}
+		credits: map[string]keptAt[[]erp.Bill]{}, vendors: map[string]keptAt[string]{}}
 }
 
 func (d *decided) keepAccount(company string, a erp.BankAccount) {
@@ -73,6 +77,27 @@ func (d *decided) take(company, bill, vendor, number string) (erp.Bill, erp.Bank
 		}
 	}
 	return erp.Bill{}, erp.BankAccount{}, false
+}
+
+// keepVendor keeps the name of a vendor the vendors registry resolved,
+// for the facts of the same decision (vendor_name), which read the
+// vendor's bills without names (erp.BillQuery.NoVendorName).
+func (d *decided) keepVendor(company string, v erp.Vendor) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	d.vendors[company+"\x00"+v.ID] = keptAt[string]{v.Name, d.now()}
+}
+
+// vendorName returns the name kept for the vendor with this ID; ok is
+// false unless it is there and fresh. It is not forgotten: decisions of
+// one vendor at once each resolved it.
+func (d *decided) vendorName(company, vendor string) (name string, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	v, ok := d.vendors[company+"\x00"+vendor]
+	return v.v, ok
 }
 
 // keepCredits keeps the credit notes a decision found to concern the
@@ -111,6 +136,11 @@ func (d *decided) sweep() {
 	for k, v := range d.bills {
 		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
 			delete(d.bills, k)
+		}
+	}
+	for k, v := range d.vendors {
+		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
+			delete(d.vendors, k)
 		}
 	}
 }

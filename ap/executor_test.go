@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/intentplane/intentplane/ap"
@@ -48,5 +49,57 @@ func TestOutcomeOfAFailedPayment(t *testing.T) {
 				t.Errorf("payments %+v", ps)
 			}
 		})
+	}
+}
+
+// billQueries is an erp.Source that records the bill queries asked of it
+// and counts its reads of vendors.
+type billQueries struct {
+	erp.Source
+	mu      sync.Mutex
+	qs      []erp.BillQuery
+	vendors int
+}
+
+func (s *billQueries) Vendors(ctx context.Context, company string, q erp.VendorQuery) ([]erp.Vendor, error) {
+	s.mu.Lock()
+	s.vendors++
+	s.mu.Unlock()
+	return s.Source.Vendors(ctx, company, q)
+}
+
+func (s *billQueries) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
+	s.mu.Lock()
+	s.qs = append(s.qs, q)
+	s.mu.Unlock()
+	return s.Source.Bills(ctx, company, q)
+}
+
+// TestPayBillVendorNameFromRegistry (issue 12): a payment's decision reads
+// the bills without their vendor's name (a third to a half of a read of
+// bills on Odoo 17); the approver is still shown the vendor's name on
+// file (vendor_name), as the vendors registry read it in the same
+// decision, not read again.
+func TestPayBillVendorNameFromRegistry(t *testing.T) {
+	t.Parallel()
+	var src *billQueries
+	e := newEnvWrapped(t, ap.Config{ConfirmAbove: 100}, func(s erp.Source) erp.Source {
+		src = &billQueries{Source: s}
+		return src
+	})
+	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+	d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00"))
+	if d.Verdict != intent.StepUp || d.Facts["vendor_name"] != intent.Str(ap.DemoVendor) {
+		t.Fatalf("%s %s, vendor_name %v; want a step-up showing %s", d.Verdict, message(d), d.Facts["vendor_name"], ap.DemoVendor)
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if len(src.qs) == 0 || src.vendors != 1 {
+		t.Fatalf("%d reads of bills, %d of vendors; want some, and one", len(src.qs), src.vendors)
+	}
+	for _, q := range src.qs {
+		if !q.NoVendorName {
+			t.Errorf("bills read with their vendor's name: %+v", q)
+		}
 	}
 }

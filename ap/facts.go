@@ -61,8 +61,10 @@ var _ gateway.ContextProvider = payFacts{}
 //     (erp.BillQuery.PaymentsSince, the Monday of this week): the Odoo
 //     connector gives the vendor's posted outgoing payments made by hand
 //     from that day on with the first bill, so each counts once;
-//   - vendor_name (String): the vendor's name as the ERP displays it, for
-//     the person asked to approve;
+//   - vendor_name (String): the vendor's name on file, for the person
+//     asked to approve: as the vendors registry read it in this decision
+//     (the bills are read without names, erp.BillQuery.NoVendorName; see
+//     vendorName);
 //   - bill_credited_note (String, only when credit notes reversing the
 //     bill settled part of it, see creditedBill): that part in the
 //     company's currency, "of which 50.00 EUR settled by credit notes,
@@ -106,7 +108,8 @@ var _ gateway.ContextProvider = payFacts{}
 // currency than the company's (its rate; and one per further currency of
 // a payment made by hand this week): the vendor's bills and credit notes
 // with the payments registered through intentplane
-// (erp.BillQuery.WithPayments) and those made by hand this week, and at most one posted payment to the
+// (erp.BillQuery.WithPayments) and those made by hand this week, without
+// the vendor's name, and at most one posted payment to the
 // vendor (firstPayment); it keeps the bill for the payment's execution
 // (see decided). The vendor's country and the country of the account's
 // bank are the records' attributes (vendor_country, iban_country). Whether the account is the vendor's current one
@@ -130,7 +133,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	}
 	company, billID := string(q.Owner), q.Args["bill"].Str
 	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: q.Args["vendor"].Str, WithPayments: true,
-		PaymentsSince: weekStart(q.Now, p.cfg.Zone)})
+		PaymentsSince: weekStart(q.Now, p.cfg.Zone), NoVendorName: true})
 	if err != nil {
 		return nil, err
 	}
@@ -184,8 +187,12 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
 		"vendor_first_payment":   intent.Bool(first),
 	}
-	if bill.VendorName != "" {
-		facts["vendor_name"] = intent.Str(bill.VendorName)
+	name, err := p.vendorName(ctx, company, bill)
+	if err != nil {
+		return nil, err
+	}
+	if name != "" {
+		facts["vendor_name"] = intent.Str(name)
 	}
 	maps.Copy(facts, conv.facts(amountCompany))
 	if err := creditedNote(facts, bill, siblings, conv); err != nil {
@@ -212,6 +219,26 @@ func (p payFacts) billAmong(ctx context.Context, company, billID string, sibling
 		return erp.Bill{}, nil, fmt.Errorf("ap: bill %s vanished while its vendor was held", billID)
 	}
 	return bs[0], bs, nil
+}
+
+// vendorName is the name of bill's vendor for people (the fact
+// vendor_name): as the read of bill gave it (billAmong reads a bill of
+// another vendor with its name), else as the vendors registry read it
+// in this decision (decided.keepVendor), else, when the decision waited
+// longer than decidedTTL for its hold on the vendor, as the ERP has it
+// now (one call). "" if the vendor is not found.
+func (p payFacts) vendorName(ctx context.Context, company string, bill erp.Bill) (string, error) {
+	if bill.VendorName != "" {
+		return bill.VendorName, nil
+	}
+	if name, ok := p.decided.vendorName(company, bill.Vendor); ok {
+		return name, nil
+	}
+	vs, err := p.src.Vendors(ctx, company, erp.VendorQuery{ID: bill.Vendor, Limit: 1})
+	if err != nil || len(vs) != 1 {
+		return "", err
+	}
+	return vs[0].Name, nil
 }
 
 // inFlightOf counts b's payments in flight (draft).

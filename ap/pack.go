@@ -232,7 +232,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 		Contracts: cs,
 		Policies:  fsys,
 		Registries: map[string]resolve.Registry{
-			VendorsRegistry:      vendors{src},
+			VendorsRegistry:      vendors{src, kept},
 			BillsRegistry:        bills{src},
 			BankAccountsRegistry: bankAccounts{src, cfg, kept},
 			CallbacksRegistry:    callbacks{src, cfg},

@@ -351,6 +351,7 @@ func TestRegressionReferenceOfSeveralVendors(t *testing.T) {
 		{ap.DemoVendor, "INV-2290", ap.DemoIBAN, "paid"},
 		{"Globex Parts", "INV-2290", globexIBAN, "not from the vendor named"},
 		{ap.DemoVendor, "INV 2290", ap.DemoIBAN, "bills of several vendors"},
+		{ap.DemoVendor, "INV 2290", ap.DemoIBAN, "of Initech (vendor ID"}, // named, though the lookup reads no names (issue 12)
 		{ap.DemoVendor, "inv-02290", ap.DemoIBAN, "neither a value the user authorised nor a record on file"},
 	} {
 		d := e.decide(tok, ap.ActionPayBill, pay(tc.vendor, tc.ref, tc.iban, "500.00"))

@@ -28,14 +28,19 @@ var (
 // company matches none of them, and the refusal names their IDs: the
 // agent must then use the ID. Record value: the vendor's ID. Attributes:
 // active, and country (the vendor's ISO 3166-1 country code on file, ""
-// if none; see erp.Vendor.Country).
-type vendors struct{ src erp.Source }
+// if none; see erp.Vendor.Country). The vendor's name is kept for the
+// facts of the decision (decided.keepVendor).
+type vendors struct {
+	src     erp.Source
+	decided *decided
+}
 
 func (r vendors) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
 	v, err := findVendor(ctx, r.src, string(owner), value)
 	if err != nil {
 		return resolve.Record{}, err
 	}
+	r.decided.keepVendor(string(owner), v)
 	return resolve.Record{ID: v.ID, Value: v.ID, Attrs: map[string]intent.Value{"active": intent.Bool(v.Active), "country": intent.Str(v.Country)}}, nil
 }
 
@@ -111,7 +116,9 @@ func isID(value string) bool {
 // number or reference of several other vendors matches none of them, the
 // refusal naming them. Among one vendor's bills, the oldest wins, and the
 // duplicate control of the context provider looks at the others. It reads
-// only the candidates (erp.BillQuery.Lookup). Record value: the bill's ID.
+// only the candidates (erp.BillQuery.Lookup), without their vendors'
+// names (erp.BillQuery.NoVendorName) but for a refusal that names bills of
+// several vendors (nameVendors). Record value: the bill's ID.
 // Attributes: vendor (ID), currency, currency_supported (the currency has
 // two decimal places: the only ones the pack pays), state, number, ref and
 // due (YYYY-MM-DD, "" if none). What can change while a payment is decided
@@ -126,7 +133,7 @@ func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (re
 }
 
 func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, resolved map[string]string) (resolve.Record, error) {
-	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value})
+	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value, NoVendorName: true})
 	if err != nil {
 		return resolve.Record{}, err
 	}
@@ -152,9 +159,32 @@ func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, r
 		if mine := slices.DeleteFunc(slices.Clone(bs), func(b erp.Bill) bool { return b.Vendor != resolved["vendor"] }); len(mine) > 0 {
 			return billRecord(mine[0]), nil
 		}
+		if err := r.nameVendors(ctx, owner, value, bs); err != nil {
+			return resolve.Record{}, err
+		}
 		return oneVendor(bs, 0)
 	}
 	return resolve.Record{}, resolve.ErrNoMatch
+}
+
+// nameVendors sets the VendorName of bs, bills that the lookup of value
+// found without their vendors' names, when they are bills of several
+// vendors (which oneVendor refuses, naming them): it reads them again,
+// with the names (one call, on that refusal only).
+func (r bills) nameVendors(ctx context.Context, owner intent.Owner, value string, bs []erp.Bill) error {
+	if !slices.ContainsFunc(bs, func(b erp.Bill) bool { return b.Vendor != bs[0].Vendor }) {
+		return nil
+	}
+	named, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value})
+	if err != nil {
+		return err
+	}
+	for i := range bs {
+		if j := slices.IndexFunc(named, func(n erp.Bill) bool { return n.ID == bs[i].ID }); j >= 0 {
+			bs[i].VendorName = named[j].VendorName
+		}
+	}
+	return nil
 }
 
 // oneVendor returns the record of bs[i], or an error wrapping ErrNoMatch

@@ -335,7 +335,7 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 			continue
 		}
 		bill := b.Bill
-		if v := m.vendors[b.Vendor]; v != nil {
+		if v := m.vendors[b.Vendor]; v != nil && !q.NoVendorName {
 			bill.VendorName = v.Name
 		}
 		if q.WithPayments {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -665,6 +666,39 @@ func TestAPOnFakeOdoo(t *testing.T) {
 	}
 	if n == 0 {
 		t.Error("no search by the connector's users seen")
+	}
+}
+
+// TestAPPaymentReadsOnFakeOdoo (issue 12): the reads of an allowed
+// ap.pay_bill ask Odoo for no display names (each many2one as its id
+// alone: naming them was a third of the time of the payment's reads on
+// Odoo 17), and the read-back of the payment for no reconciled_bill_ids
+// (computed at each read); the payment still carries its key, its bill
+// and is_reconciled.
+func TestAPPaymentReadsOnFakeOdoo(t *testing.T) {
+	srv := odootest.NewServer("fake-master")
+	t.Cleanup(srv.Close)
+	e := newAPEnv(t, srv.URL, "fake-master", "reads", srv)
+	e.gw, e.tok = e.mount(t, e.now, e.keys, ap.Config{ConfirmAbove: 100_000_000_00, FourEyesDailyAbove: 100_000_000_00,
+		MaxAmount: 100_000_000_00, MaxVendorTotal: 100_000_000_00})
+	bill := e.addBill(t, e.vendor.ID, "", "READS-1", 43210)
+	before := len(srv.Reads())
+	d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, "432.10"))
+	if !d.Executed {
+		t.Fatalf("not paid: %s", refusal(d))
+	}
+	reads := srv.Reads()[before:]
+	if len(reads) < 5 {
+		t.Fatalf("%d reads; want the decision's four and the read-back", len(reads))
+	}
+	for _, r := range reads {
+		if r.Names || r.Model == "account.payment" && slices.Contains(r.Fields, "reconciled_bill_ids") {
+			t.Errorf("a read of %s with names %t, fields %v", r.Model, r.Names, r.Fields)
+		}
+	}
+	ps, err := e.client.Payments(context.Background(), odoo.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
+	if err != nil || len(ps) != 1 || ps[0].Amount.Amount != 43210 || ps[0].Key == "" || !ps[0].Reconciled {
+		t.Errorf("the bill's payments: %+v, %v; want one of 432.10, with its key, reconciled", ps, err)
 	}
 }
 

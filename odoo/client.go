@@ -325,12 +325,21 @@ func (s *session) execute(ctx context.Context, model, method string, args []any,
 	return s.t.call(ctx, "object", model+"."+method, "execute_kw", s.db, uid, s.id.Password, model, method, args, kw)
 }
 
-// searchRead runs search_read and decodes the records.
+// searchRead runs search_read and decodes the records, ordered by id
+// unless kw names an order. Each many2one comes as its id alone (load "",
+// so many2one decodes a name of ""): Odoo computes a display name for
+// every many2one value it names, which was a third of the time of the
+// five reads of a payment on Odoo 17 (medians: 79 ms with the names, 54
+// ms without). A read that shows a name asks for it with kw's load set to
+// loadNames.
 func (s *session) searchRead(ctx context.Context, model string, domain []any, fields []string, kw map[string]any) ([]record, error) {
 	if kw == nil {
 		kw = map[string]any{}
 	}
 	kw["fields"] = strs(fields)
+	if _, ok := kw["load"]; !ok {
+		kw["load"] = ""
+	}
 	if _, ok := kw["order"]; !ok {
 		kw["order"] = "id"
 	}
@@ -352,6 +361,10 @@ func strs(ss []string) []any {
 	}
 	return out
 }
+
+// loadNames is the keyword load of a read whose many2one values come with
+// their display names, Odoo's default (see searchRead).
+const loadNames = "_classic_read"
 
 // leaf is one domain condition.
 func leaf(field, op string, value any) []any { return []any{field, op, value} }

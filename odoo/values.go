@@ -93,12 +93,18 @@ func (r record) integer(field string) (int64, error) {
 	return v, nil
 }
 
-// many2one returns a many2one field: [id, "name"], or 0 and "" for False.
+// many2one returns a many2one field: [id, "name"] (read with Odoo's
+// default load), a bare id (read with load "", see session.searchRead:
+// the name is then ""), or 0 and "" for False.
 func (r record) many2one(field string) (int64, string, error) {
 	switch v := r[field].(type) {
 	case bool:
 		if !v {
 			return 0, "", nil
+		}
+	case int64:
+		if id, err := asID(v); err == nil {
+			return id, "", nil
 		}
 	case []any:
 		if len(v) == 2 {
@@ -109,7 +115,7 @@ func (r record) many2one(field string) (int64, string, error) {
 			}
 		}
 	}
-	return 0, "", fieldError(field, badAnswer("a many2one pair or False", r[field]))
+	return 0, "", fieldError(field, badAnswer("a many2one pair, an id or False", r[field]))
 }
 
 // ids returns a one2many or many2many field: a list of ids.

@@ -12,7 +12,7 @@ import (
 var hidden = map[string]bool{"password": true, "bill_ids": true, "line_bill_ids": true}
 
 var allowedKwargs = map[string][]string{
-	"search_read":         {"domain", "fields", "limit", "offset", "order", "context"},
+	"search_read":         {"domain", "fields", "limit", "offset", "order", "context", "load"},
 	"read":                {"fields", "context", "load"},
 	"search":              {"limit", "offset", "order", "context", "count"},
 	"search_count":        {"context", "limit"},
@@ -134,7 +134,7 @@ func (d *db) rpcSearch(q *request) (any, *fault) {
 		}
 		return ids, nil
 	}
-	return d.render(m, recs, kw["fields"])
+	return d.render(m, recs, kw["fields"], kw["load"])
 }
 
 // rpcRead answers read: the records of the ids that exist, refused if one of
@@ -158,7 +158,7 @@ func (d *db) rpcRead(q *request) (any, *fault) {
 			recs = append(recs, r)
 		}
 	}
-	return d.render(m, recs, fields)
+	return d.render(m, recs, fields, q.kw["load"])
 }
 
 // rpcCreate answers create, of one record (a dict: its id) or of
@@ -305,7 +305,13 @@ func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int6
 	return out, nil
 }
 
-func (d *db) render(m *model, recs []rec, fields any) (any, *fault) {
+// render gives the fields of recs as read answers them (all but the
+// hidden ones if fields is not a list). load is the keyword of read and
+// search_read (Odoo's read_kwargs): absent or "_classic_read" gives each
+// many2one as a pair (id, display name); anything else (the documented
+// "") its id alone, and Odoo then computes no display name.
+func (d *db) render(m *model, recs []rec, fields, load any) (any, *fault) {
+	pairs := load == nil || load == "_classic_read"
 	var names []string
 	switch x := fields.(type) {
 	case []any:
@@ -328,6 +334,9 @@ func (d *db) render(m *model, recs []rec, fields any) (any, *fault) {
 		row := map[string]any{"id": r.id()}
 		for _, n := range names {
 			row[n] = d.value(m, n, r)
+			if pair, ok := row[n].([]any); ok && !pairs && m.fields[n] != nil && m.fields[n].typ == tM2O {
+				row[n] = pair[0]
+			}
 		}
 		out = append(out, row)
 	}

@@ -69,6 +69,11 @@ type Read struct {
 	// Domain is the domain searched; Limit the limit asked, 0 if none.
 	Domain []any
 	Limit  int64
+	// Fields are the fields asked for (nil if none were named); Names
+	// is whether each many2one came with its display name (the keyword
+	// load absent or "_classic_read"), which Odoo computes for it.
+	Fields []string
+	Names  bool
 }
 
 // Reads returns the searches answered so far, in order.
@@ -289,7 +294,13 @@ func (s *Server) run(service, method string, params []any) (out []byte, lost boo
 			domain, _ = kw["domain"].([]any)
 		}
 		limit, _ := kw["limit"].(int64)
-		s.reads = append(s.reads, Read{UID: uid, Model: str(params[3]), Domain: domain, Limit: limit})
+		var fields []string
+		asked, _ := kw["fields"].([]any)
+		for _, f := range asked {
+			fields = append(fields, str(f))
+		}
+		s.reads = append(s.reads, Read{UID: uid, Model: str(params[3]), Domain: domain, Limit: limit, Fields: fields,
+			Names: kw["load"] == nil || kw["load"] == "_classic_read"})
 	}
 	v, f := s.dispatch(service, method, params)
 	var err error
