@@ -19,7 +19,7 @@ type chain struct {
 	owner  intent.Owner
 	seq    uint64       // the newest receipt's Seq, which the next one follows
 	head   receipt.Hash // and its Hash
-	chunks [][]byte     // full but for the last; a receipt that does not fit has one of its own
+	chunks [][]byte     // full but for the last; a receipt that does not fit has one of its own; the first grows up to chunkSize
 	at     []span       // where receipt Seq i+1 is
 }
 
@@ -40,19 +40,28 @@ func (c *chain) append(r receipt.Receipt, added func()) (receipt.Receipt, error)
 		prev = &receipt.Receipt{Owner: c.owner, Seq: c.seq, Hash: c.head}
 	}
 	last := len(c.chunks) - 1
-	if last < 0 || cap(c.chunks[last])-len(c.chunks[last]) < chunkSize/8 {
+	switch {
+	case last < 0:
+		// The first chunk grows with append up to chunkSize, so that
+		// an owner with a few receipts (most owners of most stores)
+		// does not hold a whole chunk.
+		c.chunks = append(c.chunks, nil)
+		last++
+	case cap(c.chunks[last]) >= chunkSize && cap(c.chunks[last])-len(c.chunks[last]) < chunkSize/8:
 		c.chunks = append(c.chunks, make([]byte, 0, chunkSize))
 		last++
 	}
+	growing := cap(c.chunks[last]) < chunkSize
 	buf := c.chunks[last]
 	start := len(buf)
 	linked, buf, err := receipt.LinkAppend(buf, r, prev)
 	if err != nil {
 		return receipt.Receipt{}, err
 	}
-	if cap(buf) != cap(c.chunks[last]) && start > 0 {
-		// It outgrew the chunk: move it to a chunk of its own, leaving
-		// the old one as it was.
+	if cap(buf) != cap(c.chunks[last]) && start > 0 && !growing {
+		// It outgrew a full-size chunk: move it to a chunk of its own,
+		// leaving the old one as it was. (A chunk still growing was
+		// copied whole by append: its receipts keep their offsets.)
 		c.chunks = append(c.chunks, append([]byte(nil), buf[start:]...))
 		last++
 		start = 0

@@ -2,6 +2,7 @@ package mem
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,53 @@ func TestChainKeepsReceiptsAsBytes(t *testing.T) {
 	t.Logf("%d chunks", len(c.chunks))
 	if n := len(c.chunks); n > 10 {
 		t.Errorf("%d receipts kept in %d chunks; small receipts should share them", len(sizes), n)
+	}
+}
+
+// TestChainSmallForFewReceipts: an owner with one small receipt holds
+// about that receipt's bytes, not a whole chunk (10,000 owners of one
+// receipt each took 64 KiB apiece, 626 MB); a long chain still ends in
+// full-size chunks.
+func TestChainSmallForFewReceipts(t *testing.T) {
+	ctx := context.Background()
+	s := New(nil)
+	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	for i := range 100 {
+		r := receipt.Receipt{Owner: intent.Owner(fmt.Sprintf("owner-%d", i)), Time: t0, Verdict: intent.Deny, Result: receipt.ResultNotExecuted}
+		if _, err := s.Append(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for o, c := range s.chains {
+		held := 0
+		for _, ch := range c.chunks {
+			held += cap(ch)
+		}
+		if held > 1024 {
+			t.Fatalf("owner %q holds %d bytes of chunks for one receipt of %d bytes", o, held, c.at[0].n)
+		}
+	}
+	var linked []receipt.Receipt
+	for i := range 2000 {
+		r := receipt.Receipt{Owner: "emma", Time: t0.Add(time.Duration(i)), Verdict: intent.Allow, Result: receipt.ResultExecuted,
+			Output: strings.Repeat("y", i%700)}
+		got, err := s.Append(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		linked = append(linked, got)
+	}
+	all, err := s.Receipts(ctx, "emma", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(linked, all, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("receipts read back differ (-linked, +read):\n%s", diff)
+	}
+	c := s.chains["emma"]
+	for i, ch := range c.chunks[:len(c.chunks)-1] {
+		if cap(ch) < chunkSize {
+			t.Errorf("chunk %d of %d holds %d bytes, less than a chunk", i, len(c.chunks), cap(ch))
+		}
 	}
 }
