@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -441,7 +442,7 @@ func (s *Store) Consume(ctx context.Context, k string, expires time.Time) error 
 		if b.Get(ck) != nil {
 			return state.ErrReplayed
 		}
-		return b.Put(ck, binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano())))
+		return b.Put(ck, binary.BigEndian.AppendUint64(nil, expiryNanos(expires)))
 	})
 	if err == nil && s.consumes.Add(1)%sweepEvery == 0 {
 		_, _ = s.Sweep(context.WithoutCancel(ctx))
@@ -496,11 +497,26 @@ func (s *Store) Unhold(ctx context.Context, k, holder string) error {
 	})
 }
 
+// expiryNanos is t in Unix nanoseconds as a consumed key's expiry is kept
+// (and compared, as unsigned big-endian bytes), saturated to 0 before 1970
+// and to 2^63-1 after 2262: t.UnixNano() overflows past 2262 (a mandate
+// valid until the year 2556 came out before today), which made Sweep
+// forget a key long before its expiry.
+func expiryNanos(t time.Time) uint64 {
+	switch {
+	case t.Unix() < 0:
+		return 0
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return uint64(t.UnixNano())
+}
+
 // Sweep forgets the consumed keys whose expiry is before Options.Now and
 // returns how many it forgot. Consume calls it from time to time; an
 // operator may call it too.
 func (s *Store) Sweep(ctx context.Context) (int, error) {
-	cutoff := uint64(s.now().UnixNano())
+	cutoff := expiryNanos(s.now())
 	var n int
 	err := s.update(ctx, func(tx *bolt.Tx) error {
 		n = 0

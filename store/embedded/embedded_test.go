@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -178,4 +179,40 @@ func TestSweep(t *testing.T) {
 // FuzzKeys: any key round-trips (seeds in testdata/fuzz/FuzzKeys).
 func FuzzKeys(f *testing.F) {
 	storetest.Fuzz(f, open(f, filepath.Join(f.TempDir(), "state.db")))
+}
+
+// TestSweepFarExpiry: Sweep never forgets a key whose expiry is past 2262
+// (a mandate valid until the year 2556 or 9999, whose operations' nonces
+// expire with it). Expiries were kept as uint64(t.UnixNano()), which such
+// dates overflow; for some (2555 to 2557, among many) the result is below
+// today's, so Sweep forgot the key and the operation could execute again.
+func TestSweepFarExpiry(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	s, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"), embedded.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	far := []time.Time{
+		time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2556, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+	}
+	for i, exp := range far {
+		if err := s.Consume(ctx, fmt.Sprintf("op:far-%d", i), exp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Consume(ctx, "op:old", now.Add(-time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Sweep(ctx); err != nil || n != 1 {
+		t.Errorf("Sweep = %d, %v; want 1 (the expired key only)", n, err)
+	}
+	for i, exp := range far {
+		if err := s.Consume(ctx, fmt.Sprintf("op:far-%d", i), exp); !errors.Is(err, state.ErrReplayed) {
+			t.Errorf("key expiring %s consumed again after Sweep: %v, want ErrReplayed", exp, err)
+		}
+	}
 }
