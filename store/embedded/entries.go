@@ -37,7 +37,7 @@ func (s *Store) PutEntry(ctx context.Context, space, key string, value []byte, e
 	if err != nil {
 		return err
 	}
-	v := append(binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano())), value...)
+	v := append(binary.BigEndian.AppendUint64(nil, recordNanos(expires)), value...)
 	return s.update(ctx, func(tx *bolt.Tx) error {
 		b, err := tx.CreateBucketIfNotExists(bucketEntries)
 		if err != nil {
@@ -124,7 +124,7 @@ func (s *Store) SwapEntry(ctx context.Context, space, key string, old, value []b
 	if err != nil {
 		return false, err
 	}
-	v := append(binary.BigEndian.AppendUint64(nil, uint64(expires.UnixNano())), value...)
+	v := append(binary.BigEndian.AppendUint64(nil, recordNanos(expires)), value...)
 	swapped := false
 	err = s.update(ctx, func(tx *bolt.Tx) error {
 		swapped = false // a batch may run fn again

@@ -22,6 +22,7 @@ func RunRecords(t *testing.T, newStore func(t *testing.T) state.Records, reopen 
 	t.Run("KeepFirstWins", func(t *testing.T) { recordsKeepFirstWins(t, newStore(t)) })
 	t.Run("ExpiredIsReplaced", func(t *testing.T) { recordsExpiredIsReplaced(t, newStore(t)) })
 	t.Run("ConcurrentKeepsAgree", func(t *testing.T) { recordsConcurrentKeepsAgree(t, newStore(t)) })
+	t.Run("FarExpiryKept", func(t *testing.T) { recordsFarExpiryKept(t, newStore(t)) })
 	if reopen == nil {
 		return
 	}
@@ -70,6 +71,30 @@ func recordsExpiredIsReplaced(t *testing.T, s state.Records) {
 	v, _, err := s.Keep(ctx, "m", []byte("new"), time.Now().Add(time.Hour))
 	if err != nil || string(v) != "new" {
 		t.Fatalf("Keep over an expired record = %q, %v; want new", v, err)
+	}
+}
+
+// recordsFarExpiryKept: a record that expires after 2262, where Unix
+// nanoseconds overflow int64 (intentplane-mcp keeps its mandate until the
+// mandate's expiry, and valid_for = "2500000h" is a valid duration), is
+// found and kept, not taken for expired: otherwise every restart issued a
+// new mandate, with its whole budget and none of the operations executed.
+func recordsFarExpiryKept(t *testing.T, s state.Records) {
+	ctx := context.Background()
+	for i, exp := range []time.Time{
+		time.Date(2311, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+	} {
+		k := fmt.Sprintf("far-%d", i)
+		if _, _, err := s.Keep(ctx, k, []byte("first"), exp); err != nil {
+			t.Fatal(err)
+		}
+		if v, _, ok, err := s.Kept(ctx, k); err != nil || !ok || string(v) != "first" {
+			t.Errorf("Kept of a record expiring %s = %q, %v, %v; want first", exp, v, ok, err)
+		}
+		if v, _, err := s.Keep(ctx, k, []byte("second"), exp); err != nil || string(v) != "first" {
+			t.Errorf("second Keep of a record expiring %s = %q, %v; want the first value kept", exp, v, err)
+		}
 	}
 }
 
