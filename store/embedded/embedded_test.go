@@ -194,11 +194,7 @@ func TestSweepFarExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	far := []time.Time{
-		time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2556, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
-	}
+	far := storetest.FarExpiries
 	for i, exp := range far {
 		if err := s.Consume(ctx, fmt.Sprintf("op:far-%d", i), exp); err != nil {
 			t.Fatal(err)

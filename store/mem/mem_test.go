@@ -29,11 +29,7 @@ func TestConsumeFarExpiry(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	s := mem.New(func() time.Time { return now })
-	far := []time.Time{
-		time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(2556, 1, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
-	}
+	far := storetest.FarExpiries
 	for i, exp := range far {
 		if err := s.Consume(ctx, fmt.Sprintf("op:far-%d", i), exp); err != nil {
 			t.Fatal(err)

@@ -74,6 +74,17 @@ func recordsExpiredIsReplaced(t *testing.T, s state.Records) {
 	}
 }
 
+// FarExpiries are expiries after 2262, where Unix nanoseconds overflow
+// int64, that a store must keep as they are: 2311 (intentplane-mcp's
+// valid_for = "2500000h", near the longest Go duration), 2556 (whose
+// nanoseconds wrap to a time before today) and 9999-12-31 (an issuer's
+// "never expires").
+var FarExpiries = []time.Time{
+	time.Date(2311, 3, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(2556, 1, 1, 0, 0, 0, 0, time.UTC),
+	time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+}
+
 // recordsFarExpiryKept: a record that expires after 2262, where Unix
 // nanoseconds overflow int64 (intentplane-mcp keeps its mandate until the
 // mandate's expiry, and valid_for = "2500000h" is a valid duration), is
@@ -81,10 +92,7 @@ func recordsExpiredIsReplaced(t *testing.T, s state.Records) {
 // new mandate, with its whole budget and none of the operations executed.
 func recordsFarExpiryKept(t *testing.T, s state.Records) {
 	ctx := context.Background()
-	for i, exp := range []time.Time{
-		time.Date(2311, 3, 1, 0, 0, 0, 0, time.UTC),
-		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
-	} {
+	for i, exp := range FarExpiries {
 		k := fmt.Sprintf("far-%d", i)
 		if _, _, err := s.Keep(ctx, k, []byte("first"), exp); err != nil {
 			t.Fatal(err)
