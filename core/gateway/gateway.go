@@ -107,6 +107,9 @@ type Gateway struct {
 	sleep     func(time.Duration)
 	lockTTL   time.Duration
 
+	// sensitive: some contract has a Sensitive parameter.
+	sensitive bool
+
 	mu       sync.Mutex
 	mandates map[string]*mandate.Mandate // verified tokens
 }
@@ -204,6 +207,7 @@ func (g *Gateway) addPack(p *Pack) error {
 				}
 			}
 		}
+		g.sensitive = g.sensitive || c.HasSensitive()
 		g.contracts[c.Action] = &route{contract: c, pack: p, engine: eng, guards: guards, resolver: resolve.Resolver{Registries: p.Registries}}
 	}
 	return nil
@@ -276,10 +280,8 @@ func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
 func (g *Gateway) receiptOf(st *decision) receipt.Receipt {
 	d := &st.out
 	args, resolved := st.args, d.Resolved
-	var sensitive receipt.Sensitive
-	if st.route != nil && st.route.contract.HasSensitive() {
-		c := st.route.contract
-		sensitive = func(name string) bool { prm, ok := c.Param(name); return ok && prm.Sensitive }
+	sensitive := g.sensitiveOf(st)
+	if st.route != nil && sensitive != nil {
 		args, resolved = receipt.RedactArgs(args, sensitive), receipt.RedactResolved(resolved, sensitive)
 	}
 	var p *intent.Proposal
@@ -306,6 +308,27 @@ func (g *Gateway) receiptOf(st *decision) receipt.Receipt {
 		r.Code, r.Message = d.Refusal.Code, d.Refusal.Message
 	}
 	return r
+}
+
+// sensitiveOf says which arguments of st's proposal are secret, for its
+// receipt: its action's sensitive parameters; every argument when the
+// action has no contract here (misspelled, or the proposal did not decode)
+// while some contract of the gateway has a secret parameter, since the
+// proposal may then carry a secret under any name, or in JSON that does
+// not parse; nil when nothing is secret.
+func (g *Gateway) sensitiveOf(st *decision) receipt.Sensitive {
+	rt := st.route
+	if rt == nil && st.decoded {
+		rt = g.contracts[st.proposal.Action]
+	}
+	switch {
+	case rt != nil && rt.contract.HasSensitive():
+		c := rt.contract
+		return func(name string) bool { prm, ok := c.Param(name); return ok && prm.Sensitive }
+	case rt == nil && g.sensitive:
+		return func(string) bool { return true }
+	}
+	return nil
 }
 
 // appendRetrying retries Append with growing waits, about five seconds in

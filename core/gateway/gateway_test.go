@@ -492,6 +492,34 @@ func TestSensitiveArgumentsStayOutOfReceipts(t *testing.T) {
 	}
 }
 
+// TestSecretsOfUndecodedProposalsStayOutOfReceipts: a password in a
+// proposal whose action is misspelled (no contract says which argument is
+// secret) or that does not decode (a key given twice, data after the
+// object) never reaches the chain either: the first keeps the action and
+// the arguments' names with every value's digest, the others only the
+// body's digest and size. Both were kept verbatim.
+func TestSecretsOfUndecodedProposalsStayOutOfReceipts(t *testing.T) {
+	t.Parallel()
+	w, tok := secretWorld(t)
+	for body, want := range map[string]string{
+		`{"action":"acct.set_pasword","args":{"password":"S3cret-Emma!"}}`:                              `{"action":"acct.set_pasword","args":{"password":"sha256:`,
+		`{"action":"acct.set_password","args":{"password":"S3cret-Emma!","password":"S3cret-Emma!"}}`:   "sha256:",
+		`{"action":"acct.set_password","args":{"password":"S3cret-Emma!"}} {"password":"S3cret-Emma!"}`: "sha256:",
+	} {
+		d := w.decide(tok, body)
+		if d.Verdict != intent.Deny {
+			t.Fatalf("%s: %s, want a denial", body, d.Verdict)
+		}
+		got, err := w.store.Receipts(context.Background(), d.Receipt.Owner, d.Receipt.Seq, 1)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("receipt %d not read back: %v", d.Receipt.Seq, err)
+		}
+		if sent := got[0].Sent; strings.Contains(sent, "S3cret") || !strings.HasPrefix(sent, want) {
+			t.Errorf("receipt of %s keeps %q, want no password and a beginning %q", body, sent, want)
+		}
+	}
+}
+
 // TestPanicIsRefusedNotFatal: a panic in a pack's executor becomes a
 // refusal with a receipt (found in review: one proposal could crash the
 // gateway).

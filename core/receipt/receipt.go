@@ -55,7 +55,9 @@ type Receipt struct {
 	// Action is the action as decoded; empty if the proposal was malformed.
 	Action intent.Action
 	// Sent is what the agent sent, verbatim (the raw proposal body). A body
-	// that is not valid UTF-8 is stored as SentText stores it.
+	// that is not valid UTF-8 is stored as SentText stores it; of a long
+	// proposal, or one that may carry a secret argument, only what SentFor
+	// says is kept.
 	Sent string
 	// Args are the arguments that execute (resolved values); nil on an early
 	// refusal.

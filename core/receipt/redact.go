@@ -46,12 +46,16 @@ func OutputDigest(out string) string {
 // followed by its size and digest. When p was decoded and sensitive names
 // an argument of it, p is re-encoded with sorted keys instead, each
 // sensitive or larger-than-MaxSent argument replaced by the digest of its
-// raw JSON. p is nil when the proposal did not decode; when it is not,
-// body is the proposal p was decoded from, so valid UTF-8 that begins with
-// white space or '{' (never "base64:"), and is kept as it is without being
-// checked again.
+// raw JSON. p is nil when the proposal did not decode: with sensitive set,
+// only body's digest and size are kept then (OutputDigest), since a secret
+// may be anywhere in it. When p is not nil, body is the proposal p was
+// decoded from, so valid UTF-8 that begins with white space or '{' (never
+// "base64:"), and is kept as it is without being checked again.
 func SentFor(body []byte, p *intent.Proposal, sensitive Sensitive) string {
-	if p != nil && sensitive != nil {
+	if sensitive != nil {
+		if p == nil {
+			return OutputDigest(string(body))
+		}
 		return redactedProposal(*p, sensitive)
 	}
 	if p != nil && len(body) <= MaxSent {
