@@ -46,13 +46,7 @@ func TestChainKeepsReceiptsAsBytes(t *testing.T) {
 		}
 		linked = append(linked, got)
 	}
-	all, err := s.Receipts(ctx, "emma", 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(linked, all, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("receipts read back differ (-linked, +read):\n%s", diff)
-	}
+	wantChain(t, s, "emma", linked)
 	for _, page := range []struct {
 		from  uint64
 		limit int
@@ -115,17 +109,24 @@ func TestChainSmallForFewReceipts(t *testing.T) {
 		}
 		linked = append(linked, got)
 	}
-	all, err := s.Receipts(ctx, "emma", 1, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(linked, all, cmpopts.EquateEmpty()); diff != "" {
-		t.Fatalf("receipts read back differ (-linked, +read):\n%s", diff)
-	}
+	wantChain(t, s, "emma", linked)
 	c := s.chains["emma"]
 	for i, ch := range c.chunks[:len(c.chunks)-1] {
 		if cap(ch) < chunkSize {
 			t.Errorf("chunk %d of %d holds %d bytes, less than a chunk", i, len(c.chunks), cap(ch))
 		}
+	}
+}
+
+// wantChain checks that owner's chain in s reads back as linked, the
+// receipts Append returned.
+func wantChain(t *testing.T, s *Store, owner intent.Owner, linked []receipt.Receipt) {
+	t.Helper()
+	all, err := s.Receipts(context.Background(), owner, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(linked, all, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("receipts read back differ (-linked, +read):\n%s", diff)
 	}
 }
