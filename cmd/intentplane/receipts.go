@@ -33,7 +33,7 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 	var in io.Reader
 	if c.Store != "" {
 		name = redactDSN(c.Store)
-		src, err := openReceiptStore(e.ctx, c.Store)
+		src, err := openReceiptStore(e.ctx, c.Store, busyRead)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func (c *receiptsExportCmd) Run(e *env) error {
 		}
 		signer = receipt.NewEd25519Signer(c.KeyID, priv)
 	}
-	src, err := openReceiptStore(e.ctx, c.Store)
+	src, err := openReceiptStore(e.ctx, c.Store, busyRead)
 	if err != nil {
 		return err
 	}

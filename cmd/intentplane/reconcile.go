@@ -40,7 +40,7 @@ func (c *reconcileCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	src, err := openReceiptStore(e.ctx, c.Store)
+	src, err := openReceiptStore(e.ctx, c.Store, busyReconcile)
 	if err != nil {
 		return err
 	}

@@ -89,3 +89,23 @@ func TestReconcileCommand(t *testing.T) {
 		t.Error("a negative --older-than was accepted")
 	}
 }
+
+// TestReconcileStoreInUse: reconcile of an embedded store a gateway holds
+// says to stop the gateway, never to work on a backup copy (which would
+// settle nothing in the store the gateway uses); export still may.
+func TestReconcileStoreInUse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.db")
+	s, err := embedded.Open(path, embedded.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := runCLI(t, "reconcile", "--store", path)
+	if err == nil || !strings.Contains(err.Error()+out, "stop the gateway") || strings.Contains(err.Error()+out, "backup") {
+		t.Errorf("reconcile of a store in use: %v\n%s\nwant: stop the gateway, and no backup copy", err, out)
+	}
+	out, err = runCLI(t, "receipts", "export", "--store", path, "--out", filepath.Join(t.TempDir(), "x.jsonl"))
+	if err == nil || !strings.Contains(err.Error()+out, "backup copy") {
+		t.Errorf("export of a store in use: %v\n%s", err, out)
+	}
+}

@@ -41,7 +41,9 @@ func (s pgStore) Close() error { s.Store.Close(); return nil }
 // postgresql:// URL, or the path of an embedded store file (with or without
 // an embedded: prefix). The store must exist: an embedded file is not
 // created and a PostgreSQL schema is not migrated (postgres.ErrNotMigrated).
-func openReceiptStore(ctx context.Context, spec string) (receiptStore, error) {
+// An embedded file another process holds is refused with busy, what to do
+// about it, appended to the error.
+func openReceiptStore(ctx context.Context, spec, busy string) (receiptStore, error) {
 	if strings.HasPrefix(spec, "postgres://") || strings.HasPrefix(spec, "postgresql://") {
 		s, err := postgres.Open(ctx, spec, postgres.Config{MaxConns: 2, Timeout: time.Minute, NoMigrate: true})
 		if err != nil {
@@ -55,10 +57,16 @@ func openReceiptStore(ctx context.Context, spec string) (receiptStore, error) {
 	}
 	s, err := embedded.Open(path, embedded.Options{})
 	if errors.Is(err, embedded.ErrLocked) {
-		return nil, fmt.Errorf("%w (stop the gateway that uses it, or export from a backup copy)", err)
+		return nil, fmt.Errorf("%w (%s)", err, busy)
 	}
 	return s, err
 }
+
+// What to do about an embedded store file a gateway holds, by command.
+const (
+	busyRead      = "stop the gateway that uses it, or read a backup copy"
+	busyReconcile = "stop the gateway that uses it: intentplane-mcp reconciles its store itself at start; reconciling a copy would settle nothing"
+)
 
 // exportPage is how many receipts are read at a time.
 const exportPage = 10000
