@@ -485,9 +485,18 @@ func refused(cs *call, d gateway.Decision) *mcp.CallToolResult {
 		if (d.Refusal.Code == intent.CodeExecutionFailed || d.Refusal.Code == intent.CodeExecutionRefused) && cs.failure != "" {
 			msg += " Detail: " + cs.failure
 		}
+		if code == intent.CodeMalformed {
+			msg = strings.TrimSuffix(msg, gateway.MalformedAdvice) + msgMalformedArgs
+		}
 	}
 	return refusal(code, d.Verdict, msg)
 }
+
+// msgMalformedArgs replaces the gateway's advice after a malformed
+// proposal, which speaks of the proposal the proxy wrote around the
+// client's arguments ("action" and "args"): what the client sent was the
+// arguments, and that is what it can correct.
+const msgMalformedArgs = "What was refused is the tool call's arguments as sent: correct them (one JSON object of valid UTF-8, within the size limit) and call the tool again."
 
 // Reason codes of refusals made by the proxy itself, beside the gateway's
 // (intent.Code*). Each refusal carries its code and verdict in the

@@ -90,3 +90,32 @@ func TestDuplicateKeysRefused(t *testing.T) {
 		t.Errorf("the bank received %q, want the one call to the IBAN on file", calls)
 	}
 }
+
+// TestMalformedArgumentsAdvice: arguments larger than a proposal may be
+// (64 KiB; a message may be 1 MiB), or not valid UTF-8, are refused (proposal.malformed) with
+// advice the client can follow, about the arguments it sent; not the
+// gateway's advice to send "action" and "args", which the proxy writes
+// itself. Nothing reaches the bank.
+func TestMalformedArgumentsAdvice(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s := e.startRaw(t, testWriter{t})
+	for id, reference := range map[int]string{
+		51: `"` + strings.Repeat("x", 70_000) + `"`,
+		52: "\"INV-2290 \xff\"", // not UTF-8
+	} {
+		args := fmt.Sprintf(`{"recipient_iban":%q,"amount":850,"reference":%s}`, ibanOnFile, reference)
+		got := s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"send_money","arguments":%s}}`, id, args), fmt.Sprintf(`"id":%d`, id))
+		for _, want := range []string{"proposal.malformed", "Nothing was done", "the tool call's arguments"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("answer %.300s lacks %q", got, want)
+			}
+		}
+		if strings.Contains(got, `only \"action\" and \"args\"`) {
+			t.Errorf("answer %.300s asks the client for \"action\" and \"args\"", got)
+		}
+	}
+	if calls := e.bankCalls("send_money"); len(calls) != 0 {
+		t.Errorf("the bank received %q", calls)
+	}
+}

@@ -22,6 +22,12 @@ func (m message) with(a ...any) *intent.Refusal {
 	return &intent.Refusal{Code: m.code, Message: text}
 }
 
+// MalformedAdvice ends the message of a proposal.malformed refusal: what
+// an agent that writes proposals itself should send. A front door that
+// writes the proposal for its client (intentplane-mcp wraps a tool call's
+// arguments) replaces it with what its client can act on.
+const MalformedAdvice = `Send a JSON object with only "action" and "args".`
+
 // refusals is the catalogue: every message an agent can read from the
 // gateway, grouped by reason code, so that what agents are told is
 // reviewed in one place. docs/reason-codes.md documents each code; a test
@@ -43,7 +49,7 @@ var refusals = struct {
 	ExecutionRefused, ExecutionUnknown                          message
 	Unavailable, Internal                                       message
 }{
-	Malformed: message{intent.CodeMalformed, `The proposal was refused: %s. Nothing was done. Send a JSON object with only "action" and "args".`},
+	Malformed: message{intent.CodeMalformed, `The proposal was refused: %s. Nothing was done. ` + MalformedAdvice},
 
 	// Code from the mandate's error: mandate.invalid, .expired, .audience
 	// or .revoked.
