@@ -171,35 +171,74 @@ func (f auditFilter) keeps(r receipt.Receipt) bool {
 // list shows the first present.
 var payeeParams = []string{"vendor", "payee", "beneficiary", "recipient", "iban"}
 
-// payeeTexts returns what names r's payee: the names on file (facts
-// vendor_name, payee_name, beneficiary_name), then the payee arguments that
-// executed.
-func payeeTexts(r receipt.Receipt) []string {
-	var out []string
-	for _, k := range []string{"vendor_name", "payee_name", "beneficiary_name"} {
+// payeeNames are the facts that hold a payee's name on file.
+var payeeNames = []string{"vendor_name", "payee_name", "beneficiary_name"}
+
+// payee is what a receipt says of who is paid, each part as recorded
+// (payeeText formats them for display).
+type payee struct {
+	names []string // names on file: the facts payeeNames
+	ids   []string // payee arguments the receipt's Resolved lists: the trusted values
+	sent  []string // payee arguments it does not: the agent's text
+}
+
+// payeeOf sorts r's payee texts by where they come from. A refusal before
+// resolution (or at it) leaves r.Resolved empty and r.Args as the agent
+// sent them, so that nothing of it is shown as on file.
+func payeeOf(r receipt.Receipt) payee {
+	var p payee
+	for _, k := range payeeNames {
 		if v, ok := r.Facts[k]; ok && v.Kind == intent.KindString && v.Str != "" {
-			out = append(out, v.Str)
+			p.names = append(p.names, v.Str)
 		}
 	}
 	for _, k := range payeeParams {
+		if i := slices.IndexFunc(r.Resolved, func(res intent.Resolved) bool { return res.Param == k }); i >= 0 {
+			if v := r.Resolved[i].Value; v != "" {
+				p.ids = append(p.ids, v)
+			}
+			continue
+		}
 		if v, ok := r.Args[k]; ok && v.Kind == intent.KindString && v.Str != "" {
-			out = append(out, v.Str)
+			p.sent = append(p.sent, v.Str)
 		}
 	}
-	return out
+	return p
 }
 
-// payeeText is the payee column: the name on file with the id that
-// executed ("ACME Supplies GmbH (V-0042)"), or whichever is known.
+// payeeTexts returns every text that names r's payee, for the filter: the
+// names on file, the trusted values, then what the agent sent.
+func payeeTexts(r receipt.Receipt) []string {
+	p := payeeOf(r)
+	return slices.Concat(p.names, p.ids, p.sent)
+}
+
+// payeeText is the payee column of the list, the decision page and the
+// export: the name on file with the trusted id, or whichever of them is
+// known, then the payee arguments that were not resolved, Go-quoted after
+// the label "as sent:", as the agent's text. For example:
+//
+//	ACME Supplies GmbH (V-0042)
+//	as sent: "ACME Supplies", "GB54 MIDL 4000 0000 0000 00"
 func payeeText(r receipt.Receipt) string {
-	ts := payeeTexts(r)
+	p := payeeOf(r)
+	var parts []string
 	switch {
-	case len(ts) == 0:
-		return ""
-	case len(ts) > 1 && ts[0] != ts[1]:
-		return ts[0] + " (" + displayValue(ts[1]) + ")"
+	case len(p.names) > 0 && len(p.ids) > 0 && p.names[0] != p.ids[0]:
+		parts = append(parts, p.names[0]+" ("+displayValue(p.ids[0])+")")
+	case len(p.names) > 0:
+		parts = append(parts, p.names[0])
+	case len(p.ids) > 0:
+		parts = append(parts, displayValue(p.ids[0]))
 	}
-	return displayValue(ts[0])
+	if len(p.sent) > 0 {
+		q := make([]string, len(p.sent))
+		for i, s := range p.sent {
+			q[i] = strconv.Quote(s)
+		}
+		parts = append(parts, "as sent: "+strings.Join(q, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // amountOf returns r's first amount argument (by name) in major units.

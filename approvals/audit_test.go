@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/csv"
+	"html"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -327,5 +329,70 @@ func TestExecutionShownAfterApproval(t *testing.T) {
 	page = alice.do("GET", "/requests/"+tk.ID, nil, nil)
 	if !strings.Contains(page.body, "Executed") || !strings.Contains(page.body, "transfer 991 sent") {
 		t.Fatalf("after execution: %.3000s", page.body)
+	}
+}
+
+// refusedUnresolved appends to owner's chain the receipt of an ap.pay_bill
+// refused before resolution: its args are what the agent sent, nothing is
+// resolved and no fact was read.
+func (f *fixture) refusedUnresolved(owner intent.Owner, at time.Time, vendor, iban, message string) {
+	f.t.Helper()
+	r := receipt.Receipt{
+		Owner: owner, Time: at, MandateID: "m-" + string(owner), Action: "ap.pay_bill",
+		Sent:    `{"vendor":"` + vendor + `","iban":"` + iban + `","amount":"900.00"}`,
+		Args:    intent.Args{"vendor": intent.Str(vendor), "iban": intent.Str(iban), "amount": intent.AmountValue(90000, 2)},
+		Verdict: intent.Deny, Code: intent.CodeNotTrusted, Message: message, Result: receipt.ResultNotExecuted,
+	}
+	if _, err := f.log.Append(context.Background(), r); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// payeeCells returns the payee column of the export at query q, by seq.
+func payeeCells(t *testing.T, c *client, q string) map[string]string {
+	t.Helper()
+	p := c.do("GET", "/audit.csv?"+q, nil, nil)
+	rows := csvRows(t, p.body)
+	out := map[string]string{}
+	for _, row := range rows[1:] {
+		out[row[slices.Index(rows[0], "seq")]] = row[slices.Index(rows[0], "payee")]
+	}
+	return out
+}
+
+func TestAuditPayeeNotResolvedIsAsSent(t *testing.T) {
+	f := auditFixture(t)
+	f.refusedUnresolved("emma", t0.Add(time.Minute), "ACME Supplies", "GB54 MIDL 4000 0000 0000 00", "the iban matches no account on file")
+	c := f.signedIn("alice")
+	const asSent = `as sent: "ACME Supplies", "GB54 MIDL 4000 0000 0000 00"`
+	cells := payeeCells(t, c, "")
+	if cells["4"] != asSent {
+		t.Errorf("export: the refused decision's payee is %q, want %q", cells["4"], asSent)
+	}
+	if cells["1"] != "ACME Supplies GmbH (V-0042)" {
+		t.Errorf("export: the executed decision's payee is %q, want the name on file with its id", cells["1"])
+	}
+	list := html.UnescapeString(c.do("GET", "/audit", nil, nil).body)
+	if !strings.Contains(list, "<td>"+asSent+"</td>") || strings.Contains(list, "ACME Supplies (GB54") {
+		t.Errorf("the list shows the agent's text as on file: %.4000s", list)
+	}
+	if !strings.Contains(list, "<td>ACME Supplies GmbH (V-0042)</td>") {
+		t.Errorf("the list lacks the executed payee with its id: %.4000s", list)
+	}
+	page := html.UnescapeString(c.do("GET", "/audit/decision?owner=emma&seq=4", nil, nil).body)
+	if !strings.Contains(page, asSent) {
+		t.Errorf("the decision page's payee: %.4000s", page)
+	}
+	// The filter by payee finds it by what was sent, and still by the id
+	// and the name on file.
+	for q, want := range map[string][]string{
+		"payee=acme":        {"1", "4"},
+		"payee=gb54%20midl": {"4"},
+		"payee=V-0042":      {"1"},
+		"payee=papier":      {"2"},
+	} {
+		if got := slices.Sorted(maps.Keys(payeeCells(t, c, q))); !slices.Equal(got, want) {
+			t.Errorf("%s: seqs %v, want %v", q, got, want)
+		}
 	}
 }

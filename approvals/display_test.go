@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 )
 
 func TestDisplayValue(t *testing.T) {
@@ -50,6 +51,52 @@ func TestNameOf(t *testing.T) {
 	for param, want := range map[string]string{"vendor": "ACME Supplies GmbH", "bill": "INV-2290", "payee": "", "iban": ""} {
 		if got := r.nameOf(param); got != want {
 			t.Errorf("nameOf(%q) = %q, want %q", param, got, want)
+		}
+	}
+}
+
+func TestPayeeText(t *testing.T) {
+	resolved := func(param, sent, value string) intent.Resolved {
+		return intent.Resolved{Param: param, Sent: sent, Value: value, Provenance: intent.Provenance{Source: "registry:vendors"}}
+	}
+	for _, c := range []struct {
+		name string
+		r    receipt.Receipt
+		want string
+	}{{
+		name: "executed: the name on file and the id",
+		r: receipt.Receipt{
+			Args:     intent.Args{"vendor": intent.Str("V-0042"), "iban": intent.Str("DE89370400440532013000")},
+			Resolved: []intent.Resolved{resolved("vendor", "ACME", "V-0042"), resolved("iban", "DE89 3704", "DE89370400440532013000")},
+			Facts:    map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies GmbH")},
+		},
+		want: "ACME Supplies GmbH (V-0042)",
+	}, {
+		name: "refused before resolution: the agent's text, labelled",
+		r:    receipt.Receipt{Args: intent.Args{"vendor": intent.Str("ACME Supplies"), "iban": intent.Str("GB54MIDL40000000000000")}},
+		want: `as sent: "ACME Supplies", "GB54MIDL40000000000000"`,
+	}, {
+		name: "an IBAN resolved alone is grouped",
+		r: receipt.Receipt{
+			Args:     intent.Args{"iban": intent.Str("DE89370400440532013000")},
+			Resolved: []intent.Resolved{resolved("iban", "de89 3704", "DE89370400440532013000")},
+		},
+		want: "DE89 3704 0044 0532 0130 00",
+	}, {
+		name: "an argument the receipt does not list as resolved stays the agent's",
+		r: receipt.Receipt{
+			Args:     intent.Args{"vendor": intent.Str("V-0042"), "recipient": intent.Str(`Bob", "V-1`)},
+			Resolved: []intent.Resolved{resolved("vendor", "ACME", "V-0042")},
+			Facts:    map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies GmbH")},
+		},
+		want: `ACME Supplies GmbH (V-0042); as sent: "Bob\", \"V-1"`,
+	}, {
+		name: "nothing names a payee",
+		r:    receipt.Receipt{Args: intent.Args{"amount": intent.AmountValue(100, 2)}},
+		want: "",
+	}} {
+		if got := payeeText(c.r); got != c.want {
+			t.Errorf("%s: payeeText = %q, want %q", c.name, got, c.want)
 		}
 	}
 }
