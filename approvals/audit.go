@@ -216,7 +216,8 @@ func payeeTexts(r receipt.Receipt) []string {
 // payeeText is the payee column of the list, the decision page and the
 // export: the name on file with the trusted id, or whichever of them is
 // known, then the payee arguments that were not resolved, Go-quoted after
-// the label "as sent:", as the agent's text. For example:
+// the label "as sent:", as the agent's text. Invisible and control
+// characters are shown as visible shows them. For example:
 //
 //	ACME Supplies GmbH (V-0042)
 //	as sent: "ACME Supplies", "GB54 MIDL 4000 0000 0000 00"
@@ -234,11 +235,11 @@ func payeeText(r receipt.Receipt) string {
 	if len(p.sent) > 0 {
 		q := make([]string, len(p.sent))
 		for i, s := range p.sent {
-			q[i] = strconv.Quote(s)
+			q[i] = strconv.Quote(visible(s))
 		}
 		parts = append(parts, "as sent: "+strings.Join(q, ", "))
 	}
-	return strings.Join(parts, "; ")
+	return visible(strings.Join(parts, "; "))
 }
 
 // amountOf returns r's first amount argument (by name) in major units.
@@ -364,16 +365,18 @@ type decisionRow struct {
 	at                                                                                             time.Time
 }
 
+// rowOf returns r's row, its texts (but OwnerID, the link's) shown as
+// visible shows them.
 func rowOf(r receipt.Receipt) decisionRow {
 	var who []string
 	for _, e := range r.Approvals {
 		who = append(who, e.Approver)
 	}
 	return decisionRow{
-		Owner: ownerText(r.Owner), OwnerID: string(r.Owner), Seq: r.Seq,
+		Owner: visible(ownerText(r.Owner)), OwnerID: string(r.Owner), Seq: r.Seq,
 		Time: r.Time.UTC().Format("2006-01-02 15:04:05"), at: r.Time,
-		Action: string(r.Action), Verdict: r.Verdict.String(), Code: string(r.Code), Payee: payeeText(r),
-		Amount: amountsText(r), Result: r.Result, Approvers: strings.Join(who, ", "),
+		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payeeText(r),
+		Amount: visible(amountsText(r)), Result: visible(r.Result), Approvers: visible(strings.Join(who, ", ")),
 		Operation: r.Operation, Hash: r.Hash.String(), OK: r.Verdict == intent.Allow,
 	}
 }
@@ -455,9 +458,12 @@ func (s *Server) auditList(c echo.Context) error {
 	return s.page(c, http.StatusOK, "audit", v)
 }
 
-// csvCell neutralises a cell a spreadsheet would run as a formula (one
-// starting with = + - @, a tab or a carriage return) by prefixing a quote.
+// csvCell returns s as an export cell: its invisible and control
+// characters shown as visible shows them, and a cell a spreadsheet would
+// run as a formula (one starting with = + - @, a tab or a carriage return)
+// neutralised by prefixing a quote.
 func csvCell(s string) string {
+	s = visible(s)
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return "'" + s
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/intent"
@@ -394,5 +395,29 @@ func TestAuditPayeeNotResolvedIsAsSent(t *testing.T) {
 		if got := slices.Sorted(maps.Keys(payeeCells(t, c, q))); !slices.Equal(got, want) {
 			t.Errorf("%s: seqs %v, want %v", q, got, want)
 		}
+	}
+}
+
+func TestAuditInvisibleCharactersShown(t *testing.T) {
+	f := auditFixture(t)
+	f.refusedUnresolved("emma", t0.Add(time.Minute), "ACME\u202eHBmG seilppuS", "GB54\u200bMIDL40000000000000", "refused: \u202egnp.exe\u2066 \u00ad\ufeff\x1b[31m")
+	c := f.signedIn("alice")
+	p := c.do("GET", "/audit.csv", nil, nil)
+	for _, r := range p.body {
+		if unicode.Is(unicode.Cf, r) || r == 0x1b {
+			t.Fatalf("the export holds %U unescaped:\n%s", r, p.body)
+		}
+	}
+	rows := csvRows(t, p.body)
+	last := rows[len(rows)-1]
+	if got, want := last[slices.Index(rows[0], "payee")], `as sent: "ACME[U+202E]HBmG seilppuS", "GB54[U+200B]MIDL40000000000000"`; got != want {
+		t.Errorf("payee cell %q, want %q", got, want)
+	}
+	if got, want := last[slices.Index(rows[0], "message")], "refused: [U+202E]gnp.exe[U+2066] [U+00AD][U+FEFF][U+001B][31m"; got != want {
+		t.Errorf("message cell %q, want %q", got, want)
+	}
+	list := html.UnescapeString(c.do("GET", "/audit", nil, nil).body)
+	if strings.ContainsAny(list, "\u202e\u200b") || !strings.Contains(list, `<td>as sent: "ACME[U+202E]HBmG seilppuS", "GB54[U+200B]MIDL40000000000000"</td>`) {
+		t.Errorf("the list's payee column: %.4000s", list)
 	}
 }

@@ -1,6 +1,11 @@
 package approvals
 
 import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/normalize"
 )
@@ -54,4 +59,41 @@ func (r *request) nameOf(param string) string {
 		}
 	}
 	return ""
+}
+
+// visible returns s with every character an auditor could not see, or that
+// could reorder or hide the text around it, replaced by its code point in
+// brackets ("[U+202E]"), and each byte of invalid UTF-8 by its value
+// ("[0xFF]"): C0 and C1 controls (tab and line breaks too), format
+// characters (category Cf: bidirectional controls U+202A-U+202E and
+// U+2066-U+2069, zero-width U+200B-U+200F, the soft hyphen, the byte order
+// mark, tags), the line and paragraph separators, and the other default
+// ignorable characters (variation selectors, Hangul fillers). Letters of
+// any script, spaces and symbols are kept; the result has none of the
+// replaced characters, so visible(visible(s)) == visible(s).
+func visible(s string) string {
+	i := strings.IndexFunc(s, hidden)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for j, r := range s[i:] {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i+j:], "\uFFFD"):
+			fmt.Fprintf(&b, "[0x%02X]", s[i+j])
+		case hidden(r):
+			fmt.Fprintf(&b, "[U+%04X]", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// hidden reports whether visible replaces r.
+func hidden(r rune) bool {
+	return r == utf8.RuneError || unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp,
+		unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point)
 }

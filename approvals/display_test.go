@@ -55,6 +55,30 @@ func TestNameOf(t *testing.T) {
 	}
 }
 
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{
+		"ACME Supplies GmbH":             "ACME Supplies GmbH",
+		"Müller 株式会社 Ελλάς":              "Müller 株式会社 Ελλάς", // other scripts are shown as they are
+		"\u202egnp.exe":                  "[U+202E]gnp.exe",
+		"a\u200bb\u200cc\u200dd\u200e":   "a[U+200B]b[U+200C]c[U+200D]d[U+200E]",
+		"\u202a\u202b\u202c\u202d\u200f": "[U+202A][U+202B][U+202C][U+202D][U+200F]",
+		"\u2066x\u2067y\u2068z\u2069":    "[U+2066]x[U+2067]y[U+2068]z[U+2069]",
+		"\ufeffsoft\u00adhyphen":         "[U+FEFF]soft[U+00AD]hyphen",
+		"tab\tline\nend\r\x00\x7f":       "tab[U+0009]line[U+000A]end[U+000D][U+0000][U+007F]",
+		"c1\u0085\u009b":                 "c1[U+0085][U+009B]",
+		"sep\u2028par\u2029":             "sep[U+2028]par[U+2029]",
+		"tag\U000E0041":                  "tag[U+E0041]",
+		"filler\u3164vs\ufe0f":           "filler[U+3164]vs[U+FE0F]",
+		"bad\xffbyte":                    "bad[0xFF]byte",
+		"[U+202E]":                       "[U+202E]", // already visible: unchanged
+		"":                               "",
+	} {
+		if got := visible(in); got != want {
+			t.Errorf("visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestPayeeText(t *testing.T) {
 	resolved := func(param, sent, value string) intent.Resolved {
 		return intent.Resolved{Param: param, Sent: sent, Value: value, Provenance: intent.Provenance{Source: "registry:vendors"}}
@@ -90,6 +114,14 @@ func TestPayeeText(t *testing.T) {
 			Facts:    map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies GmbH")},
 		},
 		want: `ACME Supplies GmbH (V-0042); as sent: "Bob\", \"V-1"`,
+	}, {
+		name: "a name on file with invisible characters",
+		r: receipt.Receipt{
+			Args:     intent.Args{"vendor": intent.Str("V-0042")},
+			Resolved: []intent.Resolved{resolved("vendor", "ACME", "V-0042")},
+			Facts:    map[string]intent.Value{"vendor_name": intent.Str("ACME\u202eHbmG")},
+		},
+		want: "ACME[U+202E]HbmG (V-0042)",
 	}, {
 		name: "nothing names a payee",
 		r:    receipt.Receipt{Args: intent.Args{"amount": intent.AmountValue(100, 2)}},
