@@ -57,9 +57,10 @@ func (s *Server) rejectPost(c echo.Context) error {
 	return s.voteForm(c, false, reason)
 }
 
-// payeeText names who r pays, for the request list: each payee argument's
-// value that executes, with its name on file when the facts hold one
-// ("V-0042 ACME Supplies GmbH").
+// payeeText names who r pays, for the request list and the rejection's
+// confirmation step: the first payee argument's value that executes, with
+// its name on file when the facts hold one ("V-0042 ACME Supplies GmbH"),
+// invisible and control characters shown as visible shows them.
 func (r *request) payeeText() string {
 	for _, p := range payeeParams {
 		v, ok := r.op.Args[p]
@@ -70,7 +71,7 @@ func (r *request) payeeText() string {
 		if n := r.nameOf(p); n != "" {
 			out += " " + n
 		}
-		return out
+		return visible(out)
 	}
 	return ""
 }

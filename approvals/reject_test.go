@@ -1,6 +1,7 @@
 package approvals_test
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -71,6 +72,22 @@ func TestRequestListShowsPayeeAndAmount(t *testing.T) {
 	for _, want := range []string{"<th>Payee</th>", "V-0042 ACME Supplies GmbH", "12,500.00 EUR"} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("the request list lacks %q", want)
+		}
+	}
+}
+
+// A name on file with a bidirectional control is shown with the control
+// visible, in the list and on the rejection's confirmation step.
+func TestRequestListShowsInvisibleCharacters(t *testing.T) {
+	f := newFixture(t, nil)
+	p := apPending(t)
+	p.Facts["vendor_name"] = intent.Str("ACME\u202eHbmG seilppuS")
+	tk := f.request(p)
+	bob := f.signedIn("bob")
+	for _, path := range []string{"/requests", "/requests/" + tk.ID + "/reject"} {
+		body := html.UnescapeString(bob.do("GET", path, nil, nil).body)
+		if strings.ContainsRune(body, '\u202e') || !strings.Contains(body, "V-0042 ACME[U+202E]HbmG seilppuS") {
+			t.Errorf("%s: the payee's control character is not shown: %.4000s", path, body)
 		}
 	}
 }
