@@ -542,6 +542,7 @@ type receiptView struct {
 	CSRF                                                          string
 	Owner, OwnerID, Time, Mandate, Action, Verdict, Code, Message string
 	Sent, Operation, Result, Output, Hash, Prev, Payee, Amount    string
+	ArgsTitle                                                     string // what the arguments are: executed, resolved, or as sent
 	Seq                                                           uint64
 	Args, Facts                                                   []argView
 	Resolved                                                      []provenanceView
@@ -549,6 +550,22 @@ type receiptView struct {
 	Approvals                                                     []receipt.Evidence
 	Chain                                                         chainStatus
 	Related                                                       []decisionRow
+}
+
+// argsTitle says what a receipt's arguments are: those that executed;
+// the values resolved for an operation that did not execute; or, when
+// nothing was resolved (a refusal before or during resolution), the
+// agent's own text, which the page must not present as on file.
+func argsTitle(r receipt.Receipt) string {
+	switch {
+	case r.Result == receipt.ResultExecuted:
+		return "What executed"
+	case r.Result == receipt.ResultFailed:
+		return "What was sent to execute (the outcome is unknown: it may have taken effect)"
+	case len(r.Resolved) > 0:
+		return "Arguments after resolution (nothing executed)"
+	}
+	return "Arguments as the agent sent them (not resolved, nothing executed)"
 }
 
 func (s *Server) auditReceipt(c echo.Context) error {
@@ -578,10 +595,10 @@ func (s *Server) auditReceipt(c echo.Context) error {
 	r := rs[i]
 	v := receiptView{
 		Session: ss, CSRF: ss.csrf, Owner: ownerText(r.Owner), OwnerID: string(r.Owner), Seq: r.Seq,
-		Time: r.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Mandate: r.MandateID, Action: string(r.Action),
-		Verdict: r.Verdict.String(), Code: string(r.Code), Message: r.Message, Sent: r.Sent, Operation: r.Operation,
-		Result: r.Result, Output: r.Output, Hash: r.Hash.String(), Payee: payeeText(r), Amount: amountsText(r),
-		Policies: r.Policies, Approvals: r.Approvals, Chain: st,
+		Time: r.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Mandate: r.MandateID, Action: visible(string(r.Action)),
+		Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Message: visible(r.Message), Sent: r.Sent, Operation: r.Operation,
+		Result: r.Result, Output: visible(r.Output), Hash: r.Hash.String(), Payee: payeeText(r), Amount: amountsText(r),
+		ArgsTitle: argsTitle(r), Policies: r.Policies, Approvals: r.Approvals, Chain: st,
 	}
 	if !r.Prev.IsZero() {
 		v.Prev = r.Prev.String()

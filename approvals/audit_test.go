@@ -384,6 +384,13 @@ func TestAuditPayeeNotResolvedIsAsSent(t *testing.T) {
 	if !strings.Contains(page, asSent) {
 		t.Errorf("the decision page's payee: %.4000s", page)
 	}
+	// Its arguments are the agent's text, not what executed.
+	if !strings.Contains(page, `<h2 id="args-title">Arguments as the agent sent them (not resolved, nothing executed)</h2>`) || strings.Contains(page, "What executed") {
+		t.Errorf("the refused decision's arguments are titled as what executed: %.4000s", page)
+	}
+	if executed := c.do("GET", "/audit/decision?owner=emma&seq=1", nil, nil).body; !strings.Contains(executed, `<h2 id="args-title">What executed</h2>`) {
+		t.Errorf("the executed decision's arguments are not titled what executed: %.4000s", executed)
+	}
 	// The filter by payee finds it by what was sent, and still by the id
 	// and the name on file.
 	for q, want := range map[string][]string{
