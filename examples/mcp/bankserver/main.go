@@ -110,6 +110,9 @@ func (b *bank) listPayments(_ context.Context, req mcp.CallToolRequest) (*mcp.Ca
 	b.record("list_payments", req.Params.RawArguments)
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if len(b.payments) == 0 {
+		return mcp.NewToolResultText("[]"), nil // a list, even when empty: not null
+	}
 	out, _ := json.Marshal(b.payments)
 	return mcp.NewToolResultText(string(out)), nil
 }
