@@ -56,6 +56,10 @@ func EncodePublicKey(pub ed25519.PublicKey) string {
 // ignoring surrounding white space. It returns an error wrapping ErrBadKey
 // for anything else.
 func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	if strings.HasPrefix(strings.TrimSpace(s), privateKeyPrefix) {
+		// Never echo it; say what to give instead.
+		return nil, fmt.Errorf("%w: this is a private key (%s…); give the public key (%s…, the .pub file), and keep the private key where only the signer reads it", ErrBadKey, privateKeyPrefix, publicKeyPrefix)
+	}
 	b, err := parseKey(s, publicKeyPrefix, ed25519.PublicKeySize)
 	if err != nil {
 		return nil, err

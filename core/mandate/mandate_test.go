@@ -657,6 +657,12 @@ func TestKeyText(t *testing.T) {
 			}
 		})
 	}
+	// A private key given where a public one is expected (intentplane
+	// receipts verify --pub) is named as such, and never echoed.
+	err = parsePub(encPriv)
+	if err == nil || !strings.Contains(err.Error(), "this is a private key") || !strings.Contains(err.Error(), ".pub") || strings.Contains(err.Error(), strings.TrimPrefix(encPriv, "ed25519-priv:")) {
+		t.Errorf("ParsePublicKey(private key) error = %v; want it to say it is a private key, ask for the .pub file, and not echo the key", err)
+	}
 }
 
 func parsePriv(s string) error { _, err := mandate.ParsePrivateKey(s); return err }
