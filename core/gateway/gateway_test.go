@@ -693,3 +693,65 @@ func TestNewNeedsRandomness(t *testing.T) {
 		t.Errorf("New() with a failing Rand: error = %v, want the reader's", err)
 	}
 }
+
+// TestVisibleContextFailure: a context provider's failure that trying
+// again will not mend (a gateway.VisibleError) is refused with
+// context.unavailable and the provider's words, not with "try again
+// later"; any other failure is, without its detail. Either way nothing
+// executes and the records held are given back.
+func TestVisibleContextFailure(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name          string
+		err           error
+		want, notWant []string
+	}{
+		{"visible", gateway.Visible("The payee has more records than one decision reads. Pay it elsewhere.", errors.New("erp: more than 2000 records at db-7")),
+			[]string{"nothing was done; trying again will not change that. The payee has more records than one decision reads. Pay it elsewhere."},
+			[]string{"Try again later", "db-7"}},
+		{"wrapped visible", fmt.Errorf("pack: %w", gateway.Visible("Pay it elsewhere.", errors.New("db-7"))),
+			[]string{"Pay it elsewhere."}, []string{"Try again later", "db-7", "pack:"}},
+		{"transient", errors.New("dial tcp db-7:5432: connection refused"),
+			[]string{"could not be read, so nothing was done. Try again later."}, []string{"db-7", "will not change"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorld(t)
+			fail := true
+			w.pack.Context = append(w.pack.Context, gateway.ContextFunc(func(context.Context, gateway.FactQuery) (map[string]intent.Value, error) {
+				if fail {
+					return nil, c.err
+				}
+				return nil, nil
+			}))
+			issuerPub, _ := gatewaytest.KeyPair(1)
+			var err error
+			w.gw, err = gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"bank-app": issuerPub}, Now: func() time.Time { return w.now }}, w.store, w.pack)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tok := w.mandate("emma", 100000)
+			d := w.decide(tok, send("GB29", "1.00"))
+			if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeContextFailed || d.Executed || len(w.exec.ops) != 0 {
+				t.Fatalf("%s %+v executed=%v", d.Verdict, d.Refusal, d.Executed)
+			}
+			for _, s := range c.want {
+				if !strings.Contains(d.Refusal.Message, s) {
+					t.Errorf("message %q lacks %q", d.Refusal.Message, s)
+				}
+			}
+			for _, s := range c.notWant {
+				if strings.Contains(d.Refusal.Message, s) {
+					t.Errorf("message %q says %q", d.Refusal.Message, s)
+				}
+			}
+			if d.Receipt.Seq == 0 || d.Receipt.Code != intent.CodeContextFailed || d.Receipt.Result != "not_executed" {
+				t.Errorf("receipt %+v: want a stored not_executed receipt with code %s", d.Receipt, intent.CodeContextFailed)
+			}
+			fail = false // the records and the budget were given back
+			if d := w.decide(tok, send("GB29", "1.00")); !d.Executed {
+				t.Errorf("the same operation once the provider reads: %s %+v", d.Verdict, d.Refusal)
+			}
+		})
+	}
+}

@@ -64,7 +64,11 @@ type FactQuery struct {
 // ContextProvider reads facts from a system of record: a bill's residual,
 // a bank account's age, payments already made. Facts returns facts by name;
 // a name already given by an earlier provider is an error. Any error fails
-// the decision closed (CodeContextFailed). Called concurrently.
+// the decision closed (CodeContextFailed). The agent is told to try again
+// later, unless the error wraps a *VisibleError: a failure that trying
+// again will not mend (a vendor with more records than one decision
+// reads), whose message then tells the agent why and what to do instead.
+// Called concurrently.
 type ContextProvider interface {
 	Facts(ctx context.Context, q FactQuery) (map[string]intent.Value, error)
 }
@@ -90,12 +94,16 @@ type Result struct {
 	Summary string
 }
 
-// VisibleError is an executor error whose message may be shown to the agent
-// as it is. Any other executor error is reported to the agent in generic
-// words, so that internal detail (hosts, SQL, another owner's data) never
-// leaks through a refusal.
+// VisibleError is an executor's or a context provider's error whose
+// message may be shown to the agent as it is. Any other error of theirs
+// is reported to the agent in generic words, so that internal detail
+// (hosts, SQL, another owner's data) never leaks through a refusal. From
+// a context provider it means that trying again will not help (see
+// ContextProvider).
 type VisibleError struct {
-	// Msg is written for the agent: what was refused and why.
+	// Msg is written for the agent: what was refused and why; from a
+	// context provider, one or more sentences that also say what to do
+	// instead.
 	Msg string
 	// Err is the underlying error, for logs and errors.Is; never shown.
 	Err error

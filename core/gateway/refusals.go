@@ -39,6 +39,7 @@ var refusals = struct {
 	BadArgument, BadValue, Unencodable                          message
 	NotTrusted                                                  message
 	SourcesUnreadable, SourceUnreadable, SystemsUnreadable      message
+	SystemsInsufficient                                         message
 	InvalidText                                                 message
 	PolicyDenied, PolicyError                                   message
 	ApprovalRequired                                            message
@@ -69,7 +70,10 @@ var refusals = struct {
 	SourcesUnreadable: message{intent.CodeContextFailed, "The trusted sources could not be read, so nothing was done. Try again later."},
 	SourceUnreadable:  message{intent.CodeContextFailed, "The trusted source for %q could not be read, so nothing was done. Try again later."},
 	SystemsUnreadable: message{intent.CodeContextFailed, "The systems of record needed to check this operation could not be read, so nothing was done. Try again later."},
-	InvalidText:       message{intent.CodeContextFailed, "A system of record returned data that cannot be recorded (text that is not valid UTF-8), so nothing was done. Tell the user; the record must be corrected."},
+	// A context provider's visible words (VisibleError): why, and what
+	// to do instead.
+	SystemsInsufficient: message{intent.CodeContextFailed, "The systems of record cannot give everything needed to check this operation, so nothing was done; trying again will not change that. %s"},
+	InvalidText:         message{intent.CodeContextFailed, "A system of record returned data that cannot be recorded (text that is not valid UTF-8), so nothing was done. Tell the user; the record must be corrected."},
 
 	PolicyDenied: message{intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user."},
 	PolicyError:  message{intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done."},

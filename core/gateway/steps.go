@@ -172,6 +172,10 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	facts, err := g.facts(ctx, st.route, m, st.res, st.now)
 	if err != nil {
+		var ve *VisibleError
+		if errors.As(err, &ve) {
+			return refusals.SystemsInsufficient.with(ve.Msg)
+		}
 		return refusals.SystemsUnreadable.with()
 	}
 	if !validText(facts, st.res) {
