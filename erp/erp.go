@@ -480,7 +480,31 @@ var (
 	// may be made again once the cause is fixed. A write whose answer was
 	// lost matches neither this nor ErrRefused: it may have been made.
 	ErrNotWritten = errors.New("erp: nothing written")
+	// ErrTooMany: a read matched more records than the implementation
+	// reads at once (odoo.MaxRead), and fails rather than drop records a
+	// decision needs. It is wrapped by a *TooManyError, which says how
+	// many and of what. Asking again gives the same answer while the
+	// records stay as they are: only a page of the selection
+	// (BillQuery.Limit) can be read. Mem has no such limit.
+	ErrTooMany = errors.New("erp: too many records for one read")
 )
+
+// TooManyError is the error of a read that matched more than Max records
+// (ErrTooMany), for a caller that tells a person what could not be read.
+type TooManyError struct {
+	// Max is the most records the implementation reads at once.
+	Max int
+	// What names the records counted, plural: "vendors", "bills, credit
+	// notes and payments".
+	What string
+}
+
+func (e *TooManyError) Error() string {
+	return fmt.Sprintf("%v: more than %d %s; ask for a page", ErrTooMany, e.Max, e.What)
+}
+
+// Unwrap returns ErrTooMany.
+func (e *TooManyError) Unwrap() error { return ErrTooMany }
 
 // Sanitize returns an account number as Odoo's sanitized_acc_number
 // stores it: every character that is not an ASCII letter or digit removed,

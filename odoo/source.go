@@ -39,8 +39,9 @@ var (
 // (erp.BillQuery.Limit) is read with its own limit.
 const MaxRead = 2000
 
-// ErrTooMany is wrapped by a read that matched more than MaxRead records.
-var ErrTooMany = errors.New("odoo: too many records for one read")
+// ErrTooMany is erp.ErrTooMany, wrapped (by an *erp.TooManyError of Max
+// MaxRead) by a read that matched more than MaxRead records.
+var ErrTooMany = erp.ErrTooMany
 
 // limited returns the kwargs of a read capped at MaxRead (or limit and
 // offset, for a page), and a check of its result.
@@ -56,7 +57,7 @@ func limited(ctx map[string]any, limit, offset int) (map[string]any, func(n int,
 	kw["limit"] = MaxRead + 1
 	return kw, func(n int, what string) error {
 		if n > MaxRead {
-			return fmt.Errorf("%w: more than %d %s; ask for a page", ErrTooMany, MaxRead, what)
+			return fmt.Errorf("odoo: %w", &erp.TooManyError{Max: MaxRead, What: what})
 		}
 		return nil
 	}
@@ -407,7 +408,12 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := check(len(rs), "bills"); err != nil {
+	what := "bills and credit notes"
+	if q.WithPayments {
+		// The same read gives the entries of their payments.
+		what = "bills, credit notes and payments"
+	}
+	if err := check(len(rs), what); err != nil {
 		return nil, nil, err
 	}
 	if err := c.loadCurrencies(ctx, s, rs); err != nil {
