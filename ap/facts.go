@@ -2,10 +2,12 @@ package ap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -117,6 +119,11 @@ var _ gateway.ContextProvider = payFacts{}
 // (iban_current, iban_cooling_off), read with it by the bank-accounts
 // registry in the same decision.
 //
+// A vendor with more bills, credit notes and payments than the ERP
+// gives in one read (erp.ErrTooMany: odoo.MaxRead) cannot be paid: its
+// checks need the vendor's whole history. The error then tells the agent
+// so (see tooMany), for trying again will not help.
+//
 // Other actions get no facts.
 type payFacts struct {
 	src     erp.Source
@@ -135,7 +142,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: q.Args["vendor"].Str, WithPayments: true,
 		PaymentsSince: weekStart(q.Now, p.cfg.Zone), NoVendorName: true})
 	if err != nil {
-		return nil, err
+		return nil, tooMany(err)
 	}
 	bill, siblings, err := p.billAmong(ctx, company, billID, siblings)
 	if err != nil {
@@ -414,4 +421,31 @@ func (p payFacts) changeFacts(ctx context.Context, q gateway.FactQuery) (map[str
 		facts["current_iban_note"] = intent.Str(strings.Join(notes, " "))
 	}
 	return facts, nil
+}
+
+// tooMany returns err, or, when it is a read of more records than the ERP
+// gives at once (erp.ErrTooMany), a gateway.VisibleError wrapping it
+// that tells the agent that this vendor cannot be paid through
+// intentplane and that the user can pay the bill in the ERP itself.
+func tooMany(err error) error {
+	if !errors.Is(err, erp.ErrTooMany) {
+		return err
+	}
+	what := "more bills, credit notes and payments in the ERP than intentplane reads in one decision"
+	var tm *erp.TooManyError
+	if errors.As(err, &tm) && tm.Max > 0 && tm.What != "" {
+		what = fmt.Sprintf("more than %s %s in the ERP, more than intentplane reads in one decision", thousands(tm.Max), tm.What)
+	}
+	return gateway.Visible("The vendor has "+what+", and the checks of this payment for duplicate invoices need them all. "+
+		"intentplane cannot pay this vendor's bills today: tell the user to pay this bill in the ERP itself.", err)
+}
+
+// thousands formats n >= 0 with its thousands separated by commas: 2000
+// is "2,000".
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

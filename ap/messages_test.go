@@ -3,6 +3,8 @@ package ap_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -160,5 +162,59 @@ func TestCreditNoteNotPaid(t *testing.T) {
 	want := "paid to ACME Supplies for this bill 500.00 EUR (of which 500.00 EUR settled by credit notes, not paid)"
 	if !strings.Contains(message(d), want) {
 		t.Errorf("message %q lacks %q", message(d), want)
+	}
+}
+
+// historyFails is an ERP whose read of a vendor's bills with their
+// payments (the duplicate checks' whole history) fails with err.
+type historyFails struct {
+	erp.Source
+	err error
+}
+
+func (h historyFails) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
+	if q.Vendor != "" && q.WithPayments {
+		return nil, h.err
+	}
+	return h.Source.Bills(ctx, company, q)
+}
+
+// TestVendorWithTooManyBills: a payment to a vendor with more bills,
+// credit notes and payments than the ERP gives in one read
+// (erp.ErrTooMany, odoo.MaxRead on Odoo) is refused, and the refusal
+// says so and what the user can do (pay it in the ERP itself), never to
+// try again later, which would never help; any other failure of that
+// read is still to be tried again later, without its detail.
+func TestVendorWithTooManyBills(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name          string
+		err           error
+		want, notWant []string
+	}{
+		{"too many", fmt.Errorf("odoo: %w", &erp.TooManyError{Max: 2000, What: "bills, credit notes and payments"}),
+			[]string{"nothing was done", "trying again will not change that", "more than 2,000 bills, credit notes and payments in the ERP",
+				"more than intentplane reads in one decision", "duplicate invoices", "pay this bill in the ERP itself"},
+			[]string{"Try again later", "ask for a page"}},
+		{"too many, no count", erp.ErrTooMany,
+			[]string{"more bills, credit notes and payments in the ERP than intentplane reads in one decision", "in the ERP itself"},
+			[]string{"Try again later"}},
+		{"unreachable", errors.New("odoo: dial tcp 10.0.0.7:8069: connection refused"),
+			[]string{"could not be read", "Try again later"},
+			[]string{"10.0.0.7", "ERP itself", "will not change"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnvWrapped(t, ap.Config{}, func(s erp.Source) erp.Source { return historyFails{s, c.err} })
+			d := e.refused(e.mandate("m-many", ap.DemoCompany, "EUR"), pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00"), intent.CodeContextFailed, c.want...)
+			for _, m := range c.notWant {
+				if strings.Contains(message(d), m) {
+					t.Errorf("message %q says %q", message(d), m)
+				}
+			}
+			if d.Executed || d.Receipt.Seq == 0 || d.Receipt.Code != intent.CodeContextFailed {
+				t.Errorf("receipt %+v: want a stored refusal with code %s", d.Receipt, intent.CodeContextFailed)
+			}
+		})
 	}
 }

@@ -837,3 +837,35 @@ func benchAP(b *testing.B, e *apEnv) {
 		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, "INV-404", odoo.DemoIBAN, "100.00") }, false)
 	})
 }
+
+// TestAPVendorWithTooManyBillsOnFakeOdoo: a vendor with more bills and
+// credit notes than the connector reads at once (odoo.MaxRead) cannot be
+// paid through the pack, since its duplicate checks read the vendor's
+// whole history. The payment is refused (context.unavailable), and the
+// refusal says why and what to do instead; never to try again later,
+// which would never help.
+func TestAPVendorWithTooManyBillsOnFakeOdoo(t *testing.T) {
+	srv := odootest.NewServer("fake-master")
+	t.Cleanup(srv.Close)
+	e := newAPEnv(t, srv.URL, "fake-master", "toomany", srv)
+	many := make([]erp.Bill, odoo.MaxRead+1)
+	for i := range many {
+		many[i] = erp.Bill{Ref: fmt.Sprintf("MANY-%d", i), Vendor: e.vendor.ID, Currency: "EUR", Total: 1000 + intent.Amount(i)}
+	}
+	if err := e.admin.AddBills(context.Background(), odoo.DemoCompany, many); err != nil {
+		t.Fatal(err)
+	}
+	d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, "MANY-7", odoo.DemoIBAN, "10.07"))
+	if d.Executed || d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeContextFailed {
+		t.Fatalf("payment of a bill of a vendor with %d bills: %+v, %s; want refused, %s", len(many), d.Verdict, refusal(d), intent.CodeContextFailed)
+	}
+	msg := d.Refusal.Message
+	for _, want := range []string{"Nothing was done", "more than 2,000 bills", "in one decision", "duplicate", "in the ERP itself"} {
+		if !strings.Contains(strings.ToLower(msg), strings.ToLower(want)) {
+			t.Errorf("refusal %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(strings.ToLower(msg), "try again") {
+		t.Errorf("refusal %q tells the agent to try again, which never helps", msg)
+	}
+}
