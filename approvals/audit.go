@@ -253,20 +253,49 @@ func amountOf(r receipt.Receipt) (*big.Rat, bool) {
 	return nil, false
 }
 
-// amountsText formats r's amount arguments, with the currency of its
-// budget when the facts name it.
+// amountsText formats r's amount arguments with their currency: the
+// operation's own currency argument when it has one (an ap.pay_bill of a
+// USD bill is in USD even when its facts name the mandate's EUR budget,
+// and an approval's receipt has no facts), else the currency of its
+// budget when the facts name it, else none.
 func amountsText(r receipt.Receipt) string {
-	cur := ""
-	if v, ok := r.Facts["budget_currency"]; ok && v.Kind == intent.KindString {
-		cur = v.Str
-	}
 	var parts []string
 	for _, name := range r.Args.Names() {
 		if v := r.Args[name]; v.Kind == intent.KindAmount {
-			parts = append(parts, formatAmount(v, cur))
+			parts = append(parts, formatAmount(v, amountCurrency(r)))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// amountCurrency is the currency amountsText shows r's amounts in: its
+// `currency` argument when it is a string (shown only when it is three
+// capital letters, the ISO 4217 form: anything else is what the agent
+// sent, not a currency), else its fact budget_currency, else "".
+func amountCurrency(r receipt.Receipt) string {
+	if v, ok := r.Args["currency"]; ok && v.Kind == intent.KindString {
+		if isCurrencyCode(v.Str) {
+			return v.Str
+		}
+		return ""
+	}
+	if v, ok := r.Facts["budget_currency"]; ok && v.Kind == intent.KindString {
+		return v.Str
+	}
+	return ""
+}
+
+// isCurrencyCode reports whether s is three capital ASCII letters.
+func isCurrencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // chainStatus is one owner's chain as verified.

@@ -428,3 +428,56 @@ func TestAuditInvisibleCharactersShown(t *testing.T) {
 		t.Errorf("the list's payee column: %.4000s", list)
 	}
 }
+
+// amountCells returns the amount column of the export, by seq.
+func amountCells(t *testing.T, c *client) map[string]string {
+	t.Helper()
+	rows := csvRows(t, c.do("GET", "/audit.csv", nil, nil).body)
+	out := map[string]string{}
+	for _, row := range rows[1:] {
+		out[row[slices.Index(rows[0], "seq")]] = row[slices.Index(rows[0], "amount")]
+	}
+	return out
+}
+
+// TestAuditAmountInItsOwnCurrency: a USD bill paid under a mandate whose
+// only budget is in EUR is refused by the policy, but its facts name the
+// main budget's currency (EUR), as on Odoo 17 on 2 December 2026; the
+// audit must show the amount in the currency the operation names, never
+// "3,000.00 EUR" for 3,000.00 USD. An approval's receipt, which has no
+// facts, shows the currency of its operation too.
+func TestAuditAmountInItsOwnCurrency(t *testing.T) {
+	f := auditFixture(t)
+	usd := receipt.Receipt{
+		Owner: "emma", Time: t0.Add(time.Minute), MandateID: "m-emma", Action: "ap.pay_bill",
+		Args: intent.Args{"vendor": intent.Str("V-0042"), "bill": intent.Str("46"), "currency": intent.Str("USD"),
+			"iban": intent.Str("DE89370400440532013000"), "amount": intent.AmountValue(300000, 2)},
+		Facts:   map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies GmbH"), "budget_currency": intent.Str("EUR"), "bill_currency": intent.Str("USD")},
+		Verdict: intent.Deny, Code: "policy.denied", Message: "the bill is in USD, a currency the user authorised no budget in", Result: receipt.ResultNotExecuted,
+	}
+	approval := receipt.Receipt{
+		Owner: "emma", Time: t0.Add(2 * time.Minute), MandateID: "m-emma", Action: "ap.pay_bill",
+		Args: intent.Args{"vendor": intent.Str("V-0042"), "bill": intent.Str("40"), "currency": intent.Str("EUR"),
+			"iban": intent.Str("DE89370400440532013000"), "amount": intent.AmountValue(590000, 2)},
+		Verdict: intent.StepUp, Code: intent.CodeApprovalRequired, Result: receipt.ResultNotExecuted,
+	}
+	for _, r := range []receipt.Receipt{usd, approval} {
+		if _, err := f.log.Append(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := f.signedIn("alice")
+	cells := amountCells(t, c)
+	if cells["4"] != "3,000.00 USD" {
+		t.Errorf("export: the USD payment's amount is %q, want %q", cells["4"], "3,000.00 USD")
+	}
+	if cells["5"] != "5,900.00 EUR" {
+		t.Errorf("export: the approval's amount is %q, want %q", cells["5"], "5,900.00 EUR")
+	}
+	if cells["1"] != "12,500.00 EUR" {
+		t.Errorf("export: a payment without a currency argument is %q, want its budget's currency", cells["1"])
+	}
+	if page := c.do("GET", "/audit/decision?owner=emma&seq=4", nil, nil).body; strings.Contains(page, "3,000.00 EUR") || !strings.Contains(page, "3,000.00 USD") {
+		t.Errorf("the decision page shows the USD amount in another currency: %.4000s", page)
+	}
+}
