@@ -242,30 +242,48 @@ func payeeText(r receipt.Receipt) string {
 	return visible(strings.Join(parts, "; "))
 }
 
-// amountOf returns r's first amount argument (by name) in major units.
+// amountOf returns r's amount (amountNames' first) in major units.
 func amountOf(r receipt.Receipt) (*big.Rat, bool) {
-	for _, name := range r.Args.Names() {
-		if v := r.Args[name]; v.Kind == intent.KindAmount {
-			d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v.Scale)), nil)
-			return new(big.Rat).SetFrac(big.NewInt(v.Int), d), true
-		}
+	names := amountNames(r)
+	if len(names) == 0 {
+		return nil, false
 	}
-	return nil, false
+	v := r.Args[names[0]]
+	d := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(v.Scale)), nil)
+	return new(big.Rat).SetFrac(big.NewInt(v.Int), d), true
 }
 
-// amountsText formats r's amount arguments with their currency: the
-// operation's own currency argument when it has one (an ap.pay_bill of a
-// USD bill is in USD even when its facts name the mandate's EUR budget,
-// and an approval's receipt has no facts), else the currency of its
-// budget when the facts name it, else none.
-func amountsText(r receipt.Receipt) string {
-	var parts []string
+// amountNames returns the names of r's amount arguments: `amount` first
+// when it is one, then the others by name.
+func amountNames(r receipt.Receipt) []string {
+	var names []string
 	for _, name := range r.Args.Names() {
-		if v := r.Args[name]; v.Kind == intent.KindAmount {
-			parts = append(parts, formatAmount(v, amountCurrency(r)))
+		if r.Args[name].Kind == intent.KindAmount {
+			names = append(names, name)
 		}
 	}
-	return strings.Join(parts, ", ")
+	if i := slices.Index(names, "amount"); i > 0 {
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, "amount")
+	}
+	return names
+}
+
+// amountsText formats r's amount arguments, the payment's amount first
+// and every other one after its name ("50.00 EUR; residual 105.00 EUR"),
+// with their currency: the operation's own currency argument when it has
+// one (an ap.pay_bill of a USD bill is in USD even when its facts name the
+// mandate's EUR budget, and an approval's receipt has no facts), else the
+// currency of its budget when the facts name it, else none.
+func amountsText(r receipt.Receipt) string {
+	var parts []string
+	for i, name := range amountNames(r) {
+		text := formatAmount(r.Args[name], amountCurrency(r))
+		if i > 0 {
+			text = name + " " + text
+		}
+		parts = append(parts, text)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // amountCurrency is the currency amountsText shows r's amounts in: its

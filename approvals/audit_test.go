@@ -481,3 +481,25 @@ func TestAuditAmountInItsOwnCurrency(t *testing.T) {
 		t.Errorf("the decision page shows the USD amount in another currency: %.4000s", page)
 	}
 }
+
+// TestAuditSecondAmountNamed: an instalment of ap.pay_bill carries the
+// bill's residual as a second amount argument; on Odoo 17 the export read
+// "55.00 EUR, 55.00 EUR", two amounts an auditor cannot tell apart. The
+// payment's amount comes first and any other amount is named.
+func TestAuditSecondAmountNamed(t *testing.T) {
+	f := auditFixture(t)
+	r := receipt.Receipt{
+		Owner: "emma", Time: t0.Add(time.Minute), MandateID: "m-emma", Action: "ap.pay_bill",
+		Args: intent.Args{"vendor": intent.Str("V-0042"), "bill": intent.Str("11"), "currency": intent.Str("EUR"),
+			"iban": intent.Str("DE89370400440532013000"), "amount": intent.AmountValue(5000, 2), "residual": intent.AmountValue(10500, 2)},
+		Facts:   map[string]intent.Value{"vendor_name": intent.Str("ACME Supplies GmbH"), "budget_currency": intent.Str("EUR")},
+		Verdict: intent.Deny, Code: "policy.denied", Message: "the residual given is not what the bill owes now", Result: receipt.ResultNotExecuted,
+	}
+	if _, err := f.log.Append(context.Background(), r); err != nil {
+		t.Fatal(err)
+	}
+	c := f.signedIn("alice")
+	if got, want := amountCells(t, c)["4"], "50.00 EUR; residual 105.00 EUR"; got != want {
+		t.Errorf("export: the instalment's amount is %q, want %q", got, want)
+	}
+}
