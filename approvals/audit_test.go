@@ -503,3 +503,31 @@ func TestAuditSecondAmountNamed(t *testing.T) {
 		t.Errorf("export: the instalment's amount is %q, want %q", got, want)
 	}
 }
+
+// TestAuditApprovalReceiptsNamePayee: the receipts of a request and of its
+// approvals carry the payee's name the approvers were shown, so that the
+// audit lists them under the vendor's name on file and the payee filter
+// finds them; on Odoo 17 they read a bare "15" and a search for the
+// vendor's name missed every approval.
+func TestAuditApprovalReceiptsNamePayee(t *testing.T) {
+	f := auditFixture(t)
+	p := pending(t, 590000, "", intent.LevelConfirm)
+	p.Facts = map[string]intent.Value{"beneficiary_name": intent.Str("Umbrella Trading Ltd"), "iban_age_days": intent.Int(0)}
+	tk := f.request(p)
+	alice := f.signedIn("alice")
+	if r := alice.decide(tk.ID, true); r.code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", r.code)
+	}
+	cells := payeeCells(t, alice, "")
+	if len(cells) < 5 {
+		t.Fatalf("the request and its approval left no receipts: %v", cells)
+	}
+	for seq, payee := range cells {
+		if seq >= "4" && payee != "Umbrella Trading Ltd (GB29)" {
+			t.Errorf("export: receipt #%s's payee is %q, want the name shown to the approvers with its id", seq, payee)
+		}
+	}
+	if got := payeeCells(t, alice, "payee=umbrella"); len(got) != len(cells)-3 {
+		t.Errorf("the payee filter finds %v of the request's receipts, want all %d", got, len(cells)-3)
+	}
+}

@@ -545,10 +545,23 @@ func (r *request) check() string {
 	return ""
 }
 
+// baseReceipt is the receipt of r's request or of a decision on it at
+// now. Its facts are the payee's name the approvers were shown (the facts
+// payeeNames, when r has them), so that the audit names the payee of
+// every receipt of the operation, not only the gateway's.
 func (r *request) baseReceipt(now time.Time) receipt.Receipt {
+	var names map[string]intent.Value
+	for _, k := range payeeNames {
+		if v, ok := r.facts[k]; ok {
+			if names == nil {
+				names = map[string]intent.Value{}
+			}
+			names[k] = v
+		}
+	}
 	return receipt.Receipt{
 		Owner: r.op.Owner, Time: now, MandateID: r.op.MandateID, Action: r.op.Action,
-		Args: r.op.Args, Resolved: r.resolved, Operation: r.hash.String(),
+		Args: r.op.Args, Resolved: r.resolved, Facts: names, Operation: r.hash.String(),
 		Result: receipt.ResultNotExecuted,
 	}
 }
