@@ -352,11 +352,17 @@ func (f *fixture) refusedUnresolved(owner intent.Owner, at time.Time, vendor, ib
 // payeeCells returns the payee column of the export at query q, by seq.
 func payeeCells(t *testing.T, c *client, q string) map[string]string {
 	t.Helper()
-	p := c.do("GET", "/audit.csv?"+q, nil, nil)
-	rows := csvRows(t, p.body)
+	return exportColumn(t, c, q, "payee")
+}
+
+// exportColumn returns the column named col of the export at query q, by
+// seq.
+func exportColumn(t *testing.T, c *client, q, col string) map[string]string {
+	t.Helper()
+	rows := csvRows(t, c.do("GET", "/audit.csv?"+q, nil, nil).body)
 	out := map[string]string{}
 	for _, row := range rows[1:] {
-		out[row[slices.Index(rows[0], "seq")]] = row[slices.Index(rows[0], "payee")]
+		out[row[slices.Index(rows[0], "seq")]] = row[slices.Index(rows[0], col)]
 	}
 	return out
 }
@@ -432,12 +438,7 @@ func TestAuditInvisibleCharactersShown(t *testing.T) {
 // amountCells returns the amount column of the export, by seq.
 func amountCells(t *testing.T, c *client) map[string]string {
 	t.Helper()
-	rows := csvRows(t, c.do("GET", "/audit.csv", nil, nil).body)
-	out := map[string]string{}
-	for _, row := range rows[1:] {
-		out[row[slices.Index(rows[0], "seq")]] = row[slices.Index(rows[0], "amount")]
-	}
-	return out
+	return exportColumn(t, c, "", "amount")
 }
 
 // TestAuditAmountInItsOwnCurrency: a USD bill paid under a mandate whose
