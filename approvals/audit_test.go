@@ -532,3 +532,25 @@ func TestAuditApprovalReceiptsNamePayee(t *testing.T) {
 		t.Errorf("the payee filter finds %v of the request's receipts, want all %d", got, len(cells)-3)
 	}
 }
+
+// TestRequestPageShowsHiddenCharactersInNames: a vendor renamed in Odoo to
+// "Jane Contr\u202erotcartnoC\u202c Ltd" read "Jane ContrContractor Ltd" in
+// a browser on the approval page: the name beside the trusted value and
+// the reason showed the bidirectional override as is (only the facts
+// table warned). Both show it as its code point, as the audit does.
+func TestRequestPageShowsHiddenCharactersInNames(t *testing.T) {
+	f := auditFixture(t)
+	p := pending(t, 590000, "", intent.LevelConfirm)
+	const name = "Jane Contr\u202erotcartnoC\u202c Ltd"
+	p.Facts = map[string]intent.Value{"recipient_name": intent.Str(name)}
+	p.Reason = "payments above 1,000.00 need a person to confirm (paid to " + name + " today 0.00 EUR)"
+	tk := f.request(p)
+	body := html.UnescapeString(f.signedIn("alice").do("GET", "/requests/"+tk.ID, nil, nil).body)
+	const shown = "Jane Contr[U+202E]rotcartnoC[U+202C] Ltd"
+	if !strings.Contains(body, `<span class="name">`+shown+`</span>`) {
+		t.Errorf("the name beside the trusted value hides its characters: %.3000s", body)
+	}
+	if !strings.Contains(body, "(paid to "+shown+" today") {
+		t.Errorf("the reason hides the name's characters: %.3000s", body)
+	}
+}

@@ -445,7 +445,7 @@ func (s *Server) show(c echo.Context) error {
 	v := requestView{
 		Session: ss, CSRF: ss.csrf, ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner),
 		Mandate: r.op.MandateID, Level: string(r.level), LevelText: levelText(r.level), Hash: r.hash.String(),
-		Requester: r.requester, Reason: r.reason, Status: string(r.status), Refusal: r.refusal,
+		Requester: r.requester, Reason: visible(r.reason), Status: string(r.status), Refusal: r.refusal,
 		Created: r.created.Format("2006-01-02 15:04:05 UTC"),
 		Expires: r.expires.Format("2006-01-02 15:04:05 UTC"), ExpiresIn: until(now, r.expires),
 		Have: len(r.approvals), Need: r.need(),
@@ -561,7 +561,7 @@ func (r *request) views(now time.Time) (trusted []trustedView, amounts, others [
 	for _, res := range r.resolved {
 		critical[res.Param] = true
 		tv := trustedView{
-			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: r.nameOf(res.Param),
+			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: visible(r.nameOf(res.Param)),
 			Source: res.Provenance.Source, Record: res.Provenance.RecordID, Version: res.Provenance.Version,
 			Since: age(now, res.Provenance.At), Differs: !sameSpelling(res.Sent, res.Value),
 		}
