@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/intentplane/intentplane/core/receipt"
@@ -101,3 +102,21 @@ func CheckKeys(keys ...string) error {
 	}
 	return nil
 }
+
+// UnixNano is t.UnixNano() saturated to the range int64 nanoseconds hold
+// (the years 1678 to 2262), for stores that keep an expiry as a number:
+// t.UnixNano() itself overflows outside it, so that an expiry in the year
+// 9999 (a plausible "never expires") came out in the past and a sweep
+// forgot a used key, or a kept mandate read back as expired.
+func UnixNano(t time.Time) int64 {
+	switch {
+	case t.After(maxNano):
+		return math.MaxInt64
+	case t.Before(minNano):
+		return math.MinInt64
+	}
+	return t.UnixNano()
+}
+
+// The times int64 Unix nanoseconds can hold.
+var maxNano, minNano = time.Unix(0, math.MaxInt64), time.Unix(0, math.MinInt64)

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -497,19 +496,10 @@ func (s *Store) Unhold(ctx context.Context, k, holder string) error {
 	})
 }
 
-// expiryNanos is t in Unix nanoseconds as a consumed key's expiry is kept
-// (and compared, as unsigned big-endian bytes), saturated to 0 before 1970
-// and to 2^63-1 after 2262: t.UnixNano() overflows past 2262 (a mandate
-// valid until the year 2556 came out before today), which made Sweep
-// forget a key long before its expiry.
+// expiryNanos is t as a consumed key's expiry is kept (and compared, as
+// unsigned big-endian bytes): state.UnixNano, and 0 before 1970.
 func expiryNanos(t time.Time) uint64 {
-	switch {
-	case t.Unix() < 0:
-		return 0
-	case t.After(time.Unix(0, math.MaxInt64)):
-		return math.MaxInt64
-	}
-	return uint64(t.UnixNano())
+	return uint64(max(0, state.UnixNano(t)))
 }
 
 // Sweep forgets the consumed keys whose expiry is before Options.Now and

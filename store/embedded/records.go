@@ -3,7 +3,6 @@ package embedded
 import (
 	"context"
 	"encoding/binary"
-	"math"
 	"slices"
 	"time"
 
@@ -77,20 +76,10 @@ func (s *Store) Kept(ctx context.Context, k string) ([]byte, time.Time, bool, er
 	return val, exp, true, nil
 }
 
-// recordNanos is how the expiry of a record or an entry is kept: t in
-// Unix nanoseconds, as decodeRecord reads it (signed), saturated to the
-// years 1678 and 2262 that int64 nanoseconds hold. t.UnixNano() overflows
-// past 2262: a mandate valid until 2311 (valid_for = "2500000h") was kept
-// with an expiry before 1970, so every restart of intentplane-mcp found
-// it expired and issued a new one.
+// recordNanos is how the expiry of a record or an entry is kept:
+// state.UnixNano, as decodeRecord reads it (signed).
 func recordNanos(t time.Time) uint64 {
-	switch {
-	case t.After(time.Unix(0, math.MaxInt64)):
-		return math.MaxInt64
-	case t.Before(time.Unix(0, math.MinInt64)):
-		return 1 << 63 // math.MinInt64
-	}
-	return uint64(t.UnixNano())
+	return uint64(state.UnixNano(t))
 }
 
 func decodeRecord(v []byte) ([]byte, time.Time, bool) {

@@ -3,7 +3,6 @@ package mem
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 	"sync"
 	"time"
@@ -158,11 +157,11 @@ func (s *Store) Consume(ctx context.Context, key string, expires time.Time) erro
 	if _, ok := s.used[key]; ok {
 		return state.ErrReplayed
 	}
-	s.used[key] = unixNano(expires)
+	s.used[key] = state.UnixNano(expires)
 	// Sweep expired keys when the set has doubled since the last sweep, so
 	// the cost per Consume stays constant however many keys are live.
 	if len(s.used) >= s.sweepAt {
-		now := unixNano(s.now())
+		now := state.UnixNano(s.now())
 		for k, exp := range s.used {
 			if now > exp && k != key {
 				delete(s.used, k)
@@ -172,23 +171,6 @@ func (s *Store) Consume(ctx context.Context, key string, expires time.Time) erro
 	}
 	return nil
 }
-
-// unixNano is t.UnixNano(), saturated outside the years 1678 to 2262 that
-// int64 nanoseconds hold: t.UnixNano() itself overflows there (year 9999,
-// a plausible "never expires", comes out in the past), which would make a
-// sweep forget a key long before its expiry.
-func unixNano(t time.Time) int64 {
-	switch {
-	case t.After(maxNano):
-		return math.MaxInt64
-	case t.Before(minNano):
-		return math.MinInt64
-	}
-	return t.UnixNano()
-}
-
-// The times int64 Unix nanoseconds can hold.
-var maxNano, minNano = time.Unix(0, math.MaxInt64), time.Unix(0, math.MinInt64)
 
 // Unconsume implements state.Nonces.
 func (s *Store) Unconsume(ctx context.Context, key string) error {
