@@ -292,7 +292,7 @@ func amountsText(r receipt.Receipt) string {
 // sent, not a currency), else its fact budget_currency, else "".
 func amountCurrency(r receipt.Receipt) string {
 	if v, ok := r.Args["currency"]; ok && v.Kind == intent.KindString {
-		if isCurrencyCode(v.Str) {
+		if _, ok := intent.CurrencyExponent(v.Str); ok {
 			return v.Str
 		}
 		return ""
@@ -301,19 +301,6 @@ func amountCurrency(r receipt.Receipt) string {
 		return v.Str
 	}
 	return ""
-}
-
-// isCurrencyCode reports whether s is three capital ASCII letters.
-func isCurrencyCode(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for i := range len(s) {
-		if s[i] < 'A' || s[i] > 'Z' {
-			return false
-		}
-	}
-	return true
 }
 
 // chainStatus is one owner's chain as verified.
