@@ -172,11 +172,16 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
-// Login authenticates every configured identity that has not yet, so that
-// a wrong password shows at startup rather than at the first payment, and
-// reads the time zone of each company the payer pays for. It returns an
-// error wrapping ErrAccessDenied for a refused login.
+// Login reads the server's version, authenticates every configured
+// identity that has not yet, so that a wrong password shows at startup
+// rather than at the first payment, and reads the time zone of each
+// company the payer pays for. It returns an error wrapping
+// ErrUnsupportedVersion for an Odoo it does not speak and one wrapping
+// ErrAccessDenied for a refused login.
 func (c *Client) Login(ctx context.Context) error {
+	if _, err := c.t.version(ctx); err != nil {
+		return err
+	}
 	for _, s := range []*session{c.reader, c.payer, c.bankAdmin} {
 		if s.id.Login == "" {
 			continue
@@ -253,6 +258,10 @@ func (c *Client) today(ctx context.Context, cid int64) (string, error) {
 	}
 	return c.now().In(z).Format(time.DateOnly), nil
 }
+
+// Version returns the server's Odoo version, read at the first call
+// that needs it (common.version, no login).
+func (c *Client) Version(ctx context.Context) (Version, error) { return c.t.version(ctx) }
 
 // Calls returns the number of XML-RPC calls (HTTP round trips) the Client
 // has made.

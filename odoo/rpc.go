@@ -39,6 +39,9 @@ type transport struct {
 	smu sync.Mutex
 	sid string    // the session's id, "" if none
 	due time.Time // when to ask for a session (again); zero: at the next call
+
+	vmu sync.Mutex
+	ver Version // the server's, once read (version)
 }
 
 // Odoo 17 finds the database of a request in the browser session its

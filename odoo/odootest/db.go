@@ -13,6 +13,7 @@ import (
 // db is one database: its models, records and installed modules.
 type db struct {
 	name   string
+	major  int // the Odoo major version whose schema and behaviour it has (Server.SetVersion)
 	models map[string]*model
 	tables map[string]map[int64]rec
 	next   map[string]int64
@@ -58,7 +59,7 @@ func labeled(x *field, label string) *field       { x.label = label; return x }
 func o2m(x *field) *field { x.o2m = true; return x }
 
 func newDB(s *Server, name, login, password string) *db {
-	d := &db{name: name, models: map[string]*model{}, tables: map[string]map[int64]rec{}, next: map[string]int64{}, seq: map[string]int{}}
+	d := &db{name: name, major: s.version, models: map[string]*model{}, tables: map[string]map[int64]rec{}, next: map[string]int64{}, seq: map[string]int{}}
 	d.now = s.now().UTC()
 	add := func(m *model) {
 		for _, n := range []string{"create_date", "write_date"} {
@@ -332,7 +333,7 @@ func (d *db) companyCurrencyRate(company int64) float64 {
 }
 
 func (d *db) clone(name string) *db {
-	c := &db{name: name, models: d.models, tables: map[string]map[int64]rec{}, next: maps.Clone(d.next), seq: maps.Clone(d.seq)}
+	c := &db{name: name, major: d.major, models: d.models, tables: map[string]map[int64]rec{}, next: maps.Clone(d.next), seq: maps.Clone(d.seq)}
 	for m, t := range d.tables {
 		ct := make(map[int64]rec, len(t))
 		for id, r := range t {

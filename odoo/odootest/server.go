@@ -40,6 +40,7 @@ type Server struct {
 
 	srv      *httptest.Server
 	master   string
+	version  int // the Odoo major version served: 17, 18 or 19 (SetVersion)
 	calls    atomic.Int64
 	listings atomic.Int64
 
@@ -86,11 +87,40 @@ func (s *Server) Reads() []Read {
 // NewServer starts a fake Odoo with no database, whose master password is
 // master. Close it when done.
 func NewServer(master string) *Server {
-	s := &Server{master: master, dbs: map[string]*db{}, now: time.Now, lose: map[string]int{}, answers: map[string]string{},
+	s := &Server{master: master, version: 17, dbs: map[string]*db{}, now: time.Now, lose: map[string]int{}, answers: map[string]string{},
 		sessions: map[string]string{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	return s
+}
+
+// Versions are the Odoo major versions the fake serves (SetVersion).
+var Versions = []int{17, 18, 19}
+
+// SetVersion makes the server behave as Odoo major version 17 (the
+// default), 18 or 19, as measured in ../shared/odoo17-api.md and
+// ../shared/odoo18-19-api.md: what common.version answers, and the
+// models, fields, states and faults of the databases created afterwards.
+// Call it before creating a database. It panics on another version.
+func (s *Server) SetVersion(major int) {
+	if !slices.Contains(Versions, major) {
+		panic(fmt.Sprintf("odootest: Odoo %d is not served (17, 18 or 19)", major))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.version = major
+}
+
+// serverVersion is what common.version answers for each major version,
+// as the real servers measured answered it.
+func serverVersion(major int) (version string, info []any) {
+	switch major {
+	case 18:
+		return "18.0-20250506", []any{18, 0, 0, "final", 0, ""}
+	case 19:
+		return "19.0", []any{19, 0, 0, "final", 0, ""}
+	}
+	return "17.0-20240709", []any{17, 0, 0, "final", 0, ""}
 }
 
 // Close shuts the server down.
@@ -344,8 +374,9 @@ func str(v any) string {
 func (s *Server) common(method string, p []any) (any, *fault) {
 	switch method {
 	case "version":
-		return map[string]any{"server_version": "17.0-20240709", "server_version_info": []any{17, 0, 0, "final", 0, ""},
-			"server_serie": "17.0", "protocol_version": 1}, nil
+		v, info := serverVersion(s.version)
+		return map[string]any{"server_version": v, "server_version_info": info,
+			"server_serie": fmt.Sprintf("%d.0", s.version), "protocol_version": 1}, nil
 	case "authenticate", "login":
 		if len(p) < 3 {
 			return nil, traceback("TypeError: authenticate() missing required positional arguments")
@@ -386,7 +417,8 @@ func (s *Server) dbService(method string, p []any) (any, *fault) {
 		slices.SortFunc(names, func(a, b any) int { return strings.Compare(a.(string), b.(string)) })
 		return names, nil
 	case "server_version":
-		return "17.0-20240709", nil
+		v, _ := serverVersion(s.version)
+		return v, nil
 	case "db_exist":
 		return s.dbs[arg(0)] != nil, nil
 	case "create_database":
