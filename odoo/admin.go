@@ -69,6 +69,7 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 		return nil, err
 	}
 	t.secrets = []string{cfg.MasterPassword, cfg.Admin.Password}
+	t.header = cfg.DB
 	if cfg.Admin.Login == "" {
 		cfg.Admin.Login = "admin"
 	}

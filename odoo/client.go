@@ -165,6 +165,7 @@ func New(cfg Config) (*Client, error) {
 	for k, v := range cfg.Companies {
 		c.companies[k] = v
 	}
+	t.header = cfg.DB
 	t.useDatabase(cfg.DB, func() time.Time { return c.now() })
 	c.reader = newSession(t, cfg.DB, "reader", cfg.Reader)
 	c.payer = newSession(t, cfg.DB, "payer", cfg.Payer)

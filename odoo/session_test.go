@@ -2,6 +2,7 @@ package odoo_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
 // TestCallsCarryADatabaseSession: without a session naming the database,
@@ -88,5 +90,39 @@ func TestWithoutDatabaseSession(t *testing.T) {
 		if s != "" {
 			t.Errorf("call %d carried session %q; want none", i, s)
 		}
+	}
+}
+
+// TestCallsNameTheirDatabase: on every version a payment makes Odoo list
+// no database: on 17 and 18 the calls carry the session cookie, on 19
+// the X-Odoo-Database header and no cookie (19 refuses a cookie and a
+// header naming different databases, and needs no session).
+func TestCallsNameTheirDatabase(t *testing.T) {
+	t.Parallel()
+	for _, v := range odootest.Versions {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			t.Parallel()
+			srv := odootest.NewServer(fakeMaster)
+			defer srv.Close()
+			srv.SetVersion(v)
+			e := newFake(t, srv, true)
+			_, acct, bill, _ := demoRecords(t, e.client)
+			ctx := context.Background()
+			if err := e.client.Login(ctx); err != nil {
+				t.Fatal(err)
+			}
+			listed, first := srv.Listings(), len(srv.Cookies())
+			if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "hdr-1"}); err != nil {
+				t.Fatal(err)
+			}
+			if n := srv.Listings() - listed; n != 0 {
+				t.Errorf("Odoo %d listed its databases for %d of the payment's calls; want none", v, n)
+			}
+			for i, c := range srv.Cookies()[first:] {
+				if (c == "") != (v >= 19) {
+					t.Errorf("Odoo %d: call %d carried session %q", v, i, c)
+				}
+			}
+		})
 	}
 }

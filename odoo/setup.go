@@ -272,6 +272,7 @@ func LookupCompany(ctx context.Context, url, db string, id Identity, name string
 		return 0, err
 	}
 	t.secrets = []string{id.Password}
+	t.header = db
 	s := newSession(t, db, "user", id)
 	rs, err := s.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
 	if err != nil {

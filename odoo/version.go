@@ -53,6 +53,7 @@ func (t *transport) version(ctx context.Context) (Version, error) {
 		return Version{}, err
 	}
 	t.ver = v
+	t.major.Store(int64(v.Major))
 	return v, nil
 }
 

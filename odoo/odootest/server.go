@@ -129,9 +129,10 @@ func (s *Server) Close() { s.srv.Close() }
 // Calls returns the number of XML-RPC calls served so far.
 func (s *Server) Calls() int64 { return s.calls.Load() }
 
-// Listings returns the number of requests so far for which Odoo 17 lists
+// Listings returns the number of requests so far for which Odoo lists
 // its databases, opening a new PostgreSQL connection to do so: those
-// whose cookie names no session of an existing database
+// whose cookie names no session of an existing database and, on Odoo 19,
+// that have no X-Odoo-Database header
 // (odoo.http.Request._get_session_and_dbname).
 func (s *Server) Listings() int64 { return s.listings.Load() }
 
@@ -153,7 +154,8 @@ func (s *Server) session(r *http.Request) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if name, ok := s.sessions[sid]; !ok || s.dbs[name] == nil {
+	named := s.version >= 19 && r.Header.Get("X-Odoo-Database") != "" // Odoo 19 reads the header
+	if name, ok := s.sessions[sid]; (!ok || s.dbs[name] == nil) && !named {
 		s.listings.Add(1)
 	}
 	return sid
