@@ -1,6 +1,7 @@
 // Package odootest is a fake Odoo 17 server speaking XML-RPC
 // (/xmlrpc/2/common, /object and /db) over httptest, for the connector's
-// tests. It behaves like the real one on what package odoo uses, as
+// tests; as Odoo 19 (SetVersion) it also speaks JSON-2 (/json/2, with API
+// keys; see json2.go). It behaves like the real one on what package odoo uses, as
 // measured in ../shared/odoo17-api.md: int fault codes with Odoo's
 // strings (1 with a traceback, 2 user errors, 3 Access Denied, 4 access
 // errors), False for empty values, many2one pairs, UTC datetimes as
@@ -55,6 +56,7 @@ type Server struct {
 	// session ids requests carried, in order.
 	sessions map[string]string
 	cookies  []string
+	j2       json2State // JSON-2 and the web sessions that make API keys (json2.go)
 }
 
 // stall is a call Stall holds: arrived is closed when it comes, release
@@ -126,7 +128,7 @@ func serverVersion(major int) (version string, info []any) {
 // Close shuts the server down.
 func (s *Server) Close() { s.srv.Close() }
 
-// Calls returns the number of XML-RPC calls served so far.
+// Calls returns the number of XML-RPC and JSON-2 calls served so far.
 func (s *Server) Calls() int64 { return s.calls.Load() }
 
 // Listings returns the number of requests so far for which Odoo lists
@@ -261,6 +263,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.login(w, r)
 		return
 	}
+	if r.URL.Path == "/json/2" || strings.HasPrefix(r.URL.Path, "/json/2/") {
+		s.serveJSON2(w, r)
+		return
+	}
+	if r.URL.Path == "/web/session/authenticate" || strings.HasPrefix(r.URL.Path, "/web/dataset/call_kw/") {
+		s.serveWeb(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		http.Error(w, "405 Method Not Allowed", http.StatusMethodNotAllowed)
 		return
@@ -358,6 +368,9 @@ func (s *Server) dispatch(service, method string, p []any) (any, *fault) {
 	case "common":
 		return s.common(method, p)
 	case "db":
+		if s.j2.noDBService {
+			return nil, traceback("KeyError: 'db'")
+		}
 		return s.dbService(method, p)
 	case "object":
 		if method != "execute_kw" && method != "execute" {
@@ -388,7 +401,7 @@ func (s *Server) common(method string, p []any) (any, *fault) {
 			return nil, traceback(fmt.Sprintf("psycopg2.OperationalError: connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  database \"%s\" does not exist", str(p[0])))
 		}
 		for _, u := range d.tables["res.users"] {
-			if u.str("login") == str(p[1]) && u.boolean("active") && u.str("password") == str(p[2]) && str(p[2]) != "" {
+			if u.str("login") == str(p[1]) && s.credential(d, u, str(p[2])) {
 				return u.id(), nil
 			}
 		}
@@ -483,7 +496,7 @@ func (s *Server) object(method string, p []any) (any, *fault) {
 	if !ok {
 		return nil, missing("res.users", []int64{uid}, uid)
 	}
-	if !user.boolean("active") || user.str("password") != str(p[2]) {
+	if !s.credential(d, user, str(p[2])) {
 		return nil, &fault{3, "Access Denied"}
 	}
 	modelName, meth := str(p[3]), str(p[4])
