@@ -30,6 +30,12 @@ type AdminConfig struct {
 	// Companies maps company names as erp.Source names them to res.company
 	// ids, as in Config; EnsureCompany adds to it.
 	Companies map[string]int64
+	// Transport is how the calls go: "" or TransportXMLRPC, XML-RPC (the
+	// administrator logs in with its password, which JSON-2 does not
+	// take); TransportJSON2 (Odoo 19 and later: Admin.Password must then
+	// be an API key). The db service (creating, copying and dropping
+	// databases) is XML-RPC in both.
+	Transport string
 	// Timeout limits each call; zero means DefaultTimeout. Installing a
 	// module takes about 25 s on an empty database.
 	Timeout time.Duration
@@ -64,9 +70,16 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 	if cfg.DB == "" {
 		return nil, errors.New("odoo: AdminConfig.DB is required")
 	}
+	if err := checkTransport("AdminConfig.Transport", cfg.Transport); err != nil {
+		return nil, err
+	}
 	t, err := newTransport(cfg.URL, cfg.HTTPClient, cfg.Timeout, cfg.Logger)
 	if err != nil {
 		return nil, err
+	}
+	t.mode = cfg.Transport
+	if t.mode == TransportAuto {
+		t.mode = TransportXMLRPC
 	}
 	t.secrets = []string{cfg.MasterPassword, cfg.Admin.Password}
 	t.header = cfg.DB
@@ -78,7 +91,7 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 	}
 	a := &Admin{t: t, db: cfg.DB, master: cfg.MasterPassword, now: cfg.Now,
 		companies: map[string]int64{}, currencies: map[string]int64{}}
-	a.s = newSession(t, cfg.DB, "administrator", cfg.Admin)
+	a.s = newSession(t, cfg.DB, "administrator", setting(cfg.Admin, "AdminConfig.Admin.Password"))
 	for k, v := range cfg.Companies {
 		a.companies[k] = v
 	}

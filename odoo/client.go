@@ -63,8 +63,15 @@ type Identity struct {
 	// Login is the user's login.
 	Login string
 	// Password is the user's password or API key. It is sent with every
-	// call, never logged, and removed from every error message.
+	// call, never logged, and removed from every error message. Over
+	// JSON-2 it must be an API key (Odoo: Preferences, Account Security,
+	// New API Key; or intentplane odoo setup, which makes them); over
+	// XML-RPC an API key works as the password too.
 	Password string
+	// Setting names where the operator sets Password, for the error of a
+	// refused key or login ("environment variable ODOO_PAYER_KEY");
+	// "" names the Config field (Config.Payer.Password).
+	Setting string
 }
 
 // Config configures a Client. The zero value of an optional field means
@@ -96,6 +103,11 @@ type Config struct {
 	// UTC. Odoo would otherwise date a payment in the paying user's time
 	// zone, so a payer set to UTC+14 books tomorrow's date.
 	TimeZone string
+	// Transport is how the calls go: TransportAuto ("", JSON-2 on Odoo 19
+	// and later, where the identities' passwords must then be API keys;
+	// XML-RPC on 17 and 18), TransportXMLRPC ("xmlrpc", on every version)
+	// or TransportJSON2 ("json2", refused at Login on 17 and 18).
+	Transport string
 	// Timeout limits each XML-RPC call; zero means DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient makes the calls; nil means a new http.Client. Its own
@@ -142,10 +154,14 @@ func New(cfg Config) (*Client, error) {
 	if cfg.DB == "" {
 		return nil, errors.New("odoo: Config.DB is required")
 	}
+	if err := checkTransport("Config.Transport", cfg.Transport); err != nil {
+		return nil, err
+	}
 	t, err := newTransport(cfg.URL, cfg.HTTPClient, cfg.Timeout, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
+	t.mode = cfg.Transport
 	t.secrets = []string{cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password}
 	zone := time.UTC
 	if cfg.TimeZone != "" {
@@ -167,9 +183,9 @@ func New(cfg Config) (*Client, error) {
 	}
 	t.header = cfg.DB
 	t.useDatabase(cfg.DB, func() time.Time { return c.now() })
-	c.reader = newSession(t, cfg.DB, "reader", cfg.Reader)
-	c.payer = newSession(t, cfg.DB, "payer", cfg.Payer)
-	c.bankAdmin = newSession(t, cfg.DB, "bank administrator", cfg.BankAdmin)
+	c.reader = newSession(t, cfg.DB, "reader", setting(cfg.Reader, "Config.Reader.Password"))
+	c.payer = newSession(t, cfg.DB, "payer", setting(cfg.Payer, "Config.Payer.Password"))
+	c.bankAdmin = newSession(t, cfg.DB, "bank administrator", setting(cfg.BankAdmin, "Config.BankAdmin.Password"))
 	return c, nil
 }
 
@@ -289,16 +305,34 @@ func newSession(t *transport, db, role string, id Identity) *session {
 	return &session{t: t, db: db, role: role, id: id}
 }
 
-// uid returns the cached uid, authenticating first if needed. A refused
-// login is not cached.
+// setting returns id with its Setting, field when it names none.
+func setting(id Identity, field string) Identity {
+	if id.Setting == "" {
+		id.Setting = field
+	}
+	return id
+}
+
+// uid returns the cached uid, logging in first if needed: over XML-RPC
+// common.authenticate; over JSON-2, which has no login, res.users's
+// context_get (the key's user) and a read of that user's login, which
+// must be the identity's: a key of another user is refused before any
+// call runs with it. A refused login is not cached.
 func (s *session) uid(ctx context.Context) (int64, error) {
 	if s.id.Login == "" {
 		return 0, fmt.Errorf("%w: %s", ErrNoIdentity, s.role)
+	}
+	j, err := s.t.json2(ctx)
+	if err != nil {
+		return 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cached > 0 {
 		return s.cached, nil
+	}
+	if j {
+		return s.keyLogin(ctx)
 	}
 	v, err := s.t.call(ctx, "common", "authenticate", "authenticate", s.db, s.id.Login, s.id.Password, map[string]any{})
 	if err != nil {
@@ -311,20 +345,84 @@ func (s *session) uid(ctx context.Context) (int64, error) {
 			return u, nil
 		}
 	case bool:
+		if !u && apiKeyForm(s.id.Password) {
+			return 0, fmt.Errorf("%w: %w: the %s's login %q was refused with its API key: %s", ErrAccessDenied, ErrKeyRefused, s.role, s.id.Login, s.renewal())
+		}
 		if !u {
-			return 0, fmt.Errorf("%w: the %s's login was refused", ErrAccessDenied, s.role)
+			return 0, fmt.Errorf("%w: the %s's login %q was refused: wrong login or password (%s)", ErrAccessDenied, s.role, s.id.Login, s.id.Setting)
 		}
 	}
 	return 0, fmt.Errorf("odoo: logging in as the %s: %w", s.role, badAnswer("a uid or False", v))
 }
 
-// execute calls model.method through execute_kw as this identity. args
-// are the positional arguments (for most methods a list of ids first);
-// kw the keyword arguments, nil for none.
+// keyLogin logs in over JSON-2 (see uid); s.mu is held.
+func (s *session) keyLogin(ctx context.Context) (int64, error) {
+	v, err := s.t.callJSON2(ctx, s.id.Password, "res.users", "context_get", nil, nil)
+	if err != nil {
+		return 0, s.loginError(err)
+	}
+	m, _ := v.(map[string]any)
+	uid, err := asID(m["uid"])
+	if err != nil {
+		return 0, fmt.Errorf("odoo: logging in as the %s: res.users.context_get: %w", s.role, err)
+	}
+	v, err = s.t.callJSON2(ctx, s.id.Password, "res.users", "read", []any{[]any{uid}}, map[string]any{"fields": []any{"login"}})
+	if err != nil {
+		return 0, s.loginError(err)
+	}
+	rs, err := records(v)
+	if err != nil || len(rs) != 1 {
+		return 0, fmt.Errorf("odoo: logging in as the %s: res.users.read: %w", s.role, errors.Join(err, ErrBadAnswer))
+	}
+	if login, _ := rs[0].str("login"); login != s.id.Login {
+		return 0, fmt.Errorf("%w: %w: the %s's API key (%s) is a key of Odoo user %q, not of its login %q", ErrAccessDenied, ErrKeyRefused, s.role, s.id.Setting, login, s.id.Login)
+	}
+	s.cached = uid
+	return uid, nil
+}
+
+// loginError names a refused key as such, with what to change.
+func (s *session) loginError(err error) error {
+	if errors.Is(err, ErrKeyRefused) {
+		return fmt.Errorf("%w: the %s's login %q: %s", err, s.role, s.id.Login, s.renewal())
+	}
+	return fmt.Errorf("odoo: logging in as the %s: %w", s.role, err)
+}
+
+// renewal tells the operator what to do about a refused API key.
+func (s *session) renewal() string {
+	return fmt.Sprintf("the key expired, was revoked or is wrong; make a new API key for %q (intentplane odoo setup, or in Odoo: the user's Preferences, Account Security, New API Key) and set it in %s", s.id.Login, s.id.Setting)
+}
+
+// apiKeyForm reports whether p has the form of an Odoo API key: 40
+// lowercase hex digits.
+func apiKeyForm(p string) bool {
+	if len(p) != 40 {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// execute calls model.method as this identity: over XML-RPC through
+// execute_kw, over JSON-2 with the arguments named (see named). args are
+// the positional arguments (for most methods a list of ids first); kw
+// the keyword arguments, nil for none.
 func (s *session) execute(ctx context.Context, model, method string, args []any, kw map[string]any) (any, error) {
 	uid, err := s.uid(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if j, _ := s.t.json2(ctx); j { // uid decided it
+		v, err := s.t.callJSON2(ctx, s.id.Password, model, method, args, kw)
+		if errors.Is(err, ErrKeyRefused) { // revoked or expired since the login
+			err = s.loginError(err)
+		}
+		return v, err
 	}
 	if args == nil {
 		args = []any{}

@@ -14,8 +14,8 @@ import (
 // faults that mean "refused, nothing written" into erp.ErrRefused and
 // "no such record" into erp.ErrNotFound as well.
 var (
-	// ErrAccessDenied: fault 3, a wrong password or master password, or a
-	// login that authenticate refused.
+	// ErrAccessDenied: fault 3, a wrong password or master password, a
+	// login that authenticate refused, or (JSON-2) an API key refused.
 	ErrAccessDenied = errors.New("odoo: access denied")
 	// ErrAccess: fault 4, Odoo's AccessError: the identity lacks the
 	// group for this model or operation, or called a private method.
@@ -39,34 +39,70 @@ var (
 	// ErrBadAnswer: the server answered with something the connector
 	// cannot decode (not XML-RPC, or values of unexpected types).
 	ErrBadAnswer = errors.New("odoo: bad answer")
+	// ErrKeyRefused: an identity's API key was refused: over JSON-2 an
+	// HTTP 401 ("Invalid apikey": expired, revoked, wrong, or a password
+	// given as a key), over XML-RPC a refused login whose password has
+	// the form of an API key (40 hex digits). It also matches
+	// ErrAccessDenied. The error names the identity and the setting to
+	// change (Identity.Setting).
+	ErrKeyRefused = errors.New("odoo: API key refused")
 )
 
 // errNoneResult marks fault 1 "cannot marshal None": the method ran and
 // its transaction was committed; only its None result could not be sent.
 var errNoneResult = errors.New("odoo: committed, result None")
 
-// Fault is an XML-RPC fault from Odoo's /xmlrpc/2 endpoints. Message is
-// the fault string with the Python traceback cut to its last line, and
-// with the connector's credentials removed.
+// Fault is an XML-RPC fault from Odoo's /xmlrpc/2 endpoints, or a JSON-2
+// error answer mapped onto the fault the same failure gives over
+// XML-RPC (see json2Fault). Message is the fault string with the Python
+// traceback cut to its last line (JSON-2: the error's message; its
+// traceback is never kept), and with the connector's credentials
+// removed.
 type Fault struct {
 	// Code is Odoo's fault code: 1 server error, 2 user error, 3 access
 	// denied, 4 access error.
 	Code int
-	// Call names what was called: "object res.partner.bank.create" or
-	// "common authenticate".
+	// Call names what was called: "object res.partner.bank.create",
+	// "common authenticate" or "json2 res.partner.bank.create".
 	Call string
 	// Message is the fault string, a traceback cut to its last line.
 	Message string
+	// Status is the HTTP status of a JSON-2 error answer (401, 403, 404,
+	// 422, 500, ...); 0 for an XML-RPC fault.
+	Status int
+	// Name is the JSON-2 error's class ("odoo.exceptions.UserError",
+	// "werkzeug.exceptions.Unauthorized"); "" for an XML-RPC fault or a
+	// JSON-2 answer in HTML.
+	Name string
 }
 
-// Error returns the call, the code and the message.
+// Error returns the call, the code (JSON-2: the HTTP status and the
+// error's class) and the message.
 func (f *Fault) Error() string {
+	if f.Status != 0 {
+		name := f.Name
+		if name == "" {
+			name = "HTML"
+		}
+		return fmt.Sprintf("odoo: %s: HTTP %d %s: %s", f.Call, f.Status, name, f.Message)
+	}
 	return fmt.Sprintf("odoo: %s: fault %d: %s", f.Call, f.Code, f.Message)
 }
 
 // Is reports whether target is the kind of f: ErrServer, ErrUser,
-// ErrMissing, ErrAccessDenied or ErrAccess.
+// ErrMissing, ErrAccessDenied, ErrAccess or, for a JSON-2 401,
+// ErrKeyRefused.
 func (f *Fault) Is(target error) bool {
+	if f.Status != 0 {
+		switch target {
+		case ErrMissing:
+			return f.Code == 2 && (f.Name == "odoo.exceptions.MissingError" || f.Name == "werkzeug.exceptions.NotFound")
+		case ErrKeyRefused:
+			return f.Status == 401
+		case errNoneResult:
+			return false
+		}
+	}
 	switch target {
 	case ErrServer:
 		return f.Code == 1 && !f.noneResult()

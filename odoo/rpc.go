@@ -47,6 +47,9 @@ type transport struct {
 	// header, if set, is the database the X-Odoo-Database header of the
 	// common, object and JSON-2 calls names (see dbHeader).
 	header string
+	// mode is the transport configured: TransportAuto, TransportXMLRPC
+	// or TransportJSON2 (see json2).
+	mode string
 }
 
 // Odoo 19 takes the database of a request from the X-Odoo-Database

@@ -48,6 +48,16 @@ type SetupConfig struct {
 	DemoData bool
 	// Progress is told each step as it starts; nil means silence.
 	Progress func(step string)
+	// Transport is the connector's Config.Transport. On Odoo 19 and later,
+	// unless it is TransportXMLRPC, Setup makes an API key for each of
+	// the three users (see Admin.NewAPIKey) and returns them as their
+	// passwords: JSON-2 takes keys only.
+	Transport string
+	// KeyDays is the lifetime of those keys in days; zero means KeyDays
+	// (90, Odoo's limit for users without Settings rights). Each run of
+	// Setup makes new keys; earlier ones stay valid until they expire or
+	// are revoked in the user's Preferences.
+	KeyDays int
 }
 
 // Groups of the connector's users: exactly what each needs.
@@ -105,7 +115,11 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 			return Config{}, err
 		}
 	}
-	cfg := Config{URL: a.t.base, DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies()}
+	cfg := Config{URL: a.t.base, DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies(),
+		Transport: sc.Transport}
+	if err := apiKeys(ctx, a, sc, &cfg, say); err != nil {
+		return Config{}, err
+	}
 	c, err := New(cfg)
 	if err != nil {
 		return Config{}, err
@@ -120,19 +134,72 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 	return cfg, nil
 }
 
+// apiKeys makes the users' API keys on Odoo 19 and later unless
+// sc.Transport is XML-RPC, and sets them as cfg's passwords.
+func apiKeys(ctx context.Context, a *Admin, sc SetupConfig, cfg *Config, say func(string)) error {
+	v, err := a.t.version(ctx)
+	if err != nil {
+		return err
+	}
+	if v.Major < 19 || sc.Transport == TransportXMLRPC {
+		return nil
+	}
+	days := sc.KeyDays
+	if days == 0 {
+		days = KeyDays
+	}
+	for _, id := range []*Identity{&cfg.Reader, &cfg.Payer, &cfg.BankAdmin} {
+		if id.Login == "" {
+			continue
+		}
+		k, err := a.NewAPIKey(ctx, *id, "intentplane", days)
+		if err != nil {
+			return err
+		}
+		say(fmt.Sprintf("API key for %s (JSON-2), valid until %s (%d days)", id.Login, k.Expires.Format(time.DateOnly), days))
+		id.Password = k.Key
+	}
+	return nil
+}
+
 // ensureDatabase creates a's database unless it exists, telling say.
+// Where the server offers no database service (Odoo 20 removes database
+// management from its API) it says so and goes on with the database as
+// it is: it must then exist.
 func ensureDatabase(ctx context.Context, a *Admin, say func(string)) error {
 	exists, err := a.DatabaseExists(ctx)
+	if noDatabaseService(err) {
+		say(fmt.Sprintf("the server offers no database service (no database creation over its API, as in Odoo 20): going on with the existing database %s", a.db))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	if !exists {
 		say(fmt.Sprintf("creating database %s (about 10 s)", a.db))
-		if err := a.CreateDatabase(ctx); err != nil {
+		if err := a.CreateDatabase(ctx); noDatabaseService(err) {
+			return fmt.Errorf("odoo: database %s does not exist and this server cannot create databases over its API: create it (with the account module) in Odoo's database manager or your hosting's console, then run setup again: %w", a.db, err)
+		} else if errors.Is(err, ErrAccessDenied) {
+			return fmt.Errorf("odoo: creating database %s was refused: a wrong master password, or a server that blocks database management (list_db = False): give the right master password, or create the database yourself and run setup again: %w", a.db, err)
+		} else if err != nil {
 			return fmt.Errorf("odoo: creating database %s: %w", a.db, err)
 		}
 	}
 	return nil
+}
+
+// noDatabaseService reports whether err says the server has no db
+// service, or not that method of it: XML-RPC's dispatcher fails with
+// KeyError 'db' or "Method not found", or the route answers 404.
+func noDatabaseService(err error) bool {
+	if err == nil {
+		return false
+	}
+	var f *Fault
+	if errors.As(err, &f) && f.Code == 1 {
+		return strings.Contains(f.Message, "KeyError: 'db'") || strings.Contains(f.Message, "Method not found")
+	}
+	return errors.Is(err, ErrNetwork) && strings.HasSuffix(err.Error(), "HTTP 404")
 }
 
 // setupAccounting sets up sc's main company (ID 1: its name and
@@ -273,7 +340,7 @@ func LookupCompany(ctx context.Context, url, db string, id Identity, name string
 	}
 	t.secrets = []string{id.Password}
 	t.header = db
-	s := newSession(t, db, "user", id)
+	s := newSession(t, db, "user", setting(id, "the identity's password"))
 	rs, err := s.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
 	if err != nil {
 		return 0, err
