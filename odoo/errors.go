@@ -79,12 +79,10 @@ type Fault struct {
 // Error returns the call, the code (JSON-2: the HTTP status and the
 // error's class) and the message.
 func (f *Fault) Error() string {
-	if f.Status != 0 {
-		name := f.Name
-		if name == "" {
-			name = "HTML"
-		}
-		return fmt.Sprintf("odoo: %s: HTTP %d %s: %s", f.Call, f.Status, name, f.Message)
+	if f.Status != 0 && (f.Code == 1 || f.Name == "") { // the message starts with the exception's class
+		return fmt.Sprintf("odoo: %s: HTTP %d: %s", f.Call, f.Status, f.Message)
+	} else if f.Status != 0 {
+		return fmt.Sprintf("odoo: %s: HTTP %d %s: %s", f.Call, f.Status, f.Name, f.Message)
 	}
 	return fmt.Sprintf("odoo: %s: fault %d: %s", f.Call, f.Code, f.Message)
 }

@@ -1,0 +1,231 @@
+package odoo
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/odoo/odootest"
+)
+
+// realJSON2 copies the template database of a real Odoo 19
+// (odootest.Real, odootest.Template) into a new intentplane_test_*
+// database, dropped at the end, and returns an Admin of it (XML-RPC,
+// by password) and an API key of its administrator made as Setup makes
+// them. It skips the test without a real Odoo 19 and a template.
+func realJSON2(t *testing.T) (a *Admin, adminKey string) {
+	t.Helper()
+	url, master := odootest.Real(t)
+	tpl, pw := odootest.Template()
+	if tpl == "" {
+		t.Skip("no ODOO_TEMPLATE_DB: the JSON-2 test copies a template database")
+	}
+	ctx := context.Background()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	db := "intentplane_test_j2_" + hex.EncodeToString(b)
+	admin := Identity{Login: "admin", Password: pw}
+	src, err := NewAdmin(AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := src.t.version(ctx); err != nil || v.Major < 19 {
+		t.Skipf("the JSON-2 test needs Odoo 19 or later: %+v, %v", v, err)
+	}
+	if err := src.DuplicateDatabase(ctx, db); err != nil {
+		t.Fatalf("copying %s: %v", tpl, err)
+	}
+	a, err = NewAdmin(AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 5 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if ok, err := a.DropDatabase(context.Background()); !ok || err != nil {
+			t.Errorf("dropping %s: %v, %v", db, ok, err)
+		}
+	})
+	k, err := a.NewAPIKey(ctx, admin, "intentplane test", 1)
+	if err != nil {
+		t.Fatalf("API key of the administrator: %v", err)
+	}
+	if !apiKeyForm(k.Key) || !k.Expires.After(time.Now()) || k.Expires.After(time.Now().Add(49*time.Hour)) {
+		t.Fatalf("API key %d characters, expires %s", len(k.Key), k.Expires)
+	}
+	return a, k.Key
+}
+
+// rawJSON2 posts body to /json/2/model/method with key, as a test's own
+// client, and returns the status and the decoded answer.
+func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string]any) (int, any) {
+	t.Helper()
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, a.t.base+"/json/2/"+model+"/"+method, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "bearer "+key)
+	req.Header.Set("X-Odoo-Database", a.db)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v any
+	_ = json.NewDecoder(resp.Body).Decode(&v)
+	return resp.StatusCode, v
+}
+
+// TestRealOdooJSON2 runs the connector's JSON-2 transport against a real
+// Odoo 19: API keys made as Setup makes them, a login by key, reads,
+// writes and creates, each error class of odoo18-19-api.md §3 mapped onto
+// the sentinels XML-RPC gives, revoked and expired keys named as such,
+// no traceback in any error, and the key as an XML-RPC password.
+func TestRealOdooJSON2(t *testing.T) {
+	a, key := realJSON2(t)
+	ctx := context.Background()
+	c, err := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportJSON2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Login(ctx); err != nil {
+		t.Fatalf("login by API key: %v", err)
+	}
+	s := c.reader
+	rs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", 1)}, []string{"name", "company_id", "credit_limit"}, nil)
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("search_read: %v, %v", rs, err)
+	}
+	if _, ok := rs[0]["id"].(int64); !ok {
+		t.Errorf("id is %T, want int64", rs[0]["id"])
+	}
+	if _, ok := rs[0]["credit_limit"].(float64); !ok {
+		t.Errorf("a float field is %T (%v), want float64", rs[0]["credit_limit"], rs[0]["credit_limit"])
+	}
+	v, err := s.execute(ctx, "res.partner", "create", []any{map[string]any{"name": "JSON-2 Supplies", "is_company": true}}, nil)
+	id, idErr := asID(v)
+	if err != nil || idErr != nil {
+		t.Fatalf("create of one record = %v (%T), %v; want the id", v, v, err)
+	}
+	if _, err := s.execute(ctx, "res.partner", "write", []any{[]any{id}, map[string]any{"phone": "+49 30 1"}}, nil); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	v, err = s.execute(ctx, "res.partner", "read", []any{[]any{id}}, map[string]any{"fields": strs([]string{"phone"})})
+	if rs, _ := records(v); err != nil || len(rs) != 1 || rs[0]["phone"] != "+49 30 1" {
+		t.Errorf("read back: %v, %v", v, err)
+	}
+
+	bill, err := s.execute(ctx, "account.move", "create", []any{map[string]any{"move_type": "in_invoice", "partner_id": id}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Each error class: the sentinel XML-RPC gives, no traceback.
+	for _, tc := range []struct {
+		name          string
+		model, method string
+		args          []any
+		kw            map[string]any
+		want          error
+		status        int
+	}{
+		{"ValidationError", "res.partner.bank", "create", []any{map[string]any{"partner_id": id}}, nil, ErrUser, 422},
+		{"UserError", "account.move", "action_post", []any{[]any{bill}}, nil, ErrUser, 422},
+		{"MissingError", "res.partner", "write", []any{[]any{999999}, map[string]any{"name": "x"}}, nil, ErrMissing, 404},
+		{"unknown model", "no.such.model", "search_read", []any{[]any{}}, nil, ErrMissing, 404},
+		{"unknown method", "res.partner", "action_create_payments", []any{[]any{id}}, nil, ErrServer, 404},
+		{"ValueError", "res.partner", "search_read", []any{[]any{leaf("no_such_field", "=", 1)}}, nil, ErrServer, 500},
+		{"TypeError", "res.partner", "search_read", []any{[]any{}}, map[string]any{"args": []any{}}, ErrServer, 500},
+	} {
+		_, err := s.execute(ctx, tc.model, tc.method, tc.args, tc.kw)
+		var f *Fault
+		if !errors.Is(err, tc.want) || !errors.As(err, &f) || (tc.status != 0 && f.Status != tc.status) {
+			t.Errorf("%s: %v; want %v, HTTP %d", tc.name, err, tc.want, tc.status)
+			continue
+		}
+		if strings.Contains(err.Error(), "Traceback") || strings.Contains(err.Error(), ".py") {
+			t.Errorf("%s: the error shows the traceback: %v", tc.name, err)
+		}
+		t.Logf("%s: %v", tc.name, err)
+	}
+
+	// An access error: a user with base.group_user only reads a bill.
+	gid, err := a.GroupID(ctx, "base.group_user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := Identity{Login: "ip-json2-plain", Password: "pw-" + key[:12]}
+	if _, err := a.create(ctx, "res.users", map[string]any{"name": "plain", "login": plain.Login, "password": plain.Password,
+		"group_ids": []any{[]any{6, 0, []any{gid}}}}, map[string]any{"context": map[string]any{"no_reset_password": true}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.NewAPIKey(ctx, plain, "too long", 365); !errors.Is(err, ErrUser) {
+		t.Errorf("a 365-day key for a plain user: %v; want ErrUser (internal users: 90 days)", err)
+	}
+	pk, err := a.NewAPIKey(ctx, plain, "plain", KeyDays)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: plain.Login, Password: pk.Key}})
+	if _, err := pc.reader.execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, ErrAccess) {
+		t.Errorf("AccessError: %v; want ErrAccess", err)
+	} else {
+		t.Logf("AccessError: %v", err)
+	}
+	other, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
+	if err := other.Login(ctx); !errors.Is(err, ErrKeyRefused) || !strings.Contains(err.Error(), plain.Login) {
+		t.Errorf("another user's key: %v; want ErrKeyRefused naming %s", err, plain.Login)
+	}
+
+	// The key as the XML-RPC password.
+	xc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportXMLRPC})
+	if _, err := xc.reader.searchRead(ctx, "res.partner", []any{leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
+		t.Errorf("XML-RPC with the API key as password: %v", err)
+	}
+
+	// An expired key (generate, as the administrator, lets any date) and a
+	// revoked one.
+	st, expired := rawJSON2(t, a, key, "res.users.apikeys", "generate", map[string]any{"key": key, "scope": nil, "name": "expired", "expiration_date": "2026-01-02"})
+	st2, revoked := rawJSON2(t, a, key, "res.users.apikeys", "generate", map[string]any{"key": key, "scope": nil, "name": "revoked", "expiration_date": time.Now().AddDate(0, 0, 2).Format(time.DateOnly)})
+	if st != 200 || st2 != 200 {
+		t.Fatalf("generate: %d %v, %d %v", st, expired, st2, revoked)
+	}
+	if st, v := rawJSON2(t, a, key, "res.users.apikeys", "revoke", map[string]any{"key": revoked}); st != 200 || v != true {
+		t.Fatalf("revoke: %d %v", st, v)
+	}
+	for name, k := range map[string]string{"expired": expired.(string), "revoked": revoked.(string), "wrong": strings.Repeat("0", 40)} {
+		for _, tr := range []string{TransportJSON2, TransportXMLRPC} {
+			kc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
+			err := kc.Login(ctx)
+			if !errors.Is(err, ErrKeyRefused) || !errors.Is(err, ErrAccessDenied) || !strings.Contains(err.Error(), "ODOO_READER_PASSWORD") ||
+				!strings.Contains(err.Error(), "expired") || strings.Contains(err.Error(), k) {
+				t.Errorf("%s key over %s: %v; want ErrKeyRefused naming the setting, without the key", name, tr, err)
+			} else {
+				t.Logf("%s key over %s: %v", name, tr, err)
+			}
+		}
+	}
+}
+
+// TestRealOdooJSON2Refused: a server without JSON-2 (Odoo 17 or 18) is
+// refused at Login when the transport asks for it, with what to set.
+func TestRealOdooJSON2Refused(t *testing.T) {
+	url, _ := odootest.Real(t)
+	c, err := New(Config{URL: url, DB: "any", Reader: Identity{Login: "r", Password: "p"}, Transport: TransportJSON2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := c.Version(context.Background())
+	if err != nil || v.Major >= 19 {
+		t.Skipf("needs Odoo 17 or 18: %+v, %v", v, err)
+	}
+	if err := c.Login(context.Background()); !errors.Is(err, ErrNoJSON2) || !strings.Contains(err.Error(), `"xmlrpc"`) {
+		t.Errorf("json2 on Odoo %s: %v; want ErrNoJSON2", v.Server, err)
+	} else {
+		t.Log(err)
+	}
+}
