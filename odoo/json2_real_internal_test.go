@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 // database, dropped at the end, and returns an Admin of it (XML-RPC,
 // by password) and an API key of its administrator made as Setup makes
 // them. It skips the test without a real Odoo 19 and a template.
-func realJSON2(t *testing.T) (a *Admin, adminKey string) {
+func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	t.Helper()
 	url, master := odootest.Real(t)
 	tpl, pw := odootest.Template()
@@ -227,5 +228,60 @@ func TestRealOdooJSON2Refused(t *testing.T) {
 		t.Errorf("json2 on Odoo %s: %v; want ErrNoJSON2", v.Server, err)
 	} else {
 		t.Log(err)
+	}
+}
+
+// BenchmarkRealSearchRead measures one search_read (the bills of a
+// database, six fields, as in odoo18-19-api.md §4) on a real Odoo 19 over
+// JSON-2, XML-RPC with the X-Odoo-Database header and XML-RPC without
+// it, interleaved in each iteration so that the host's load hits the
+// three alike; it reports each one's median and mean in ms. Run it with
+// ODOO_URL (19), ODOO_MASTER_PASSWORD and ODOO_TEMPLATE_DB set:
+// go test -run '^$' -bench RealSearchRead -benchtime 50x ./odoo/
+func BenchmarkRealSearchRead(b *testing.B) {
+	a, key := realJSON2(b)
+	ctx := context.Background()
+	id := Identity{Login: "admin", Password: key}
+	variants := []struct {
+		name string
+		c    *Client
+	}{
+		{"json2", nil}, {"xmlrpc-header", nil}, {"xmlrpc-noheader", nil},
+	}
+	for i, tr := range []string{TransportJSON2, TransportXMLRPC, TransportXMLRPC} {
+		c, err := New(Config{URL: a.t.base, DB: a.db, Reader: id, Transport: tr})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i == 2 {
+			c.t.header = ""
+		}
+		if err := c.Login(ctx); err != nil {
+			b.Fatal(err)
+		}
+		variants[i].c = c
+	}
+	domain := []any{leaf("move_type", "=", "in_invoice")}
+	fields := []string{"name", "partner_id", "amount_total", "amount_residual", "state", "invoice_date"}
+	took := make([][]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			start := time.Now()
+			if _, err := v.c.reader.searchRead(ctx, "account.move", domain, fields, nil); err != nil {
+				b.Fatalf("%s: %v", v.name, err)
+			}
+			took[i] = append(took[i], time.Since(start))
+		}
+	}
+	for i, v := range variants {
+		d := slices.Clone(took[i])
+		slices.Sort(d)
+		var sum time.Duration
+		for _, x := range d {
+			sum += x
+		}
+		ms := func(x time.Duration) float64 { return float64(x.Microseconds()) / 1000 }
+		b.ReportMetric(ms(d[len(d)/2]), v.name+"-median-ms")
+		b.ReportMetric(ms(sum/time.Duration(len(d))), v.name+"-mean-ms")
 	}
 }
