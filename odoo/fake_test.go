@@ -2,6 +2,7 @@ package odoo_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -26,8 +27,72 @@ var fakeDBs atomic.Int64
 
 func newFake(t testing.TB, srv *odootest.Server, demo bool) fakeEnv {
 	t.Helper()
+	return newFakeOn(t, srv, fakeTransport{version: 17}, demo)
+}
+
+// fakeTransport is a version of the fake Odoo and the connector's
+// transport to it.
+type fakeTransport struct {
+	name      string
+	version   int
+	transport string // Config.Transport
+}
+
+// fakeTransports are the fake Odoo 17 over XML-RPC, and the fake Odoo 19
+// over XML-RPC (configured) and over JSON-2 (automatic, with the API keys
+// Setup makes).
+var fakeTransports = []fakeTransport{
+	{"17-xmlrpc", 17, odoo.TransportAuto},
+	{"19-xmlrpc", 19, odoo.TransportXMLRPC},
+	{"19-json2", 19, odoo.TransportAuto},
+}
+
+// onTransports runs test as a parallel subtest for each fakeTransports.
+func onTransports(t *testing.T, test func(t *testing.T, ft fakeTransport)) {
+	for _, ft := range fakeTransports {
+		t.Run(ft.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, ft)
+		})
+	}
+}
+
+// json2 reports whether the connector's calls go over JSON-2.
+func (ft fakeTransport) json2() bool { return ft.version >= 19 && ft.transport != odoo.TransportXMLRPC }
+
+// answerFault makes every later call of model.method answer a fault of
+// code with msg, on ft's transport (a JSON-2 error as Odoo 19 gives it
+// for the same exception); an empty msg removes it.
+func answerFault(e fakeEnv, ft fakeTransport, model, method string, code int, msg string) {
+	if !ft.json2() {
+		body := ""
+		if msg != "" {
+			body = fmt.Sprintf(`<?xml version="1.0"?><methodResponse><fault><value><struct>`+
+				`<member><name>faultCode</name><value><int>%d</int></value></member>`+
+				`<member><name>faultString</name><value><string>%s</string></value></member>`+
+				`</struct></value></fault></methodResponse>`, code, msg)
+		}
+		e.srv.Answer(model, method, body)
+		return
+	}
+	if msg == "" {
+		e.srv.AnswerJSON2(model, method, 0, "")
+		return
+	}
+	status, name := map[int]int{1: 500, 2: 422, 3: 401, 4: 403}[code], map[int]string{1: "builtins.ValueError", 2: "odoo.exceptions.UserError",
+		3: "werkzeug.exceptions.Unauthorized", 4: "odoo.exceptions.AccessError"}[code]
+	b, _ := json.Marshal(map[string]any{"name": name, "message": msg, "arguments": []any{msg}, "context": map[string]any{},
+		"debug": "Traceback (most recent call last):\n  File \"/opt/odoo/odoo/http.py\", line 1\n" + name + ": " + msg})
+	e.srv.AnswerJSON2(model, method, status, string(b))
+}
+
+// newFakeOn is newFake on a fake Odoo of ft's version (a new one if srv
+// is nil), the connector on ft's transport.
+func newFakeOn(t testing.TB, srv *odootest.Server, ft fakeTransport, demo bool) fakeEnv {
+	t.Helper()
 	if srv == nil {
 		srv = odootest.NewServer(fakeMaster)
+		srv.SetVersion(ft.version)
 		t.Cleanup(srv.Close)
 	}
 	db := fmt.Sprintf("fake_%d", fakeDBs.Add(1))
@@ -37,7 +102,7 @@ func newFake(t testing.TB, srv *odootest.Server, demo bool) fakeEnv {
 	}
 	r, p, b := identities(t)
 	cfg, err := odoo.Setup(context.Background(), a, odoo.SetupConfig{
-		Others: map[string]string{"southwind": "Southwind"}, Reader: r, Payer: p, BankAdmin: b, DemoData: demo,
+		Others: map[string]string{"southwind": "Southwind"}, Reader: r, Payer: p, BankAdmin: b, DemoData: demo, Transport: ft.transport,
 	})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
@@ -51,10 +116,13 @@ func newFake(t testing.TB, srv *odootest.Server, demo bool) fakeEnv {
 
 func TestFakeConformance(t *testing.T) {
 	t.Parallel()
-	srv := odootest.NewServer(fakeMaster)
-	defer srv.Close()
-	erptest.Run(t, func(t *testing.T) erptest.Env {
-		e := newFake(t, srv, false)
-		return erptest.Env{Source: e.client, Seeder: e.admin, Company: "northwind", Other: "southwind"}
+	onTransports(t, func(t *testing.T, ft fakeTransport) {
+		srv := odootest.NewServer(fakeMaster)
+		defer srv.Close()
+		srv.SetVersion(ft.version)
+		erptest.Run(t, func(t *testing.T) erptest.Env {
+			e := newFakeOn(t, srv, ft, false)
+			return erptest.Env{Source: e.client, Seeder: e.admin, Company: "northwind", Other: "southwind"}
+		})
 	})
 }
