@@ -430,7 +430,11 @@ func (s *session) execute(ctx context.Context, model, method string, args []any,
 	if kw == nil {
 		kw = map[string]any{}
 	}
-	return s.t.call(ctx, "object", model+"."+method, "execute_kw", s.db, uid, s.id.Password, model, method, args, kw)
+	v, err := s.t.call(ctx, "object", model+"."+method, "execute_kw", s.db, uid, s.id.Password, model, method, args, kw)
+	if errors.Is(err, ErrAccessDenied) && apiKeyForm(s.id.Password) { // revoked or expired since the login
+		err = fmt.Errorf("%w: %w: the %s's login %q: %s", err, ErrKeyRefused, s.role, s.id.Login, s.renewal())
+	}
+	return v, err
 }
 
 // searchRead runs search_read and decodes the records, ordered by id

@@ -2,7 +2,6 @@ package odoo_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
-	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
 // TestCallsCarryADatabaseSession: without a session naming the database,
@@ -93,19 +91,19 @@ func TestWithoutDatabaseSession(t *testing.T) {
 	}
 }
 
-// TestCallsNameTheirDatabase: on every version a payment makes Odoo list
-// no database: on 17 and 18 the calls carry the session cookie, on 19
-// the X-Odoo-Database header and no cookie (19 refuses a cookie and a
-// header naming different databases, and needs no session).
+// TestCallsNameTheirDatabase: on every version and transport a payment
+// makes Odoo list no database: on 17 and 18 the calls carry the session
+// cookie, on 19 (XML-RPC and JSON-2) the X-Odoo-Database header and no
+// cookie (19 refuses a cookie and a header naming different databases,
+// and needs no session).
 func TestCallsNameTheirDatabase(t *testing.T) {
 	t.Parallel()
-	for _, v := range odootest.Versions {
-		t.Run(fmt.Sprint(v), func(t *testing.T) {
+	for _, ft := range append([]fakeTransport{{"18-xmlrpc", 18, odoo.TransportAuto}}, fakeTransports...) {
+		v := ft.version
+		t.Run(ft.name, func(t *testing.T) {
 			t.Parallel()
-			srv := odootest.NewServer(fakeMaster)
-			defer srv.Close()
-			srv.SetVersion(v)
-			e := newFake(t, srv, true)
+			e := newFakeOn(t, nil, ft, true)
+			srv := e.srv
 			_, acct, bill, _ := demoRecords(t, e.client)
 			ctx := context.Background()
 			if err := e.client.Login(ctx); err != nil {

@@ -216,10 +216,13 @@ type json2Err struct {
 }
 
 func (e *json2Err) body() []byte {
-	b, _ := json.Marshal(map[string]any{"name": e.name, "message": e.message, "arguments": []any{e.message}, "context": map[string]any{},
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // Python's json writes < and > as they are
+	_ = enc.Encode(map[string]any{"name": e.name, "message": e.message, "arguments": []any{e.message}, "context": map[string]any{},
 		"debug": "Traceback (most recent call last):\n  File \"/opt/odoo/odoo/http.py\", line 2576, in _serve_db\n    return service_model.retrying(self._serve_ir_http, env=self.env)\n" +
 			e.name + ": " + e.message + "\n"})
-	return b
+	return bytes.TrimSpace(b.Bytes())
 }
 
 // json2Errorf is the error answer of JSON-2 for a fault of the fake's ORM
