@@ -346,10 +346,10 @@ func (s *session) uid(ctx context.Context) (int64, error) {
 		}
 	case bool:
 		if !u && apiKeyForm(s.id.Password) {
-			return 0, fmt.Errorf("%w: %w: the %s's login %q was refused with its API key: %s", ErrAccessDenied, ErrKeyRefused, s.role, s.id.Login, s.renewal())
+			return 0, fmt.Errorf("%w: %w: the %s's API key (login %q) was refused at login: %s", ErrAccessDenied, ErrKeyRefused, s.role, s.id.Login, s.renewal())
 		}
 		if !u {
-			return 0, fmt.Errorf("%w: the %s's login %q was refused: wrong login or password (%s)", ErrAccessDenied, s.role, s.id.Login, s.id.Setting)
+			return 0, fmt.Errorf("%w: the %s's login was refused (login %q): wrong login or password; set the right password in %s", ErrAccessDenied, s.role, s.id.Login, s.id.Setting)
 		}
 	}
 	return 0, fmt.Errorf("odoo: logging in as the %s: %w", s.role, badAnswer("a uid or False", v))
@@ -384,14 +384,14 @@ func (s *session) keyLogin(ctx context.Context) (int64, error) {
 // loginError names a refused key as such, with what to change.
 func (s *session) loginError(err error) error {
 	if errors.Is(err, ErrKeyRefused) {
-		return fmt.Errorf("%w: the %s's login %q: %s", err, s.role, s.id.Login, s.renewal())
+		return fmt.Errorf("odoo: the %s's API key (login %q) was refused: %s (%w)", s.role, s.id.Login, s.renewal(), err)
 	}
 	return fmt.Errorf("odoo: logging in as the %s: %w", s.role, err)
 }
 
 // renewal tells the operator what to do about a refused API key.
 func (s *session) renewal() string {
-	return fmt.Sprintf("the key expired, was revoked or is wrong; make a new API key for %q (intentplane odoo setup, or in Odoo: the user's Preferences, Account Security, New API Key) and set it in %s", s.id.Login, s.id.Setting)
+	return fmt.Sprintf("the key expired, was revoked or is wrong; make a new API key for %s (intentplane odoo setup, or in Odoo: the user's Preferences, Account Security, New API Key) and set it in %s", s.id.Login, s.id.Setting)
 }
 
 // apiKeyForm reports whether p has the form of an Odoo API key: 40
@@ -432,7 +432,7 @@ func (s *session) execute(ctx context.Context, model, method string, args []any,
 	}
 	v, err := s.t.call(ctx, "object", model+"."+method, "execute_kw", s.db, uid, s.id.Password, model, method, args, kw)
 	if errors.Is(err, ErrAccessDenied) && apiKeyForm(s.id.Password) { // revoked or expired since the login
-		err = fmt.Errorf("%w: %w: the %s's login %q: %s", err, ErrKeyRefused, s.role, s.id.Login, s.renewal())
+		err = fmt.Errorf("odoo: the %s's API key (login %q) was refused: %s (%w: %w)", s.role, s.id.Login, s.renewal(), ErrKeyRefused, err)
 	}
 	return v, err
 }

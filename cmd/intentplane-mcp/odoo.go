@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
@@ -34,9 +35,10 @@ func openOdoo(ctx context.Context, c *config.Config, at []string, oc *config.Odo
 		if !ok || pw == "" {
 			return odoo.Identity{}, c.ErrAt(append(iat, "password_env"), "environment variable %s (the %s's password) is not set", ic.PasswordEnv, key)
 		}
-		return odoo.Identity{Login: ic.Login, Password: pw}, nil
+		setting := "environment variable " + ic.PasswordEnv + " (" + strings.Join(iat, ".") + ".password_env in " + c.Path() + ")"
+		return odoo.Identity{Login: ic.Login, Password: pw, Setting: setting}, nil
 	}
-	cfg := odoo.Config{URL: oc.URL, DB: oc.DB, Timeout: oc.Timeout.Duration, Companies: map[string]int64{}, Logger: log}
+	cfg := odoo.Config{URL: oc.URL, DB: oc.DB, Timeout: oc.Timeout.Duration, Companies: map[string]int64{}, Logger: log, Transport: oc.Transport}
 	if zone != nil {
 		cfg.TimeZone = zone.String()
 	}

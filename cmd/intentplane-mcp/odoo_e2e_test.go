@@ -58,7 +58,15 @@ companies = { northwind = %d }
 
 func newOdooEnv(t *testing.T) *odooEnv {
 	t.Helper()
+	return newOdooEnvOn(t, 17)
+}
+
+// newOdooEnvOn is newOdooEnv on a fake Odoo of that major version: on
+// 19 the connector goes over JSON-2 with the API keys setup made.
+func newOdooEnvOn(t *testing.T, version int) *odooEnv {
+	t.Helper()
 	srv := odootest.NewServer("fake-master")
+	srv.SetVersion(version)
 	t.Cleanup(srv.Close)
 	// The accounts were set up a month ago: past their cooling-off period.
 	srv.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
@@ -77,7 +85,7 @@ func newOdooEnv(t *testing.T) *odooEnv {
 	cfg.URL = srv.URL
 	dir := t.TempDir()
 	e := &odooEnv{env: &env{t: t, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, srv: srv, cfg: cfg,
-		passEnv: []string{"TEST_ODOO_READER_PW=" + r.Password, "TEST_ODOO_PAYER_PW=" + p.Password, "TEST_ODOO_BANKADMIN_PW=" + b.Password}}
+		passEnv: []string{"TEST_ODOO_READER_PW=" + cfg.Reader.Password, "TEST_ODOO_PAYER_PW=" + cfg.Payer.Password, "TEST_ODOO_BANKADMIN_PW=" + cfg.BankAdmin.Password}}
 	e.template = fmt.Sprintf(odooConfigTemplate, srv.URL, "ap", cfg.Companies[odoo.DemoCompany])
 	writeFile(t, e.config, e.template)
 	return e
@@ -115,7 +123,15 @@ func (e *odooEnv) check(env []string) (string, error) {
 // and refuses the email's IBAN, through the built proxy on a fake Odoo.
 func TestOdooPackMount(t *testing.T) {
 	t.Parallel()
-	e := newOdooEnv(t)
+	for _, v := range []int{17, 19} { // XML-RPC, JSON-2
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			t.Parallel()
+			testOdooPackMount(t, newOdooEnvOn(t, v))
+		})
+	}
+}
+
+func testOdooPackMount(t *testing.T, e *odooEnv) {
 	e.vars = e.passEnv
 	c := e.start(mcp.ProtocolVersion20251125, nil)
 
@@ -195,5 +211,22 @@ func TestOdooStartRefusals(t *testing.T) {
 	out, err := e.check(e.passEnv)
 	if err != nil || !strings.Contains(out, "ap_pay_bill") {
 		t.Fatalf("--check on the good configuration: %v\n%s", err, out)
+	}
+}
+
+// TestOdooStartRefusesExpiredKey: on Odoo 19 (JSON-2) an expired API key
+// stops the start with a message naming it as such and the variable to
+// change, not a bare "access denied".
+func TestOdooStartRefusesExpiredKey(t *testing.T) {
+	t.Parallel()
+	e := newOdooEnvOn(t, 19)
+	expired, err := e.srv.APIKey("ap", "intentplane-payer", time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.check([]string{e.passEnv[0], "TEST_ODOO_PAYER_PW=" + expired, e.passEnv[2]})
+	if err == nil || !strings.Contains(out, "the key expired, was revoked or is wrong") || !strings.Contains(out, "environment variable TEST_ODOO_PAYER_PW") ||
+		strings.Contains(out, expired) {
+		t.Errorf("start with an expired key: %v\n%s", err, out)
 	}
 }

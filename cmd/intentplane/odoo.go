@@ -13,8 +13,8 @@ import (
 	"github.com/intentplane/intentplane/odoo"
 )
 
-// odooCmd sets up an Odoo 17 database for intentplane and plays the
-// accounts-payable demo against it.
+// odooCmd sets up an Odoo database (17, 18 or 19) for intentplane and
+// plays the accounts-payable demo against it.
 type odooCmd struct {
 	Setup odooSetupCmd `cmd:"" help:"Create or complete an Odoo 17 database for intentplane: the account module, ACME Supplies with a trusted bank account, bills INV-2290 and INV-2291, and the connector's three users with exactly their groups. Idempotent."`
 	Demo  odooDemoCmd  `cmd:"" help:"Play the accounts-payable scenario on that Odoo: the email's IBAN and a bank change without call-back are refused, the two bills are paid in Odoo, a second payment is refused, and neither the reader nor the payer can touch bank accounts."`
@@ -31,7 +31,8 @@ type odooConn struct {
 	PayerPassword     string        `env:"ODOO_PAYER_PASSWORD" help:"Its password."`
 	BankAdminLogin    string        `default:"intentplane-bankadmin" help:"Login of the user that changes bank accounts."`
 	BankAdminPassword string        `env:"ODOO_BANKADMIN_PASSWORD" help:"Its password."`
-	Timeout           time.Duration `default:"30s" help:"Time limit of each XML-RPC call."`
+	Transport         string        `env:"ODOO_TRANSPORT" enum:",xmlrpc,json2" default:"" help:"How to call Odoo: empty is JSON-2 on Odoo 19 and later (the passwords are then API keys, which setup makes) and XML-RPC on 17 and 18; xmlrpc on every version; json2 (refused on 17 and 18)."`
+	Timeout           time.Duration `default:"30s" help:"Time limit of each call to Odoo."`
 }
 
 func (c odooConn) identities() (r, p, b odoo.Identity, err error) {
@@ -44,9 +45,9 @@ func (c odooConn) identities() (r, p, b odoo.Identity, err error) {
 	if len(missing) > 0 {
 		return r, p, b, fmt.Errorf("no password for the %s: set ODOO_READER_PASSWORD, ODOO_PAYER_PASSWORD and ODOO_BANKADMIN_PASSWORD (or the flags)", strings.Join(missing, ", "))
 	}
-	return odoo.Identity{Login: c.ReaderLogin, Password: c.ReaderPassword},
-		odoo.Identity{Login: c.PayerLogin, Password: c.PayerPassword},
-		odoo.Identity{Login: c.BankAdminLogin, Password: c.BankAdminPassword}, nil
+	return odoo.Identity{Login: c.ReaderLogin, Password: c.ReaderPassword, Setting: "ODOO_READER_PASSWORD (or --reader-password)"},
+		odoo.Identity{Login: c.PayerLogin, Password: c.PayerPassword, Setting: "ODOO_PAYER_PASSWORD (or --payer-password)"},
+		odoo.Identity{Login: c.BankAdminLogin, Password: c.BankAdminPassword, Setting: "ODOO_BANKADMIN_PASSWORD (or --bank-admin-password)"}, nil
 }
 
 type odooSetupCmd struct {
@@ -71,13 +72,19 @@ func (c *odooSetupCmd) Run(e *env) error {
 		return err
 	}
 	start := time.Now()
-	cfg, err := odoo.Setup(e.ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true,
+	cfg, err := odoo.Setup(e.ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: c.Transport,
 		Progress: func(s string) { fmt.Fprintf(e.stdout, "[%5.1fs] %s\n", time.Since(start).Seconds(), s) }})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Done in %s. Database %s: company %s is res.company %d; users %s, %s, %s can each do only their part.\n",
 		time.Since(start).Round(100*time.Millisecond), c.DB, odoo.DemoCompany, cfg.Companies[odoo.DemoCompany], r.Login, p.Login, b.Login)
+	if cfg.Reader.Password != r.Password { // Odoo 19: JSON-2 takes API keys, which setup made
+		fmt.Fprintf(e.stdout, "Odoo 19 and later are called over JSON-2, with API keys instead of passwords. The users' new keys, valid %d days "+
+			"(Odoo's limit for users without Settings rights; run setup again, or make new ones in each user's Preferences, before they expire):\n"+
+			"export ODOO_READER_PASSWORD=%s ODOO_PAYER_PASSWORD=%s ODOO_BANKADMIN_PASSWORD=%s\n",
+			odoo.KeyDays, cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password)
+	}
 	fmt.Fprintf(e.stdout, "Next: intentplane odoo demo --url %s --db %s\n", c.URL, c.DB)
 	return nil
 }
@@ -96,7 +103,7 @@ func (c *odooDemoCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("%w (run intentplane odoo setup first)", err)
 	}
-	client, err := odoo.New(odoo.Config{URL: c.URL, DB: c.DB, Reader: r, Payer: p, BankAdmin: b, Timeout: c.Timeout,
+	client, err := odoo.New(odoo.Config{URL: c.URL, DB: c.DB, Reader: r, Payer: p, BankAdmin: b, Timeout: c.Timeout, Transport: c.Transport,
 		Companies: map[string]int64{ap.DemoCompany: cid}})
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ func odooSetupAndDemo(t *testing.T, url, master, db string) {
 	}
 	t.Setenv("ODOO_MASTER_PASSWORD", master)
 	ctx := context.Background()
+	keys := ""
 	for i := range 2 {
 		var out, errb bytes.Buffer
 		if err := run(ctx, []string{"odoo", "setup", "--url", url, "--db", db, "--install-timeout", "10m"}, &out, &errb); err != nil {
@@ -39,6 +41,14 @@ func odooSetupAndDemo(t *testing.T, url, master, db string) {
 		if strings.Contains(out.String(), os.Getenv("ODOO_READER_PASSWORD")) {
 			t.Fatal("setup printed a password")
 		}
+		_, keys, _ = strings.Cut(out.String(), "\nexport ")
+		keys, _, _ = strings.Cut(keys, "\n")
+	}
+	// On Odoo 19 setup printed the API keys JSON-2 needs, to be used in
+	// place of the passwords.
+	for _, kv := range strings.Fields(keys) {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
 	}
 	var out, errb bytes.Buffer
 	err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb)
@@ -61,9 +71,14 @@ func odooSetupAndDemo(t *testing.T, url, master, db string) {
 }
 
 func TestOdooSetupAndDemoOnFake(t *testing.T) {
-	srv := odootest.NewServer("fake-master")
-	defer srv.Close()
-	odooSetupAndDemo(t, srv.URL, "fake-master", "ap_demo")
+	for _, v := range []int{17, 19} {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			srv := odootest.NewServer("fake-master")
+			defer srv.Close()
+			srv.SetVersion(v)
+			odooSetupAndDemo(t, srv.URL, "fake-master", "ap_demo")
+		})
+	}
 }
 
 // TestOdooSetupAndDemoOnRealOdoo runs setup and the demo against a real

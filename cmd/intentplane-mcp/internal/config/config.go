@@ -268,7 +268,14 @@ type Odoo struct {
 	// Companies maps a mandate's owner ("northwind") to its res.company
 	// id; at least one.
 	Companies map[string]int64 `toml:"companies"`
-	// Timeout limits each XML-RPC call; empty means 30s.
+	// Transport is how the connector calls Odoo (odoo.Config.Transport):
+	// empty is JSON-2 on Odoo 19 and later, where the identities'
+	// variables must then hold API keys (intentplane odoo setup makes
+	// them), and XML-RPC on 17 and 18; "xmlrpc" keeps XML-RPC on every
+	// version (passwords or API keys); "json2" refuses to start on 17 and
+	// 18.
+	Transport string `toml:"transport"`
+	// Timeout limits each call to Odoo; empty means 30s.
 	Timeout Duration `toml:"timeout"`
 }
 

@@ -163,6 +163,7 @@ func TestLoadErrors(t *testing.T) {
 		{"odoo table without erp", `command = "./bank"`, "pack = \"ap\"\n[servers.bank.odoo]\nurl = \"http://127.0.0.1:8069\"", "[servers.bank.odoo]", `needs pack = "ap" and erp = "odoo"`},
 		{"odoo password in the file", `command = "./bank"`, "pack = \"ap\"\nerp = \"odoo\"\n[servers.bank.odoo]\nurl = \"http://127.0.0.1:8069\"\ndb = \"ap\"\nreader = { login = \"r\", password = \"hunter2\" }", "reader", "a password is never written in the configuration"},
 		{"odoo url with credentials", `command = "./bank"`, "pack = \"ap\"\nerp = \"odoo\"\n[servers.bank.odoo]\nurl = \"http://admin:pw@127.0.0.1:8069\"", "url = \"http://admin", "url must not carry credentials"},
+		{"odoo transport", `command = "./bank"`, "pack = \"ap\"\nerp = \"odoo\"\n[servers.bank.odoo]\nurl = \"http://127.0.0.1:8069\"\ndb = \"ap\"\ntransport = \"jsonrpc\"", "transport", `unknown transport "jsonrpc"`},
 		{"odoo company id", `command = "./bank"`, "pack = \"ap\"\nerp = \"odoo\"\n[servers.bank.odoo]\nurl = \"http://127.0.0.1:8069\"\ndb = \"ap\"\nreader = { login = \"r\", password_env = \"R\" }\npayer = { login = \"p\", password_env = \"P\" }\ncompanies = { northwind = 0 }", "companies", `company "northwind": a res.company id is a positive integer`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

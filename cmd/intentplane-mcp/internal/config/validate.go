@@ -123,6 +123,11 @@ func (c *Config) checkOdoo(at []string, oc *Odoo) error {
 	if oc.DB == "" {
 		return c.ErrAt(at, "odoo needs db (the database)")
 	}
+	switch oc.Transport {
+	case "", "xmlrpc", "json2":
+	default:
+		return c.ErrAt(append(at, "transport"), `unknown transport %q: leave it out (JSON-2 on Odoo 19 and later, XML-RPC on 17 and 18), "xmlrpc" or "json2"`, oc.Transport)
+	}
 	ids := []struct {
 		key string
 		id  *OdooIdentity
