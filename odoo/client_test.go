@@ -43,36 +43,38 @@ func demoRecords(t testing.TB, c *odoo.Client) (erp.Vendor, erp.BankAccount, erp
 // payment once the uids and the currency are cached.
 func TestRoundTripsOfOnePayment(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	_, acct, bill, _ := demoRecords(t, e.client)
-	ctx := context.Background()
-	if err := e.client.Login(ctx); err != nil { // uids cached
-		t.Fatal(err)
-	}
-	before := e.srv.Calls()
-	p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := e.srv.Calls() - before
-	t.Logf("one allowed payment: %d XML-RPC calls", n)
-	if n > 6 {
-		t.Errorf("one payment took %d XML-RPC calls, want at most 6", n)
-	}
-	if p.State != erp.PaymentPosted || p.Key != "op-1" || p.BankAccount != acct.ID {
-		t.Errorf("payment = %+v", p)
-	}
-	bs, _ := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill.ID})
-	if len(bs) != 1 || bs[0].PaymentState != erp.Paid || bs[0].Residual != 0 {
-		t.Errorf("bill after payment = %+v", bs)
-	}
-	before = e.srv.Calls()
-	if again, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"}); err != nil || again.ID != p.ID {
-		t.Errorf("the same key again = %+v, %v", again, err)
-	}
-	if n := e.srv.Calls() - before; n != 1 {
-		t.Errorf("a repeated key took %d calls, want 1 (the lookup)", n)
-	}
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		_, acct, bill, _ := demoRecords(t, e.client)
+		ctx := context.Background()
+		if err := e.client.Login(ctx); err != nil { // uids cached
+			t.Fatal(err)
+		}
+		before := e.srv.Calls()
+		p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := e.srv.Calls() - before
+		t.Logf("one allowed payment: %d XML-RPC calls", n)
+		if n > 6 {
+			t.Errorf("one payment took %d XML-RPC calls, want at most 6", n)
+		}
+		if p.State != erp.PaymentPosted || p.Key != "op-1" || p.BankAccount != acct.ID {
+			t.Errorf("payment = %+v", p)
+		}
+		bs, _ := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill.ID})
+		if len(bs) != 1 || bs[0].PaymentState != erp.Paid || bs[0].Residual != 0 {
+			t.Errorf("bill after payment = %+v", bs)
+		}
+		before = e.srv.Calls()
+		if again, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"}); err != nil || again.ID != p.ID {
+			t.Errorf("the same key again = %+v, %v", again, err)
+		}
+		if n := e.srv.Calls() - before; n != 1 {
+			t.Errorf("a repeated key took %d calls, want 1 (the lookup)", n)
+		}
+	})
 }
 
 // BenchmarkRegisterPayment pays a small part of one bill per iteration
@@ -125,24 +127,26 @@ func itoaInt(i int) string {
 // of paying again, now and when asked again.
 func TestLostAnswerDoesNotPayTwice(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	_, acct, _, bill2 := demoRecords(t, e.client)
-	ctx := context.Background()
-	e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
-	r := erp.PaymentRequest{Bill: bill2.ID, BankAccount: acct.ID, Amount: eur(100000), Key: "lost-1"}
-	p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
-	if err != nil {
-		t.Fatalf("payment with a lost answer: %v; want it found by its key", err)
-	}
-	again, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
-	if err != nil || again.ID != p.ID {
-		t.Errorf("asked again: %+v, %v; want payment %s", again, err, p.ID)
-	}
-	ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID})
-	bs, _ := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill2.ID})
-	if len(ps) != 1 || len(bs) != 1 || bs[0].Residual != 140000 {
-		t.Errorf("after a lost answer: %d payments, bill %+v; want 1 payment and 1,400.00 left", len(ps), bs)
-	}
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		_, acct, _, bill2 := demoRecords(t, e.client)
+		ctx := context.Background()
+		e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
+		r := erp.PaymentRequest{Bill: bill2.ID, BankAccount: acct.ID, Amount: eur(100000), Key: "lost-1"}
+		p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
+		if err != nil {
+			t.Fatalf("payment with a lost answer: %v; want it found by its key", err)
+		}
+		again, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
+		if err != nil || again.ID != p.ID {
+			t.Errorf("asked again: %+v, %v; want payment %s", again, err, p.ID)
+		}
+		ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID})
+		bs, _ := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill2.ID})
+		if len(ps) != 1 || len(bs) != 1 || bs[0].Residual != 140000 {
+			t.Errorf("after a lost answer: %d payments, bill %+v; want 1 payment and 1,400.00 left", len(ps), bs)
+		}
+	})
 }
 
 // TestLostAnswerUnknownOutcome: when neither the answer nor the payment
@@ -150,24 +154,26 @@ func TestLostAnswerDoesNotPayTwice(t *testing.T) {
 // says the outcome is unknown, and nothing is retried.
 func TestLostAnswerUnknownOutcome(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	_, acct, bill, _ := demoRecords(t, e.client)
-	ctx := context.Background()
-	cut := &cutAfter{marker: "action_create_payments"}
-	cfg := e.cfg
-	cfg.HTTPClient = &http.Client{Transport: cut}
-	c, _ := odoo.New(cfg)
-	_, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "lost-2"})
-	if !errors.Is(err, odoo.ErrNetwork) || errors.Is(err, erp.ErrRefused) || !strings.Contains(err.Error(), "may or may not") {
-		t.Fatalf("error = %v; want an unknown outcome wrapping ErrNetwork", err)
-	}
-	if n := cut.after.Load(); n != 1 {
-		t.Errorf("%d calls after the lost one; want 1 (the lookup by key), no retry", n)
-	}
-	ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
-	if len(ps) != 1 {
-		t.Errorf("%d payments; want exactly the one the lost call made", len(ps))
-	}
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		_, acct, bill, _ := demoRecords(t, e.client)
+		ctx := context.Background()
+		cut := &cutAfter{marker: "action_create_payments"}
+		cfg := e.cfg
+		cfg.HTTPClient = &http.Client{Transport: cut}
+		c, _ := odoo.New(cfg)
+		_, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "lost-2"})
+		if !errors.Is(err, odoo.ErrNetwork) || errors.Is(err, erp.ErrRefused) || !strings.Contains(err.Error(), "may or may not") {
+			t.Fatalf("error = %v; want an unknown outcome wrapping ErrNetwork", err)
+		}
+		if n := cut.after.Load(); n != 1 {
+			t.Errorf("%d calls after the lost one; want 1 (the lookup by key), no retry", n)
+		}
+		ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
+		if len(ps) != 1 {
+			t.Errorf("%d payments; want exactly the one the lost call made", len(ps))
+		}
+	})
 }
 
 // cutAfter is a RoundTripper that lets calls through until one whose body
@@ -202,176 +208,188 @@ func (c *cutAfter) RoundTrip(r *http.Request) (*http.Response, error) {
 // gives each bill its own payments only.
 func TestPaymentsOfABill(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	_, acct, bill, bill2 := demoRecords(t, e.client)
-	ctx := context.Background()
-	for i, b := range []erp.Bill{bill, bill2} {
-		if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "k" + itoaInt(i)}); err != nil {
-			t.Fatal(err)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		_, acct, bill, bill2 := demoRecords(t, e.client)
+		ctx := context.Background()
+		for i, b := range []erp.Bill{bill, bill2} {
+			if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "k" + itoaInt(i)}); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	for _, b := range []erp.Bill{bill, bill2} {
-		ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: b.ID})
-		if err != nil || len(ps) != 1 || ps[0].Bill != b.ID {
-			t.Errorf("payments of %s: %+v, %v", b.ID, ps, err)
+		for _, b := range []erp.Bill{bill, bill2} {
+			ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: b.ID})
+			if err != nil || len(ps) != 1 || ps[0].Bill != b.ID {
+				t.Errorf("payments of %s: %+v, %v", b.ID, ps, err)
+			}
 		}
-	}
-	all, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{})
-	if err != nil || len(all) != 3 { // and the demo's payment of odoo.DemoPaidBill
-		t.Errorf("all payments: %d, %v; want 3", len(all), err)
-	}
+		all, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{})
+		if err != nil || len(all) != 3 { // and the demo's payment of odoo.DemoPaidBill
+			t.Errorf("all payments: %d, %v; want 3", len(all), err)
+		}
+	})
 }
 
 // TestLookAlikeNumbers: Odoo's clean-up keeps Unicode letters and the
 // underscore; the client never matches or writes such a number.
 func TestLookAlikeNumbers(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	v, _, _, _ := demoRecords(t, e.client)
-	ctx := context.Background()
-	// A clerk typed the number with a Cyrillic A in it.
-	odd, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Trusted: true, Active: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if odd.Sanitized == erp.Sanitize(odd.Number) {
-		t.Fatalf("Odoo's sanitized number %q should keep the look-alike", odd.Sanitized)
-	}
-	for _, q := range []string{"CH9300762011623852957", "CH93 0076 2011 6238 5295 \u04107", "CH93_0076"} {
-		as, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{Number: q})
-		if err != nil || len(as) != 0 {
-			t.Errorf("BankAccounts(%q) = %+v, %v; want none", q, as, err)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		v, _, _, _ := demoRecords(t, e.client)
+		ctx := context.Background()
+		// A clerk typed the number with a Cyrillic A in it.
+		odd, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Trusted: true, Active: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := e.client.ChangeBankAccount(ctx, odoo.DemoCompany, erp.BankChange{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Key: "c1"}); !errors.Is(err, erp.ErrRefused) {
-		t.Errorf("writing a look-alike number: %v, want ErrRefused", err)
-	}
+		if odd.Sanitized == erp.Sanitize(odd.Number) {
+			t.Fatalf("Odoo's sanitized number %q should keep the look-alike", odd.Sanitized)
+		}
+		for _, q := range []string{"CH9300762011623852957", "CH93 0076 2011 6238 5295 \u04107", "CH93_0076"} {
+			as, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{Number: q})
+			if err != nil || len(as) != 0 {
+				t.Errorf("BankAccounts(%q) = %+v, %v; want none", q, as, err)
+			}
+		}
+		if _, err := e.client.ChangeBankAccount(ctx, odoo.DemoCompany, erp.BankChange{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Key: "c1"}); !errors.Is(err, erp.ErrRefused) {
+			t.Errorf("writing a look-alike number: %v, want ErrRefused", err)
+		}
+	})
 }
 
 // TestRightsAreChecked: the default user template (no groups given) can
 // edit bank accounts, which CheckRights catches.
 func TestRightsAreChecked(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	ctx := context.Background()
-	if _, err := e.admin.EnsureUser(ctx, odoo.User{Name: "too much", Identity: e.cfg.Payer, Groups: []string{"account.group_account_invoice", "base.group_partner_manager"},
-		Companies: []string{"northwind"}}); err != nil {
-		t.Fatal(err)
-	}
-	c, _ := odoo.New(e.cfg)
-	var re *odoo.RightsError
-	if err := c.CheckRights(ctx, odoo.DemoCompany); !errors.As(err, &re) || re.Role != "payer" {
-		t.Fatalf("CheckRights = %v; want the payer caught", err)
-	}
-	as, _ := c.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{})
-	for _, a := range as {
-		if strings.HasPrefix(a.Number, "PROBE") {
-			t.Errorf("the probe's account %s was left behind", a.ID)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		ctx := context.Background()
+		if _, err := e.admin.EnsureUser(ctx, odoo.User{Name: "too much", Identity: e.cfg.Payer, Groups: []string{"account.group_account_invoice", "base.group_partner_manager"},
+			Companies: []string{"northwind"}}); err != nil {
+			t.Fatal(err)
 		}
-	}
+		c, _ := odoo.New(e.cfg)
+		var re *odoo.RightsError
+		if err := c.CheckRights(ctx, odoo.DemoCompany); !errors.As(err, &re) || re.Role != "payer" {
+			t.Fatalf("CheckRights = %v; want the payer caught", err)
+		}
+		as, _ := c.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{})
+		for _, a := range as {
+			if strings.HasPrefix(a.Number, "PROBE") {
+				t.Errorf("the probe's account %s was left behind", a.ID)
+			}
+		}
+	})
 }
 
 func TestFaults(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	ctx := context.Background()
-	secret := e.cfg.Reader.Password
-	tests := []struct {
-		name string
-		run  func() error
-		want []error
-	}{
-		{"wrong password", func() error {
-			cfg := e.cfg
-			cfg.Reader.Password = "wrong-" + secret
-			c, _ := odoo.New(cfg)
-			_, err := c.Vendors(ctx, odoo.DemoCompany, erp.VendorQuery{})
-			return err
-		}, []error{odoo.ErrAccessDenied}},
-		{"unknown database", func() error {
-			cfg := e.cfg
-			cfg.DB = "nodb"
-			c, _ := odoo.New(cfg)
-			return c.Login(ctx)
-		}, []error{odoo.ErrServer}},
-		{"wrong master password", func() error {
-			a, _ := odoo.NewAdmin(odoo.AdminConfig{URL: e.srv.URL, DB: "x", MasterPassword: "wrong"})
-			return a.CreateDatabase(ctx)
-		}, []error{odoo.ErrAccessDenied}},
-		{"no payer", func() error {
-			cfg := e.cfg
-			cfg.Payer = odoo.Identity{}
-			c, _ := odoo.New(cfg)
-			_, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1), Key: "k"})
-			return err
-		}, []error{odoo.ErrNoIdentity}},
-		{"unknown company", func() error {
-			_, err := e.client.RegisterPayment(ctx, "nosuch", erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1), Key: "k"})
-			return err
-		}, []error{erp.ErrNotFound}},
-		{"no key", func() error {
-			_, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1)})
-			return err
-		}, []error{erp.ErrRefused}},
-		{"cancelled", func() error {
-			cctx, cancel := context.WithCancel(ctx)
-			cancel()
-			_, err := e.client.Vendors(cctx, odoo.DemoCompany, erp.VendorQuery{})
-			return err
-		}, []error{context.Canceled}},
-	}
-	for _, tt := range tests {
-		err := tt.run()
-		for _, w := range tt.want {
-			if !errors.Is(err, w) {
-				t.Errorf("%s: error %v, want %v", tt.name, err, w)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		ctx := context.Background()
+		secret := e.cfg.Reader.Password
+		tests := []struct {
+			name string
+			run  func() error
+			want []error
+		}{
+			{"wrong password", func() error {
+				cfg := e.cfg
+				cfg.Reader.Password = "wrong-" + secret
+				c, _ := odoo.New(cfg)
+				_, err := c.Vendors(ctx, odoo.DemoCompany, erp.VendorQuery{})
+				return err
+			}, []error{odoo.ErrAccessDenied}},
+			{"unknown database", func() error {
+				cfg := e.cfg
+				cfg.DB = "nodb"
+				c, _ := odoo.New(cfg)
+				return c.Login(ctx)
+			}, []error{odoo.ErrServer}},
+			{"wrong master password", func() error {
+				a, _ := odoo.NewAdmin(odoo.AdminConfig{URL: e.srv.URL, DB: "x", MasterPassword: "wrong"})
+				return a.CreateDatabase(ctx)
+			}, []error{odoo.ErrAccessDenied}},
+			{"no payer", func() error {
+				cfg := e.cfg
+				cfg.Payer = odoo.Identity{}
+				c, _ := odoo.New(cfg)
+				_, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1), Key: "k"})
+				return err
+			}, []error{odoo.ErrNoIdentity}},
+			{"unknown company", func() error {
+				_, err := e.client.RegisterPayment(ctx, "nosuch", erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1), Key: "k"})
+				return err
+			}, []error{erp.ErrNotFound}},
+			{"no key", func() error {
+				_, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1)})
+				return err
+			}, []error{erp.ErrRefused}},
+			{"cancelled", func() error {
+				cctx, cancel := context.WithCancel(ctx)
+				cancel()
+				_, err := e.client.Vendors(cctx, odoo.DemoCompany, erp.VendorQuery{})
+				return err
+			}, []error{context.Canceled}},
+		}
+		for _, tt := range tests {
+			err := tt.run()
+			for _, w := range tt.want {
+				if !errors.Is(err, w) {
+					t.Errorf("%s: error %v, want %v", tt.name, err, w)
+				}
+			}
+			if err != nil && strings.Contains(err.Error(), secret) {
+				t.Errorf("%s: the error shows a password: %v", tt.name, err)
 			}
 		}
-		if err != nil && strings.Contains(err.Error(), secret) {
-			t.Errorf("%s: the error shows a password: %v", tt.name, err)
-		}
-	}
+	})
 }
 
 // TestFaultsHideCredentials: a fault string echoing a password (a
 // traceback quoting the call) is cleaned before it is returned.
 func TestFaultsHideCredentials(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	pw := e.cfg.Reader.Password
-	e.srv.Answer("res.partner", "search_read", `<?xml version='1.0'?><methodResponse><fault><value><struct>`+
-		`<member><name>faultCode</name><value><int>1</int></value></member>`+
-		`<member><name>faultString</name><value><string>Traceback (most recent call last):
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		pw := e.cfg.Reader.Password
+		e.srv.Answer("res.partner", "search_read", `<?xml version='1.0'?><methodResponse><fault><value><struct>`+
+			`<member><name>faultCode</name><value><int>1</int></value></member>`+
+			`<member><name>faultString</name><value><string>Traceback (most recent call last):
   File "x", line 1
 ValueError: bad call ('db', 2, '`+pw+`')</string></value></member></struct></value></fault></methodResponse>`)
-	_, err := e.client.Vendors(context.Background(), odoo.DemoCompany, erp.VendorQuery{})
-	var f *odoo.Fault
-	if !errors.As(err, &f) || f.Code != 1 || !errors.Is(err, odoo.ErrServer) {
-		t.Fatalf("error = %v; want a *Fault 1", err)
-	}
-	if strings.Contains(err.Error(), pw) || !strings.Contains(f.Message, "ValueError: bad call") {
-		t.Errorf("fault = %q", f.Message)
-	}
+		_, err := e.client.Vendors(context.Background(), odoo.DemoCompany, erp.VendorQuery{})
+		var f *odoo.Fault
+		if !errors.As(err, &f) || f.Code != 1 || !errors.Is(err, odoo.ErrServer) {
+			t.Fatalf("error = %v; want a *Fault 1", err)
+		}
+		if strings.Contains(err.Error(), pw) || !strings.Contains(f.Message, "ValueError: bad call") {
+			t.Errorf("fault = %q", f.Message)
+		}
+	})
 }
 
 // TestBadAnswers: answers of the wrong shape are errors, never panics.
 func TestBadAnswers(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	ctx := context.Background()
-	for _, body := range []string{
-		"not xml at all",
-		`<?xml version='1.0'?><methodResponse><params><param><value><string>x</string></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><int>1</int></value></data></array></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><string>7</string></value></member></struct></value></data></array></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><int>7</int></value></member><member><name>partner_id</name><value><array><data><value><int>1</int></value></data></array></value></member></struct></value></data></array></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><fault><value><struct><member><name>faultCode</name><value><string>warning -- AccessError</string></value></member></struct></value></fault></methodResponse>`,
-	} {
-		e.srv.Answer("res.partner.bank", "search_read", body)
-		if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
-			t.Errorf("answer %.60q: no error", body)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		ctx := context.Background()
+		for _, body := range []string{
+			"not xml at all",
+			`<?xml version='1.0'?><methodResponse><params><param><value><string>x</string></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><int>1</int></value></data></array></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><string>7</string></value></member></struct></value></data></array></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><int>7</int></value></member><member><name>partner_id</name><value><array><data><value><int>1</int></value></data></array></value></member></struct></value></data></array></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><fault><value><struct><member><name>faultCode</name><value><string>warning -- AccessError</string></value></member></struct></value></fault></methodResponse>`,
+		} {
+			e.srv.Answer("res.partner.bank", "search_read", body)
+			if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
+				t.Errorf("answer %.60q: no error", body)
+			}
 		}
-	}
+	})
 }
 
 // TestTimeout: a server that does not answer in time gives ErrNetwork.
@@ -400,12 +418,14 @@ func TestTimeout(t *testing.T) {
 // None; the Admin takes it as done.
 func TestNoneFaultIsDone(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	v, _, _, _ := demoRecords(t, e.client)
-	b, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: "INV-X", Vendor: v.ID, Currency: "EUR", Total: 100, State: erp.StateCancelled})
-	if err != nil || b.State != erp.StateCancelled {
-		t.Fatalf("cancelled bill = %+v, %v", b, err)
-	}
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		v, _, _, _ := demoRecords(t, e.client)
+		b, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: "INV-X", Vendor: v.ID, Currency: "EUR", Total: 100, State: erp.StateCancelled})
+		if err != nil || b.State != erp.StateCancelled {
+			t.Fatalf("cancelled bill = %+v, %v", b, err)
+		}
+	})
 }
 
 func TestSetupIsIdempotent(t *testing.T) {
@@ -439,37 +459,39 @@ func TestSetupIsIdempotent(t *testing.T) {
 // wraps erp.ErrNotWritten; a lost answer does not.
 func TestNothingWritten(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	_, acct, bill, bill2 := demoRecords(t, e.client)
-	ctx := context.Background()
-	decided := func(b erp.Bill, key string) erp.PaymentRequest {
-		return erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: key, Decided: &b, Account: &acct}
-	}
-	cfg := e.cfg
-	cfg.URL = "http://127.0.0.1:1" // nothing listens: the connection is refused
-	down, _ := odoo.New(cfg)
-	for _, r := range []erp.PaymentRequest{decided(bill, "down-1"), {Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "down-2"}} {
-		if _, err := down.RegisterPayment(ctx, odoo.DemoCompany, r); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrNotSent) {
-			t.Errorf("connection refused (decided %t): %v; want ErrNotWritten and ErrNotSent", r.Decided != nil, err)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		_, acct, bill, bill2 := demoRecords(t, e.client)
+		ctx := context.Background()
+		decided := func(b erp.Bill, key string) erp.PaymentRequest {
+			return erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: key, Decided: &b, Account: &acct}
 		}
-	}
-	e.srv.Answer("account.payment.register", "action_create_payments", `<?xml version="1.0"?><methodResponse><fault><value><struct>`+
-		`<member><name>faultCode</name><value><int>4</int></value></member>`+
-		`<member><name>faultString</name><value><string>You are not allowed to create 'Payments' (account.payment) records.</string></value></member>`+
-		`</struct></value></fault></methodResponse>`)
-	if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "denied-1")); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrAccess) {
-		t.Errorf("an access fault of the wizard's run: %v; want ErrNotWritten", err)
-	}
-	e.srv.Answer("account.payment.register", "action_create_payments", "")
-	if ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID}); len(ps) != 0 {
-		t.Errorf("payments after the faults: %+v", ps)
-	}
-	e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
-	cut := &cutAfter{marker: "action_create_payments"}
-	lossy := e.cfg
-	lossy.HTTPClient = &http.Client{Transport: cut}
-	lc, _ := odoo.New(lossy)
-	if _, err := lc.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "lost-3")); err == nil || errors.Is(err, erp.ErrNotWritten) || errors.Is(err, erp.ErrRefused) {
-		t.Errorf("a lost answer: %v; want an unknown outcome", err)
-	}
+		cfg := e.cfg
+		cfg.URL = "http://127.0.0.1:1" // nothing listens: the connection is refused
+		down, _ := odoo.New(cfg)
+		for _, r := range []erp.PaymentRequest{decided(bill, "down-1"), {Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "down-2"}} {
+			if _, err := down.RegisterPayment(ctx, odoo.DemoCompany, r); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrNotSent) {
+				t.Errorf("connection refused (decided %t): %v; want ErrNotWritten and ErrNotSent", r.Decided != nil, err)
+			}
+		}
+		e.srv.Answer("account.payment.register", "action_create_payments", `<?xml version="1.0"?><methodResponse><fault><value><struct>`+
+			`<member><name>faultCode</name><value><int>4</int></value></member>`+
+			`<member><name>faultString</name><value><string>You are not allowed to create 'Payments' (account.payment) records.</string></value></member>`+
+			`</struct></value></fault></methodResponse>`)
+		if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "denied-1")); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrAccess) {
+			t.Errorf("an access fault of the wizard's run: %v; want ErrNotWritten", err)
+		}
+		e.srv.Answer("account.payment.register", "action_create_payments", "")
+		if ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID}); len(ps) != 0 {
+			t.Errorf("payments after the faults: %+v", ps)
+		}
+		e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
+		cut := &cutAfter{marker: "action_create_payments"}
+		lossy := e.cfg
+		lossy.HTTPClient = &http.Client{Transport: cut}
+		lc, _ := odoo.New(lossy)
+		if _, err := lc.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "lost-3")); err == nil || errors.Is(err, erp.ErrNotWritten) || errors.Is(err, erp.ErrRefused) {
+			t.Errorf("a lost answer: %v; want an unknown outcome", err)
+		}
+	})
 }

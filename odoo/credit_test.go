@@ -15,6 +15,7 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
 // withResidual returns args with the residual the payment is paid against.
@@ -140,41 +141,43 @@ func (e *apEnv) approvals(tb testing.TB, d gateway.Decision) []approval.Approval
 // anything is written.
 func TestNettingReconcileFails(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	v, acct, bill, _ := demoRecords(t, e.client)
-	ctx := context.Background()
-	cn, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "CN-FAIL", Vendor: v.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 5000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.srv.Answer("account.move", "js_assign_outstanding_line", `<?xml version="1.0"?><methodResponse><fault><value><struct>`+
-		`<member><name>faultCode</name><value><int>2</int></value></member>`+
-		`<member><name>faultString</name><value><string>Entries are not from the same account.</string></value></member>`+
-		`</struct></value></fault></methodResponse>`)
-	p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
-		Key: "net-fail", Credits: []string{cn.ID}})
-	if err != nil || p.Amount != eur(1000) || len(p.Unreconciled) != 1 || p.Unreconciled[0] != cn.ID {
-		t.Fatalf("netted payment with a failed reconciliation: %+v, %v; want it made, naming %s", p, err, cn.ID)
-	}
-	bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: v.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bs {
-		switch b.ID {
-		case bill.ID:
-			if b.Residual != bill.Residual-1000 {
-				t.Errorf("bill residual %d, want %d (the payment only)", b.Residual, bill.Residual-1000)
-			}
-		case cn.ID:
-			if b.Residual != 5000 {
-				t.Errorf("credit note residual %d, want 5000 (still open)", b.Residual)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFake(t, srv, true)
+		v, acct, bill, _ := demoRecords(t, e.client)
+		ctx := context.Background()
+		cn, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "CN-FAIL", Vendor: v.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.srv.Answer("account.move", "js_assign_outstanding_line", `<?xml version="1.0"?><methodResponse><fault><value><struct>`+
+			`<member><name>faultCode</name><value><int>2</int></value></member>`+
+			`<member><name>faultString</name><value><string>Entries are not from the same account.</string></value></member>`+
+			`</struct></value></fault></methodResponse>`)
+		p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
+			Key: "net-fail", Credits: []string{cn.ID}})
+		if err != nil || p.Amount != eur(1000) || len(p.Unreconciled) != 1 || p.Unreconciled[0] != cn.ID {
+			t.Fatalf("netted payment with a failed reconciliation: %+v, %v; want it made, naming %s", p, err, cn.ID)
+		}
+		bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: v.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			switch b.ID {
+			case bill.ID:
+				if b.Residual != bill.Residual-1000 {
+					t.Errorf("bill residual %d, want %d (the payment only)", b.Residual, bill.Residual-1000)
+				}
+			case cn.ID:
+				if b.Residual != 5000 {
+					t.Errorf("credit note residual %d, want 5000 (still open)", b.Residual)
+				}
 			}
 		}
-	}
-	e.srv.Answer("account.move", "js_assign_outstanding_line", "")
-	if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
-		Key: "net-other", Credits: []string{bill.ID}}); !errors.Is(err, erp.ErrRefused) {
-		t.Errorf("a bill as credit: %v, want ErrRefused", err)
-	}
+		e.srv.Answer("account.move", "js_assign_outstanding_line", "")
+		if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
+			Key: "net-other", Credits: []string{bill.ID}}); !errors.Is(err, erp.ErrRefused) {
+			t.Errorf("a bill as credit: %v, want ErrRefused", err)
+		}
+	})
 }

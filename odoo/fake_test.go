@@ -49,12 +49,31 @@ func newFake(t testing.TB, srv *odootest.Server, demo bool) fakeEnv {
 	return fakeEnv{srv: srv, admin: a, cfg: cfg, client: c}
 }
 
+// fakeOf returns a fake Odoo of the major version, closed with the test.
+func fakeOf(t testing.TB, major int) *odootest.Server {
+	srv := odootest.NewServer(fakeMaster)
+	srv.SetVersion(major)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// eachVersion runs f as a subtest per Odoo version the fake serves
+// (odootest.Versions), named by it ("17"), each on its own fake server.
+func eachVersion(t *testing.T, f func(t *testing.T, srv *odootest.Server)) {
+	for _, v := range odootest.Versions {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			t.Parallel()
+			f(t, fakeOf(t, v))
+		})
+	}
+}
+
 func TestFakeConformance(t *testing.T) {
 	t.Parallel()
-	srv := odootest.NewServer(fakeMaster)
-	defer srv.Close()
-	erptest.Run(t, func(t *testing.T) erptest.Env {
-		e := newFake(t, srv, false)
-		return erptest.Env{Source: e.client, Seeder: e.admin, Company: "northwind", Other: "southwind"}
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		erptest.Run(t, func(t *testing.T) erptest.Env {
+			e := newFake(t, srv, false)
+			return erptest.Env{Source: e.client, Seeder: e.admin, Company: "northwind", Other: "southwind"}
+		})
 	})
 }
