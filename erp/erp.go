@@ -123,6 +123,10 @@ const (
 	Paid      PaymentState = "paid"
 	InPayment PaymentState = "in_payment"
 	Reversed  PaymentState = "reversed"
+	// Blocked is a bill a person put on hold for payment in the ERP
+	// (Odoo 18 and later: "Block payment"); it is never paid until they
+	// release it, and is not settled.
+	Blocked PaymentState = "blocked"
 )
 
 // Settled reports whether nothing is left to pay: Paid, InPayment or

@@ -472,6 +472,8 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 		return Payment{}, refused("%s is a credit note; credit notes reduce what is owed and are never paid", b.Name)
 	case b.State != StatePosted:
 		return Payment{}, refused("%s is not posted", b.Name)
+	case b.PaymentState == Blocked:
+		return Payment{}, refused("%s is blocked for payment in the ERP", b.Name)
 	case b.Residual <= 0 || b.PaymentState.Settled():
 		return Payment{}, refused("%s is already paid", b.Name)
 	case r.Amount.Currency != b.Currency:

@@ -395,9 +395,13 @@ func (a *Admin) EnsureUser(ctx context.Context, u User) (int64, error) {
 		}
 		companies = append(companies, id)
 	}
+	d, err := a.client.dialect(ctx)
+	if err != nil {
+		return 0, err
+	}
 	vals := map[string]any{
 		"name": u.Name, "login": u.Login, "password": u.Password, "active": true,
-		"groups_id":   []any{[]any{6, 0, groups}},
+		d.userGroups:  []any{[]any{6, 0, groups}},
 		"company_ids": []any{[]any{6, 0, companies}},
 		"company_id":  companies[0],
 	}
@@ -769,6 +773,19 @@ func (a *Admin) setMoveState(ctx context.Context, id int64, state erp.State, kw 
 		return a.done(ctx, "account.move", "button_cancel", []any{[]any{id}}, kw)
 	}
 	return nil
+}
+
+// ResetToDraft resets a posted bill of company to draft, as a person
+// does with "Reset to Draft" in Odoo (account.move button_draft). It
+// returns an error wrapping erp.ErrNotFound for an unknown company or a
+// bill ID that is not one.
+func (a *Admin) ResetToDraft(ctx context.Context, company, bill string) error {
+	cid, ok := a.company(company)
+	id, ok2 := parseID(bill)
+	if !ok || !ok2 {
+		return notFound("bill")
+	}
+	return translate(a.done(ctx, "account.move", "button_draft", []any{[]any{id}}, map[string]any{"context": scope(cid, false)}))
 }
 
 // AddBills enters many posted vendor bills of company at once (two calls:

@@ -651,9 +651,11 @@ func (e *apEnv) addAccountOf(tb testing.TB, b erp.BankAccount) erp.BankAccount {
 // beyond the company (a vendor, a bill, a number, a name) unless it reads
 // one record.
 func TestAPOnFakeOdoo(t *testing.T) {
-	srv := odootest.NewServer("fake-master")
-	t.Cleanup(srv.Close)
-	runAPScenarios(t, newAPEnv(t, srv.URL, "fake-master", "ap", srv))
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) { apOnFake(t, srv) })
+}
+
+func apOnFake(t *testing.T, srv *odootest.Server) {
+	runAPScenarios(t, newAPEnv(t, srv.URL, fakeMaster, "ap", srv))
 	n := 0
 	for _, r := range srv.Reads() {
 		if r.UID == 2 || r.UID == 1 {
@@ -676,9 +678,11 @@ func TestAPOnFakeOdoo(t *testing.T) {
 // (computed at each read); the payment still carries its key, its bill
 // and is_reconciled.
 func TestAPPaymentReadsOnFakeOdoo(t *testing.T) {
-	srv := odootest.NewServer("fake-master")
-	t.Cleanup(srv.Close)
-	e := newAPEnv(t, srv.URL, "fake-master", "reads", srv)
+	eachVersion(t, apPaymentReads)
+}
+
+func apPaymentReads(t *testing.T, srv *odootest.Server) {
+	e := newAPEnv(t, srv.URL, fakeMaster, "reads", srv)
 	e.gw, e.tok = e.mount(t, e.now, e.keys, ap.Config{ConfirmAbove: 100_000_000_00, FourEyesDailyAbove: 100_000_000_00,
 		MaxAmount: 100_000_000_00, MaxVendorTotal: 100_000_000_00})
 	bill := e.addBill(t, e.vendor.ID, "", "READS-1", 43210)

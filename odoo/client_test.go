@@ -351,41 +351,45 @@ func TestFaults(t *testing.T) {
 // traceback quoting the call) is cleaned before it is returned.
 func TestFaultsHideCredentials(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	pw := e.cfg.Reader.Password
-	e.srv.Answer("res.partner", "search_read", `<?xml version='1.0'?><methodResponse><fault><value><struct>`+
-		`<member><name>faultCode</name><value><int>1</int></value></member>`+
-		`<member><name>faultString</name><value><string>Traceback (most recent call last):
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFakeXMLRPC(t, srv, true)
+		pw := e.cfg.Reader.Password
+		e.srv.Answer("res.partner", "search_read", `<?xml version='1.0'?><methodResponse><fault><value><struct>`+
+			`<member><name>faultCode</name><value><int>1</int></value></member>`+
+			`<member><name>faultString</name><value><string>Traceback (most recent call last):
   File "x", line 1
 ValueError: bad call ('db', 2, '`+pw+`')</string></value></member></struct></value></fault></methodResponse>`)
-	_, err := e.client.Vendors(context.Background(), odoo.DemoCompany, erp.VendorQuery{})
-	var f *odoo.Fault
-	if !errors.As(err, &f) || f.Code != 1 || !errors.Is(err, odoo.ErrServer) {
-		t.Fatalf("error = %v; want a *Fault 1", err)
-	}
-	if strings.Contains(err.Error(), pw) || !strings.Contains(f.Message, "ValueError: bad call") {
-		t.Errorf("fault = %q", f.Message)
-	}
+		_, err := e.client.Vendors(context.Background(), odoo.DemoCompany, erp.VendorQuery{})
+		var f *odoo.Fault
+		if !errors.As(err, &f) || f.Code != 1 || !errors.Is(err, odoo.ErrServer) {
+			t.Fatalf("error = %v; want a *Fault 1", err)
+		}
+		if strings.Contains(err.Error(), pw) || !strings.Contains(f.Message, "ValueError: bad call") {
+			t.Errorf("fault = %q", f.Message)
+		}
+	})
 }
 
 // TestBadAnswers: answers of the wrong shape are errors, never panics.
 func TestBadAnswers(t *testing.T) {
 	t.Parallel()
-	e := newFake(t, nil, true)
-	ctx := context.Background()
-	for _, body := range []string{
-		"not xml at all",
-		`<?xml version='1.0'?><methodResponse><params><param><value><string>x</string></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><int>1</int></value></data></array></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><string>7</string></value></member></struct></value></data></array></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><int>7</int></value></member><member><name>partner_id</name><value><array><data><value><int>1</int></value></data></array></value></member></struct></value></data></array></value></param></params></methodResponse>`,
-		`<?xml version='1.0'?><methodResponse><fault><value><struct><member><name>faultCode</name><value><string>warning -- AccessError</string></value></member></struct></value></fault></methodResponse>`,
-	} {
-		e.srv.Answer("res.partner.bank", "search_read", body)
-		if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
-			t.Errorf("answer %.60q: no error", body)
+	eachVersion(t, func(t *testing.T, srv *odootest.Server) {
+		e := newFakeXMLRPC(t, srv, true)
+		ctx := context.Background()
+		for _, body := range []string{
+			"not xml at all",
+			`<?xml version='1.0'?><methodResponse><params><param><value><string>x</string></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><int>1</int></value></data></array></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><string>7</string></value></member></struct></value></data></array></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><params><param><value><array><data><value><struct><member><name>id</name><value><int>7</int></value></member><member><name>partner_id</name><value><array><data><value><int>1</int></value></data></array></value></member></struct></value></data></array></value></param></params></methodResponse>`,
+			`<?xml version='1.0'?><methodResponse><fault><value><struct><member><name>faultCode</name><value><string>warning -- AccessError</string></value></member></struct></value></fault></methodResponse>`,
+		} {
+			e.srv.Answer("res.partner.bank", "search_read", body)
+			if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
+				t.Errorf("answer %.60q: no error", body)
+			}
 		}
-	}
+	})
 }
 
 // TestTimeout: a server that does not answer in time gives ErrNetwork.

@@ -30,6 +30,13 @@ func newFake(t testing.TB, srv *odootest.Server, demo bool) fakeEnv {
 	return newFakeOn(t, srv, fakeTransport{version: 17}, demo)
 }
 
+// newFakeXMLRPC is newFake with the connector on XML-RPC whatever the
+// fake's version, for the tests of XML-RPC itself (cookies, answers).
+func newFakeXMLRPC(t testing.TB, srv *odootest.Server, demo bool) fakeEnv {
+	t.Helper()
+	return newFakeOn(t, srv, fakeTransport{version: 17, transport: odoo.TransportXMLRPC}, demo)
+}
+
 // fakeTransport is a version of the fake Odoo and the connector's
 // transport to it.
 type fakeTransport struct {
@@ -38,11 +45,12 @@ type fakeTransport struct {
 	transport string // Config.Transport
 }
 
-// fakeTransports are the fake Odoo 17 over XML-RPC, and the fake Odoo 19
-// over XML-RPC (configured) and over JSON-2 (automatic, with the API keys
-// Setup makes).
+// fakeTransports are the fake Odoo 17 and 18 over XML-RPC, and the fake
+// Odoo 19 over XML-RPC (configured) and over JSON-2 (automatic, with the
+// API keys Setup makes).
 var fakeTransports = []fakeTransport{
 	{"17-xmlrpc", 17, odoo.TransportAuto},
+	{"18-xmlrpc", 18, odoo.TransportAuto},
 	{"19-xmlrpc", 19, odoo.TransportXMLRPC},
 	{"19-json2", 19, odoo.TransportAuto},
 }
@@ -112,6 +120,25 @@ func newFakeOn(t testing.TB, srv *odootest.Server, ft fakeTransport, demo bool) 
 		t.Fatal(err)
 	}
 	return fakeEnv{srv: srv, admin: a, cfg: cfg, client: c}
+}
+
+// fakeOf returns a fake Odoo of the major version, closed with the test.
+func fakeOf(t testing.TB, major int) *odootest.Server {
+	srv := odootest.NewServer(fakeMaster)
+	srv.SetVersion(major)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// eachVersion runs f as a subtest per Odoo version the fake serves
+// (odootest.Versions), named by it ("17"), each on its own fake server.
+func eachVersion(t *testing.T, f func(t *testing.T, srv *odootest.Server)) {
+	for _, v := range odootest.Versions {
+		t.Run(fmt.Sprint(v), func(t *testing.T) {
+			t.Parallel()
+			f(t, fakeOf(t, v))
+		})
+	}
 }
 
 func TestFakeConformance(t *testing.T) {

@@ -21,9 +21,11 @@ import (
 // today does, so the next payment of 210.00 asks a person's confirmation
 // (the vendor's day above 1,000.00), and counts once.
 func TestHandPaymentsCount(t *testing.T) {
-	srv := odootest.NewServer("fake-master")
-	t.Cleanup(srv.Close)
-	e := newAPEnv(t, srv.URL, "fake-master", "handpay", srv)
+	eachVersion(t, handPaymentsCount)
+}
+
+func handPaymentsCount(t *testing.T, srv *odootest.Server) {
+	e := newAPEnv(t, srv.URL, fakeMaster, "handpay", srv)
 	ctx := context.Background()
 	v := e.vendor.ID
 	old := e.addBill(t, v, "", "HAND-OLD", 90000)

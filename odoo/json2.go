@@ -96,6 +96,7 @@ var signatures = map[string]signature{
 	"action_post":                {ids: true},
 	"action_cancel":              {ids: true},
 	"button_cancel":              {ids: true},
+	"button_draft":               {ids: true},
 	"action_create_payments":     {ids: true},
 	"js_assign_outstanding_line": {ids: true, params: []string{"line_id"}},
 	// account.chart.template.try_loading is not @api.model: it is called

@@ -21,7 +21,7 @@ import (
 // key revoked while the client runs is named at the next call.
 func TestAPIKeyRefused(t *testing.T) {
 	t.Parallel()
-	for _, ft := range fakeTransports[1:] { // Odoo 19
+	for _, ft := range fakeTransports[2:] { // Odoo 19
 		t.Run(ft.name, func(t *testing.T) {
 			t.Parallel()
 			e := newFakeOn(t, nil, ft, true)
@@ -63,7 +63,7 @@ func TestAPIKeyRefused(t *testing.T) {
 // it is logged with the credentials removed.
 func TestJSON2DebugNeverShown(t *testing.T) {
 	t.Parallel()
-	e := newFakeOn(t, nil, fakeTransports[2], true)
+	e := newFakeOn(t, nil, fakeTransports[3], true)
 	key := e.cfg.Reader.Password
 	e.srv.AnswerJSON2("res.partner", "search_read", 500, `{"name": "builtins.ValueError", "message": "bad call", "arguments": ["bad call"], "context": {},
 		"debug": "Traceback (most recent call last):\n  File \"/opt/odoo/odoo/http.py\", line 1, in dispatch\n    key = '`+key+`'\nValueError: bad call"}`)
@@ -139,8 +139,8 @@ func TestSetupWithoutDatabaseService(t *testing.T) {
 // measured (odoo18-19-api.md §3), shapes and statuses.
 func TestFakeJSON2Errors(t *testing.T) {
 	t.Parallel()
-	e := newFakeOn(t, nil, fakeTransports[2], false)
-	newFakeOn(t, e.srv, fakeTransports[2], false) // two databases: no monodb
+	e := newFakeOn(t, nil, fakeTransports[3], false)
+	newFakeOn(t, e.srv, fakeTransports[3], false) // two databases: no monodb
 	key := e.cfg.Reader.Password
 	post := func(path, ctype, db, auth, body string) (*http.Response, string) {
 		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+path, strings.NewReader(body))
@@ -203,6 +203,34 @@ func TestFakeJSON2Errors(t *testing.T) {
 					t.Errorf("%s: error body without %s: %s", tc.name, k, body)
 				}
 			}
+		}
+	}
+}
+
+// TestBadAnswersJSON2: JSON-2 answers of the wrong shape are errors,
+// never panics (TestBadAnswers for XML-RPC).
+func TestBadAnswersJSON2(t *testing.T) {
+	t.Parallel()
+	e := newFakeOn(t, nil, fakeTransports[3], true)
+	ctx := context.Background()
+	for _, a := range []struct {
+		status int
+		body   string
+	}{
+		{200, "not json at all"},
+		{200, `"x"`},
+		{200, `[1]`},
+		{200, `[{"id": "7"}]`},
+		{200, `[{"id": 7, "partner_id": [1]}]`},
+		{200, `[{"id": 1e400}]`},
+		{200, `[{"id": 99999999999999999999}]`},
+		{200, `[] []`},
+		{422, `{"name": 5}`},
+		{502, `<html>Bad Gateway</html>`},
+	} {
+		e.srv.AnswerJSON2("res.partner.bank", "search_read", a.status, a.body)
+		if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
+			t.Errorf("answer %d %.60q: no error", a.status, a.body)
 		}
 	}
 }

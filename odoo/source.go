@@ -13,24 +13,11 @@ import (
 	"github.com/intentplane/intentplane/erp"
 )
 
-// The fields read per model. Always named: without fields, Odoo sends
-// every field (144 for res.partner).
-var (
-	vendorFields  = []string{"name", "phone", "active", "company_id", "supplier_rank", "commercial_partner_id", "country_code"}
-	accountFields = []string{"partner_id", "acc_number", "sanitized_acc_number", "bank_bic", "allow_out_payment", "active", "sequence", "write_date", "company_id"}
-	billFields    = []string{"name", "ref", "partner_id", "commercial_partner_id", "move_type", "currency_id", "amount_total", "amount_residual",
-		"invoice_date_due", "partner_bank_id", "state", "payment_state", "reversed_entry_id", "company_id", "payment_id", "date", "create_date",
-		"invoice_date"}
-	paymentFields = []string{"partner_id", "partner_bank_id", "amount", "currency_id", "state", "ref", "date", "create_date",
-		"reconciled_bill_ids", "is_reconciled", "company_id", "payment_type", "partner_type"}
-	// keyedFields are those of a payment looked up by its key
-	// (paymentByKey), which belongs to the bill its memo names: all but
-	// reconciled_bill_ids, which Odoo computes at each read (queries over
-	// the payment's reconciled lines: 8 of the 22 ms of the read-back of
-	// a payment on Odoo 17). is_reconciled, stored, still says whether
-	// Odoo matched all of the payment.
-	keyedFields = slices.DeleteFunc(slices.Clone(paymentFields), func(f string) bool { return f == "reconciled_bill_ids" })
-)
+// vendorFields are the res.partner fields read of a vendor. Fields are
+// always named: without them, Odoo sends every field (144 for
+// res.partner). Those of the other models differ between versions (see
+// dialect).
+var vendorFields = []string{"name", "phone", "active", "company_id", "supplier_rank", "commercial_partner_id", "country_code"}
 
 // MaxRead is the most records one read of the connector returns. Every
 // read has a domain bound to a vendor, a bill, a number or a name, and
@@ -202,9 +189,13 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	if !ok {
 		return nil, ctx.Err() // a query that matches nothing
 	}
+	d, err := c.dialect(ctx)
+	if err != nil {
+		return nil, err
+	}
 	number := erp.Sanitize(q.Number)
 	kw, check := limited(scope(cid, !q.Active), 0, 0)
-	rs, err := s.searchRead(ctx, "res.partner.bank", domain, accountFields, kw)
+	rs, err := s.searchRead(ctx, "res.partner.bank", domain, d.accountFields(q.Holders && q.Number != ""), kw)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +384,11 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if err := q.CheckPaymentsSince(); err != nil {
 		return nil, nil, err
 	}
-	domain, id, vendor, ok := billDomain(cid, q)
+	d, err := c.dialect(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	domain, id, vendor, ok := d.billDomain(cid, q)
 	if !ok {
 		return nil, nil, ctx.Err()
 	}
@@ -404,7 +399,7 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if !q.NoVendorName {
 		kw["load"] = loadNames // for VendorName
 	}
-	rs, err := s.searchRead(ctx, "account.move", domain, billFields, kw)
+	rs, err := s.searchRead(ctx, "account.move", domain, d.billFields(), kw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -419,7 +414,7 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if err := c.loadCurrencies(ctx, s, rs); err != nil {
 		return nil, nil, err
 	}
-	out, paid, err := c.decodeBills(rs, cid, q, id, vendor)
+	out, paid, err := c.decodeBills(d, rs, cid, q, id, vendor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -448,9 +443,9 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 // and those handEntries selects.
 // ok is false for a query naming an ID or vendor that is not an ID,
 // which matches nothing.
-func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok bool) {
+func (d *dialect) billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok bool) {
 	docs := [][]any{term("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
-	entries := [][]any{term("move_type", "=", "entry"), term("payment_id", "!=", false), term("ref", "ilike", memoPrefix)}
+	entries := [][]any{term("move_type", "=", "entry"), term(d.movePayment, "!=", false), term("ref", "ilike", memoPrefix)}
 	if q.ID != "" {
 		if id, ok = parseID(q.ID); !ok {
 			return nil, 0, 0, false
@@ -479,7 +474,7 @@ func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok 
 	domain = append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
 	if q.WithPayments {
 		legs := [][]any{all(docs...), all(entries...)}
-		if hand := handEntries(q, vendor); hand != nil {
+		if hand := d.handEntries(q, vendor); hand != nil {
 			legs = append(legs, hand)
 		}
 		domain = append([]any{leaf("company_id", "=", cid)}, either(legs...)...)
@@ -490,14 +485,16 @@ func billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok 
 // handEntries is the account.move domain of the journal entries of the
 // vendor's posted outgoing payments dated on or after q.PaymentsSince
 // (erp.BillQuery.PaymentsSince), whoever registered them; nil when q asks
-// for none (no vendor or no PaymentsSince). Odoo searches through
-// payment_id for the direction (account.payment payment_type).
-func handEntries(q erp.BillQuery, vendor int64) []any {
+// for none (no vendor or no PaymentsSince). Odoo searches through the
+// entry's payment (dialect.movePayment) for the direction
+// (account.payment payment_type). state is the entry's: posted on every
+// version.
+func (d *dialect) handEntries(q erp.BillQuery, vendor int64) []any {
 	if vendor == 0 || q.PaymentsSince == "" {
 		return nil
 	}
-	return all(term("move_type", "=", "entry"), term("payment_id", "!=", false), term("commercial_partner_id", "=", vendor),
-		term("state", "=", string(erp.PaymentPosted)), term("date", ">=", q.PaymentsSince), term("payment_id.payment_type", "=", "outbound"))
+	return all(term("move_type", "=", "entry"), term(d.movePayment, "!=", false), term("commercial_partner_id", "=", vendor),
+		term("state", "=", string(erp.StatePosted)), term("date", ">=", q.PaymentsSince), term(d.movePayment+".payment_type", "=", "outbound"))
 }
 
 // lookupDomain matches a bill by what a person calls it: its name (any
@@ -519,12 +516,12 @@ func lookupDomain(lookup string) []any {
 // alone), and with q.WithPayments the payments of the connector's
 // entries among rs, of bill id and vendor when given, and the payments
 // made by hand that q.PaymentsSince asks for (handWanted).
-func (c *Client) decodeBills(rs []record, cid int64, q erp.BillQuery, id, vendor int64) ([]erp.Bill, []erp.Payment, error) {
+func (c *Client) decodeBills(d *dialect, rs []record, cid int64, q erp.BillQuery, id, vendor int64) ([]erp.Bill, []erp.Payment, error) {
 	out := []erp.Bill{}
 	var paid []erp.Payment
 	for _, r := range rs {
 		if q.WithPayments {
-			if p, ok, err := c.decodeEntry(r, cid); err != nil {
+			if p, ok, err := c.decodeEntry(d, r, cid); err != nil {
 				return nil, nil, err
 			} else if ok {
 				if p.Key != "" && (id == 0 || p.Bill == itoa(id)) && (vendor == 0 || p.Vendor == itoa(vendor)) ||
@@ -572,10 +569,10 @@ func billMatches(b erp.Bill, q erp.BillQuery, id, vendor int64) bool {
 }
 
 // decodeEntry decodes the journal entry of a payment (move_type entry,
-// with a payment_id): with the key and bill its memo names if the
+// naming its payment: dialect.movePayment): with the key and bill its memo names if the
 // connector made it, Key and Bill empty otherwise; ok is false for any
 // other record.
-func (c *Client) decodeEntry(r record, cid int64) (erp.Payment, bool, error) {
+func (c *Client) decodeEntry(d *dialect, r record, cid int64) (erp.Payment, bool, error) {
 	kind, err := r.str("move_type")
 	if err != nil || kind != "entry" {
 		return erp.Payment{}, false, err
@@ -584,7 +581,7 @@ func (c *Client) decodeEntry(r record, cid int64) (erp.Payment, bool, error) {
 	var ref, state string
 	var created time.Time
 	errs := []error{}
-	pay, _, err = r.many2one("payment_id")
+	pay, _, err = r.many2one(d.movePayment)
 	errs = append(errs, err)
 	partner, _, err = r.many2one("commercial_partner_id")
 	errs = append(errs, err)
@@ -703,6 +700,7 @@ func (c *Client) currency(id int64) (currency, bool) {
 var paymentStates = map[string]erp.PaymentState{
 	"not_paid": erp.NotPaid, "partial": erp.Partial, "paid": erp.Paid, "in_payment": erp.InPayment,
 	"reversed": erp.Reversed, "invoicing_legacy": erp.Paid, // paid in the invoicing app before accounting was installed
+	"blocked": erp.Blocked, // Odoo 18 and later: put on hold for payment
 }
 
 func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
@@ -763,6 +761,9 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 	if !ok || partner == 0 || commercial == 0 {
 		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w: state %q, payment state %q", id, ErrBadAnswer, state, pstate)
 	}
+	if b.Name == "" && b.State == erp.StateDraft {
+		b.Name = "/" // a draft's name: "/" on Odoo 17, False from 18 on
+	}
 	if partner != commercial {
 		b.Contact = itoa(partner)
 	}
@@ -787,7 +788,11 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 	if !ok {
 		return nil, ctx.Err()
 	}
-	domain, ok := paymentDomain(cid, q)
+	d, err := c.dialect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	domain, ok := d.paymentDomain(cid, q)
 	if !ok {
 		return []erp.Payment{}, ctx.Err() // an ID or key that names nothing
 	}
@@ -795,7 +800,7 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		// With q.Limit as the read's own limit, so that a vendor paid
 		// thousands of times is not ErrTooMany for a question one payment
 		// answers; a payment reconciled with no bill is kept.
-		return c.payments(ctx, c.reader, cid, domain, paymentFields, 0, q.Limit, true)
+		return c.payments(ctx, d, c.reader, cid, domain, false, 0, q.Limit, true)
 	}
 	var bill int64
 	if q.Bill != "" {
@@ -811,7 +816,7 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		}
 		domain = append(domain, leaf("partner_id", "=", vendors[bs[0].ID]))
 	}
-	ps, err := c.payments(ctx, c.reader, cid, domain, paymentFields, bill, 0, false)
+	ps, err := c.payments(ctx, d, c.reader, cid, domain, false, bill, 0, false)
 	if err != nil {
 		return nil, err
 	}
@@ -827,17 +832,17 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 // paymentDomain is the domain of the company's outgoing vendor payments q
 // selects, before the bill (see Payments); ok is false when q names a
 // vendor or key that no record can have.
-func paymentDomain(cid int64, q erp.PaymentQuery) (domain []any, ok bool) {
+func (d *dialect) paymentDomain(cid int64, q erp.PaymentQuery) (domain []any, ok bool) {
 	domain = []any{leaf("company_id", "=", cid), leaf("payment_type", "=", "outbound"), leaf("partner_type", "=", "supplier")}
 	if q.Posted {
-		domain = append(domain, leaf("state", "=", string(erp.PaymentPosted)))
+		domain = append(domain, leaf("state", "in", d.postedStates()))
 	}
 	if q.Key != "" {
 		if !validKey(q.Key) {
 			return nil, false // no payment was ever made under it
 		}
 		// The memo's marker, matched with ilike and then exactly.
-		domain = append(domain, leaf("ref", "ilike", memoPrefix+q.Key+" bill "))
+		domain = append(domain, leaf(d.paymentMemo, "ilike", memoPrefix+q.Key+" bill "))
 	}
 	if q.Vendor != "" {
 		vendor, ok := parseID(q.Vendor)
@@ -849,12 +854,16 @@ func paymentDomain(cid int64, q erp.PaymentQuery) (domain []any, ok bool) {
 	return domain, true
 }
 
-// payments reads the fields (paymentFields, or keyedFields: then a
-// payment's bill is the one its memo names only) of the payments matching
+// payments reads the fields (paymentFields, or with keyed keyedFields:
+// then a payment's bill is the one its memo names only) of the payments matching
 // domain and returns them with their bill; bill, if not zero, keeps only
 // that bill's. limit, if above zero, is the read's limit (else MaxRead);
 // unbilled keeps the payments of no bill too, with Bill empty.
-func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []any, fields []string, bill int64, limit int, unbilled bool) ([]erp.Payment, error) {
+func (c *Client) payments(ctx context.Context, d *dialect, s *session, cid int64, domain []any, keyed bool, bill int64, limit int, unbilled bool) ([]erp.Payment, error) {
+	fields := d.paymentFields()
+	if keyed {
+		fields = d.keyedFields()
+	}
 	kw, check := limited(scope(cid, false), limit, 0)
 	rs, err := s.searchRead(ctx, "account.payment", domain, fields, kw)
 	if err != nil {
@@ -868,7 +877,7 @@ func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []a
 	}
 	out := []erp.Payment{}
 	for _, r := range rs {
-		p, co, bills, err := c.decodePayment(r, slices.Contains(fields, "reconciled_bill_ids"))
+		p, co, bills, err := c.decodePayment(d, r, !keyed)
 		if err != nil {
 			return nil, err
 		}
@@ -894,7 +903,7 @@ func (c *Client) payments(ctx context.Context, s *session, cid int64, domain []a
 // decodePayment decodes a payment; its Bill is the bill its memo names, if
 // any, and bills the bills it is reconciled with, if reconciled (r holds
 // reconciled_bill_ids), else none.
-func (c *Client) decodePayment(r record, reconciled bool) (erp.Payment, int64, []int64, error) {
+func (c *Client) decodePayment(d *dialect, r record, reconciled bool) (erp.Payment, int64, []int64, error) {
 	id, err := r.id()
 	if err != nil {
 		return erp.Payment{}, 0, nil, err
@@ -913,7 +922,7 @@ func (c *Client) decodePayment(r record, reconciled bool) (erp.Payment, int64, [
 	errs = append(errs, err)
 	state, err = r.str("state")
 	errs = append(errs, err)
-	ref, err = r.str("ref")
+	ref, err = r.str(d.paymentMemo)
 	errs = append(errs, err)
 	date, err = r.date("date")
 	errs = append(errs, err)
@@ -945,15 +954,14 @@ func (c *Client) decodePayment(r record, reconciled bool) (erp.Payment, int64, [
 	if err != nil {
 		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w", id, err)
 	}
-	switch erp.PaymentStatus(state) {
-	case erp.PaymentDraft, erp.PaymentPosted, erp.PaymentCancelled:
-	default:
+	status, ok := d.paymentState(state)
+	if !ok {
 		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w: state %q", id, ErrBadAnswer, state)
 	}
 	if ptype != "outbound" || partnerType != "supplier" {
 		co = 0 // not a vendor payment: filtered out
 	}
-	p.Vendor, p.Amount, p.State = itoa(partner), intent.Money{Currency: money.code, Amount: amount}, erp.PaymentStatus(state)
+	p.Vendor, p.Amount, p.State = itoa(partner), intent.Money{Currency: money.code, Amount: amount}, status
 	if bank != 0 {
 		p.BankAccount = itoa(bank)
 	}
@@ -1063,7 +1071,10 @@ func (c *Client) lock(ctx context.Context, key string) (func(), error) {
 // a memo carrying the key; runs it; and reads the payment back, checking
 // that Odoo paid the account and amount asked. That is three XML-RPC calls
 // with r.Decided, six without, once the uid, the currency and the
-// company's time zone are cached.
+// company's time zone are cached. On Odoo 18 and 19, whose wizard pays a
+// bill that is not posted (17 refuses), a request with r.Decided also
+// reads the bill's state and residual again just before the wizard (one
+// call more: four): a bill reset to draft since the decision is refused.
 //
 // Outcomes: a refusal of the request wraps erp.ErrRefused; a failure
 // before Odoo ran the payment (the connection refused, an access or user
@@ -1110,6 +1121,14 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if err != nil {
 		return erp.Payment{}, notWritten(err)
 	}
+	if r.Decided != nil {
+		// Read for the decision, maybe a while ago: on 18 and 19 read
+		// again whether it is still posted (without Decided it was just
+		// read above).
+		if err := c.stillPosted(ctx, s, cid, b, r, money); err != nil {
+			return erp.Payment{}, err
+		}
+	}
 	acctID, _ := parseID(acct.ID)
 	wctx := scope(cid, false)
 	wctx["active_model"] = "account.move"
@@ -1146,6 +1165,59 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 		return p, err
 	}
 	return c.readBack(ctx, s, cid, b, acct, r, money, credits, paymentIDFromAction(v))
+}
+
+// stillPosted checks, on an Odoo whose payment wizard pays a bill that is
+// not posted (dialect.draftBillPayable: 18 and 19), that bill b is still
+// posted, not blocked and owes at least r's amount, reading it just
+// before the wizard opens (one call): a bill reset to draft since it was
+// read for the decision would otherwise be paid. On 17 the wizard itself
+// refuses a bill that is not posted, and nothing is read.
+func (c *Client) stillPosted(ctx context.Context, s *session, cid int64, b erp.Bill, r erp.PaymentRequest, money currency) error {
+	d, err := c.dialect(ctx)
+	if err != nil {
+		return notWritten(err)
+	}
+	if !d.draftBillPayable {
+		return nil
+	}
+	id, _ := parseID(b.ID)
+	v, err := s.execute(ctx, "account.move", "read", []any{[]any{id}},
+		map[string]any{"fields": strs([]string{"state", "payment_state", "amount_residual"}), "context": scope(cid, false)})
+	if err != nil {
+		return notWritten(err)
+	}
+	rs, err := records(v)
+	if err != nil || len(rs) != 1 {
+		if err == nil && len(rs) == 0 {
+			return notFound("bill")
+		}
+		return notWritten(fmt.Errorf("odoo: account.move %d: %w", id, errors.Join(err, ErrBadAnswer)))
+	}
+	state, err1 := rs[0].str("state")
+	pstate, err2 := rs[0].str("payment_state")
+	residual, err3 := rs[0].amount("amount_residual", money.decimals)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return notWritten(fmt.Errorf("odoo: account.move %d: %w", id, err))
+	}
+	now := b
+	now.State, now.Residual = erp.State(state), residual
+	if ps, ok := paymentStates[pstate]; ok {
+		now.PaymentState = ps
+	} else {
+		return notWritten(fmt.Errorf("odoo: account.move %d: %w: payment state %q", id, ErrBadAnswer, pstate))
+	}
+	switch {
+	case now.State != erp.StatePosted:
+		return refused("%s is no longer posted in Odoo (it is %s now); only posted bills are paid", b.Name, state)
+	case now.PaymentState == erp.Blocked:
+		return refused("%s is blocked for payment in Odoo; a person releases it there first", b.Name)
+	case now.Residual <= 0 || now.PaymentState.Settled():
+		return refused("%s is already paid", b.Name)
+	case r.Amount.Amount > now.Residual:
+		return refused("the amount is above what is still owed on %s", b.Name)
+	}
+	return nil
 }
 
 // readBack reads the payment the wizard just made on bill b (by the id its
@@ -1290,6 +1362,8 @@ func checkPayment(b erp.Bill, a erp.BankAccount, r erp.PaymentRequest) error {
 		return refused("%s is a credit note; credit notes reduce what is owed and are never paid", b.Name)
 	case b.State != erp.StatePosted:
 		return refused("%s is not posted", b.Name)
+	case b.PaymentState == erp.Blocked:
+		return refused("%s is blocked for payment in Odoo; a person releases it there first", b.Name)
 	case b.Residual <= 0 || b.PaymentState.Settled():
 		return refused("%s is already paid", b.Name)
 	case r.Amount.Currency != b.Currency:
@@ -1370,11 +1444,15 @@ func paymentIDFromAction(v any) []int64 {
 // said which, else by its memo. The memo is matched with ilike and then
 // exactly, so "k-1" never finds "k-10".
 func (c *Client) paymentByKey(ctx context.Context, s *session, cid int64, key string, id ...int64) (erp.Payment, bool, error) {
-	domain := []any{leaf("company_id", "=", cid), leaf("ref", "ilike", memoPrefix+key+" bill ")}
+	d, err := c.dialect(ctx)
+	if err != nil {
+		return erp.Payment{}, false, err
+	}
+	domain := []any{leaf("company_id", "=", cid), leaf(d.paymentMemo, "ilike", memoPrefix+key+" bill ")}
 	if len(id) == 1 {
 		domain = append(domain, leaf("id", "=", id[0]))
 	}
-	ps, err := c.payments(ctx, s, cid, domain, keyedFields, 0, 0, false)
+	ps, err := c.payments(ctx, d, s, cid, domain, true, 0, 0, false)
 	if err != nil {
 		return erp.Payment{}, false, err
 	}

@@ -37,7 +37,86 @@ var groupDefs = []struct {
 	{"account.group_validate_bank_account", "Validate bank account", nil},
 }
 
-// groupLabels are the names Odoo's access errors list.
+// The names and values that differ between the Odoo versions the fake
+// serves (../shared/odoo18-19-api.md §5); everything else about a
+// version is asked of these.
+
+// groupsField is res.users' field of a user's groups: groups_id until 18,
+// group_ids from 19.
+func (d *db) groupsField() string {
+	if d.major >= 19 {
+		return "group_ids"
+	}
+	return "groups_id"
+}
+
+// memoField is account.payment's memo: ref (delegated to its entry) on
+// 17, memo from 18.
+func (d *db) memoField() string {
+	if d.major >= 18 {
+		return "memo"
+	}
+	return "ref"
+}
+
+// movePaymentField is account.move's link to the payment it is the entry
+// of: payment_id on 17, origin_payment_id from 18.
+func (d *db) movePaymentField() string {
+	if d.major >= 18 {
+		return "origin_payment_id"
+	}
+	return "payment_id"
+}
+
+// paymentState is the state of a payment the fake posts (matched: fully
+// reconciled with its bill) or cancels, as the version names it: 17 has
+// posted and cancel; 18 and 19 paid (matched), in_process and canceled.
+func (d *db) paymentState(posted, matched bool) string {
+	switch {
+	case d.major < 18 && posted:
+		return "posted"
+	case d.major < 18:
+		return "cancel"
+	case posted && matched:
+		return "paid"
+	case posted:
+		return "in_process"
+	}
+	return "canceled"
+}
+
+// moveState is the state of the journal entry of a payment in state s.
+func moveState(s string) string {
+	switch s {
+	case "posted", "in_process", "paid":
+		return "posted"
+	case "cancel", "canceled", "rejected":
+		return "cancel"
+	}
+	return "draft"
+}
+
+// groupLabel is the label of a group in an access fault: 19 renamed them.
+func (d *db) groupLabel(xmlid string) (string, bool) {
+	if d.major >= 19 {
+		l, ok := groupLabels19[xmlid]
+		return l, ok
+	}
+	l, ok := groupLabels[xmlid]
+	return l, ok
+}
+
+// groupLabels19 are the labels of Odoo 19's access faults.
+var groupLabels19 = map[string]string{
+	"base.group_user":                "Role / User",
+	"base.group_system":              "Administration / Settings",
+	"base.group_partner_manager":     "Contact Creation",
+	"account.group_account_readonly": "Show Accounting Features - Readonly",
+	"account.group_account_invoice":  "Accounting/Invoicing",
+	"account.group_account_manager":  "Accounting/Administrator",
+}
+
+// groupLabels are the names Odoo's access errors list (17, 18).
 var groupLabels = map[string]string{
 	"base.group_user":                "User types/Internal User",
 	"base.group_system":              "Administration/Settings",
@@ -88,7 +167,7 @@ func newDB(s *Server, name, login, password string) *db {
 		"name": f(tChar), "state": f(tChar)}})
 	add(&model{name: "res.users", desc: "User", rights: read, fields: map[string]*field{
 		"name": req(f(tChar)), "login": req(f(tChar)), "password": f(tChar), "active": f(tBool), "email": f(tChar),
-		"groups_id": x2m("res.groups"), "company_ids": x2m("res.company"), "company_id": m2o("res.company"), "partner_id": m2o("res.partner"),
+		d.groupsField(): x2m("res.groups"), "company_ids": x2m("res.company"), "company_id": m2o("res.company"), "partner_id": m2o("res.partner"),
 		"tz": f(tChar)}})
 	add(&model{name: "res.partner", desc: "Contact", rights: map[string]string{"base.group_user": "r", "base.group_partner_manager": "rwcu"},
 		fields: map[string]*field{
@@ -128,6 +207,9 @@ func newDB(s *Server, name, login, password string) *db {
 	add(&model{name: "res.country", desc: "Country", rights: read, fields: map[string]*field{"name": f(tChar), "code": f(tChar)}})
 	add(&model{name: "mail.message", desc: "Message", rights: map[string]string{"base.group_user": "rc"}, fields: map[string]*field{
 		"model": f(tChar), "res_id": f(tInt), "body": f(tChar), "message_type": f(tChar), "author_id": m2o("res.partner")}})
+	if d.major < 19 {
+		d.models["res.partner"].fields["mobile"] = f(tChar) // gone in 19
+	}
 	d.seedBase(login, password)
 	return d
 }
@@ -154,7 +236,7 @@ func (d *db) installAccount() {
 		"commercial_partner_id": m2o("res.partner"),
 		// A payment's journal entry (move_type entry) names its payment,
 		// as account.payment's _inherits makes it.
-		"payment_id": m2o("account.payment"), "date": f(tDate),
+		d.movePaymentField(): m2o("account.payment"), "date": f(tDate),
 		"duplicated_ref_ids": comp(x2m("account.move"), func(d *db, r rec) any {
 			ids := []int64{}
 			for _, o := range d.sorted("account.move") {
@@ -170,14 +252,71 @@ func (d *db) installAccount() {
 	}})
 	add(&model{name: "account.payment", desc: "Payments", rights: moves, fields: map[string]*field{
 		"name": f(tChar), "partner_id": m2o("res.partner"), "partner_bank_id": m2o("res.partner.bank"), "amount": f(tFloat),
-		"currency_id": m2o("res.currency"), "state": f(tChar), "ref": f(tChar), "date": f(tDate), "company_id": m2o("res.company"),
+		"currency_id": m2o("res.currency"), "state": f(tChar), d.memoField(): f(tChar), "date": f(tDate), "company_id": m2o("res.company"),
 		"payment_type": f(tChar), "partner_type": f(tChar), "journal_id": m2o("account.journal"), "move_id": m2o("account.move"),
-		"bill_ids":            f(tX2M), // the fake's own record of reconciliation; not an Odoo field
-		"reconciled_bill_ids": comp(x2m("account.move"), func(d *db, r rec) any { return slices.Clone(r.ids("bill_ids")) }),
+		"bill_ids": f(tX2M), // the fake's own record of reconciliation; not an Odoo field
+		// From 18, a payment made on a bill is linked to it (invoice_ids)
+		// even when it is not reconciled with it, and reconciled_bill_ids
+		// lists the linked bills too.
+		"link_ids": f(tX2M), // the fake's invoice_ids; not read by clients
+		"reconciled_bill_ids": comp(x2m("account.move"), func(d *db, r rec) any {
+			ids := slices.Clone(r.ids("bill_ids"))
+			if d.major >= 18 {
+				for _, id := range r.ids("link_ids") {
+					if !slices.Contains(ids, id) {
+						ids = append(ids, id)
+					}
+				}
+			}
+			return ids
+		}),
 		"is_reconciled": comp(f(tBool), func(d *db, r rec) any {
 			return len(r.ids("bill_ids")) > 0 && matchedOf(r) >= r.num("amount")
 		}),
 	}})
+	if d.major >= 19 {
+		// account's res.partner.bank.duplicate_bank_partner_ids: the
+		// partners of the other active accounts with the same acc_number
+		// (as typed, not sanitized), of the account's company or none.
+		d.models["res.partner.bank"].fields["duplicate_bank_partner_ids"] = comp(x2m("res.partner"), func(d *db, r rec) any {
+			ids := []int64{}
+			if !r.boolean("active") {
+				return ids
+			}
+			for _, o := range d.sorted("res.partner.bank") {
+				co, oco := r.m2o("company_id"), o.m2o("company_id")
+				if o.id() != r.id() && o.boolean("active") && o.str("acc_number") == r.str("acc_number") && o.m2o("partner_id") != 0 &&
+					(co == oco || oco == 0) && !slices.Contains(ids, o.m2o("partner_id")) {
+					ids = append(ids, o.m2o("partner_id"))
+				}
+			}
+			return ids
+		})
+	}
+	if d.major >= 18 {
+		mv := d.models["account.move"].fields
+		// the payments linked to a bill, reconciled or not
+		mv["matched_payment_ids"] = comp(x2m("account.payment"), func(d *db, r rec) any {
+			ids := []int64{}
+			for _, p := range d.sorted("account.payment") {
+				if slices.Contains(p.ids("bill_ids"), r.id()) || slices.Contains(p.ids("link_ids"), r.id()) {
+					ids = append(ids, p.id())
+				}
+			}
+			return ids
+		})
+		// an unpaid posted bill is not_paid on 18, posted on 19
+		mv["status_in_payment"] = comp(f(tChar), func(d *db, r rec) any {
+			switch ps := r.str("payment_state"); {
+			case r.str("state") != "posted":
+				return r.str("state")
+			case ps == "not_paid" && d.major >= 19:
+				return "posted"
+			default:
+				return ps
+			}
+		})
+	}
 	add(&model{name: "account.payment.register", desc: "Pay", rights: map[string]string{"account.group_account_invoice": "rwc"}, fields: map[string]*field{
 		"amount": f(tFloat), "partner_bank_id": m2o("res.partner.bank"), "communication": f(tChar), "payment_date": f(tDate),
 		"payment_difference_handling": f(tChar), "journal_id": m2o("account.journal"), "writeoff_account_id": f(tInt),
@@ -196,8 +335,8 @@ func (d *db) installAccount() {
 	}
 	admin := d.tables["res.users"][2]
 	for _, g := range groupDefs {
-		if id := d.groupID(g.xmlid); id != 0 && !slices.Contains(admin.ids("groups_id"), id) {
-			admin["groups_id"] = append(admin.ids("groups_id"), id)
+		if id := d.groupID(g.xmlid); id != 0 && !slices.Contains(admin.ids(d.groupsField()), id) {
+			admin[d.groupsField()] = append(admin.ids(d.groupsField()), id)
 		}
 	}
 }
@@ -301,7 +440,7 @@ func (d *db) seedBase(login, password string) {
 		d.insert("ir.module.module", rec{"name": m, "state": st})
 	}
 	bot := d.insert("res.partner", rec{"name": "OdooBot", "active": false, "company_id": int64(0), "supplier_rank": int64(0), "is_company": false})
-	d.insert("res.users", rec{"name": "OdooBot", "login": "__system__", "password": "", "active": false, "groups_id": []int64{},
+	d.insert("res.users", rec{"name": "OdooBot", "login": "__system__", "password": "", "active": false, d.groupsField(): []int64{},
 		"company_ids": []int64{company}, "company_id": company, "partner_id": bot})
 	p := d.insert("res.partner", rec{"name": "Administrator", "email": "admin@example.com", "active": true, "company_id": int64(0),
 		"supplier_rank": int64(0), "is_company": false})
@@ -312,7 +451,7 @@ func (d *db) seedBase(login, password string) {
 		}
 	}
 	d.insert("res.users", rec{"name": "Administrator", "login": login, "password": password, "active": true, "email": "admin@example.com",
-		"groups_id": groups, "company_ids": []int64{company}, "company_id": company, "partner_id": p})
+		d.groupsField(): groups, "company_ids": []int64{company}, "company_id": company, "partner_id": p})
 }
 
 // companyCurrencyRate is the latest rate of the currency of company
@@ -383,7 +522,7 @@ func (d *db) displayName(model string, r rec) string {
 func (d *db) userGroups() map[string]bool {
 	u := d.tables["res.users"][d.uid]
 	have := map[string]bool{}
-	for _, gid := range u.ids("groups_id") {
+	for _, gid := range u.ids(d.groupsField()) {
 		for _, r := range d.tables["ir.model.data"] {
 			if r.str("model") == "res.groups" && r.m2o("res_id") == gid {
 				have[r.str("module")+"."+r.str("name")] = true
@@ -422,7 +561,7 @@ func (d *db) checkAccess(m *model, op byte) *fault {
 			if have[g] {
 				return nil
 			}
-			if l, ok := groupLabels[g]; ok {
+			if l, ok := d.groupLabel(g); ok {
 				allowed = append(allowed, l)
 			}
 		}

@@ -9,7 +9,7 @@ import (
 
 // hidden fields are the fake's own bookkeeping: never read, written or
 // searched by clients.
-var hidden = map[string]bool{"password": true, "bill_ids": true, "line_bill_ids": true}
+var hidden = map[string]bool{"password": true, "bill_ids": true, "line_bill_ids": true, "link_ids": true}
 
 var allowedKwargs = map[string][]string{
 	"search_read":         {"domain", "fields", "limit", "offset", "order", "context", "load"},
@@ -318,7 +318,7 @@ func (d *db) render(m *model, recs []rec, fields, load any) (any, *fault) {
 		for _, n := range x {
 			s, _ := n.(string)
 			if _, ok := m.fields[s]; (!ok || hidden[s]) && s != "id" {
-				return nil, traceback(fmt.Sprintf("ValueError: Invalid field '%s' on model '%s'", s, m.name))
+				return nil, d.invalidField(s, m.name, false)
 			}
 			names = append(names, s)
 		}
@@ -348,7 +348,7 @@ func (d *db) set(m *model, r rec, vals map[string]any) *fault {
 	for k, v := range vals {
 		fl := m.fields[k]
 		if fl == nil || hidden[k] && m.name != "res.users" {
-			return traceback(fmt.Sprintf("ValueError: Invalid field '%s' on model '%s'", k, m.name))
+			return d.invalidField(k, m.name, true)
 		}
 		if fl.computed != nil {
 			continue // Odoo ignores a value for a computed field without inverse
@@ -391,6 +391,10 @@ func (d *db) set(m *model, r rec, vals map[string]any) *fault {
 			id, _ := v.(int64)
 			if id != 0 {
 				if _, ok := d.tables[fl.comodel][id]; !ok {
+					if d.major >= 19 {
+						return userError(fmt.Sprintf("The operation cannot be completed: Another model is using the record you are trying to delete.\n\nThe troublemaker is: '%s' (%s)\nThanks to the following constraint: '%s' (%s)\n",
+							m.desc, m.name, fl.label, k))
+					}
 					return userError(fmt.Sprintf("The operation cannot be completed: another model requires the record being deleted. If possible, archive it instead.\n\nModel: %s (%s)\nConstraint: %s_%s_fkey\n",
 						m.desc, m.name, strings.ReplaceAll(m.name, ".", "_"), k))
 				}
@@ -443,6 +447,19 @@ func (d *db) set(m *model, r rec, vals map[string]any) *fault {
 	return nil
 }
 
+// invalidField is fault 1 for a field the model does not have: "on
+// model 'm'" until 18; 19 says "on 'm'" for a read and "in 'm'" for a
+// create or write.
+func (d *db) invalidField(name, model string, writing bool) *fault {
+	switch {
+	case d.major >= 19 && writing:
+		return traceback(fmt.Sprintf("ValueError: Invalid field '%s' in '%s'", name, model))
+	case d.major >= 19:
+		return traceback(fmt.Sprintf("ValueError: Invalid field '%s' on '%s'", name, model))
+	}
+	return traceback(fmt.Sprintf("ValueError: Invalid field '%s' on model '%s'", name, model))
+}
+
 func asNum(v any) float64 {
 	x, _ := asFloat(v)
 	return x
@@ -456,7 +473,7 @@ func (d *db) create(m *model, vals map[string]any, ctx map[string]any) (any, *fa
 	if f := d.set(m, r, vals); f != nil {
 		return nil, f
 	}
-	if f := missingRequired(m, r); f != nil {
+	if f := d.missingRequired(m, r); f != nil {
 		return nil, f
 	}
 	if f := d.afterCreate(m, r, ctx); f != nil {
@@ -499,12 +516,15 @@ func emptyRecord(m *model) rec {
 
 // missingRequired is Odoo's user error for a required field of m that r
 // leaves empty ("" or 0), naming the field by its label; nil when none is.
-func missingRequired(m *model, r rec) *fault {
+func (d *db) missingRequired(m *model, r rec) *fault {
 	for n, fl := range m.fields {
 		if fl.required && r[n] == "" || fl.required && r[n] == int64(0) {
 			label := fl.label
 			if label == "" {
 				label = n
+			}
+			if d.major >= 19 {
+				return userError(fmt.Sprintf("The operation cannot be completed: Missing required value for the field '%s' (%s).\nModel: '%s' (%s)\n", label, n, m.desc, m.name))
 			}
 			return userError(fmt.Sprintf("The operation cannot be completed:\n- Create/update: a mandatory field is not set.\n- Delete: another model requires the record being deleted. If possible, archive it instead.\n\nModel: %s (%s)\nField: %s (%s)\n", m.desc, m.name, label, n))
 		}
@@ -522,6 +542,9 @@ func (d *db) write(m *model, r rec, vals map[string]any) *fault {
 				return userError("You cannot change the currency of the company since some journal items already exist")
 			}
 		}
+	}
+	if _, ok := vals["invoice_line_ids"]; ok && m.name == "account.move" && r.str("state") == "posted" && d.major >= 18 {
+		return userError("You cannot modify the following readonly fields on a posted move: invoice_line_ids")
 	}
 	var was rec
 	if m.name == "res.partner.bank" {

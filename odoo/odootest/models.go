@@ -39,17 +39,20 @@ func (d *db) beforeCreate(m *model, r rec, vals map[string]any, ctx map[string]a
 	case "res.users":
 		r["company_id"] = d.defaultCompany(companies)
 		r["company_ids"] = []int64{d.defaultCompany(companies)}
-		if _, ok := vals["groups_id"]; !ok {
+		if _, ok := vals[d.groupsField()]; !ok {
 			// The default user template: Contact Creation and Billing
 			// Administrator, a trap for connector users.
 			for _, g := range []string{"base.group_user", "base.group_partner_manager", "account.group_account_manager"} {
 				if id := d.groupID(g); id != 0 {
-					r["groups_id"] = append(r.ids("groups_id"), id)
+					r[d.groupsField()] = append(r.ids(d.groupsField()), id)
 				}
 			}
 		}
 	case "account.move":
 		r["state"], r["name"], r["payment_state"] = "draft", "/", "not_paid"
+		if d.major >= 18 {
+			r["name"] = "" // a draft's name is False from 18 on
+		}
 		r["company_id"] = d.defaultCompany(companies)
 		mt := str(vals["move_type"])
 		if mt == "" {
@@ -68,7 +71,7 @@ func (d *db) beforeCreate(m *model, r rec, vals map[string]any, ctx map[string]a
 		}
 		ids, _ := idList(ctx["active_ids"])
 		if len(ids) == 0 {
-			return userError("You can't register a payment because there is nothing left to pay on the selected journal items.")
+			return userError(d.nothingLeftToPay())
 		}
 		moves := d.models["account.move"]
 		var first rec
@@ -77,11 +80,12 @@ func (d *db) beforeCreate(m *model, r rec, vals map[string]any, ctx map[string]a
 			if !ok || !d.visible(moves, b, companies) {
 				return missing("account.move", []int64{id}, d.uid)
 			}
-			if b.str("state") != "posted" {
+			// 18 and 19 register a payment on a draft bill; 17 refuses.
+			if b.str("state") != "posted" && (d.major < 18 || b.str("state") != "draft") {
 				return userError("You can only register payment for posted journal entries.")
 			}
 			if b.num("amount_residual") <= 0 {
-				return userError("You can't register a payment because there is nothing left to pay on the selected journal items.")
+				return userError(d.nothingLeftToPay())
 			}
 			if first == nil {
 				first = b
@@ -150,11 +154,11 @@ func (d *db) checkRate(r rec) *fault {
 func (d *db) syncPaymentMove(p rec) {
 	mv, ok := d.tables["account.move"][p.m2o("move_id")]
 	if !ok {
-		mv = rec{"move_type": "entry", "payment_id": p.id(), "name": p.str("name"), "payment_state": "not_paid", "amount_residual": 0.0,
+		mv = rec{"move_type": "entry", d.movePaymentField(): p.id(), "name": p.str("name"), "payment_state": "not_paid", "amount_residual": 0.0,
 			"partner_bank_id": int64(0), "reversed_entry_id": int64(0), "invoice_date_due": "", "invoice_date": "", "invoice_line_ids": []int64{}}
 		p["move_id"] = d.insert("account.move", mv)
 	}
-	for k, v := range map[string]any{"ref": p.str("ref"), "state": p.str("state"), "partner_id": p.m2o("partner_id"), "company_id": p.m2o("company_id"),
+	for k, v := range map[string]any{"ref": p.str(d.memoField()), "state": moveState(p.str("state")), "partner_id": p.m2o("partner_id"), "company_id": p.m2o("company_id"),
 		"currency_id": p.m2o("currency_id"), "amount_total": p.num("amount"), "date": p.str("date"), "partner_bank_id": p.m2o("partner_bank_id")} {
 		mv[k] = v
 	}
@@ -228,6 +232,9 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 			if b.str("invoice_date") == "" {
 				return nil, userError("The Bill/Refund date is required to validate this document.")
 			}
+			if a, ok := d.tables["res.partner.bank"][b.m2o("partner_bank_id")]; ok && !a.boolean("active") && d.major >= 18 {
+				return nil, userError("The recipient bank account linked to this invoice is archived.\nSo you cannot confirm the invoice.")
+			}
 			prefix := "BILL"
 			if b.str("move_type") == "in_refund" {
 				prefix = "RBILL"
@@ -283,9 +290,9 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 						d.settle(b, -matchedOf(p))
 					}
 				}
-				p["bill_ids"], p["state"] = []int64{}, "cancel"
+				p["bill_ids"], p["state"] = []int64{}, d.paymentState(false, false)
 			} else {
-				p["state"] = "posted"
+				p["state"] = d.paymentState(true, false) // not reconciled: in_process from 18
 			}
 			d.syncPaymentMove(p)
 		}
@@ -314,6 +321,20 @@ func (d *db) special(m *model, method string, args []any, kw, ctx map[string]any
 		}
 		return d.insert("mail.message", rec{"model": "res.partner", "res_id": ids[0], "body": escapeBody(str(kw["body"])),
 			"message_type": str(kw["message_type"]), "author_id": u.m2o("partner_id")}), nil
+	case "res.partner.name_get", "res.partner.bank.name_get", "account.move.name_get":
+		if d.major >= 18 {
+			break // removed in 18
+		}
+		if f := d.checkAccess(m, 'r'); f != nil {
+			return nil, f
+		}
+		out := []any{}
+		for _, id := range ids {
+			if r, ok := d.tables[m.name][id]; ok {
+				out = append(out, []any{id, d.displayName(m.name, r)})
+			}
+		}
+		return out, nil
 	case "ir.module.module.button_immediate_install":
 		if !d.hasGroup("base.group_system") {
 			return nil, &fault{4, "You are not allowed to access 'Module' (ir.module.module) records."}
@@ -348,6 +369,15 @@ func argAt(args []any, i int) any {
 		return args[i]
 	}
 	return nil
+}
+
+// nothingLeftToPay is the wizard's refusal of a bill with nothing left to
+// pay: 19 reworded it.
+func (d *db) nothingLeftToPay() string {
+	if d.major >= 19 {
+		return "There's nothing left to pay for the selected journal items, so no payment registration is necessary. You've got your finances under control like a boss!"
+	}
+	return "You can't register a payment because there is nothing left to pay on the selected journal items."
 }
 
 // settle reduces a bill's residual by amount (negative to undo) and sets
@@ -419,16 +449,25 @@ func (d *db) createPayments(ids []int64, ctx map[string]any) (any, *fault) {
 			// payable line is.
 			p := rec{
 				"name": fmt.Sprintf("PBNK1/%s/%05d", year, d.seq["PBNK1"+year]), "partner_id": b.m2o("commercial_partner_id"),
-				"partner_bank_id": w.m2o("partner_bank_id"), "amount": amount, "currency_id": b.m2o("currency_id"), "state": "posted",
-				"ref": w.str("communication"), "date": w.str("payment_date"), "company_id": b.m2o("company_id"),
+				"partner_bank_id": w.m2o("partner_bank_id"), "amount": amount, "currency_id": b.m2o("currency_id"),
+				d.memoField(): w.str("communication"), "date": w.str("payment_date"), "company_id": b.m2o("company_id"),
 				"payment_type": "outbound", "partner_type": "supplier", "journal_id": w.m2o("journal_id"), "bill_ids": []int64{},
+				"link_ids": []int64{bid},
 			}
 			matched := max(min(amount, b.num("amount_residual")), 0)
+			if b.str("state") != "posted" && d.major == 18 {
+				// 18 links a payment on a draft bill (matched_payment_ids)
+				// without reconciling it: the bill stays unpaid.
+				matched = 0
+			}
 			if matched > 0 {
+				// 19 reconciles even with a draft bill, which then shows
+				// paid while still a draft.
 				p["bill_ids"] = []int64{bid}
 				d.settle(b, matched)
 			}
 			p["_matched"] = matched
+			p["state"] = d.paymentState(true, matched > 0 && matched >= amount)
 			pid := d.insert("account.payment", p)
 			d.syncPaymentMove(p)
 			made = append(made, pid)

@@ -222,6 +222,9 @@ func (d *db) leaf(m *model, r rec, l []any) (bool, *fault) {
 	}
 	f := m.fields[name]
 	if f == nil {
+		if d.major >= 19 {
+			return false, traceback(fmt.Sprintf("ValueError: Invalid field %s.%s in condition %s", m.name, name, pyRepr(l)))
+		}
 		return false, traceback(fmt.Sprintf("ValueError: Invalid field %s.%s in leaf %s", m.name, name, pyRepr(l)))
 	}
 	if f.computed != nil && !f.o2m {
