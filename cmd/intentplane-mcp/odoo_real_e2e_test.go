@@ -38,13 +38,13 @@ type realOdooEnv struct {
 // odoo.Setup with the demo data and then prepare (nil for none) as the
 // administrator, and writes the configuration. Every bank account then
 // in the database is dated 30 days back (see backdateAccounts).
-func newRealOdooEnv(tb testing.TB, prepare func(a *odoo.Admin)) *realOdooEnv {
+func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.Admin)) *realOdooEnv {
 	tb.Helper()
-	url, master := odootest.Real(tb)
+	url, master := s.URL, s.Master
 	ctx := context.Background()
 	db := "intentplane_test_" + secret(tb)[:8]
 	admin := odoo.Identity{Login: "admin", Password: secret(tb)}
-	if tpl, pw := odootest.Template(); tpl != "" {
+	if tpl, pw := s.TemplateDB, s.TemplatePassword; tpl != "" {
 		admin.Password = pw
 		t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 		if err == nil {
@@ -232,8 +232,12 @@ const (
 // real Odoo 17, as a finance team's assistant would, and checks each
 // outcome in Odoo with the administrator's XML-RPC reads.
 func TestRealOdooMCP(t *testing.T) {
+	odootest.EachReal(t, realOdooMCP)
+}
+
+func realOdooMCP(t *testing.T, s odootest.RealServer) {
 	var shared, holdings string
-	e := newRealOdooEnv(t, func(a *odoo.Admin) {
+	e := newRealOdooEnv(t, s, func(a *odoo.Admin) {
 		ctx := context.Background()
 		var err error
 		if shared, err = a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: sharedVendor, Company: true, Shared: true}); err != nil {
@@ -377,7 +381,7 @@ func atoi(tb testing.TB, s string) int64 {
 // left of ms/op is MCP over stdio); and calls/op, the XML-RPC calls the
 // proxy made.
 func BenchmarkRealOdooMCPPayment(b *testing.B) {
-	e := newRealOdooEnv(b, func(a *odoo.Admin) {
+	e := newRealOdooEnv(b, odootest.Real(b), func(a *odoo.Admin) {
 		ctx := context.Background()
 		other, err := a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Bulk Supplies", Company: true})
 		if err != nil {
