@@ -204,10 +204,16 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	}
 	out := []erp.BankAccount{}
 	holders := map[string]bool{}
+	dups := map[string][]int64{} // Odoo 19's duplicate_bank_partner_ids, by account
 	for _, r := range rs {
 		a, co, err := decodeAccount(r)
 		if err != nil {
 			return nil, err
+		}
+		if d.duplicateHolders != "" && q.Holders && q.Number != "" {
+			if dups[a.ID], err = r.ids(d.duplicateHolders); err != nil {
+				return nil, fmt.Errorf("odoo: res.partner.bank %s: %w", a.ID, err)
+			}
 		}
 		if !accountWanted(a, co, cid, id, vendor, q.Active) {
 			continue
@@ -221,10 +227,64 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
 	}
 	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
+	if q.Holders && q.Number != "" {
+		if err := otherHolders(ctx, s, cid, number, out, dups); err != nil {
+			return nil, err
+		}
+	}
 	if err := holderCountries(ctx, s, cid, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// otherHolders sets the OtherHolders of the active accounts of number
+// among as: the partners of the other active accounts of that number the
+// company sees (its own and those of no company, as Odoo 19 computes
+// duplicate_bank_partner_ids), whichever partner holds them, a vendor or
+// not, of the company or not. One search on sanitized_acc_number, on
+// every version, so that a number typed differently (which 19's field,
+// comparing acc_number as typed, misses) counts too; on 19 the field's
+// partners (dups, by account) are added. None when as holds no active
+// account of number.
+func otherHolders(ctx context.Context, s *session, cid int64, number string, as []erp.BankAccount, dups map[string][]int64) error {
+	if !slices.ContainsFunc(as, func(a erp.BankAccount) bool { return a.Active && a.Sanitized == number }) {
+		return nil
+	}
+	kw, check := limited(scope(cid, false), 0, 0)
+	rs, err := s.searchRead(ctx, "res.partner.bank", []any{leaf("sanitized_acc_number", "=", number), leaf("active", "=", true)},
+		[]string{"partner_id", "sanitized_acc_number"}, kw)
+	if err != nil {
+		return err
+	}
+	if err := check(len(rs), "bank accounts of one number"); err != nil {
+		return err
+	}
+	var partners []int64
+	for _, r := range rs {
+		p, _, err := r.many2one("partner_id")
+		n, err2 := r.str("sanitized_acc_number")
+		if err := errors.Join(err, err2); err != nil {
+			return fmt.Errorf("odoo: res.partner.bank: %w", err)
+		}
+		if p != 0 && n == number { // checked again: the domain is not trusted alone
+			partners = append(partners, p)
+		}
+	}
+	for i, a := range as {
+		if !a.Active || a.Sanitized != number {
+			continue
+		}
+		var others []string
+		for _, p := range append(slices.Clone(partners), dups[a.ID]...) {
+			if id := itoa(p); id != a.Vendor && !slices.Contains(others, id) {
+				others = append(others, id)
+			}
+		}
+		slices.SortFunc(others, erp.CompareIDs)
+		as[i].OtherHolders = others
+	}
+	return nil
 }
 
 // accountWanted reports whether the account a, of company co (0: shared),

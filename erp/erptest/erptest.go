@@ -203,6 +203,7 @@ func testBankAccounts(t *testing.T, e Env) {
 			t.Errorf("%s: accounts (-want, +got):\n%s", tt.name, diff)
 		}
 	}
+	checkOtherHolders(t, e, w)
 	got, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{ID: w.acmeUntrusted.ID})
 	if len(got) != 1 || got[0].Trusted || !got[0].Active || got[0].Vendor != w.acme.ID || got[0].SetAt.IsZero() || got[0].SetAt.Location() != time.UTC {
 		t.Errorf("untrusted account as read = %+v", got)
@@ -211,6 +212,56 @@ func testBankAccounts(t *testing.T, e Env) {
 	if cur, ok := erp.Current(all, w.acme.ID); !ok || cur.ID != w.acmeIBAN.ID {
 		t.Errorf("current account = %+v, %v; want %s", cur, ok, w.acmeIBAN.ID)
 	}
+}
+
+// checkOtherHolders: a read with Holders names the other partners holding
+// an active account of the number (erp.BankAccount.OtherHolders), also
+// those of another company, and whatever the spelling of the number.
+func checkOtherHolders(t *testing.T, e Env, w world) {
+	t.Helper()
+	ctx := context.Background()
+	q := erp.BankAccountQuery{Number: ibanACME, Active: true, Holders: true}
+	got, err := e.Source.BankAccounts(ctx, e.Company, q)
+	if err != nil || len(got) != 2 || got[0].OtherHolders != nil || got[1].OtherHolders != nil {
+		t.Fatalf("a number no one else holds: %+v, %v; want two accounts, no other holders", got, err)
+	}
+	twin, err := e.Seeder.AddBankAccount(ctx, e.Other, erp.BankAccount{Vendor: w.globex.ID, Number: "de89-3704-0044-0532-0130-00", Active: true})
+	if err != nil {
+		t.Fatalf("seeding: %v", err)
+	}
+	got, err = e.Source.BankAccounts(ctx, e.Company, q)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("the number held in the other company too: %+v, %v", got, err)
+	}
+	for _, a := range got {
+		want := []string(nil)
+		if a.ID == w.acmeIBAN.ID {
+			want = []string{w.globex.ID}
+		}
+		if diff := cmp.Diff(want, a.OtherHolders); diff != "" {
+			t.Errorf("other holders of account %s (-want, +got):\n%s", a.ID, diff)
+		}
+	}
+	if got, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Number: ibanACME}); len(got) != 1 || got[0].OtherHolders != nil {
+		t.Errorf("without Holders: %+v; want no other holders given", got)
+	}
+	if err := archive(ctx, e, twin); err != nil {
+		return // a Seeder that cannot archive: the rest is not checked
+	}
+	if got, _ := e.Source.BankAccounts(ctx, e.Company, q); len(got) != 2 || got[0].OtherHolders != nil || got[1].OtherHolders != nil {
+		t.Errorf("once the other company's account is archived: %+v; want no other holders", got)
+	}
+}
+
+// archive archives account a of e.Other when the Seeder can.
+func archive(ctx context.Context, e Env, a erp.BankAccount) error {
+	ar, ok := e.Seeder.(interface {
+		ArchiveBankAccount(ctx context.Context, company, id string) error
+	})
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return ar.ArchiveBankAccount(ctx, e.Other, a.ID)
 }
 
 func testBills(t *testing.T, e Env) {
