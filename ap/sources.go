@@ -247,8 +247,8 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 // refused), shared_with (for people, when shared: the holders' names,
 // vendor IDs and account IDs, see holdersText; "" otherwise),
 // other_holders (how many other partners of the ERP hold an active
-// account of the number, erp.BankAccount.OtherHolders: vendors or not, of
-// the company or not; Odoo 19's duplicate_bank_partner_ids) and
+// account of the number, erp.BankAccount.OtherHolders: vendors or not;
+// Odoo 19's duplicate_bank_partner_ids) and
 // other_holders_ids (their IDs, for people), and country
 // (the ISO 3166-1 code of the bank's country, see accountCountry). The account is kept for the payment's execution (see
 // decided).

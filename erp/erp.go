@@ -91,12 +91,11 @@ type BankAccount struct {
 	// account's age is measured from it.
 	SetAt time.Time
 	// OtherHolders are, for an active account read with
-	// BankAccountQuery.Holders, the IDs of the other partners holding an
-	// active account of the same number (Sanitized), whoever they are: a
-	// vendor, but also a customer, an employee or a partner of another
-	// company the reader cannot see (Odoo 19's duplicate_bank_partner_ids,
-	// computed alike on every version): a fraud signal. Sorted; nil
-	// otherwise.
+	// BankAccountQuery.Holders, the IDs of the other partners of the
+	// company (or of none) holding an active account of the same number
+	// (Sanitized), whoever they are: a vendor, but also a customer or an
+	// employee (Odoo 19's duplicate_bank_partner_ids, computed alike on
+	// every version): a fraud signal. Sorted; nil otherwise.
 	OtherHolders []string
 }
 

@@ -316,7 +316,7 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 		x := *a
 		x.OtherHolders = nil
 		if q.Holders && q.Number != "" && x.Active && x.Sanitized == number {
-			x.OtherHolders = m.otherHolders(x)
+			x.OtherHolders = m.otherHolders(company, x)
 		}
 		out = append(out, x)
 	}
@@ -324,11 +324,14 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 	return out, nil
 }
 
-// otherHolders are the vendors, of any company, other than a's holding an
+// otherHolders are the vendors of company other than a's holding an
 // active account of a's number (BankAccount.OtherHolders); m.mu is held.
-func (m *Mem) otherHolders(a BankAccount) []string {
+func (m *Mem) otherHolders(company string, a BankAccount) []string {
 	var out []string
 	for _, o := range m.accounts {
+		if v := m.vendors[o.Vendor]; v == nil || v.company != company {
+			continue
+		}
 		if o.Active && o.Sanitized == a.Sanitized && o.Vendor != a.Vendor && !slices.Contains(out, o.Vendor) {
 			out = append(out, o.Vendor)
 		}

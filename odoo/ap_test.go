@@ -26,7 +26,7 @@ import (
 
 // The accounts-payable pack on Odoo, as intentplane-mcp mounts it: a
 // gateway with ap.NewPack over an odoo.Client. The same scenarios run on
-// the fake Odoo (always, in CI) and on a real Odoo 17 (with ODOO_URL).
+// the fake Odoo (always, in CI) and on each real Odoo (odootest.EachReal: ODOO_URL, ODOO_URL_17, _18, _19).
 
 // apIssuer signs the scenarios' mandates, and apApprovers their
 // approvals; fixed test keys.
@@ -707,8 +707,8 @@ func apPaymentReads(t *testing.T, srv *odootest.Server) {
 	}
 }
 
-// TestRealOdooAP runs the scenarios on a real Odoo 17. With
-// ODOO_TEMPLATE_DB (and its administrator's ODOO_TEMPLATE_PASSWORD, login
+// TestRealOdooAP runs the scenarios on each real Odoo (odootest.EachReal). With
+// ODOO_TEMPLATE_DB (or ODOO_TEMPLATE_DB_18, ...; and its administrator's ODOO_TEMPLATE_PASSWORD, login
 // admin) it copies that database, which must have account installed,
 // instead of creating one.
 func TestRealOdooAP(t *testing.T) {

@@ -32,7 +32,7 @@ func identities(t testing.TB) (reader, payer, bankAdmin odoo.Identity) {
 		odoo.Identity{Login: "ip-bankadmin", Password: randomHex(t, 12)}
 }
 
-// TestRealOdooConformance runs erptest against a real Odoo 17: one
+// TestRealOdooConformance runs erptest against each real Odoo (odootest.EachReal): one
 // database is set up with two companies and the three users, then each
 // subtest gets a copy of it (duplicate_database, under a second).
 func TestRealOdooConformance(t *testing.T) {
@@ -85,7 +85,7 @@ func realConformance(t *testing.T, s odootest.RealServer) {
 	t.Logf("XML-RPC calls of the connector in the suite: %d", calls.Load())
 }
 
-// TestRealOdooPayment measures one allowed payment on a real Odoo 17 and
+// TestRealOdooPayment measures one allowed payment on each real Odoo and
 // replays the traps of the fake there: a lost answer, look-alike account
 // numbers, the rights probes, a default-template user.
 func TestRealOdooPayment(t *testing.T) {

@@ -240,9 +240,10 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 
 // otherHolders sets the OtherHolders of the active accounts of number
 // among as: the partners of the other active accounts of that number the
-// company sees (its own and those of no company, as Odoo 19 computes
-// duplicate_bank_partner_ids), whichever partner holds them, a vendor or
-// not, of the company or not. One search on sanitized_acc_number, on
+// company sees (an account's company_id is its partner's: the company's
+// own partners and those of no company, as Odoo 19 computes
+// duplicate_bank_partner_ids), a vendor or not. One search on
+// sanitized_acc_number, on
 // every version, so that a number typed differently (which 19's field,
 // comparing acc_number as typed, misses) counts too; on 19 the field's
 // partners (dups, by account) are added. None when as holds no active

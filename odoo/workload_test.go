@@ -122,9 +122,9 @@ func TestLegitimateWorkloadFakeOdoo(t *testing.T) {
 	runWorkloadOdoo(t, odootest.RealServer{URL: srv.URL, Master: fakeMaster}, "fake_workload", true, "the fake Odoo", 0)
 }
 
-// TestRealOdooLegitimateWorkload runs the legitimate workload on a real
-// Odoo 17 (ODOO_URL; a copy of ODOO_TEMPLATE_DB when set). Odoo stamps
-// each account's write_date, so the gateway's clock is moved to each
+// TestRealOdooLegitimateWorkload runs the legitimate workload on each
+// real Odoo (odootest.EachReal; a copy of its template database when
+// set). Odoo stamps each account's write_date, so the gateway's clock is moved to each
 // account's age (see aptest.Pay). INTENTPLANE_WORKLOAD_VENDORS, if set,
 // is the number of vendors of the book (30, the full book, by default;
 // 14 still has every kind of vendor, account and bill): each vendor is

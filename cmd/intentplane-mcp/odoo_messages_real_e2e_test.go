@@ -12,7 +12,7 @@ import (
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
-// TestRealOdooMessages: on a real Odoo 17, the records a new-user trial
+// TestRealOdooMessages: on each real Odoo, the records a new-user trial
 // made in Odoo's forms get refusals and ap_get_vendor outputs that say
 // what to correct, naming the records; nothing is paid.
 func TestRealOdooMessages(t *testing.T) {

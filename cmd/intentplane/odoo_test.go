@@ -67,7 +67,7 @@ func TestOdooSetupAndDemoOnFake(t *testing.T) {
 }
 
 // TestOdooSetupAndDemoOnRealOdoo runs setup and the demo against a real
-// Odoo 17 in a database of its own, dropped afterwards.
+// Odoo (each, odootest.EachReal) in a database of its own, dropped afterwards.
 func TestOdooSetupAndDemoOnRealOdoo(t *testing.T) {
 	odootest.EachReal(t, func(t *testing.T, s odootest.RealServer) { odooSetupAndDemoOnReal(t, s.URL, s.Master) })
 }
