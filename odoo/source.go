@@ -226,12 +226,10 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	if q.Number != "" {
 		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
 	}
-	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
 	if q.Holders && q.Number != "" {
-		if err := otherHolders(ctx, s, cid, number, out, dups); err != nil {
-			return nil, err
-		}
+		otherHolders(number, out, dups)
 	}
+	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
 	if err := holderCountries(ctx, s, cid, out); err != nil {
 		return nil, err
 	}
@@ -239,37 +237,21 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 }
 
 // otherHolders sets the OtherHolders of the active accounts of number
-// among as: the partners of the other active accounts of that number the
-// company sees (an account's company_id is its partner's: the company's
-// own partners and those of no company, as Odoo 19 computes
-// duplicate_bank_partner_ids), a vendor or not. One search on
-// sanitized_acc_number, on
-// every version, so that a number typed differently (which 19's field,
-// comparing acc_number as typed, misses) counts too; on 19 the field's
-// partners (dups, by account) are added. None when as holds no active
-// account of number.
-func otherHolders(ctx context.Context, s *session, cid int64, number string, as []erp.BankAccount, dups map[string][]int64) error {
-	if !slices.ContainsFunc(as, func(a erp.BankAccount) bool { return a.Active && a.Sanitized == number }) {
-		return nil
-	}
-	kw, check := limited(scope(cid, false), 0, 0)
-	rs, err := s.searchRead(ctx, "res.partner.bank", []any{leaf("sanitized_acc_number", "=", number), leaf("active", "=", true)},
-		[]string{"partner_id", "sanitized_acc_number"}, kw)
-	if err != nil {
-		return err
-	}
-	if err := check(len(rs), "bank accounts of one number"); err != nil {
-		return err
-	}
-	var partners []int64
-	for _, r := range rs {
-		p, _, err := r.many2one("partner_id")
-		n, err2 := r.str("sanitized_acc_number")
-		if err := errors.Join(err, err2); err != nil {
-			return fmt.Errorf("odoo: res.partner.bank: %w", err)
-		}
-		if p != 0 && n == number { // checked again: the domain is not trusted alone
-			partners = append(partners, p)
+// among as, which a read with Holders gave: every account of the number
+// the company sees is among them (an account's company_id is its
+// partner's, so the company sees the accounts of its own partners and of
+// partners of no company, as Odoo 19 computes duplicate_bank_partner_ids),
+// whichever partner, a vendor or not, holds it. The other holders are the
+// partners of the other active accounts of number, matched on
+// sanitized_acc_number on every version (no call more), so that a number
+// typed differently (which 19's field, comparing acc_number as typed,
+// misses) counts too; on 19 the field's partners (dups, by account) are
+// added.
+func otherHolders(number string, as []erp.BankAccount, dups map[string][]int64) {
+	var partners []string
+	for _, a := range as {
+		if a.Active && a.Sanitized == number && !slices.Contains(partners, a.Vendor) {
+			partners = append(partners, a.Vendor)
 		}
 	}
 	for i, a := range as {
@@ -277,7 +259,12 @@ func otherHolders(ctx context.Context, s *session, cid int64, number string, as 
 			continue
 		}
 		var others []string
-		for _, p := range append(slices.Clone(partners), dups[a.ID]...) {
+		for _, p := range partners {
+			if p != a.Vendor {
+				others = append(others, p)
+			}
+		}
+		for _, p := range dups[a.ID] {
 			if id := itoa(p); id != a.Vendor && !slices.Contains(others, id) {
 				others = append(others, id)
 			}
@@ -285,7 +272,6 @@ func otherHolders(ctx context.Context, s *session, cid int64, number string, as 
 		slices.SortFunc(others, erp.CompareIDs)
 		as[i].OtherHolders = others
 	}
-	return nil
 }
 
 // accountWanted reports whether the account a, of company co (0: shared),
