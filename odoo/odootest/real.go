@@ -113,6 +113,27 @@ func Real(tb testing.TB) RealServer {
 	return RealServer{}
 }
 
+// RealOf returns the real Odoo that ODOO_URL_<m> names for the first of
+// majors configured (with its ODOO_TEMPLATE_DB_<m>), else the one ODOO_URL
+// names, whose version the caller must check; without either it skips
+// tb. It does not ask the server its version.
+func RealOf(tb testing.TB, majors ...int) RealServer {
+	tb.Helper()
+	master := os.Getenv("ODOO_MASTER_PASSWORD")
+	for _, m := range majors {
+		if url := strings.TrimRight(os.Getenv(fmt.Sprintf("ODOO_URL_%d", m)), "/"); url != "" && master != "" {
+			return RealServer{Name: strconv.Itoa(m), Major: m, URL: url, Master: master, TemplateDB: os.Getenv(fmt.Sprintf("ODOO_TEMPLATE_DB_%d", m)),
+				TemplatePassword: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
+		}
+	}
+	if url := strings.TrimRight(os.Getenv("ODOO_URL"), "/"); url != "" && master != "" {
+		return RealServer{Name: "ODOO_URL", URL: url, Master: master, TemplateDB: os.Getenv("ODOO_TEMPLATE_DB"),
+			TemplatePassword: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
+	}
+	tb.Skipf("no real Odoo %v: set ODOO_URL_<version> (or ODOO_URL) and ODOO_MASTER_PASSWORD", majors)
+	return RealServer{}
+}
+
 // majorRE finds the first element of server_version_info in
 // common.version's XML-RPC answer: an int, or a string such as "saas~18".
 var majorRE = regexp.MustCompile(`server_version_info</name>\s*<value>\s*<array>\s*<data>\s*<value>\s*<(?:int|i4|string)>(?:saas~)?(\d+)`)
