@@ -30,6 +30,9 @@ type ToolSpec struct {
 	// Params are the tool's arguments, in the order declared. Every
 	// argument the input schema requires must be declared.
 	Params []ParamSpec
+	// Totals are the running totals of the Budget amount, with their
+	// thresholds (TotalsPolicy); empty means none.
+	Totals []TotalSpec
 }
 
 // ParamSpec declares one argument of a tool.
@@ -167,6 +170,7 @@ func (s ToolSpec) Contract(raw RawTool, registries map[string]string) (*contract
 	}
 	ct, err := contract.New(contract.Contract{
 		Action: s.Action, Params: params, Budget: s.Budget, ReadOnly: s.ReadOnly, Doc: raw.Description,
+		Totals: s.contractTotals(),
 	})
 	if err != nil {
 		return nil, nil, &SpecError{Err: err}
