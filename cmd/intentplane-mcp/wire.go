@@ -323,6 +323,13 @@ func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]stri
 	}
 	thresholds.WriteString(spec.TotalsPolicy())
 	fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: raw.Name, Amounts: amounts}
+	for _, p := range ct.Params {
+		if p.Sensitive {
+			r := fwd.Routes[ct.Action]
+			r.Sensitive = append(r.Sensitive, p.Name)
+			fwd.Routes[ct.Action] = r
+		}
+	}
 	t := spec.Tool(d, raw, ct)
 	t.Mirror.Lock = w.lock
 	return ct, t, nil
@@ -360,6 +367,7 @@ func toolSpec(c *config.Config, key string, tc config.Tool) (mcpproxy.ToolSpec, 
 		spec.Params = append(spec.Params, mcpproxy.ParamSpec{
 			Name: name, Type: pc.Type, Scale: pc.Scale, MaxLength: pc.MaxLength, Required: pc.Required,
 			Critical: pc.Critical, Sources: pc.Sources, Normalizer: pc.Normalizer, Format: pc.Format, OnNoMatch: pc.OnNoMatch,
+			Sensitive: pc.Sensitive,
 		})
 	}
 	return spec, nil

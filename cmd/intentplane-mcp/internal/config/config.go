@@ -372,6 +372,12 @@ type Param struct {
 	// OnNoMatch tells the agent what the user can do when a critical
 	// value matches nothing.
 	OnNoMatch string `toml:"on_no_match"`
+	// Sensitive marks a secret (a password, a token): receipts, and so
+	// exports, the audit view and its CSV, keep its SHA-256 digest, never
+	// the value; logs never hold it; the user's confirmation shows the
+	// digest, and a call carrying it is never put on the approval page.
+	// The policy and the downstream server still get the value.
+	Sensitive bool `toml:"sensitive"`
 }
 
 // Duration is a time.Duration written as "90s", "5m"; negative durations
