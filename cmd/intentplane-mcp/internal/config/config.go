@@ -92,6 +92,12 @@ type Admin struct {
 	// reach whoever reaches the address (put a firewall or TLS proxy in
 	// front).
 	AllowRemote bool `toml:"allow_remote"`
+	// Hosts are further names the listener answers to in the Host header
+	// ("metrics.internal"), besides its own address (and, on loopback,
+	// "localhost"); any other Host is answered 421, so that a web page
+	// reaching the listener through DNS rebinding is refused. Empty means
+	// none.
+	Hosts []string `toml:"hosts"`
 }
 
 // Pins is [pins]: the lock file holding, for each tool of [tools], the
