@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 )
 
@@ -352,7 +353,7 @@ type trustedView struct {
 }
 
 type argView struct {
-	Name, Value, Quoted, Kind string
+	Name, Label, Value, Quoted, Kind string
 }
 
 type requestView struct {
@@ -360,10 +361,16 @@ type requestView struct {
 	CSRF                                                          string
 	ID, Action, Owner, Mandate, Level, LevelText, Hash, Requester string
 	Reason, Expires, ExpiresIn, Status, Refusal, Created          string
-	Trusted                                                       []trustedView
+	Summary                                                       string             // one sentence in the approver's words (Phrase.Summary)
+	Why                                                           []string           // why a person is asked, in words (Phrase.Why)
+	Ask                                                           string             // what the level asks of approvers, and what is given
+	Values                                                        []valueView        // the critical values, labelled, with names on file
+	Sections                                                      []approval.Section // the pack's facts that matter
+	Trusted                                                       []trustedView      // Details: the critical values' provenance
 	Amounts                                                       []argView
 	Others                                                        []argView
-	Facts                                                         []argView
+	Args                                                          []argView // Details: the arguments as hashed
+	Facts                                                         []argView // Details: the raw facts
 	Approvers                                                     []string
 	Rejected, RejectReason                                        string
 	Have, Need                                                    int
@@ -448,7 +455,7 @@ func (s *Server) show(c echo.Context) error {
 		Requester: r.requester, Reason: visible(r.reason), Status: string(r.status), Refusal: r.refusal,
 		Created: r.created.Format("2006-01-02 15:04:05 UTC"),
 		Expires: r.expires.Format("2006-01-02 15:04:05 UTC"), ExpiresIn: until(now, r.expires),
-		Have: len(r.approvals), Need: r.need(),
+		Have: len(r.approvals), Need: r.need(), Ask: askText(r.level, len(r.approvals)),
 	}
 	for _, d := range r.votes {
 		if d.Approve {
@@ -465,8 +472,10 @@ func (s *Server) show(c echo.Context) error {
 	if r.status != StatusRefused {
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.
-		v.Trusted, v.Amounts, v.Others = r.views(now)
-		v.Facts = r.factViews()
+		p := s.phrase(r)
+		v.Summary, v.Why, v.Sections = p.Summary, whyViews(p), sectionViews(p)
+		v.Values, v.Amounts, v.Others = r.valueViews(p), r.amountViews(p), r.otherViews(p)
+		v.Trusted, v.Args, v.Facts = r.views(now, p), r.argViews(), r.factViews()
 	}
 	if r.status == StatusApproved && s.auditOf() != nil {
 		v.Watch = true
@@ -521,29 +530,9 @@ func quoted(s string) string {
 }
 
 // formatAmount formats minor units exactly, grouping thousands:
-// 125000 at scale 2 is "1,250.00".
+// 125000 at scale 2 is "1,250.00" (approval.FormatAmount).
 func formatAmount(v intent.Value, currency string) string {
-	s := intent.FormatAmount(intent.Amount(v.Int), v.Scale)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := sign + b.String()
-	if hasFrac {
-		out += "." + frac
-	}
-	if currency != "" {
-		out += " " + currency
-	}
-	return out
+	return approval.FormatAmount(intent.Amount(v.Int), v.Scale, currency)
 }
 
 func (r *request) amountText() string {
@@ -556,17 +545,15 @@ func (r *request) amountText() string {
 	return strings.Join(parts, ", ")
 }
 
-func (r *request) views(now time.Time) (trusted []trustedView, amounts, others []argView) {
-	critical := map[string]bool{}
+// views returns r's critical values with their provenance, for the
+// auditor (the page's Details).
+func (r *request) views(now time.Time, p approval.Phrase) []trustedView {
+	var trusted []trustedView
 	for _, res := range r.resolved {
-		critical[res.Param] = true
 		tv := trustedView{
-			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: visible(r.nameOf(res.Param)),
+			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: visible(r.recordName(res.Param, p)),
 			Source: res.Provenance.Source, Record: res.Provenance.RecordID, Version: res.Provenance.Version,
-			Since: age(now, res.Provenance.At), Differs: !sameSpelling(res.Sent, res.Value),
-		}
-		if tv.Name == res.Value {
-			tv.Name = "" // a reference that is the id itself says nothing more
+			Since: age(now, res.Provenance.At), Differs: !asked(res.Sent, res.Value, r.names(res.Param, p)),
 		}
 		if tv.Differs {
 			tv.Sent, tv.SentQuoted = res.Sent, quoted(res.Sent)
@@ -575,19 +562,7 @@ func (r *request) views(now time.Time) (trusted []trustedView, amounts, others [
 		}
 		trusted = append(trusted, tv)
 	}
-	for _, name := range r.op.Args.Names() {
-		if critical[name] {
-			continue
-		}
-		v := r.op.Args[name]
-		if v.Kind == intent.KindAmount {
-			amounts = append(amounts, argView{Name: name, Value: formatAmount(v, r.currency),
-				Quoted: fmt.Sprintf("%d minor units, %d decimals", v.Int, v.Scale), Kind: "amount"})
-			continue
-		}
-		others = append(others, argView{Name: name, Value: v.String(), Quoted: quoted(v.String()), Kind: v.Kind.String()})
-	}
-	return trusted, amounts, others
+	return trusted
 }
 
 // factViews returns r's facts sorted by name, each as text with its kind,
