@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -180,10 +181,22 @@ type loginView struct {
 }
 
 // safeNext keeps a post-login destination only if it is one of the page's
-// own request pages (no open redirect).
+// own pages: a request, the list, the call-backs or the audit (with its
+// query, re-encoded); anything else (another host, a scheme, another
+// path) is "/requests" (no open redirect).
 func safeNext(next string) string {
-	if id, ok := strings.CutPrefix(next, "/requests/"); ok && idPattern.MatchString(id) {
-		return next
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || u.Fragment != "" {
+		return "/requests"
+	}
+	switch id, isRequest := strings.CutPrefix(u.Path, "/requests/"); {
+	case isRequest && idPattern.MatchString(id):
+		return u.Path
+	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision":
+		if q := u.Query().Encode(); q != "" {
+			return u.Path + "?" + q
+		}
+		return u.Path
 	}
 	return "/requests"
 }
@@ -294,7 +307,9 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if ss == nil {
 			if c.Request().Method == http.MethodGet {
-				return c.Redirect(http.StatusSeeOther, "/login?next="+c.Request().URL.EscapedPath())
+				// Back to the page asked for once signed in, query
+				// included (safeNext keeps only the page's own).
+				return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
 			}
 			return s.page(c, http.StatusForbidden, "message", msg("Signed out", "You are not signed in, so nothing was done. Sign in and try again."))
 		}
@@ -607,7 +622,7 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 	case errors.Is(err, ErrTampered):
 		code, title, text = http.StatusConflict, "Refused", "This request was refused: what it shows does not hash to the operation the gateway named. Nothing can be approved for it."
 	case errors.Is(err, ErrExpired):
-		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. The agent must ask again."
+		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. It can execute only if the assistant asks for it again and someone approves it then."
 	case errors.Is(err, ErrVoteLost):
 		code, title, text = http.StatusConflict, "Not counted", "Someone decided this request at the same moment, so your decision did not count. It is in the audit trail, marked as not counted. Open the request to see what counts."
 	case errors.Is(err, ErrDecided):
