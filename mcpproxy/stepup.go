@@ -199,7 +199,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		var link string
 		link, err = p.cfg.Approvals.Request(ctx, approval.Request{
 			Level: d.Level, Operation: *d.Operation, Hash: d.OperationHash,
-			Resolved: d.Resolved, Reason: reason, Facts: d.Facts,
+			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies,
 		})
 		if err == nil {
 			if p.cfg.ApprovalWait > 0 {
