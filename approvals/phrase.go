@@ -134,7 +134,6 @@ type valueView struct {
 	Shown        string // the name on file, or the value that executes when it has none
 	ID           string // the value that executes, when Shown is a name
 	Quoted       string // Shown or ID escaped, when either holds other than printable ASCII
-	Since        string // when the record was set, as a date; "" if unknown
 	Differs      bool   // the value that executes is not what the agent asked for
 	Sent         string
 	SentQuoted   string
@@ -145,8 +144,7 @@ type valueView struct {
 func (r *request) valueViews(p approval.Phrase) []valueView {
 	out := make([]valueView, 0, len(r.resolved))
 	for _, res := range r.resolved {
-		v := valueView{Param: res.Param, Label: label(p, res.Param), Shown: visible(displayValue(res.Value)),
-			Since: approval.FormatDate(res.Provenance.At)}
+		v := valueView{Param: res.Param, Label: label(p, res.Param), Shown: visible(displayValue(res.Value))}
 		if n := r.recordName(res.Param, p); n != "" {
 			v.Shown, v.ID = visible(n), visible(displayValue(res.Value))
 			v.Quoted = quoted(n + " " + res.Value)

@@ -91,7 +91,7 @@ func TestRequestPageLeadsWithPhrase(t *testing.T) {
 		`<strong class="amount" id="amount-amount">2,400.00 EUR</strong>`,
 		`<span class="name">ACME Supplies</span> <small class="id">id 1</small>`,
 		`<span class="name">INV-2291</span> <small class="id">id 5</small>`,
-		"on file since 3 Mar 2025", "Bank's country", "Germany (DE)",
+		"the account on file since 3 Mar 2025", "Bank's country", "Germany (DE)",
 		"Reject</strong> asks you why, then is final",
 	} {
 		if !strings.Contains(top, want) {
