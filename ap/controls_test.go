@@ -279,9 +279,9 @@ func TestBankCountry(t *testing.T) {
 		// Territories whose banks use another country's IBANs (found by the
 		// trial of issue 13: each payment to them was confirmed).
 		{"Jersey vendor, GB IBAN", "JE", "GB29NWBK60161331926819", "", "GB29NWBK60161331926819", ""},
-		{"Réunion vendor, FR IBAN", "RE", "FR1420041010050500013M02606", "", "FR1420041010050500013M02606", ""},
+		{"Réunion vendor, FR IBAN", "RE", "FR7630006000011234567890189", "", "FR7630006000011234567890189", ""},
 		{"Åland vendor, FI IBAN", "AX", "FI2112345600000785", "", "FI2112345600000785", ""},
-		{"Jersey vendor, FR IBAN", "JE", "FR1420041010050500013M02606", "", "FR1420041010050500013M02606", "another country (FR) than the vendor's country on file (JE)"},
+		{"Jersey vendor, FR IBAN", "JE", "FR7630006000011234567890189", "", "FR7630006000011234567890189", "another country (FR) than the vendor's country on file (JE)"},
 		{"UK vendor, GB IBAN", "GB", "GB29NWBK60161331926819", "", "GB29NWBK60161331926819", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -101,7 +101,9 @@ var _ gateway.ContextProvider = payFacts{}
 // vendor's name and phone number on file) and current_iban (String: the
 // key of the vendor's current account (see AccountKey), the one the change
 // replaces; "" if none; as typed in the ERP when it is not a valid account
-// as typed) and,
+// as typed), current_iban_since and current_iban_country (String: the day
+// that account was set, as 2006-01-02, and the ISO 3166-1 code of its
+// bank's country; "" if unknown or none), and,
 // when an active account of the vendor is typed with look-alikes,
 // current_iban_note (String: which, and that it is unusable until
 // corrected in the ERP). It reads them while the vendor is held too.
@@ -399,17 +401,23 @@ func (p payFacts) changeFacts(ctx context.Context, q gateway.FactQuery) (map[str
 	if err != nil {
 		return nil, err
 	}
-	current := ""
+	current, since, country := "", "", ""
 	if cur, ok := erp.Current(accounts, vendor); ok {
 		var ok bool
 		if current, ok = keyOf(cur); !ok {
 			current = cur.Number // as typed: the folded number would look clean
 		}
+		if !cur.SetAt.IsZero() {
+			since = cur.SetAt.UTC().Format(time.DateOnly)
+		}
+		country = accountCountry(cur)
 	}
 	facts := map[string]intent.Value{
-		"vendor_name":  intent.Str(vs[0].Name),
-		"vendor_phone": intent.Str(vs[0].Phone),
-		"current_iban": intent.Str(current),
+		"vendor_name":          intent.Str(vs[0].Name),
+		"vendor_phone":         intent.Str(vs[0].Phone),
+		"current_iban":         intent.Str(current),
+		"current_iban_since":   intent.Str(since),
+		"current_iban_country": intent.Str(country),
 	}
 	var notes []string
 	for _, a := range accounts {

@@ -333,7 +333,7 @@ func TestRegressionReferenceOfSeveralVendors(t *testing.T) {
 	e := newEnv(t)
 	e.addVendor(ap.DemoCompany, "Globex Parts")
 	e.addVendor(ap.DemoCompany, "Initech")
-	const globexIBAN, initechIBAN = "BE68 5390 0754 7034", "FR14 2004 1010 0505 0001 3M02 606"
+	const globexIBAN, initechIBAN = "BE68 5390 0754 7034", "FR76 3000 6000 0112 3456 7890 189"
 	e.addAccount(ap.DemoCompany, "Globex Parts", globexIBAN, true, true, 10)
 	e.addAccount(ap.DemoCompany, "Initech", initechIBAN, true, true, 10)
 	for _, v := range []string{"Globex Parts", "Initech"} {

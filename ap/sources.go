@@ -245,7 +245,11 @@ func billAttrs(b erp.Bill) map[string]intent.Value {
 // Config.CoolingOff ago) and shared (the number is on active accounts of
 // several vendors: Odoo accepts that without a warning, and it is
 // refused), shared_with (for people, when shared: the holders' names,
-// vendor IDs and account IDs, see holdersText; "" otherwise), and country
+// vendor IDs and account IDs, see holdersText; "" otherwise),
+// other_holders (how many other partners of the ERP hold an active
+// account of the number, erp.BankAccount.OtherHolders: vendors or not;
+// Odoo 19's duplicate_bank_partner_ids) and
+// other_holders_ids (their IDs, for people), and country
 // (the ISO 3166-1 code of the bank's country, see accountCountry). The account is kept for the payment's execution (see
 // decided).
 type bankAccounts struct {
@@ -341,15 +345,17 @@ func (r bankAccounts) lookup(ctx context.Context, owner intent.Owner, value stri
 	return resolve.Record{
 		ID: a.ID, Value: value, At: a.SetAt.UTC(),
 		Attrs: map[string]intent.Value{
-			"vendor":      intent.Str(a.Vendor),
-			"trusted":     intent.Bool(a.Trusted),
-			"active":      intent.Bool(a.Active),
-			"age_days":    intent.Int(age),
-			"current":     intent.Bool(current),
-			"cooling_off": intent.Bool(current && r.cfg.coolingOff(a)),
-			"shared":      intent.Bool(len(holders) > 1),
-			"country":     intent.Str(accountCountry(a)),
-			"shared_with": intent.Str(sharedWith),
+			"vendor":            intent.Str(a.Vendor),
+			"trusted":           intent.Bool(a.Trusted),
+			"active":            intent.Bool(a.Active),
+			"age_days":          intent.Int(age),
+			"current":           intent.Bool(current),
+			"cooling_off":       intent.Bool(current && r.cfg.coolingOff(a)),
+			"shared":            intent.Bool(len(holders) > 1),
+			"country":           intent.Str(accountCountry(a)),
+			"shared_with":       intent.Str(sharedWith),
+			"other_holders":     intent.Int(int64(len(a.OtherHolders))),
+			"other_holders_ids": intent.Str(strings.Join(a.OtherHolders, ", ")),
 		},
 	}, nil
 }

@@ -37,6 +37,36 @@ func sameSpelling(sent, value string) bool {
 	return err == nil && a == b
 }
 
+// asked reports whether the agent, sending sent, asked for the record
+// whose value that executes is value and whose names on file are names:
+// its spelling names the value (sameSpelling), or is one of the names,
+// ignoring the case of ASCII letters and runs of spaces. An id in front of
+// a name on file is no difference; a look-alike or invisible character is
+// (only ASCII letters fold: the Kelvin sign is not a K).
+func asked(sent, value string, names []string) bool {
+	if sameSpelling(sent, value) {
+		return true
+	}
+	s := strings.Join(strings.Fields(sent), " ")
+	for _, n := range names {
+		if n != "" && asciiFold(s) == asciiFold(strings.Join(strings.Fields(n), " ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiFold returns s with its ASCII capitals in lower case, and nothing
+// else changed.
+func asciiFold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'A' <= r && r <= 'Z' {
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
 // nameFacts are the facts that name a critical argument's record, by
 // parameter, in the order looked for: the page shows the first present
 // next to the internal id that executes.

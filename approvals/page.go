@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 )
 
@@ -179,10 +181,22 @@ type loginView struct {
 }
 
 // safeNext keeps a post-login destination only if it is one of the page's
-// own request pages (no open redirect).
+// own pages: a request, the list, the call-backs or the audit (with its
+// query, re-encoded); anything else (another host, a scheme, another
+// path) is "/requests" (no open redirect).
 func safeNext(next string) string {
-	if id, ok := strings.CutPrefix(next, "/requests/"); ok && idPattern.MatchString(id) {
-		return next
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" || u.Fragment != "" {
+		return "/requests"
+	}
+	switch id, isRequest := strings.CutPrefix(u.Path, "/requests/"); {
+	case isRequest && idPattern.MatchString(id):
+		return u.Path
+	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision":
+		if q := u.Query().Encode(); q != "" {
+			return u.Path + "?" + q
+		}
+		return u.Path
 	}
 	return "/requests"
 }
@@ -293,7 +307,9 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if ss == nil {
 			if c.Request().Method == http.MethodGet {
-				return c.Redirect(http.StatusSeeOther, "/login?next="+c.Request().URL.EscapedPath())
+				// Back to the page asked for once signed in, query
+				// included (safeNext keeps only the page's own).
+				return c.Redirect(http.StatusSeeOther, "/login?next="+url.QueryEscape(c.Request().URL.RequestURI()))
 			}
 			return s.page(c, http.StatusForbidden, "message", msg("Signed out", "You are not signed in, so nothing was done. Sign in and try again."))
 		}
@@ -352,7 +368,7 @@ type trustedView struct {
 }
 
 type argView struct {
-	Name, Value, Quoted, Kind string
+	Name, Label, Value, Quoted, Kind string
 }
 
 type requestView struct {
@@ -360,10 +376,16 @@ type requestView struct {
 	CSRF                                                          string
 	ID, Action, Owner, Mandate, Level, LevelText, Hash, Requester string
 	Reason, Expires, ExpiresIn, Status, Refusal, Created          string
-	Trusted                                                       []trustedView
+	Summary                                                       string             // one sentence in the approver's words (Phrase.Summary)
+	Why                                                           []string           // why a person is asked, in words (Phrase.Why)
+	Ask                                                           string             // what the level asks of approvers, and what is given
+	Values                                                        []valueView        // the critical values, labelled, with names on file
+	Sections                                                      []approval.Section // the pack's facts that matter
+	Trusted                                                       []trustedView      // Details: the critical values' provenance
 	Amounts                                                       []argView
 	Others                                                        []argView
-	Facts                                                         []argView
+	Args                                                          []argView // Details: the arguments as hashed
+	Facts                                                         []argView // Details: the raw facts
 	Approvers                                                     []string
 	Rejected, RejectReason                                        string
 	Have, Need                                                    int
@@ -448,7 +470,7 @@ func (s *Server) show(c echo.Context) error {
 		Requester: r.requester, Reason: visible(r.reason), Status: string(r.status), Refusal: r.refusal,
 		Created: r.created.Format("2006-01-02 15:04:05 UTC"),
 		Expires: r.expires.Format("2006-01-02 15:04:05 UTC"), ExpiresIn: until(now, r.expires),
-		Have: len(r.approvals), Need: r.need(),
+		Have: len(r.approvals), Need: r.need(), Ask: askText(r.level, len(r.approvals)),
 	}
 	for _, d := range r.votes {
 		if d.Approve {
@@ -465,8 +487,10 @@ func (s *Server) show(c echo.Context) error {
 	if r.status != StatusRefused {
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.
-		v.Trusted, v.Amounts, v.Others = r.views(now)
-		v.Facts = r.factViews()
+		p := s.phrase(r)
+		v.Summary, v.Why, v.Sections = p.Summary, whyViews(p), sectionViews(p)
+		v.Values, v.Amounts, v.Others = r.valueViews(p), r.amountViews(p), r.otherViews(p)
+		v.Trusted, v.Args, v.Facts = r.views(now, p), r.argViews(), r.factViews()
 	}
 	if r.status == StatusApproved && s.auditOf() != nil {
 		v.Watch = true
@@ -521,29 +545,9 @@ func quoted(s string) string {
 }
 
 // formatAmount formats minor units exactly, grouping thousands:
-// 125000 at scale 2 is "1,250.00".
+// 125000 at scale 2 is "1,250.00" (approval.FormatAmount).
 func formatAmount(v intent.Value, currency string) string {
-	s := intent.FormatAmount(intent.Amount(v.Int), v.Scale)
-	sign := ""
-	if strings.HasPrefix(s, "-") {
-		sign, s = "-", s[1:]
-	}
-	whole, frac, hasFrac := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := sign + b.String()
-	if hasFrac {
-		out += "." + frac
-	}
-	if currency != "" {
-		out += " " + currency
-	}
-	return out
+	return approval.FormatAmount(intent.Amount(v.Int), v.Scale, currency)
 }
 
 func (r *request) amountText() string {
@@ -556,17 +560,15 @@ func (r *request) amountText() string {
 	return strings.Join(parts, ", ")
 }
 
-func (r *request) views(now time.Time) (trusted []trustedView, amounts, others []argView) {
-	critical := map[string]bool{}
+// views returns r's critical values with their provenance, for the
+// auditor (the page's Details).
+func (r *request) views(now time.Time, p approval.Phrase) []trustedView {
+	var trusted []trustedView
 	for _, res := range r.resolved {
-		critical[res.Param] = true
 		tv := trustedView{
-			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: visible(r.nameOf(res.Param)),
+			Param: res.Param, Value: displayValue(res.Value), Quoted: quoted(res.Value), Name: visible(r.recordName(res.Param, p)),
 			Source: res.Provenance.Source, Record: res.Provenance.RecordID, Version: res.Provenance.Version,
-			Since: age(now, res.Provenance.At), Differs: !sameSpelling(res.Sent, res.Value),
-		}
-		if tv.Name == res.Value {
-			tv.Name = "" // a reference that is the id itself says nothing more
+			Since: age(now, res.Provenance.At), Differs: !asked(res.Sent, res.Value, r.names(res.Param, p)),
 		}
 		if tv.Differs {
 			tv.Sent, tv.SentQuoted = res.Sent, quoted(res.Sent)
@@ -575,19 +577,7 @@ func (r *request) views(now time.Time) (trusted []trustedView, amounts, others [
 		}
 		trusted = append(trusted, tv)
 	}
-	for _, name := range r.op.Args.Names() {
-		if critical[name] {
-			continue
-		}
-		v := r.op.Args[name]
-		if v.Kind == intent.KindAmount {
-			amounts = append(amounts, argView{Name: name, Value: formatAmount(v, r.currency),
-				Quoted: fmt.Sprintf("%d minor units, %d decimals", v.Int, v.Scale), Kind: "amount"})
-			continue
-		}
-		others = append(others, argView{Name: name, Value: v.String(), Quoted: quoted(v.String()), Kind: v.Kind.String()})
-	}
-	return trusted, amounts, others
+	return trusted
 }
 
 // factViews returns r's facts sorted by name, each as text with its kind,
@@ -632,7 +622,7 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 	case errors.Is(err, ErrTampered):
 		code, title, text = http.StatusConflict, "Refused", "This request was refused: what it shows does not hash to the operation the gateway named. Nothing can be approved for it."
 	case errors.Is(err, ErrExpired):
-		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. The agent must ask again."
+		code, title, text = http.StatusGone, "Expired", "This request expired, so nothing was approved. It can execute only if the assistant asks for it again and someone approves it then."
 	case errors.Is(err, ErrVoteLost):
 		code, title, text = http.StatusConflict, "Not counted", "Someone decided this request at the same moment, so your decision did not count. It is in the audit trail, marked as not counted. Open the request to see what counts."
 	case errors.Is(err, ErrDecided):

@@ -31,6 +31,7 @@ type requestRecord struct {
 	Resolved  []intent.Resolved       `json:"resolved,omitempty"`
 	Facts     map[string]intent.Value `json:"facts,omitempty"`
 	Reason    string                  `json:"reason,omitempty"`
+	Policies  []string                `json:"policies,omitempty"`
 	Currency  string                  `json:"currency,omitempty"`
 	Requester string                  `json:"requester,omitempty"`
 	Created   time.Time               `json:"created"`
@@ -45,7 +46,7 @@ type requestRecord struct {
 
 func (r *request) record() requestRecord {
 	return requestRecord{V: recordVersion, ID: r.id, Op: r.op, Hash: r.hash, Level: r.level, Resolved: r.resolved,
-		Facts: r.facts, Reason: r.reason, Currency: r.currency, Requester: r.requester, Created: r.created,
+		Facts: r.facts, Reason: r.reason, Policies: r.policies, Currency: r.currency, Requester: r.requester, Created: r.created,
 		Expires: r.expires, Via: r.via, Status: r.status, Refusal: r.refusal, Approvals: r.approvals,
 		Votes: r.votes, Receipt: r.receipt}
 }
@@ -61,7 +62,7 @@ func decodeRequest(b []byte) (*request, error) {
 		return nil, errRecordVersion
 	}
 	return &request{id: rec.ID, op: rec.Op, hash: rec.Hash, level: rec.Level, resolved: rec.Resolved,
-		facts: rec.Facts, reason: rec.Reason, currency: rec.Currency, requester: rec.Requester,
+		facts: rec.Facts, reason: rec.Reason, policies: rec.Policies, currency: rec.Currency, requester: rec.Requester,
 		created: rec.Created, expires: rec.Expires, via: rec.Via, status: rec.Status, refusal: rec.Refusal,
 		approvals: rec.Approvals, votes: rec.Votes, receipt: rec.Receipt}, nil
 }

@@ -18,6 +18,7 @@ type rejectView struct {
 	CSRF                             string
 	ID, Action, Owner, Amount, Payee string
 	Hash, Reason, Error              string
+	Summary                          string // the operation in the approver's words (Phrase.Summary)
 }
 
 // rejectForm shows the confirmation step: a rejection is never one click,
@@ -40,7 +41,8 @@ func (s *Server) showReject(c echo.Context, code int, reason, problem string) er
 		return s.decisionError(c, map[Status]error{StatusExpired: ErrExpired, StatusRefused: ErrTampered, StatusApproved: ErrDecided, StatusRejected: ErrDecided}[status])
 	}
 	v := rejectView{Session: ss, CSRF: ss.csrf, ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner),
-		Amount: r.amountText(), Payee: r.payeeText(), Hash: r.hash.String(), Reason: reason, Error: problem}
+		Amount: r.amountText(), Payee: r.payeeText(), Hash: r.hash.String(), Reason: reason, Error: problem,
+		Summary: s.phrase(r).Summary}
 	return s.page(c, code, "reject", v)
 }
 

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -112,6 +113,12 @@ type Config struct {
 	// other than the one who called. Their approval is refused with
 	// ErrNotIndependent; they may still reject. Empty means none.
 	NotApprovers []string
+	// Phrasers say how each pack's actions read for the person asked to
+	// approve them (approval.Phraser: ap, banking, healthcare and
+	// workspace each have one); the first that phrases a request's action
+	// leads its page. nil, or none that phrases it, means the page writes
+	// a summary from the operation's arguments.
+	Phrasers []approval.Phraser
 	// Callbacks, when set, takes the call-backs approvers record on the
 	// page ("Record a call-back": they called a vendor back at the phone
 	// number on file before a bank-detail change); nil means the page has
@@ -177,6 +184,7 @@ type request struct {
 	resolved  []intent.Resolved
 	facts     map[string]intent.Value // shown, not hashed
 	reason    string
+	policies  []string // the approval guards that asked (approval.Request.Policies)
 	currency  string
 	requester string
 	created   time.Time
@@ -472,7 +480,7 @@ func (s *Server) submit(ctx context.Context, p approval.Request, via string) (Ti
 		id: id, op: p.Operation, hash: p.Hash, level: p.Level,
 		resolved: append([]intent.Resolved(nil), p.Resolved...),
 		facts:    maps.Clone(p.Facts),
-		reason:   p.Reason, currency: p.Currency, requester: p.Requester,
+		reason:   p.Reason, policies: slices.Clone(p.Policies), currency: p.Currency, requester: p.Requester,
 		created: now, expires: exp, via: via, status: StatusPending,
 	}
 	r.op.Args = p.Operation.Args.Clone()

@@ -90,6 +90,13 @@ type BankAccount struct {
 	// SetAt is when the number was set or last trusted, in UTC: the
 	// account's age is measured from it.
 	SetAt time.Time
+	// OtherHolders are, for an active account read with
+	// BankAccountQuery.Holders, the IDs of the other partners of the
+	// company (or of none) holding an active account of the same number
+	// (Sanitized), whoever they are: a vendor, but also a customer or an
+	// employee (Odoo 19's duplicate_bank_partner_ids, computed alike on
+	// every version): a fraud signal. Sorted; nil otherwise.
+	OtherHolders []string
 }
 
 // Kind is the type of a vendor document (account.move move_type).
@@ -331,7 +338,8 @@ type BankAccountQuery struct {
 	// Holders, with Number, also selects the other accounts of every
 	// vendor holding an account Number selects (active ones when Active
 	// is set), so that one read tells whether the account is its
-	// vendor's current one.
+	// vendor's current one; and fills the OtherHolders of the active
+	// accounts of Number.
 	Holders bool
 }
 

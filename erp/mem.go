@@ -313,10 +313,31 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 			(q.Number != "" && a.Sanitized != number && !holders[a.Vendor]) || (q.Active && !a.Active) {
 			continue
 		}
-		out = append(out, *a)
+		x := *a
+		x.OtherHolders = nil
+		if q.Holders && q.Number != "" && x.Active && x.Sanitized == number {
+			x.OtherHolders = m.otherHolders(company, x)
+		}
+		out = append(out, x)
 	}
 	slices.SortFunc(out, func(a, b BankAccount) int { return CompareIDs(a.ID, b.ID) })
 	return out, nil
+}
+
+// otherHolders are the vendors of company other than a's holding an
+// active account of a's number (BankAccount.OtherHolders); m.mu is held.
+func (m *Mem) otherHolders(company string, a BankAccount) []string {
+	var out []string
+	for _, o := range m.accounts {
+		if v := m.vendors[o.Vendor]; v == nil || v.company != company {
+			continue
+		}
+		if o.Active && o.Sanitized == a.Sanitized && o.Vendor != a.Vendor && !slices.Contains(out, o.Vendor) {
+			out = append(out, o.Vendor)
+		}
+	}
+	slices.SortFunc(out, CompareIDs)
+	return out
 }
 
 // Bills implements Reader.

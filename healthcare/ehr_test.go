@@ -192,7 +192,7 @@ func TestMemRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ehr := healthcare.NewMem(nil)
+			ehr := healthcare.NewMem(func() time.Time { return start })
 			if err := ehr.AddRecord(patient("P-1")); err != nil {
 				t.Fatal(err)
 			}

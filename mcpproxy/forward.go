@@ -115,6 +115,10 @@ type Route struct {
 	// Amounts gives the format of each amount argument; missing means
 	// AmountNumber.
 	Amounts map[string]AmountFormat
+	// Sensitive names the secret arguments (ParamSpec.Sensitive): a
+	// downstream error that quotes one has it replaced by "[secret]"
+	// before it reaches a receipt, a log or the agent's message.
+	Sensitive []string
 }
 
 // Forwarder is a gateway.Executor that carries out an operation by
@@ -155,6 +159,7 @@ func (f *Forwarder) Execute(ctx context.Context, op intent.Operation, _ intent.O
 	}
 	res, err := rt.Server.Call(live, rt.Tool, args, opts)
 	if err != nil {
+		err = rt.scrubErr(op, err)
 		var rpc *RPCError
 		switch {
 		case errors.Is(err, ErrUnavailable):
@@ -172,9 +177,9 @@ func (f *Forwarder) Execute(ctx context.Context, op intent.Operation, _ intent.O
 	text := resultText(res)
 	if res.IsError {
 		if cs != nil {
-			cs.failure = "the server said: " + text
+			cs.failure = "the server said: " + rt.scrub(op, text)
 		}
-		return gateway.Result{}, fmt.Errorf("%w: %s", errToolError, text)
+		return gateway.Result{}, fmt.Errorf("%w: %s", errToolError, rt.scrub(op, text))
 	}
 	if cs != nil {
 		cs.result = res
@@ -217,4 +222,35 @@ func withCall(ctx context.Context, c *call) context.Context {
 func callFrom(ctx context.Context) *call {
 	c, _ := ctx.Value(callKey{}).(*call)
 	return c
+}
+
+// scrub replaces in text each value of op's sensitive arguments by
+// "[secret]", so that a downstream that quotes a secret in an error does
+// not carry it into receipts, logs or messages.
+func (rt Route) scrub(op intent.Operation, text string) string {
+	for _, name := range rt.Sensitive {
+		if v, ok := op.Args[name]; ok {
+			if s := v.String(); s != "" {
+				text = strings.ReplaceAll(text, s, "[secret]")
+			}
+		}
+	}
+	return text
+}
+
+// scrubErr is err, or when its text quotes a secret of op (scrub), an
+// error of the scrubbed text wrapping the sentinels a caller branches on.
+func (rt Route) scrubErr(op intent.Operation, err error) error {
+	text := rt.scrub(op, err.Error())
+	if text == err.Error() {
+		return err
+	}
+	var rpc *RPCError
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		return fmt.Errorf("%w: %s", ErrUnavailable, text)
+	case errors.As(err, &rpc) && rpc.Err != nil:
+		return &RPCError{Server: rpc.Server, Err: errors.New(rt.scrub(op, rpc.Err.Error()))}
+	}
+	return errors.New(text)
 }

@@ -54,7 +54,13 @@ func ContractTool(name string, c *contract.Contract) Tool {
 		schema["required"] = required
 	}
 	raw, _ := json.Marshal(schema) // maps of strings: cannot fail
-	return Tool{Name: name, Action: c.Action, Description: c.Doc, InputSchema: raw, ReadOnly: c.ReadOnly}
+	t := Tool{Name: name, Action: c.Action, Description: c.Doc, InputSchema: raw, ReadOnly: c.ReadOnly}
+	for _, p := range c.Params {
+		if p.Sensitive {
+			t.Sensitive = append(t.Sensitive, p.Name)
+		}
+	}
+	return t
 }
 
 // PackTools describes every action of a mounted pack as a tool named

@@ -58,6 +58,12 @@ type Tool struct {
 	// proxy follows that server's changes to its tools; nil means the tool
 	// never changes (a mounted pack's).
 	Mirror *Mirror
+	// Sensitive names the arguments whose values are secret
+	// (contract.Parameter.Sensitive): the user's confirmation shows their
+	// SHA-256 digest, and an operation carrying one is never put on the
+	// approval page (nor posted to its webhook), where it would be shown
+	// and kept; it can only be confirmed in the client. Empty means none.
+	Sensitive []string
 }
 
 // Signer signs approvals for "the user at the MCP client": when that user

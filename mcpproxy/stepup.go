@@ -2,8 +2,11 @@ package mcpproxy
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +29,7 @@ const (
 	msgPageBusy  = "Too many operations are already waiting on the approval page, so this one was not put there. Nothing was done. Ask the user to decide the open ones first, then try again."
 	msgNoChannel = " This client cannot ask the user to confirm, and no approval page is configured, so the operation was refused."
 	msgFourEyes  = " Four eyes cannot be granted from this client, and no approval page is configured, so the operation was refused."
+	msgSecret    = " It carries a secret argument (%s), which is never shown on the approval page, so it can only be confirmed by the user in a client that supports confirmations (MCP elicitation); it was refused. Nothing was done."
 )
 
 // confirmSchema is the form shown to the user: one required boolean.
@@ -97,6 +101,9 @@ func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []b
 		}
 		p.log.Warn("elicitation failed", "tool", t.Name, "err", err)
 		// Fall through to the approval page, if any.
+	}
+	if secret := t.secretsIn(d.Operation); secret != "" {
+		return refusal(intent.CodeApprovalRequired, intent.StepUp, reason+fmt.Sprintf(msgSecret, secret))
 	}
 	if p.cfg.Approvals != nil {
 		return p.viaPage(ctx, dctx, cs, t, proposal, d)
@@ -192,7 +199,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		var link string
 		link, err = p.cfg.Approvals.Request(ctx, approval.Request{
 			Level: d.Level, Operation: *d.Operation, Hash: d.OperationHash,
-			Resolved: d.Resolved, Reason: reason, Facts: d.Facts,
+			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies,
 		})
 		if err == nil {
 			if p.cfg.ApprovalWait > 0 {
@@ -259,6 +266,10 @@ func describe(t Tool, d gateway.Decision) string {
 			if !ok {
 				continue
 			}
+			if t.secret(name) {
+				fmt.Fprintf(&b, "  %s: %s  (trusted, from %s; secret, shown as its digest)\n", name, digest(op.Args[name].String()), r.Provenance.Source)
+				continue
+			}
 			fmt.Fprintf(&b, "  %s: %s", name, shown(op.Args[name].String()))
 			if n := nameOnFile(d.Facts, name); n != "" {
 				fmt.Fprintf(&b, ", %s on file", quote(n))
@@ -295,6 +306,10 @@ func describe(t Tool, d gateway.Decision) string {
 			if !other {
 				b.WriteString("\nOther arguments, as the assistant wrote them:\n")
 				other = true
+			}
+			if t.secret(name) {
+				fmt.Fprintf(&b, "  %s: %s  (secret, shown as its digest)\n", name, digest(v.String()))
+				continue
 			}
 			fmt.Fprintf(&b, "  %s: %s\n", name, quote(v.String()))
 		}
@@ -392,4 +407,29 @@ func clip(s string) string {
 		n++
 	}
 	return s
+}
+
+// secret reports whether the argument name of t is sensitive.
+func (t Tool) secret(name string) bool { return slices.Contains(t.Sensitive, name) }
+
+// secretsIn names the sensitive arguments op carries, not empty, joined
+// with ", "; "" when it carries none.
+func (t Tool) secretsIn(op *intent.Operation) string {
+	if op == nil {
+		return strings.Join(t.Sensitive, ", ") // unknown: assume all
+	}
+	var names []string
+	for _, name := range op.Args.Names() {
+		if t.secret(name) && op.Args[name].String() != "" { // an empty value reveals nothing
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// digest is what a confirmation shows of a secret: the start of its
+// SHA-256, as receipts keep it whole ("sha256:…").
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:8]) + "…"
 }

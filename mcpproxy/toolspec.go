@@ -30,6 +30,9 @@ type ToolSpec struct {
 	// Params are the tool's arguments, in the order declared. Every
 	// argument the input schema requires must be declared.
 	Params []ParamSpec
+	// Totals are the running totals of the Budget amount, with their
+	// thresholds (TotalsPolicy); empty means none.
+	Totals []TotalSpec
 }
 
 // ParamSpec declares one argument of a tool.
@@ -58,6 +61,10 @@ type ParamSpec struct {
 	// OnNoMatch tells the agent what the user can do when a critical value
 	// matches nothing; empty means a generic text.
 	OnNoMatch string
+	// Sensitive marks a secret (contract.Parameter.Sensitive): receipts
+	// keep its digest, and Tool.Sensitive names it. It cannot key a
+	// total, whose store account would then hold it.
+	Sensitive bool
 }
 
 // SpecError is a ToolSpec that Contract refuses, with where the fault is,
@@ -165,8 +172,18 @@ func (s ToolSpec) Contract(raw RawTool, registries map[string]string) (*contract
 		}
 		params = append(params, p)
 	}
+	for _, t := range s.Totals {
+		for _, by := range t.By {
+			for _, ps := range s.Params {
+				if ps.Name == by && ps.Sensitive {
+					return nil, nil, &SpecError{Param: by, Field: "sensitive", Msg: fmt.Sprintf("total %q is kept by %q, which is sensitive: the store would hold the secret in the total's key. Key the total by another parameter", t.Name, by)}
+				}
+			}
+		}
+	}
 	ct, err := contract.New(contract.Contract{
 		Action: s.Action, Params: params, Budget: s.Budget, ReadOnly: s.ReadOnly, Doc: raw.Description,
+		Totals: s.contractTotals(),
 	})
 	if err != nil {
 		return nil, nil, &SpecError{Err: err}
@@ -176,7 +193,7 @@ func (s ToolSpec) Contract(raw RawTool, registries map[string]string) (*contract
 
 // parameter checks ps and returns its contract parameter, without Doc.
 func (ps ParamSpec) parameter(required bool, registries map[string]string) (contract.Parameter, error) {
-	p := contract.Parameter{Name: ps.Name, Critical: ps.Critical, OnNoMatch: ps.OnNoMatch, Required: required}
+	p := contract.Parameter{Name: ps.Name, Critical: ps.Critical, OnNoMatch: ps.OnNoMatch, Required: required, Sensitive: ps.Sensitive}
 	if ps.Required != nil {
 		p.Required = *ps.Required
 	}
@@ -186,6 +203,9 @@ func (ps ParamSpec) parameter(required bool, registries map[string]string) (cont
 	}
 	if ps.Format != "" && ps.Type != "amount" {
 		return contract.Parameter{}, ps.fail("format", "format applies to amounts only")
+	}
+	if ps.Sensitive && ps.Type == "amount" {
+		return contract.Parameter{}, ps.fail("sensitive", "an amount cannot be sensitive: budgets, totals and the audit add it up")
 	}
 	if ps.Normalizer != "" {
 		var ok bool
@@ -275,6 +295,9 @@ func (s ToolSpec) Tool(d *Downstream, raw RawTool, ct *contract.Contract) Tool {
 		t.Mirror.Params = append(t.Mirror.Params, p.Name)
 		if p.Critical {
 			t.Mirror.Critical = append(t.Mirror.Critical, p.Name)
+		}
+		if p.Sensitive {
+			t.Sensitive = append(t.Sensitive, p.Name)
 		}
 	}
 	return t

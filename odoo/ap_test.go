@@ -26,7 +26,7 @@ import (
 
 // The accounts-payable pack on Odoo, as intentplane-mcp mounts it: a
 // gateway with ap.NewPack over an odoo.Client. The same scenarios run on
-// the fake Odoo (always, in CI) and on a real Odoo 17 (with ODOO_URL).
+// the fake Odoo (always, in CI) and on each real Odoo (odootest.EachReal: ODOO_URL, ODOO_URL_17, _18, _19).
 
 // apIssuer signs the scenarios' mandates, and apApprovers their
 // approvals; fixed test keys.
@@ -116,13 +116,14 @@ type apEnv struct {
 // On a real Odoo the accounts are new, inside their cooling-off period,
 // so the pack's clock is moved six days ahead (as `intentplane odoo demo`
 // does); the fake is set up a month back instead.
-func newAPEnv(tb testing.TB, url, master, db string, fake *odootest.Server) *apEnv {
+func newAPEnv(tb testing.TB, s odootest.RealServer, db string, fake *odootest.Server) *apEnv {
 	tb.Helper()
+	url, master := s.URL, s.Master
 	ctx := context.Background()
 	r, p, b := identities(tb)
 	admin := odoo.Identity{Login: "admin", Password: randomHex(tb, 12)}
 	if fake == nil {
-		admin = fromTemplate(tb, url, master, db, admin)
+		admin = fromTemplate(tb, s, db, admin)
 	}
 	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
@@ -199,9 +200,9 @@ func (e *apEnv) mount(tb testing.TB, now func() time.Time, approvers approval.St
 // and returns its administrator (login admin, ODOO_TEMPLATE_PASSWORD);
 // otherwise it returns admin. A copy of a database with account installed
 // takes a second; creating one takes half a minute, minutes on a busy host.
-func fromTemplate(tb testing.TB, url, master, db string, admin odoo.Identity) odoo.Identity {
+func fromTemplate(tb testing.TB, s odootest.RealServer, db string, admin odoo.Identity) odoo.Identity {
 	tb.Helper()
-	tpl, pw := odootest.Template()
+	url, master, tpl, pw := s.URL, s.Master, s.TemplateDB, s.TemplatePassword
 	if tpl == "" {
 		return admin
 	}
@@ -655,7 +656,7 @@ func TestAPOnFakeOdoo(t *testing.T) {
 }
 
 func apOnFake(t *testing.T, srv *odootest.Server) {
-	runAPScenarios(t, newAPEnv(t, srv.URL, fakeMaster, "ap", srv))
+	runAPScenarios(t, newAPEnv(t, odootest.RealServer{URL: srv.URL, Master: fakeMaster}, "ap", srv))
 	n := 0
 	for _, r := range srv.Reads() {
 		if r.UID == 2 || r.UID == 1 {
@@ -682,7 +683,7 @@ func TestAPPaymentReadsOnFakeOdoo(t *testing.T) {
 }
 
 func apPaymentReads(t *testing.T, srv *odootest.Server) {
-	e := newAPEnv(t, srv.URL, fakeMaster, "reads", srv)
+	e := newAPEnv(t, odootest.RealServer{URL: srv.URL, Master: fakeMaster}, "reads", srv)
 	e.gw, e.tok = e.mount(t, e.now, e.keys, ap.Config{ConfirmAbove: 100_000_000_00, FourEyesDailyAbove: 100_000_000_00,
 		MaxAmount: 100_000_000_00, MaxVendorTotal: 100_000_000_00})
 	bill := e.addBill(t, e.vendor.ID, "", "READS-1", 43210)
@@ -706,13 +707,14 @@ func apPaymentReads(t *testing.T, srv *odootest.Server) {
 	}
 }
 
-// TestRealOdooAP runs the scenarios on a real Odoo 17. With
-// ODOO_TEMPLATE_DB (and its administrator's ODOO_TEMPLATE_PASSWORD, login
+// TestRealOdooAP runs the scenarios on each real Odoo (odootest.EachReal). With
+// ODOO_TEMPLATE_DB (or ODOO_TEMPLATE_DB_18, ...; and its administrator's ODOO_TEMPLATE_PASSWORD, login
 // admin) it copies that database, which must have account installed,
 // instead of creating one.
 func TestRealOdooAP(t *testing.T) {
-	url, master := realOdoo(t)
-	runAPScenarios(t, newAPEnv(t, url, master, "intentplane_test_"+randomHex(t, 4), nil))
+	odootest.EachReal(t, func(t *testing.T, s odootest.RealServer) {
+		runAPScenarios(t, newAPEnv(t, s, "intentplane_test_"+randomHex(t, 4), nil))
+	})
 }
 
 // BenchmarkAPPayment reports the XML-RPC calls of one ap.pay_bill through
@@ -723,7 +725,7 @@ func TestRealOdooAP(t *testing.T) {
 func BenchmarkAPPayment(b *testing.B) {
 	srv := odootest.NewServer("fake-master")
 	b.Cleanup(srv.Close)
-	benchAP(b, newAPEnv(b, srv.URL, "fake-master", "bench", srv))
+	benchAP(b, newAPEnv(b, odootest.RealServer{URL: srv.URL, Master: "fake-master"}, "bench", srv))
 }
 
 // BenchmarkRealOdooAPPayment is BenchmarkAPPayment on a real Odoo 17
@@ -731,8 +733,7 @@ func BenchmarkAPPayment(b *testing.B) {
 // calls (the wizard's create and action_create_payments, odoo-ms/op) and
 // the ratio of the whole ap.pay_bill to them (x-odoo).
 func BenchmarkRealOdooAPPayment(b *testing.B) {
-	url, master := realOdoo(b)
-	benchAP(b, newAPEnv(b, url, master, "intentplane_test_"+randomHex(b, 4), nil))
+	benchAP(b, newAPEnv(b, odootest.Real(b), "intentplane_test_"+randomHex(b, 4), nil))
 }
 
 func benchAP(b *testing.B, e *apEnv) {
@@ -851,7 +852,7 @@ func benchAP(b *testing.B, e *apEnv) {
 func TestAPVendorWithTooManyBillsOnFakeOdoo(t *testing.T) {
 	srv := odootest.NewServer("fake-master")
 	t.Cleanup(srv.Close)
-	e := newAPEnv(t, srv.URL, "fake-master", "toomany", srv)
+	e := newAPEnv(t, odootest.RealServer{URL: srv.URL, Master: "fake-master"}, "toomany", srv)
 	many := make([]erp.Bill, odoo.MaxRead+1)
 	for i := range many {
 		many[i] = erp.Bill{Ref: fmt.Sprintf("MANY-%d", i), Vendor: e.vendor.ID, Currency: "EUR", Total: 1000 + intent.Amount(i)}

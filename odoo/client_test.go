@@ -276,8 +276,9 @@ func TestRightsAreChecked(t *testing.T) {
 		}
 		as, _ := c.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{})
 		for _, a := range as {
-			if strings.HasPrefix(a.Number, "PROBE") {
-				t.Errorf("the probe's account %s was left behind", a.ID)
+			// Unlinked: gone on 17; from 18 Odoo archives it instead.
+			if strings.HasPrefix(a.Number, "PROBE") && a.Active {
+				t.Errorf("the probe's account %s was left behind active", a.ID)
 			}
 		}
 	})

@@ -25,7 +25,7 @@ func TestHandPaymentsCount(t *testing.T) {
 }
 
 func handPaymentsCount(t *testing.T, srv *odootest.Server) {
-	e := newAPEnv(t, srv.URL, fakeMaster, "handpay", srv)
+	e := newAPEnv(t, odootest.RealServer{URL: srv.URL, Master: fakeMaster}, "handpay", srv)
 	ctx := context.Background()
 	v := e.vendor.ID
 	old := e.addBill(t, v, "", "HAND-OLD", 90000)

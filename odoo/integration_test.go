@@ -17,15 +17,6 @@ import (
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
-// realOdoo returns the URL and master password of a real Odoo 17 to test
-// against (odootest.Real), or skips the test. Where Docker runs, the
-// module odoo/dockertest starts a throwaway Odoo 17 and runs the tests
-// with them set: cd odoo/dockertest && go run . go test -C ../.. ./odoo/ -run RealOdoo
-func realOdoo(t testing.TB) (url, master string) {
-	t.Helper()
-	return odootest.Real(t)
-}
-
 func randomHex(t testing.TB, n int) string {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
@@ -41,14 +32,18 @@ func identities(t testing.TB) (reader, payer, bankAdmin odoo.Identity) {
 		odoo.Identity{Login: "ip-bankadmin", Password: randomHex(t, 12)}
 }
 
-// TestRealOdooConformance runs erptest against a real Odoo 17: one
+// TestRealOdooConformance runs erptest against each real Odoo (odootest.EachReal): one
 // database is set up with two companies and the three users, then each
 // subtest gets a copy of it (duplicate_database, under a second).
 func TestRealOdooConformance(t *testing.T) {
-	url, master := realOdoo(t)
+	odootest.EachReal(t, realConformance)
+}
+
+func realConformance(t *testing.T, s odootest.RealServer) {
+	url, master := s.URL, s.Master
 	ctx := context.Background()
 	base := "intentplane_test_" + randomHex(t, 4)
-	adminPW := fromTemplate(t, url, master, base, odoo.Identity{Login: "admin", Password: randomHex(t, 12)}).Password
+	adminPW := fromTemplate(t, s, base, odoo.Identity{Login: "admin", Password: randomHex(t, 12)}).Password
 	r, p, b := identities(t)
 	tpl, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: base, MasterPassword: master, Admin: odoo.Identity{Login: "admin", Password: adminPW}, Timeout: 15 * time.Minute})
 	if err != nil {
@@ -90,15 +85,19 @@ func TestRealOdooConformance(t *testing.T) {
 	t.Logf("XML-RPC calls of the connector in the suite: %d", calls.Load())
 }
 
-// TestRealOdooPayment measures one allowed payment on a real Odoo 17 and
+// TestRealOdooPayment measures one allowed payment on each real Odoo and
 // replays the traps of the fake there: a lost answer, look-alike account
 // numbers, the rights probes, a default-template user.
 func TestRealOdooPayment(t *testing.T) {
-	url, master := realOdoo(t)
+	odootest.EachReal(t, realPayment)
+}
+
+func realPayment(t *testing.T, s odootest.RealServer) {
+	url, master := s.URL, s.Master
 	ctx := context.Background()
 	db := "intentplane_test_" + randomHex(t, 4)
 	r, p, b := identities(t)
-	admin := fromTemplate(t, url, master, db, odoo.Identity{Login: "admin", Password: randomHex(t, 12)})
+	admin := fromTemplate(t, s, db, odoo.Identity{Login: "admin", Password: randomHex(t, 12)})
 	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +121,7 @@ func TestRealOdooPayment(t *testing.T) {
 		t.Fatal(err)
 	}
 	n, took := c.Calls()-before, time.Since(start)
-	t.Logf("one allowed payment on Odoo 17: %d XML-RPC calls, %s; payment %+v", n, took.Round(time.Millisecond), pay)
+	t.Logf("one allowed payment on Odoo %d: %d XML-RPC calls, %s; payment %+v", s.Major, n, took.Round(time.Millisecond), pay)
 	if n > 6 {
 		t.Errorf("%d calls, want at most 6", n)
 	}

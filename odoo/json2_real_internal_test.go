@@ -17,14 +17,15 @@ import (
 )
 
 // realJSON2 copies the template database of a real Odoo 19
-// (odootest.Real, odootest.Template) into a new intentplane_test_*
+// (odootest.RealOf: ODOO_URL_19, else ODOO_URL) into a new intentplane_test_*
 // database, dropped at the end, and returns an Admin of it (XML-RPC,
 // by password) and an API key of its administrator made as Setup makes
 // them. It skips the test without a real Odoo 19 and a template.
 func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	t.Helper()
-	url, master := odootest.Real(t)
-	tpl, pw := odootest.Template()
+	rs := odootest.RealOf(t, 19)
+	url, master := rs.URL, rs.Master
+	tpl, pw := rs.TemplateDB, rs.TemplatePassword
 	if tpl == "" {
 		t.Skip("no ODOO_TEMPLATE_DB: the JSON-2 test copies a template database")
 	}
@@ -215,7 +216,7 @@ func TestRealOdooJSON2(t *testing.T) {
 // TestRealOdooJSON2Refused: a server without JSON-2 (Odoo 17 or 18) is
 // refused at Login when the transport asks for it, with what to set.
 func TestRealOdooJSON2Refused(t *testing.T) {
-	url, _ := odootest.Real(t)
+	url := odootest.RealOf(t, 17, 18).URL
 	c, err := New(Config{URL: url, DB: "any", Reader: Identity{Login: "r", Password: "p"}, Transport: TransportJSON2})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // RightsError reports that an identity can do something it must not: the
@@ -52,11 +53,17 @@ func (c *Client) CheckRights(ctx context.Context, company string) error {
 		what string
 		run  func(s *session) (created string, id int64, err error)
 	}
+	// A probe account a user could create is unlinked at once, which from
+	// Odoo 18 on archives it; a second probe of the same number on the
+	// partner would then be refused as archived ("Please unarchive it
+	// instead"), a user error that says nothing of the rights. Each check
+	// probes with a number of its own.
+	probeNumber := "PROBE" + itoa(partner) + "X" + strconv.FormatInt(c.now().UnixNano(), 36)
 	createBank := func(s *session) (string, int64, error) {
 		if partner == 0 {
 			return "", 0, ErrAccess // nothing to probe against
 		}
-		v, err := s.execute(ctx, "res.partner.bank", "create", []any{map[string]any{"partner_id": partner, "acc_number": "PROBE" + itoa(partner) + "X"}},
+		v, err := s.execute(ctx, "res.partner.bank", "create", []any{map[string]any{"partner_id": partner, "acc_number": probeNumber}},
 			map[string]any{"context": scope(cid, false)})
 		id, _ := asID(v)
 		return "res.partner.bank", id, err

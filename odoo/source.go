@@ -204,10 +204,16 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	}
 	out := []erp.BankAccount{}
 	holders := map[string]bool{}
+	dups := map[string][]int64{} // Odoo 19's duplicate_bank_partner_ids, by account
 	for _, r := range rs {
 		a, co, err := decodeAccount(r)
 		if err != nil {
 			return nil, err
+		}
+		if d.duplicateHolders != "" && q.Holders && q.Number != "" {
+			if dups[a.ID], err = r.ids(d.duplicateHolders); err != nil {
+				return nil, fmt.Errorf("odoo: res.partner.bank %s: %w", a.ID, err)
+			}
 		}
 		if !accountWanted(a, co, cid, id, vendor, q.Active) {
 			continue
@@ -220,11 +226,52 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	if q.Number != "" {
 		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
 	}
+	if q.Holders && q.Number != "" {
+		otherHolders(number, out, dups)
+	}
 	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
 	if err := holderCountries(ctx, s, cid, out); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// otherHolders sets the OtherHolders of the active accounts of number
+// among as, which a read with Holders gave: every account of the number
+// the company sees is among them (an account's company_id is its
+// partner's, so the company sees the accounts of its own partners and of
+// partners of no company, as Odoo 19 computes duplicate_bank_partner_ids),
+// whichever partner, a vendor or not, holds it. The other holders are the
+// partners of the other active accounts of number, matched on
+// sanitized_acc_number on every version (no call more), so that a number
+// typed differently (which 19's field, comparing acc_number as typed,
+// misses) counts too; on 19 the field's partners (dups, by account) are
+// added.
+func otherHolders(number string, as []erp.BankAccount, dups map[string][]int64) {
+	var partners []string
+	for _, a := range as {
+		if a.Active && a.Sanitized == number && !slices.Contains(partners, a.Vendor) {
+			partners = append(partners, a.Vendor)
+		}
+	}
+	for i, a := range as {
+		if !a.Active || a.Sanitized != number {
+			continue
+		}
+		var others []string
+		for _, p := range partners {
+			if p != a.Vendor {
+				others = append(others, p)
+			}
+		}
+		for _, p := range dups[a.ID] {
+			if id := itoa(p); id != a.Vendor && !slices.Contains(others, id) {
+				others = append(others, id)
+			}
+		}
+		slices.SortFunc(others, erp.CompareIDs)
+		as[i].OtherHolders = others
+	}
 }
 
 // accountWanted reports whether the account a, of company co (0: shared),

@@ -40,13 +40,14 @@ func (b workloadBuilder) AddVendor(ctx context.Context, company string, v aptest
 // fake, else a copy of ODOO_TEMPLATE_DB when set) as odoo.Setup does, with
 // one company, and returns the workload's environment on it, the
 // administrator and the connector's configuration.
-func workloadOdoo(t *testing.T, url, master, db string, fake bool) (aptest.Env, *odoo.Admin, odoo.Config) {
+func workloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool) (aptest.Env, *odoo.Admin, odoo.Config) {
 	t.Helper()
+	url, master := s.URL, s.Master
 	ctx := context.Background()
 	r, p, b := identities(t)
 	admin := odoo.Identity{Login: "admin", Password: randomHex(t, 12)}
 	if !fake {
-		admin = fromTemplate(t, url, master, db, admin)
+		admin = fromTemplate(t, s, db, admin)
 	}
 	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
@@ -80,9 +81,10 @@ func workloadClient(t *testing.T, cfg odoo.Config) *odoo.Client {
 // the book in the first with the company's default controls and in the
 // copy with aptest.WholeVendorRuns. Practice expects no false refusal in
 // either; in the second, no vendor's day is refused.
-func runWorkloadOdoo(t *testing.T, url, master, db string, fake bool, name string, vendors int) {
+func runWorkloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool, name string, vendors int) {
+	url, master := s.URL, s.Master
 	ctx := context.Background()
-	e, a, cfg := workloadOdoo(t, url, master, db, fake)
+	e, a, cfg := workloadOdoo(t, s, db, fake)
 	e.Name, e.Vendors = name, vendors
 	start := time.Now()
 	bk := aptest.Build(t, e)
@@ -117,18 +119,17 @@ func TestLegitimateWorkloadFakeOdoo(t *testing.T) {
 	t.Parallel()
 	srv := odootest.NewServer(fakeMaster)
 	defer srv.Close()
-	runWorkloadOdoo(t, srv.URL, fakeMaster, "fake_workload", true, "the fake Odoo", 0)
+	runWorkloadOdoo(t, odootest.RealServer{URL: srv.URL, Master: fakeMaster}, "fake_workload", true, "the fake Odoo", 0)
 }
 
-// TestRealOdooLegitimateWorkload runs the legitimate workload on a real
-// Odoo 17 (ODOO_URL; a copy of ODOO_TEMPLATE_DB when set). Odoo stamps
-// each account's write_date, so the gateway's clock is moved to each
+// TestRealOdooLegitimateWorkload runs the legitimate workload on each
+// real Odoo (odootest.EachReal; a copy of its template database when
+// set). Odoo stamps each account's write_date, so the gateway's clock is moved to each
 // account's age (see aptest.Pay). INTENTPLANE_WORKLOAD_VENDORS, if set,
 // is the number of vendors of the book (30, the full book, by default;
 // 14 still has every kind of vendor, account and bill): each vendor is
 // about 30 XML-RPC calls to enter and 50 to pay.
 func TestRealOdooLegitimateWorkload(t *testing.T) {
-	url, master := realOdoo(t)
 	vendors := 0
 	if v := os.Getenv("INTENTPLANE_WORKLOAD_VENDORS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -137,5 +138,7 @@ func TestRealOdooLegitimateWorkload(t *testing.T) {
 		}
 		vendors = n
 	}
-	runWorkloadOdoo(t, url, master, "intentplane_test_workload_"+randomHex(t, 4), false, "Odoo 17", vendors)
+	odootest.EachReal(t, func(t *testing.T, s odootest.RealServer) {
+		runWorkloadOdoo(t, s, "intentplane_test_workload_"+randomHex(t, 4), false, "Odoo "+s.Name, vendors)
+	})
 }

@@ -245,6 +245,9 @@ func call(t testing.TB, c *client.Client, tool, args string) *mcp.CallToolResult
 }
 
 func text(r *mcp.CallToolResult) string {
+	if r == nil { // callAsync's call failed or timed out
+		return "(no result: the call failed or timed out)"
+	}
 	var parts []string
 	for _, c := range r.Content {
 		if tc, ok := mcp.AsTextContent(c); ok {

@@ -178,7 +178,8 @@ func serveAdmin(ctx context.Context, a *app, cfg *config.Config, stderr io.Write
 		return err
 	}
 	go func() {
-		if err := admin.Serve(ctx, ln, a.metrics.Handler(health)); err != nil {
+		h := admin.HostCheck(a.metrics.Handler(health), admin.Hosts(ln.Addr(), cfg.Admin.Hosts...))
+		if err := admin.Serve(ctx, ln, h); err != nil {
 			log.Error("admin listener stopped", "err", err)
 		}
 	}()

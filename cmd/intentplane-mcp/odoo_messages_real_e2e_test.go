@@ -9,12 +9,17 @@ import (
 
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
-// TestRealOdooMessages: on a real Odoo 17, the records a new-user trial
+// TestRealOdooMessages: on each real Odoo, the records a new-user trial
 // made in Odoo's forms get refusals and ap_get_vendor outputs that say
 // what to correct, naming the records; nothing is paid.
 func TestRealOdooMessages(t *testing.T) {
+	odootest.EachReal(t, realOdooMessages)
+}
+
+func realOdooMessages(t *testing.T, s odootest.RealServer) {
 	type rec struct{ name, iban, ref string }
 	var (
 		birch  = rec{"Birch Ltd", "BE68 5390 0754 7034", "BI-1"}                 // Send Money off
@@ -23,7 +28,7 @@ func TestRealOdooMessages(t *testing.T) {
 		echo2  = rec{"Echo Trading", "NL91 ABNA 0417 1643 00", "EC-2"}
 	)
 	ids := map[string]string{}
-	e := newRealOdooEnv(t, func(a *odoo.Admin) {
+	e := newRealOdooEnv(t, s, func(a *odoo.Admin) {
 		ctx := context.Background()
 		for _, x := range []rec{birch, wessex, echo1, echo2} {
 			v, err := a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: x.name, Company: true, Shared: true})

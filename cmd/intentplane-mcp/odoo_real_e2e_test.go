@@ -18,33 +18,35 @@ import (
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
-// The accounts-payable pack through the built intentplane-mcp on a real
-// Odoo 17, as the connector's TestRealOdoo* tests in ./odoo find one
-// (odootest.Real: ODOO_URL and ODOO_MASTER_PASSWORD; skipped without
-// them). With odootest.Template (ODOO_TEMPLATE_DB) each test copies that
-// database instead of creating one. Each test works in a database of its
-// own, intentplane_test_*, dropped afterwards.
+// The accounts-payable pack through the built intentplane-mcp on each
+// real Odoo the connector's TestRealOdoo* tests in ./odoo find
+// (odootest.EachReal: ODOO_URL, ODOO_URL_17, _18 and _19 with
+// ODOO_MASTER_PASSWORD; skipped without them), one subtest per version.
+// With a template database (ODOO_TEMPLATE_DB, ODOO_TEMPLATE_DB_18, ...)
+// each test copies it instead of creating one. Each test works in a
+// database of its own, intentplane_test_*, dropped afterwards.
 
-// realOdooEnv is a database on a real Odoo 17 set up as `intentplane odoo
+// realOdooEnv is a database on a real Odoo set up as `intentplane odoo
 // setup` does with the demo data, and intentplane-mcp's configuration
 // mounting the AP pack on it.
 type realOdooEnv struct {
 	*odooEnv
 	admin *odoo.Admin
 	rpc   *adminRPC
+	major int // the Odoo major version
 }
 
 // newRealOdooEnv copies ODOO_TEMPLATE_DB (or creates a database), runs
 // odoo.Setup with the demo data and then prepare (nil for none) as the
 // administrator, and writes the configuration. Every bank account then
 // in the database is dated 30 days back (see backdateAccounts).
-func newRealOdooEnv(tb testing.TB, prepare func(a *odoo.Admin)) *realOdooEnv {
+func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.Admin)) *realOdooEnv {
 	tb.Helper()
-	url, master := odootest.Real(tb)
+	url, master := s.URL, s.Master
 	ctx := context.Background()
 	db := "intentplane_test_" + secret(tb)[:8]
 	admin := odoo.Identity{Login: "admin", Password: secret(tb)}
-	if tpl, pw := odootest.Template(); tpl != "" {
+	if tpl, pw := s.TemplateDB, s.TemplatePassword; tpl != "" {
 		admin.Password = pw
 		t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 		if err == nil {
@@ -69,7 +71,7 @@ func newRealOdooEnv(tb testing.TB, prepare func(a *odoo.Admin)) *realOdooEnv {
 	if prepare != nil {
 		prepare(a)
 	}
-	e := &realOdooEnv{admin: a, rpc: newAdminRPC(tb, url, db, admin)}
+	e := &realOdooEnv{admin: a, rpc: newAdminRPC(tb, url, db, admin), major: s.Major}
 	e.backdateAccounts(tb, 30*24*time.Hour)
 	dir := tb.TempDir()
 	e.odooEnv = &odooEnv{env: &env{t: tb, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, cfg: cfg,
@@ -171,12 +173,17 @@ func (e *realOdooEnv) bill(tb testing.TB, ref string) odooBill {
 }
 
 // payments returns the bank account (partner_bank_id) of each posted
-// outbound payment to partner, newest first, read by the administrator.
+// outbound payment to partner, newest first, read by the administrator:
+// state posted on Odoo 17, in_process or paid from 18 on.
 func (e *realOdooEnv) payments(tb testing.TB, partner string) []int64 {
 	tb.Helper()
+	posted := []any{"posted"}
+	if e.major >= 18 {
+		posted = []any{"in_process", "paid"}
+	}
 	var rs []map[string]any
 	e.rpc.exec(tb, &rs, "account.payment", "search_read", []any{[]any{
-		[]any{"partner_id", "=", atoi(tb, partner)}, []any{"payment_type", "=", "outbound"}, []any{"state", "=", "posted"}}},
+		[]any{"partner_id", "=", atoi(tb, partner)}, []any{"payment_type", "=", "outbound"}, []any{"state", "in", posted}}},
 		map[string]any{"fields": []any{"partner_bank_id"}, "order": "id desc", "limit": 50})
 	var out []int64
 	for _, r := range rs {
@@ -229,11 +236,15 @@ const (
 )
 
 // TestRealOdooMCP drives intentplane-mcp with the AP pack over stdio on a
-// real Odoo 17, as a finance team's assistant would, and checks each
+// real Odoo (each, odootest.EachReal), as a finance team's assistant would, and checks each
 // outcome in Odoo with the administrator's XML-RPC reads.
 func TestRealOdooMCP(t *testing.T) {
+	odootest.EachReal(t, realOdooMCP)
+}
+
+func realOdooMCP(t *testing.T, s odootest.RealServer) {
 	var shared, holdings string
-	e := newRealOdooEnv(t, func(a *odoo.Admin) {
+	e := newRealOdooEnv(t, s, func(a *odoo.Admin) {
 		ctx := context.Background()
 		var err error
 		if shared, err = a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: sharedVendor, Company: true, Shared: true}); err != nil {
@@ -377,7 +388,7 @@ func atoi(tb testing.TB, s string) int64 {
 // left of ms/op is MCP over stdio); and calls/op, the XML-RPC calls the
 // proxy made.
 func BenchmarkRealOdooMCPPayment(b *testing.B) {
-	e := newRealOdooEnv(b, func(a *odoo.Admin) {
+	e := newRealOdooEnv(b, odootest.Real(b), func(a *odoo.Admin) {
 		ctx := context.Background()
 		other, err := a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Bulk Supplies", Company: true})
 		if err != nil {

@@ -113,9 +113,14 @@ func (p *person) do(steps ...chromedp.Action[chromedp.Void]) {
 	}
 }
 
+// text returns the text of the first element sel selects, also inside
+// the page's closed "Details" disclosure (the auditor's view).
 func (p *person) text(sel string) string {
 	p.t.Helper()
-	s, err := browsertest.Run(p.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if _, err := browsertest.Run(p.ctx, chromedp.Text(chromedp.CSS(sel))); err != nil {
+		p.t.Fatalf("%s: text of %s: %v", p.name, sel, err)
+	}
+	s, err := browsertest.Run(p.ctx, chromedp.Evaluate[string](fmt.Sprintf("document.querySelector(%q).textContent", sel)))
 	if err != nil {
 		p.t.Fatalf("%s: text of %s: %v", p.name, sel, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/policy"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/core/resolve/filereg"
 	"github.com/intentplane/intentplane/core/state"
@@ -247,8 +249,9 @@ func (w *wiring) proxyTools(c *config.Config) error {
 	}
 	fwd := &mcpproxy.Forwarder{Routes: map[intent.Action]mcpproxy.Route{}}
 	var contracts []*contract.Contract
+	var thresholds strings.Builder // the totals' thresholds, as Cedar
 	for _, key := range config.Ordered(c, []string{"tools"}, c.Tools) {
-		ct, t, err := w.proxyTool(c, key, regNorm, fwd)
+		ct, t, err := w.proxyTool(c, key, regNorm, fwd, &thresholds)
 		if err != nil {
 			return err
 		}
@@ -265,26 +268,68 @@ func (w *wiring) proxyTools(c *config.Config) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return c.ErrAt([]string{"policy", "dir"}, "policy directory %s does not exist", dir)
 	}
+	policies, err := mcpproxy.PolicyFS(os.DirFS(dir), thresholds.String())
+	if err != nil {
+		return c.ErrAt([]string{"policy", "dir"}, "%v", err)
+	}
+	if err := checkTotalsPolicy(c, policies); err != nil {
+		return err
+	}
 	w.proxied = name
-	w.packs = append(w.packs, gateway.Pack{Name: name, Contracts: contracts, Policies: os.DirFS(dir), Registries: regs, Executor: fwd})
+	w.packs = append(w.packs, gateway.Pack{Name: name, Contracts: contracts, Policies: policies, Registries: regs, Executor: fwd})
 	return nil
+}
+
+// checkTotalsPolicy loads the proxied tools' policy with the thresholds of
+// their totals (mcpproxy.TotalsPolicyFile), and points a fault in the
+// thresholds at the totals that wrote them: most often the schema does
+// not declare a total as a fact of its tool's action.
+func checkTotalsPolicy(c *config.Config, policies fs.FS) error {
+	_, err := policy.Load(policies)
+	var le *policy.LoadError
+	if !errors.As(err, &le) || le.File != mcpproxy.TotalsPolicyFile {
+		return nil // any other fault is the operator's policy's, reported with its file and line when the gateway loads it
+	}
+	for _, key := range config.Ordered(c, []string{"tools"}, c.Tools) {
+		for i, t := range c.Tools[key].Totals {
+			if strings.Contains(le.Error(), t.Name) {
+				return c.ErrAt([]string{"tools", key, "totals", fmt.Sprint(i)}, "the thresholds of total %q do not validate against the policy's schema: declare the total as a fact of %s in %s, facts: { %s: Long, … } (%v)",
+					t.Name, c.Tools[key].Action, c.Policy.Dir, t.Name, le)
+			}
+		}
+	}
+	return c.ErrAt([]string{"tools"}, "the thresholds of the tools' totals do not validate against the policy's schema: %v", le)
 }
 
 // proxyTool builds the contract, the route and the mirrored tool of
 // [tools.key].
-func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]string, fwd *mcpproxy.Forwarder) (*contract.Contract, mcpproxy.Tool, error) {
+func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]string, fwd *mcpproxy.Forwarder, thresholds *strings.Builder) (*contract.Contract, mcpproxy.Tool, error) {
 	tc, at := c.Tools[key], []string{"tools", key}
 	d := w.servers[tc.Server]
 	raw, err := downstreamTool(c, key, d)
 	if err != nil {
 		return nil, mcpproxy.Tool{}, err
 	}
-	spec := toolSpec(c, at, tc)
+	spec, err := toolSpec(c, key, tc)
+	if err != nil {
+		return nil, mcpproxy.Tool{}, err
+	}
 	ct, amounts, err := spec.Contract(raw, regNorm)
 	if err != nil {
+		if len(spec.Totals) > 0 && strings.Contains(err.Error(), "total ") {
+			return nil, mcpproxy.Tool{}, c.ErrAt(append(at, "totals"), "%v", err)
+		}
 		return nil, mcpproxy.Tool{}, specError(c, at, err)
 	}
+	thresholds.WriteString(spec.TotalsPolicy())
 	fwd.Routes[ct.Action] = mcpproxy.Route{Server: d, Tool: raw.Name, Amounts: amounts}
+	for _, p := range ct.Params {
+		if p.Sensitive {
+			r := fwd.Routes[ct.Action]
+			r.Sensitive = append(r.Sensitive, p.Name)
+			fwd.Routes[ct.Action] = r
+		}
+	}
 	t := spec.Tool(d, raw, ct)
 	t.Mirror.Lock = w.lock
 	return ct, t, nil
@@ -308,18 +353,24 @@ func downstreamTool(c *config.Config, key string, d *mcpproxy.Downstream) (mcppr
 	return mcpproxy.RawTool{}, c.ErrAt([]string{"tools", key}, "server %q has no tool %q (it has: %s)", tc.Server, toolName, strings.Join(names, ", "))
 }
 
-// toolSpec is the declaration of the proxied tool at [tools.KEY], its
-// parameters in file order.
-func toolSpec(c *config.Config, at []string, tc config.Tool) mcpproxy.ToolSpec {
-	spec := mcpproxy.ToolSpec{Action: intent.Action(tc.Action), Name: tc.Name, Description: tc.Description, Budget: tc.Budget, ReadOnly: tc.ReadOnly}
+// toolSpec is the declaration of the proxied tool at [tools.key], its
+// parameters in file order, with its totals.
+func toolSpec(c *config.Config, key string, tc config.Tool) (mcpproxy.ToolSpec, error) {
+	at := []string{"tools", key}
+	totals, err := c.ToolTotals(key)
+	if err != nil {
+		return mcpproxy.ToolSpec{}, err
+	}
+	spec := mcpproxy.ToolSpec{Action: intent.Action(tc.Action), Name: tc.Name, Description: tc.Description, Budget: tc.Budget, ReadOnly: tc.ReadOnly, Totals: totals}
 	for _, name := range config.Ordered(c, append(at, "params"), tc.Params) {
 		pc := tc.Params[name]
 		spec.Params = append(spec.Params, mcpproxy.ParamSpec{
 			Name: name, Type: pc.Type, Scale: pc.Scale, MaxLength: pc.MaxLength, Required: pc.Required,
 			Critical: pc.Critical, Sources: pc.Sources, Normalizer: pc.Normalizer, Format: pc.Format, OnNoMatch: pc.OnNoMatch,
+			Sensitive: pc.Sensitive,
 		})
 	}
-	return spec
+	return spec, nil
 }
 
 // specError points a *mcpproxy.SpecError at the line of the declaration at

@@ -82,12 +82,12 @@ func TestOdooSetupAndDemoOnFake(t *testing.T) {
 }
 
 // TestOdooSetupAndDemoOnRealOdoo runs setup and the demo against a real
-// Odoo 17 in a database of its own, dropped afterwards.
+// Odoo (each, odootest.EachReal) in a database of its own, dropped afterwards.
 func TestOdooSetupAndDemoOnRealOdoo(t *testing.T) {
-	url, master := os.Getenv("ODOO_URL"), os.Getenv("ODOO_MASTER_PASSWORD")
-	if url == "" || master == "" {
-		t.Skip("no real Odoo 17: set ODOO_URL and ODOO_MASTER_PASSWORD to run setup and the demo against one (examples/odoo/docker-compose.yml starts one)")
-	}
+	odootest.EachReal(t, func(t *testing.T, s odootest.RealServer) { odooSetupAndDemoOnReal(t, s.URL, s.Master) })
+}
+
+func odooSetupAndDemoOnReal(t *testing.T, url, master string) {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	db := "intentplane_test_" + hex.EncodeToString(b)

@@ -30,6 +30,11 @@ type Request struct {
 	// Reason says why a person must approve (the step-up's message); empty
 	// means none.
 	Reason string
+	// Policies are the policies that determined the step-up
+	// (gateway.Decision.Policies): the approval guards that asked, by id,
+	// from which a Phraser says why in the approver's words; nil means
+	// unknown.
+	Policies []string
 	// Facts are the facts the gateway's policy saw (gateway.Decision.Facts),
 	// read from the systems of record when the operation was decided: what
 	// an approver needs to judge it, such as a vendor's name on file or the

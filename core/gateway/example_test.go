@@ -62,7 +62,7 @@ forbid (principal, action == Action::"pay.send", resource) when { context.amount
 		Audience: "example-gateway",
 		Issuers:  mandate.StaticKeys{"bank-app": issuerPub},
 		Now:      func() time.Time { return now },
-	}, mem.New(nil), pack)
+	}, mem.New(func() time.Time { return now }), pack)
 	if err != nil {
 		panic(err)
 	}

@@ -74,7 +74,8 @@ var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{t: t, store: mem.New(nil), exec: &executed{keep: true}, now: t0}
+	w := &world{t: t, exec: &executed{keep: true}, now: t0}
+	w.store = mem.New(func() time.Time { return w.now }) // the gateway's clock: nonces expire by it
 	issuerPub, issuerPriv := gatewaytest.KeyPair(1)
 	alicePub, alicePriv := gatewaytest.KeyPair(2)
 	bobPub, bobPriv := gatewaytest.KeyPair(3)

@@ -203,6 +203,7 @@ func testBankAccounts(t *testing.T, e Env) {
 			t.Errorf("%s: accounts (-want, +got):\n%s", tt.name, diff)
 		}
 	}
+	checkOtherHolders(t, e, w)
 	got, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{ID: w.acmeUntrusted.ID})
 	if len(got) != 1 || got[0].Trusted || !got[0].Active || got[0].Vendor != w.acme.ID || got[0].SetAt.IsZero() || got[0].SetAt.Location() != time.UTC {
 		t.Errorf("untrusted account as read = %+v", got)
@@ -210,6 +211,54 @@ func testBankAccounts(t *testing.T, e Env) {
 	all, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Vendor: w.acme.ID})
 	if cur, ok := erp.Current(all, w.acme.ID); !ok || cur.ID != w.acmeIBAN.ID {
 		t.Errorf("current account = %+v, %v; want %s", cur, ok, w.acmeIBAN.ID)
+	}
+}
+
+// checkOtherHolders: a read with Holders names the other partners holding
+// an active account of the number (erp.BankAccount.OtherHolders), whatever
+// the spelling of the number; a partner of another company does not count
+// (an Odoo bank account belongs to its partner's company).
+func checkOtherHolders(t *testing.T, e Env, w world) {
+	t.Helper()
+	ctx := context.Background()
+	q := erp.BankAccountQuery{Number: ibanACME, Active: true, Holders: true}
+	got, err := e.Source.BankAccounts(ctx, e.Company, q)
+	if err != nil || len(got) != 2 || got[0].OtherHolders != nil || got[1].OtherHolders != nil {
+		t.Fatalf("a number no one else holds: %+v, %v; want two accounts, no other holders", got, err)
+	}
+	if _, err := e.Seeder.AddBankAccount(ctx, e.Other, erp.BankAccount{Vendor: w.globex.ID, Number: "de89-3704-0044-0532-0130-00", Active: true}); err != nil {
+		t.Fatalf("seeding: %v", err)
+	}
+	got, err = e.Source.BankAccounts(ctx, e.Company, q)
+	if err != nil || len(got) != 2 || got[0].OtherHolders != nil || got[1].OtherHolders != nil {
+		t.Errorf("the number held in the other company: %+v, %v; want no other holders", got, err)
+	}
+	twin, err := e.Seeder.AddVendor(ctx, e.Company, erp.Vendor{Name: "Twin Supplies", Active: true})
+	if err != nil {
+		t.Fatalf("seeding: %v", err)
+	}
+	twinAcct, err := e.Seeder.AddBankAccount(ctx, e.Company, erp.BankAccount{Vendor: twin.ID, Number: "DE89 3704 0044 0532 0130 00 ", Active: true})
+	if err != nil {
+		t.Fatalf("seeding: %v", err)
+	}
+	got, err = e.Source.BankAccounts(ctx, e.Company, q)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("the number held by another vendor: %+v, %v; want three accounts", got, err)
+	}
+	for _, a := range got {
+		var want []string
+		switch a.ID {
+		case w.acmeIBAN.ID:
+			want = []string{twin.ID}
+		case twinAcct.ID:
+			want = []string{w.acme.ID}
+		}
+		if diff := cmp.Diff(want, a.OtherHolders); diff != "" {
+			t.Errorf("other holders of account %s (-want, +got):\n%s", a.ID, diff)
+		}
+	}
+	if got, _ := e.Source.BankAccounts(ctx, e.Company, erp.BankAccountQuery{Number: ibanACME}); len(got) != 2 || got[0].OtherHolders != nil || got[1].OtherHolders != nil {
+		t.Errorf("without Holders: %+v; want no other holders given", got)
 	}
 }
 

@@ -108,7 +108,7 @@ func (o *observed) OpenReservations(ctx context.Context, before time.Time) ([]ga
 // consistent: no operation executed twice, the budget committed exactly
 // what executed with nothing left reserved, the receipt chain verifies,
 // and an executed operation's nonce stays spent.
-func faultStream(t *testing.T, open func() gateway.Store, inject, heal func()) {
+func faultStream(t *testing.T, open func(now func() time.Time) gateway.Store, inject, heal func()) {
 	t.Helper()
 	bank := banking.NewMem()
 	if err := bank.Open(bankOwner, banking.Account{IBAN: "DE89370400440532013000", Balance: 1 << 40,
@@ -123,7 +123,7 @@ func faultStream(t *testing.T, open func() gateway.Store, inject, heal func()) {
 	pack.Executor = rec
 	obs := &observed{}
 	h := newHarness(t, storeKind{name: "fault", open: func(t testing.TB, now func() time.Time) (gateway.Store, func() gateway.Store) {
-		obs.Store = open()
+		obs.Store = open(now)
 		return obs, func() gateway.Store { return obs }
 	}}, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), pack, nil)
 	tok := h.mandate(mandate.Mandate{ID: "m-fault", Owner: bankOwner, Scope: []intent.Action{banking.ActionSendMoney},
@@ -343,7 +343,7 @@ func TestPostgresDownMidStream(t *testing.T) {
 	}
 	p := newProxy(t, u.Host)
 	u.Host = p.ln.Addr().String()
-	faultStream(t, func() gateway.Store {
+	faultStream(t, func(func() time.Time) gateway.Store { // PostgreSQL keeps its own clock
 		st, err := postgres.Open(context.Background(), u.String(), postgres.Config{MaxConns: 8, Timeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -381,7 +381,7 @@ func TestEmbeddedDiskFull(t *testing.T) {
 	t.Parallel()
 	dir := tmpfs(t, 8<<20)
 	filler := filepath.Join(dir, "filler")
-	faultStream(t, func() gateway.Store { return openEmbedded(t, filepath.Join(dir, "state.db")) },
+	faultStream(t, func(now func() time.Time) gateway.Store { return openEmbedded(t, filepath.Join(dir, "state.db"), now) },
 		func() {
 			// Fill every byte left; the write fails with ENOSPC at the end.
 			f, err := os.Create(filler)
@@ -423,7 +423,7 @@ func TestEmbeddedReadOnly(t *testing.T) {
 		}
 	}
 	t.Cleanup(func() { _ = exec.Command("chattr", "-i", path).Run() })
-	faultStream(t, func() gateway.Store { return openEmbedded(t, path) }, chattr("+i"), chattr("-i"))
+	faultStream(t, func(now func() time.Time) gateway.Store { return openEmbedded(t, path, now) }, chattr("+i"), chattr("-i"))
 }
 
 // TestEmbeddedReadOnlyAtStart: a store file on a read-only filesystem is
@@ -433,7 +433,7 @@ func TestEmbeddedReadOnlyAtStart(t *testing.T) {
 	t.Parallel()
 	dir := tmpfs(t, 8<<20)
 	path := filepath.Join(dir, "state.db")
-	st := openEmbedded(t, path)
+	st := openEmbedded(t, path, nil)
 	if _, err := st.Append(context.Background(), receiptFor(bankOwner)); err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestEmbeddedReadOnlyAtStart(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "read-only file system") {
 		t.Fatalf("Open on a read-only filesystem = %v, want the filesystem's reason", err)
 	}
-	st = openEmbedded(t, path)
+	st = openEmbedded(t, path, nil)
 	if rs, err := st.Receipts(context.Background(), bankOwner, 1, 0); err != nil || len(rs) != 1 {
 		t.Fatalf("after the read-only start: %d receipts, %v; want the one written", len(rs), err)
 	}
@@ -461,9 +461,12 @@ func receiptFor(owner intent.Owner) receipt.Receipt {
 	return receipt.Receipt{Owner: owner, Time: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), Action: banking.ActionSendMoney, Verdict: intent.Deny, Result: receipt.ResultNotExecuted}
 }
 
-func openEmbedded(t *testing.T, path string) *embedded.Store {
+// openEmbedded opens the embedded store at path on the clock now (nil: the
+// real clock); a stream of decisions gives it the gateway's, by which the
+// consumed nonces expire.
+func openEmbedded(t *testing.T, path string, now func() time.Time) *embedded.Store {
 	t.Helper()
-	st, err := embedded.Open(path, embedded.Options{})
+	st, err := embedded.Open(path, embedded.Options{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}

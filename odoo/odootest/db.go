@@ -376,7 +376,8 @@ func (d *db) insert(model string, r rec) int64 {
 
 // derive sets the stored computed fields of r: commercial_partner_id of a
 // partner (itself, unless it is a contact person of a company: then its
-// company's) and of a journal entry (its partner's).
+// company's) and of a journal entry (its partner's), and the company of
+// a bank account (its partner's).
 func (d *db) derive(model string, r rec) {
 	switch model {
 	case "res.partner":
@@ -387,6 +388,9 @@ func (d *db) derive(model string, r rec) {
 		}
 	case "account.move":
 		r["commercial_partner_id"] = d.tables["res.partner"][r.m2o("partner_id")].m2o("commercial_partner_id")
+	case "res.partner.bank":
+		// Stored, related to partner_id.company_id on every version.
+		r["company_id"] = d.tables["res.partner"][r.m2o("partner_id")].m2o("company_id")
 	}
 }
 

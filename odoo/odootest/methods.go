@@ -165,6 +165,11 @@ func (d *db) rpcRead(q *request) (any, *fault) {
 // several (a list of dicts: their ids).
 func (d *db) rpcCreate(q *request) (any, *fault) {
 	m := q.m
+	if vals, ok := q.arg(0).(map[string]any); ok {
+		if f := d.archivedTwin(m, vals); f != nil {
+			return nil, f
+		}
+	}
 	if f := d.checkAccess(m, 'c'); f != nil {
 		return nil, f
 	}
@@ -236,9 +241,32 @@ func (d *db) rpcUnlink(q *request) (any, *fault) {
 		}
 	}
 	for _, id := range ids {
+		if m.name == "res.partner.bank" && d.major >= 18 {
+			// From 18, account archives a bank account instead of deleting it.
+			d.tables[m.name][id]["active"] = false
+			continue
+		}
 		delete(d.tables[m.name], id)
 	}
 	return true, nil
+}
+
+// archivedTwin is 18's and 19's refusal to create a bank account whose
+// acc_number an archived account of the same partner has, checked before
+// the access rights.
+func (d *db) archivedTwin(m *model, vals map[string]any) *fault {
+	if m.name != "res.partner.bank" || d.major < 18 {
+		return nil
+	}
+	partner, _ := vals["partner_id"].(int64)
+	number, _ := vals["acc_number"].(string)
+	for _, a := range d.sorted(m.name) {
+		if partner != 0 && number != "" && !a.boolean("active") && a.m2o("partner_id") == partner && a.str("acc_number") == number {
+			return userError(fmt.Sprintf("A bank account with Account Number %s already exists for Partner %s, but is archived. Please unarchive it instead.",
+				number, d.tables["res.partner"][partner].str("name")))
+		}
+	}
+	return nil
 }
 
 // rpcCheckAccessRights answers check_access_rights: the fault of a missing

@@ -43,9 +43,9 @@ func (b seed) Read(p []byte) (int, error) {
 func TestEveryAndFlush(t *testing.T) {
 	ctx := context.Background()
 	pub, priv, _ := ed25519.GenerateKey(seed(9))
-	st := mem.New(nil)
-	sk := &sink{}
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	st := mem.New(func() time.Time { return now })
+	sk := &sink{}
 	cp := checkpoint.Wrap(st, sk, receipt.NewEd25519Signer("cp-1", priv), checkpoint.Config{Every: 3, Now: func() time.Time { return now }})
 	for i := range 7 {
 		for _, o := range []intent.Owner{"emma", "noah"} {

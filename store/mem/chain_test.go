@@ -21,8 +21,8 @@ import (
 // small receipts share chunks instead of each taking one.
 func TestChainKeepsReceiptsAsBytes(t *testing.T) {
 	ctx := context.Background()
-	s := New(nil)
 	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	s := New(func() time.Time { return t0 })
 	sizes := []int{10, 100, 50_000, 10, 9_000, 10, 70_000, 10, 10, 200_000}
 	for range 300 {
 		sizes = append(sizes, 300)
@@ -82,8 +82,8 @@ func TestChainKeepsReceiptsAsBytes(t *testing.T) {
 // full-size chunks.
 func TestChainSmallForFewReceipts(t *testing.T) {
 	ctx := context.Background()
-	s := New(nil)
 	t0 := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	s := New(func() time.Time { return t0 })
 	for i := range 100 {
 		r := receipt.Receipt{Owner: intent.Owner(fmt.Sprintf("owner-%d", i)), Time: t0, Verdict: intent.Deny, Result: receipt.ResultNotExecuted}
 		if _, err := s.Append(ctx, r); err != nil {

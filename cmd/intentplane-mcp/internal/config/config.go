@@ -92,6 +92,12 @@ type Admin struct {
 	// reach whoever reaches the address (put a firewall or TLS proxy in
 	// front).
 	AllowRemote bool `toml:"allow_remote"`
+	// Hosts are further names the listener answers to in the Host header
+	// ("metrics.internal"), besides its own address (and, on loopback,
+	// "localhost"); any other Host is answered 421, so that a web page
+	// reaching the listener through DNS rebinding is refused. Empty means
+	// none.
+	Hosts []string `toml:"hosts"`
 }
 
 // Pins is [pins]: the lock file holding, for each tool of [tools], the
@@ -309,6 +315,52 @@ type Tool struct {
 	// Description replaces the downstream's description; empty keeps it.
 	Description string           `toml:"description"`
 	Params      map[string]Param `toml:"params"`
+	// Totals are the running totals of the tool's budget amount
+	// ([[tools.NAME.totals]]), kept in the store across the replicas that
+	// share it, with the thresholds that apply to the amount plus the
+	// total; empty means none. A payment tool (an amount and a critical
+	// parameter, the payee) needs at least one, or NoTotals.
+	Totals []Total `toml:"totals"`
+	// NoTotals is why a payment tool has no totals ("the bank caps each
+	// payee at 500.00 a day itself"), stated by the operator: without
+	// totals, two payments just under a threshold to one payee both pass
+	// where one of their sum would not. Empty means the tool needs totals.
+	NoTotals string `toml:"no_totals"`
+}
+
+// Total is one [[tools.NAME.totals]]: a running total of a tool's budget
+// amount per payee (the By parameters) and window (contract.Total), and
+// the thresholds applied to this payment plus what the total held before
+// it, so that splitting a payment never lowers the approval it needs.
+//
+// Thresholds are plain decimal strings in the mandate budget's currency,
+// with at most the budget parameter's scale of decimals ("1000.00"); each
+// is optional, at least one is required, and each set one must not be
+// above the next (confirm_above <= four_eyes_above <= refuse_above).
+type Total struct {
+	// Name is the total's name and the fact the policy sees
+	// (context.facts.NAME, a Long in minor units; declare it in the
+	// schema's facts of the tool's action): lowercase letters, digits and
+	// _, like "paid_payee_day".
+	Name string `toml:"name"`
+	// By names the critical, required parameters whose trusted values
+	// identify what is added up (the payee). At least one.
+	By []string `toml:"by"`
+	// Window is "day", "week" (ISO, Monday to Sunday), "mandate" (the
+	// mandate's life) or "ever". Required.
+	Window string `toml:"window"`
+	// TimeZone is the calendar of "day" and "week", an IANA name; empty
+	// means UTC.
+	TimeZone string `toml:"time_zone"`
+	// ConfirmAbove: above it (this payment plus the total) the user
+	// confirms; empty means no such threshold.
+	ConfirmAbove string `toml:"confirm_above"`
+	// FourEyesAbove: above it two page approvers approve; empty means no
+	// such threshold.
+	FourEyesAbove string `toml:"four_eyes_above"`
+	// RefuseAbove: above it the payment is refused (never through the
+	// agent); empty means no such threshold.
+	RefuseAbove string `toml:"refuse_above"`
 }
 
 // Param is one [tools.NAME.params.ARG]: how an argument is typed and
@@ -333,6 +385,12 @@ type Param struct {
 	// OnNoMatch tells the agent what the user can do when a critical
 	// value matches nothing.
 	OnNoMatch string `toml:"on_no_match"`
+	// Sensitive marks a secret (a password, a token): receipts, and so
+	// exports, the audit view and its CSV, keep its SHA-256 digest, never
+	// the value; logs never hold it; the user's confirmation shows the
+	// digest, and a call carrying it is never put on the approval page.
+	// The policy and the downstream server still get the value.
+	Sensitive bool `toml:"sensitive"`
 }
 
 // Duration is a time.Duration written as "90s", "5m"; negative durations

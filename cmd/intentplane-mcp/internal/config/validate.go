@@ -180,6 +180,9 @@ func (c *Config) checkTools() error {
 			return c.ErrAt(at, "tool %q of server %q is already declared as [tools.%s]", name, tc.Server, prev)
 		}
 		declared[tc.Server+"/"+name] = key
+		if err := c.checkToolTotals(key); err != nil {
+			return err
+		}
 		if tc.Action == "" {
 			continue // mcpproxy.ToolSpec.Contract says so, with the tool's name
 		}
