@@ -1,6 +1,7 @@
-// Package odoo implements erp.Source over Odoo 17's external XML-RPC API
-// (/xmlrpc/2), so that the accounts-payable pack reads and pays through a
-// company's Odoo. Odoo is reached as three operator-configured identities,
+// Package odoo implements erp.Source over Odoo's external API, XML-RPC
+// (/xmlrpc/2) on Odoo 17, 18 and 19 and JSON-2 (/json/2, API keys) on Odoo
+// 19 (Config.Transport), so that the accounts-payable pack reads and pays
+// through a company's Odoo. Odoo is reached as three operator-configured identities,
 // none of them held by the agent: a reader, a payer (registers payments
 // and cannot create or change bank accounts or vendors) and a bank
 // administrator (changes bank accounts, for the registry-authority flow
@@ -50,7 +51,7 @@ import (
 
 var _ erp.Source = (*Client)(nil)
 
-// DefaultTimeout is the time limit of one XML-RPC call when
+// DefaultTimeout is the time limit of one call to Odoo when
 // Config.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
@@ -108,7 +109,7 @@ type Config struct {
 	// XML-RPC on 17 and 18), TransportXMLRPC ("xmlrpc", on every version)
 	// or TransportJSON2 ("json2", refused at Login on 17 and 18).
 	Transport string
-	// Timeout limits each XML-RPC call; zero means DefaultTimeout.
+	// Timeout limits each call; zero means DefaultTimeout.
 	Timeout time.Duration
 	// HTTPClient makes the calls; nil means a new http.Client. Its own
 	// Timeout, if any, applies as well.
@@ -118,14 +119,15 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Client is an erp.Source over Odoo's XML-RPC API. It is safe for
-// concurrent use. Each identity authenticates once, on its first call,
-// and its uid is cached for the life of the Client. Its calls carry the
-// cookie of an Odoo session that names Config.DB and no user, asked for
-// (GET /web/login?db=DB, not counted by Calls) at the first call and
-// again every hour: without it Odoo 17 lists its databases over a new
-// PostgreSQL connection on every call. A server that gives none is
-// called without one.
+// Client is an erp.Source over Odoo's XML-RPC or JSON-2 API. It is safe
+// for concurrent use. Each identity authenticates once, on its first
+// call, and its uid is cached for the life of the Client. Every call
+// names Config.DB, so that Odoo does not list its databases over a new
+// PostgreSQL connection on every call: on Odoo 19 in the X-Odoo-Database
+// header, on 17 and 18 with the cookie of an Odoo session that names the
+// database and no user, asked for (GET /web/login?db=DB, not counted by
+// Calls) at the first call and again every hour. A server that gives
+// none is called without one.
 type Client struct {
 	t         *transport
 	companies map[string]int64
@@ -280,8 +282,8 @@ func (c *Client) today(ctx context.Context, cid int64) (string, error) {
 // that needs it (common.version, no login).
 func (c *Client) Version(ctx context.Context) (Version, error) { return c.t.version(ctx) }
 
-// Calls returns the number of XML-RPC calls (HTTP round trips) the Client
-// has made.
+// Calls returns the number of calls, XML-RPC or JSON-2 (HTTP round
+// trips), the Client has made.
 func (c *Client) Calls() int64 { return c.t.calls.Load() }
 
 func (c *Client) company(name string) (int64, bool) {
