@@ -140,8 +140,28 @@ func phrasePayment(r approval.Request) approval.Phrase {
 	f := phraseFacts{r}
 	p := approval.Phrase{Labels: labels, Currency: f.arg("currency"),
 		Names: map[string][]string{"vendor": nonEmpty(f.str("vendor_name")), "bill": nonEmpty(f.str("bill_ref"), f.str("bill_number"))}}
+	p.Summary = paymentSummary(f)
+	p.Why = paymentWhy(f)
+	p.Sections = append(p.Sections,
+		approval.Section{Title: "The bill", Facts: present(billFacts(f))},
+		approval.Section{Title: "Already paid to " + f.vendor() + ", before this payment", Facts: paidFacts(f)},
+		approval.Section{Title: "Bank account", Facts: present(accountFacts(f))})
+	if rate := f.str("rate"); rate != "" {
+		conv := []approval.Fact{{Label: "Rate", Value: rate}}
+		if v, ok := f.money("amount_company"); ok {
+			conv = append(conv, approval.Fact{Label: "This payment in " + f.str("company_currency"), Value: v})
+		}
+		p.Sections = append(p.Sections, approval.Section{Title: "Exchange rate", Facts: conv})
+	}
+	return p
+}
+
+// paymentSummary is the payment's one sentence: amount, vendor, bill (the
+// vendor's reference first, the ERP's number beside it), due date and the
+// account with the date it was put on file.
+func paymentSummary(f phraseFacts) string {
 	amount := ""
-	if v, ok := r.Operation.Args["amount"]; ok && v.Kind == intent.KindAmount {
+	if v, ok := f.r.Operation.Args["amount"]; ok && v.Kind == intent.KindAmount {
 		amount = approval.FormatAmount(intent.Amount(v.Int), v.Scale, f.arg("currency")) + " "
 	}
 	bill, number := f.str("bill_ref"), f.str("bill_number")
@@ -162,32 +182,38 @@ func phrasePayment(r approval.Request) approval.Phrase {
 	if len(about) > 0 {
 		s += " (" + strings.Join(about, ", ") + ")"
 	}
-	iban := f.arg("iban")
-	s += ", to " + account(iban)
+	s += ", to " + account(f.arg("iban"))
 	if since := approval.FormatDate(f.resolved("iban").At); since != "" {
 		s += ", the account on file since " + since
 	}
-	p.Summary = s
-	p.Why = paymentWhy(f)
+	return s
+}
 
-	billFacts := []approval.Fact{{Label: "Vendor's reference", Value: f.str("bill_ref")}, {Label: "Number in the ERP", Value: f.str("bill_number")}}
+// billFacts are the bill's facts as resolved: references, totals, a netted
+// credit note, due date and a possible duplicate.
+func billFacts(f phraseFacts) []approval.Fact {
+	facts := []approval.Fact{{Label: "Vendor's reference", Value: f.str("bill_ref")}, {Label: "Number in the ERP", Value: f.str("bill_number")}}
 	if t, ok := f.billMoney("bill_total"); ok {
-		billFacts = append(billFacts, approval.Fact{Label: "Total", Value: t})
+		facts = append(facts, approval.Fact{Label: "Total", Value: t})
 	}
 	if t, ok := f.billMoney("bill_residual"); ok {
-		billFacts = append(billFacts, approval.Fact{Label: "Still owed", Value: t})
+		facts = append(facts, approval.Fact{Label: "Still owed", Value: t})
 	}
 	if c, ok := f.long("bill_credit"); ok && c > 0 {
 		t, _ := f.billMoney("bill_credit")
 		n, _ := f.billMoney("bill_net_due")
-		billFacts = append(billFacts, approval.Fact{Label: "Credit note netted", Value: t + ", leaving " + n + " to pay", Warn: true})
+		facts = append(facts, approval.Fact{Label: "Credit note netted", Value: t + ", leaving " + n + " to pay", Warn: true})
 	}
-	billFacts = append(billFacts, approval.Fact{Label: "Due", Value: f.day("bill_due")})
+	facts = append(facts, approval.Fact{Label: "Due", Value: f.day("bill_due")})
 	if d := f.str("duplicate_of"); d != "" {
-		billFacts = append(billFacts, approval.Fact{Label: "May be the same invoice as", Value: d, Warn: true})
+		facts = append(facts, approval.Fact{Label: "May be the same invoice as", Value: d, Warn: true})
 	}
-	p.Sections = append(p.Sections, approval.Section{Title: "The bill", Facts: present(billFacts)})
+	return facts
+}
 
+// paidFacts are the running totals paid to the vendor before this payment,
+// one per window that holds something, or "nothing".
+func paidFacts(f phraseFacts) []approval.Fact {
 	var paid []approval.Fact
 	for _, w := range []struct{ fact, label string }{
 		{TotalBill, "Of this bill"}, {TotalDay, "Today"}, {TotalWeek, "This week"}, {TotalMandate, "Under this mandate"},
@@ -199,9 +225,13 @@ func phrasePayment(r approval.Request) approval.Phrase {
 	if len(paid) == 0 {
 		paid = append(paid, approval.Fact{Label: "So far", Value: "nothing"})
 	}
-	p.Sections = append(p.Sections, approval.Section{Title: "Already paid to " + f.vendor() + ", before this payment", Facts: paid})
+	return paid
+}
 
-	acct := []approval.Fact{{Label: "Account", Value: account(iban)}}
+// accountFacts are the paid account's facts: the number, since when it is
+// on file, the bank's and the vendor's countries, a first payment.
+func accountFacts(f phraseFacts) []approval.Fact {
+	acct := []approval.Fact{{Label: "Account", Value: account(f.arg("iban"))}}
 	if at := f.resolved("iban").At; !at.IsZero() {
 		v := approval.FormatDate(at)
 		if days, ok := f.long("iban_age_days"); ok {
@@ -216,15 +246,7 @@ func phrasePayment(r approval.Request) approval.Phrase {
 	if f.flag("vendor_first_payment") {
 		acct = append(acct, approval.Fact{Label: "Earlier payments to the vendor", Value: "none: this is the first", Warn: true})
 	}
-	p.Sections = append(p.Sections, approval.Section{Title: "Bank account", Facts: present(acct)})
-	if rate := f.str("rate"); rate != "" {
-		conv := []approval.Fact{{Label: "Rate", Value: rate}}
-		if v, ok := f.money("amount_company"); ok {
-			conv = append(conv, approval.Fact{Label: "This payment in " + f.str("company_currency"), Value: v})
-		}
-		p.Sections = append(p.Sections, approval.Section{Title: "Exchange rate", Facts: conv})
-	}
-	return p
+	return acct
 }
 
 // paymentWhy says why a person is asked about a payment, one entry per
@@ -301,15 +323,33 @@ func phraseChange(r approval.Request) approval.Phrase {
 		Labels: map[string]string{"vendor": "Vendor", "iban": "New bank account"},
 		Names:  map[string][]string{"vendor": nonEmpty(f.str("vendor_name"))},
 	}
-	to := f.arg("iban")
-	from := f.str("current_iban")
-	toCountry, fromCountry, home := ibanCountry(to), f.str("current_iban_country"), f.str("vendor_country")
+	to, home := f.arg("iban"), f.str("vendor_country")
+	toCountry := ibanCountry(to)
+	p.Summary = changeSummary(f)
+	for _, id := range r.Policies {
+		if id == "four-eyes-bank-change" {
+			p.Why = append(p.Why, "A vendor's bank account is changed only with the approval of two people.")
+		}
+	}
+	if toCountry != "" && home != "" && toCountry != home {
+		p.Why = append(p.Why, fmt.Sprintf("The new account is in %s, but %s is in %s.", country(toCountry), f.vendor(), country(home)))
+	}
+	p.Sections = append(p.Sections,
+		approval.Section{Title: "Bank account", Facts: present(changeFacts(f))},
+		approval.Section{Title: "Call-back", Facts: present(callbackFacts(f))})
+	return p
+}
+
+// changeSummary is a bank-detail change's one sentence: from which account
+// (its country, on file since) to which.
+func changeSummary(f phraseFacts) string {
+	to, from := f.arg("iban"), f.str("current_iban")
 	s := fmt.Sprintf("Change %s bank account", possessive(f.vendor()))
 	if from != "" {
 		s += " from " + account(from)
 		var about []string
-		if fromCountry != "" {
-			about = append(about, country(fromCountry))
+		if c := f.str("current_iban_country"); c != "" {
+			about = append(about, country(c))
 		}
 		if since := f.day("current_iban_since"); since != "" {
 			about = append(about, "on file since "+since)
@@ -319,20 +359,18 @@ func phraseChange(r approval.Request) approval.Phrase {
 		}
 	}
 	s += " to " + account(to)
-	if toCountry != "" {
-		s += " (" + country(toCountry) + ")"
+	if c := ibanCountry(to); c != "" {
+		s += " (" + country(c) + ")"
 	}
-	p.Summary = s
-	for _, id := range r.Policies {
-		if id == "four-eyes-bank-change" {
-			p.Why = append(p.Why, "A vendor's bank account is changed only with the approval of two people.")
-		}
-	}
-	if toCountry != "" && home != "" && toCountry != home {
-		p.Why = append(p.Why, fmt.Sprintf("The new account is in %s, but %s is in %s.", country(toCountry), f.vendor(), country(home)))
-	}
+	return s
+}
 
-	change := []approval.Fact{}
+// changeFacts are the accounts a change replaces and puts on file, with
+// their countries and the vendor's.
+func changeFacts(f phraseFacts) []approval.Fact {
+	to, from := f.arg("iban"), f.str("current_iban")
+	toCountry, fromCountry, home := ibanCountry(to), f.str("current_iban_country"), f.str("vendor_country")
+	var change []approval.Fact
 	if from != "" {
 		v := account(from)
 		if fromCountry != "" {
@@ -352,11 +390,14 @@ func phraseChange(r approval.Request) approval.Phrase {
 	if toCountry != "" {
 		v += ", " + countryName(toCountry)
 	}
-	change = append(change,
+	return append(change,
 		approval.Fact{Label: "To", Value: v, Warn: toCountry != "" && home != "" && toCountry != home},
 		approval.Fact{Label: "Vendor's country", Value: countryName(home)})
-	p.Sections = append(p.Sections, approval.Section{Title: "Bank account", Facts: present(change)})
+}
 
+// callbackFacts are the call-back's evidence: who called, the number
+// dialled (on file or not) and when.
+func callbackFacts(f phraseFacts) []approval.Fact {
 	dialled, onFile := f.str("iban_phone_dialled"), f.str("vendor_phone")
 	number := dialled
 	switch {
@@ -369,12 +410,11 @@ func phraseChange(r approval.Request) approval.Phrase {
 	if t, err := time.Parse(time.RFC3339, when); err == nil {
 		when = approval.FormatTime(t)
 	}
-	p.Sections = append(p.Sections, approval.Section{Title: "Call-back", Facts: present([]approval.Fact{
+	return []approval.Fact{
 		{Label: "Called by", Value: f.str(FactCalledBy)},
 		{Label: "Number dialled", Value: number, Warn: dialled != "" && !f.flag("iban_phone_on_file")},
 		{Label: "When", Value: when},
-	})})
-	return p
+	}
 }
 
 // present returns the facts that have a value.

@@ -309,8 +309,7 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 		if v := m.vendors[a.Vendor]; v == nil || v.company != company {
 			continue
 		}
-		if (q.ID != "" && a.ID != q.ID) || (q.Vendor != "" && a.Vendor != q.Vendor) ||
-			(q.Number != "" && a.Sanitized != number && !holders[a.Vendor]) || (q.Active && !a.Active) {
+		if !memAccountMatches(*a, q, number, holders) {
 			continue
 		}
 		x := *a
@@ -322,6 +321,14 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 	}
 	slices.SortFunc(out, func(a, b BankAccount) int { return CompareIDs(a.ID, b.ID) })
 	return out, nil
+}
+
+// memAccountMatches reports whether a is selected by q's ID, Vendor,
+// Number (number sanitized; an account of a vendor in holders, one that
+// holds the number, also matches) and Active.
+func memAccountMatches(a BankAccount, q BankAccountQuery, number string, holders map[string]bool) bool {
+	return (q.ID == "" || a.ID == q.ID) && (q.Vendor == "" || a.Vendor == q.Vendor) &&
+		(q.Number == "" || a.Sanitized == number || holders[a.Vendor]) && (!q.Active || a.Active)
 }
 
 // otherHolders are the vendors of company other than a's holding an

@@ -202,17 +202,42 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 	if err := check(len(rs), "bank accounts"); err != nil {
 		return nil, err
 	}
+	withHolders := q.Holders && q.Number != ""
+	out, holders, dups, err := decodeAccounts(rs, d, q, cid, id, vendor)
+	if err != nil {
+		return nil, err
+	}
+	if q.Number != "" {
+		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
+	}
+	if withHolders {
+		otherHolders(number, out, dups)
+	}
+	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
+	if err := holderCountries(ctx, s, cid, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// decodeAccounts decodes a res.partner.bank read for bankAccounts: the
+// accounts q wants (accountWanted), the vendors among them holding q's
+// number on an active account, and, on Odoo 19 when q asks for holders,
+// each account's duplicate_bank_partner_ids (partner ids, by account id).
+func decodeAccounts(rs []record, d *dialect, q erp.BankAccountQuery, cid, id, vendor int64) ([]erp.BankAccount, map[string]bool, map[string][]int64, error) {
+	number := erp.Sanitize(q.Number)
+	withDups := d.duplicateHolders != "" && q.Holders && q.Number != ""
 	out := []erp.BankAccount{}
 	holders := map[string]bool{}
-	dups := map[string][]int64{} // Odoo 19's duplicate_bank_partner_ids, by account
+	dups := map[string][]int64{}
 	for _, r := range rs {
 		a, co, err := decodeAccount(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		if d.duplicateHolders != "" && q.Holders && q.Number != "" {
+		if withDups {
 			if dups[a.ID], err = r.ids(d.duplicateHolders); err != nil {
-				return nil, fmt.Errorf("odoo: res.partner.bank %s: %w", a.ID, err)
+				return nil, nil, nil, fmt.Errorf("odoo: res.partner.bank %s: %w", a.ID, err)
 			}
 		}
 		if !accountWanted(a, co, cid, id, vendor, q.Active) {
@@ -223,17 +248,7 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		}
 		out = append(out, a)
 	}
-	if q.Number != "" {
-		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
-	}
-	if q.Holders && q.Number != "" {
-		otherHolders(number, out, dups)
-	}
-	slices.SortFunc(out, func(a, b erp.BankAccount) int { return erp.CompareIDs(a.ID, b.ID) })
-	if err := holderCountries(ctx, s, cid, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, holders, dups, nil
 }
 
 // otherHolders sets the OtherHolders of the active accounts of number
@@ -1176,6 +1191,15 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 			return erp.Payment{}, err
 		}
 	}
+	return c.runWizard(ctx, s, cid, billID, b, acct, r, money, day, credits)
+}
+
+// runWizard opens Odoo's payment wizard (account.payment.register) on
+// bill billID of company cid with r's amount in money's minor units, the
+// account acct, the payment date day (YYYY-MM-DD, the company's calendar)
+// and a memo carrying r.Key; runs it (action_create_payments); and reads
+// the payment back. RegisterPayment documents the outcomes.
+func (c *Client) runWizard(ctx context.Context, s *session, cid, billID int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, day string, credits []creditLine) (erp.Payment, error) {
 	acctID, _ := parseID(acct.ID)
 	wctx := scope(cid, false)
 	wctx["active_model"] = "account.move"

@@ -237,16 +237,7 @@ func (d *db) installAccount() {
 		// A payment's journal entry (move_type entry) names its payment,
 		// as account.payment's _inherits makes it.
 		d.movePaymentField(): m2o("account.payment"), "date": f(tDate),
-		"duplicated_ref_ids": comp(x2m("account.move"), func(d *db, r rec) any {
-			ids := []int64{}
-			for _, o := range d.sorted("account.move") {
-				if o.id() != r.id() && o.str("ref") != "" && o.str("ref") == r.str("ref") && o.m2o("partner_id") == r.m2o("partner_id") &&
-					o.str("move_type") == r.str("move_type") && o.str("state") != "cancel" {
-					ids = append(ids, o.id())
-				}
-			}
-			return ids
-		}),
+		"duplicated_ref_ids":                        comp(x2m("account.move"), (*db).duplicatedRefIDs),
 		"invoice_payments_widget":                   comp(f(tChar), func(d *db, r rec) any { return d.paymentsWidget(r) }),
 		"invoice_outstanding_credits_debits_widget": comp(f(tChar), func(d *db, r rec) any { return d.outstandingWidget(r) }),
 	}})
@@ -258,64 +249,19 @@ func (d *db) installAccount() {
 		// From 18, a payment made on a bill is linked to it (invoice_ids)
 		// even when it is not reconciled with it, and reconciled_bill_ids
 		// lists the linked bills too.
-		"link_ids": f(tX2M), // the fake's invoice_ids; not read by clients
-		"reconciled_bill_ids": comp(x2m("account.move"), func(d *db, r rec) any {
-			ids := slices.Clone(r.ids("bill_ids"))
-			if d.major >= 18 {
-				for _, id := range r.ids("link_ids") {
-					if !slices.Contains(ids, id) {
-						ids = append(ids, id)
-					}
-				}
-			}
-			return ids
-		}),
+		"link_ids":            f(tX2M), // the fake's invoice_ids; not read by clients
+		"reconciled_bill_ids": comp(x2m("account.move"), (*db).reconciledBillIDs),
 		"is_reconciled": comp(f(tBool), func(d *db, r rec) any {
 			return len(r.ids("bill_ids")) > 0 && matchedOf(r) >= r.num("amount")
 		}),
 	}})
 	if d.major >= 19 {
-		// account's res.partner.bank.duplicate_bank_partner_ids: the
-		// partners of the other active accounts with the same acc_number
-		// (as typed, not sanitized), of the account's company or none.
-		d.models["res.partner.bank"].fields["duplicate_bank_partner_ids"] = comp(x2m("res.partner"), func(d *db, r rec) any {
-			ids := []int64{}
-			if !r.boolean("active") {
-				return ids
-			}
-			for _, o := range d.sorted("res.partner.bank") {
-				co, oco := r.m2o("company_id"), o.m2o("company_id")
-				if o.id() != r.id() && o.boolean("active") && o.str("acc_number") == r.str("acc_number") && o.m2o("partner_id") != 0 &&
-					(co == oco || oco == 0) && !slices.Contains(ids, o.m2o("partner_id")) {
-					ids = append(ids, o.m2o("partner_id"))
-				}
-			}
-			return ids
-		})
+		d.models["res.partner.bank"].fields["duplicate_bank_partner_ids"] = comp(x2m("res.partner"), (*db).duplicateBankPartnerIDs)
 	}
 	if d.major >= 18 {
 		mv := d.models["account.move"].fields
-		// the payments linked to a bill, reconciled or not
-		mv["matched_payment_ids"] = comp(x2m("account.payment"), func(d *db, r rec) any {
-			ids := []int64{}
-			for _, p := range d.sorted("account.payment") {
-				if slices.Contains(p.ids("bill_ids"), r.id()) || slices.Contains(p.ids("link_ids"), r.id()) {
-					ids = append(ids, p.id())
-				}
-			}
-			return ids
-		})
-		// an unpaid posted bill is not_paid on 18, posted on 19
-		mv["status_in_payment"] = comp(f(tChar), func(d *db, r rec) any {
-			switch ps := r.str("payment_state"); {
-			case r.str("state") != "posted":
-				return r.str("state")
-			case ps == "not_paid" && d.major >= 19:
-				return "posted"
-			default:
-				return ps
-			}
-		})
+		mv["matched_payment_ids"] = comp(x2m("account.payment"), (*db).matchedPaymentIDs)
+		mv["status_in_payment"] = comp(f(tChar), (*db).statusInPayment)
 	}
 	add(&model{name: "account.payment.register", desc: "Pay", rights: map[string]string{"account.group_account_invoice": "rwc"}, fields: map[string]*field{
 		"amount": f(tFloat), "partner_bank_id": m2o("res.partner.bank"), "communication": f(tChar), "payment_date": f(tDate),
@@ -338,6 +284,77 @@ func (d *db) installAccount() {
 		if id := d.groupID(g.xmlid); id != 0 && !slices.Contains(admin.ids(d.groupsField()), id) {
 			admin[d.groupsField()] = append(admin.ids(d.groupsField()), id)
 		}
+	}
+}
+
+// duplicatedRefIDs computes account.move.duplicated_ref_ids: the other
+// moves of the same partner and type with the same ref, not cancelled.
+func (d *db) duplicatedRefIDs(r rec) any {
+	ids := []int64{}
+	for _, o := range d.sorted("account.move") {
+		if o.id() != r.id() && o.str("ref") != "" && o.str("ref") == r.str("ref") && o.m2o("partner_id") == r.m2o("partner_id") &&
+			o.str("move_type") == r.str("move_type") && o.str("state") != "cancel" {
+			ids = append(ids, o.id())
+		}
+	}
+	return ids
+}
+
+// reconciledBillIDs computes account.payment.reconciled_bill_ids: the
+// bills reconciled with the payment and, from 18, those it is linked to.
+func (d *db) reconciledBillIDs(r rec) any {
+	ids := slices.Clone(r.ids("bill_ids"))
+	if d.major >= 18 {
+		for _, id := range r.ids("link_ids") {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// duplicateBankPartnerIDs computes 19's
+// res.partner.bank.duplicate_bank_partner_ids: the partners of the other
+// active accounts with the same acc_number (as typed, not sanitized), of
+// the account's company or none.
+func (d *db) duplicateBankPartnerIDs(r rec) any {
+	ids := []int64{}
+	if !r.boolean("active") {
+		return ids
+	}
+	for _, o := range d.sorted("res.partner.bank") {
+		co, oco := r.m2o("company_id"), o.m2o("company_id")
+		if o.id() != r.id() && o.boolean("active") && o.str("acc_number") == r.str("acc_number") && o.m2o("partner_id") != 0 &&
+			(co == oco || oco == 0) && !slices.Contains(ids, o.m2o("partner_id")) {
+			ids = append(ids, o.m2o("partner_id"))
+		}
+	}
+	return ids
+}
+
+// matchedPaymentIDs computes 18's account.move.matched_payment_ids: the
+// payments linked to a bill, reconciled or not.
+func (d *db) matchedPaymentIDs(r rec) any {
+	ids := []int64{}
+	for _, p := range d.sorted("account.payment") {
+		if slices.Contains(p.ids("bill_ids"), r.id()) || slices.Contains(p.ids("link_ids"), r.id()) {
+			ids = append(ids, p.id())
+		}
+	}
+	return ids
+}
+
+// statusInPayment computes account.move.status_in_payment (18 and
+// later): an unpaid posted bill is not_paid on 18, posted on 19.
+func (d *db) statusInPayment(r rec) any {
+	switch ps := r.str("payment_state"); {
+	case r.str("state") != "posted":
+		return r.str("state")
+	case ps == "not_paid" && d.major >= 19:
+		return "posted"
+	default:
+		return ps
 	}
 }
 

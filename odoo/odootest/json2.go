@@ -369,11 +369,47 @@ func (s *Server) callJSON2(d *db, uid int64, model, method string, body map[stri
 	if !ok {
 		return nil, &json2Err{404, "werkzeug.exceptions.NotFound", fmt.Sprintf("The method '%s.%s' does not exist", model, method)}
 	}
+	args, kw, jerr := bindJSON2(model, method, sig, body)
+	if jerr != nil {
+		return nil, jerr
+	}
+	if method == "search_read" || method == "search" {
+		s.recordRead(uid, model, args, kw)
+	}
+	if model == "res.users" && method == "context_get" {
+		u := d.tables["res.users"][uid]
+		return map[string]any{"lang": "en_US", "tz": u.str("tz"), "uid": uid}, nil
+	}
+	tx := d.clone(d.name)
+	tx.uid = uid
+	tx.now = s.now().UTC()
+	v, f := tx.call(model, method, args, kw)
+	if f != nil {
+		return nil, json2Fault(f)
+	}
+	tx.uid = 0
+	s.dbs[d.name] = tx
+	if v == (none{}) {
+		return nil, nil
+	}
+	if method == "create" {
+		if id, ok := v.(int64); ok {
+			v = []any{id} // JSON-2's create always answers a list
+		}
+	}
+	return v, nil
+}
+
+// bindJSON2 binds a JSON-2 body's named arguments to the method's Python
+// signature (the ids first unless the method is a model method, then the
+// positional parameters in order, then keywords), as Odoo's JSON-2
+// controller does; it takes what it binds out of body.
+func bindJSON2(model, method string, sig pySignature, body map[string]any) ([]any, map[string]any, *json2Err) {
 	ids, hasIDs := body["ids"]
 	delete(body, "ids")
 	if sig.model && hasIDs {
 		if l, isList := ids.([]any); (isList && len(l) > 0) || isNonZeroInt(ids) {
-			return nil, &json2Err{422, "werkzeug.exceptions.UnprocessableEntity", fmt.Sprintf("cannot call %s.%s with ids", model, method)}
+			return nil, nil, &json2Err{422, "werkzeug.exceptions.UnprocessableEntity", fmt.Sprintf("cannot call %s.%s with ids", model, method)}
 		}
 	}
 	var args []any
@@ -401,46 +437,28 @@ func (s *Server) callJSON2(d *db, uid int64, model, method string, body map[stri
 	}
 	for k, v := range body {
 		if !sig.varkw && !slices.Contains(sig.kw, k) && !slices.Contains(sig.pos, k) {
-			return nil, &json2Err{422, "werkzeug.exceptions.UnprocessableEntity", fmt.Sprintf("got an unexpected keyword argument '%s'", k)}
+			return nil, nil, &json2Err{422, "werkzeug.exceptions.UnprocessableEntity", fmt.Sprintf("got an unexpected keyword argument '%s'", k)}
 		}
 		if slices.Contains(sig.pos, k) { // a positional parameter after a missing one
-			return nil, &json2Err{422, "werkzeug.exceptions.UnprocessableEntity", fmt.Sprintf("missing a required argument before '%s'", k)}
+			return nil, nil, &json2Err{422, "werkzeug.exceptions.UnprocessableEntity", fmt.Sprintf("missing a required argument before '%s'", k)}
 		}
 		kw[k] = v
 	}
-	if method == "search_read" || method == "search" {
-		domain, _ := argAt(args, 0).([]any)
-		limit, _ := kw["limit"].(int64)
-		var fields []string
-		asked, _ := kw["fields"].([]any)
-		for _, f := range asked {
-			fields = append(fields, str(f))
-		}
-		s.reads = append(s.reads, Read{UID: uid, Model: model, Domain: domain, Limit: limit, Fields: fields,
-			Names: kw["load"] == nil || kw["load"] == "_classic_read"})
+	return args, kw, nil
+}
+
+// recordRead keeps a search or search_read's domain, limit and fields in
+// s.reads, as the XML-RPC side does, for tests that check what was read.
+func (s *Server) recordRead(uid int64, model string, args []any, kw map[string]any) {
+	domain, _ := argAt(args, 0).([]any)
+	limit, _ := kw["limit"].(int64)
+	var fields []string
+	asked, _ := kw["fields"].([]any)
+	for _, f := range asked {
+		fields = append(fields, str(f))
 	}
-	if model == "res.users" && method == "context_get" {
-		u := d.tables["res.users"][uid]
-		return map[string]any{"lang": "en_US", "tz": u.str("tz"), "uid": uid}, nil
-	}
-	tx := d.clone(d.name)
-	tx.uid = uid
-	tx.now = s.now().UTC()
-	v, f := tx.call(model, method, args, kw)
-	if f != nil {
-		return nil, json2Fault(f)
-	}
-	tx.uid = 0
-	s.dbs[d.name] = tx
-	if v == (none{}) {
-		return nil, nil
-	}
-	if method == "create" {
-		if id, ok := v.(int64); ok {
-			v = []any{id} // JSON-2's create always answers a list
-		}
-	}
-	return v, nil
+	s.reads = append(s.reads, Read{UID: uid, Model: model, Domain: domain, Limit: limit, Fields: fields,
+		Names: kw["load"] == nil || kw["load"] == "_classic_read"})
 }
 
 // fromJSON converts a value decoded with UseNumber into the types the
