@@ -4,6 +4,13 @@
 // fictional "we changed banks" email), get_balance and list_payments, and
 // a delete_account tool that the example configuration does not expose.
 //
+// With BANK_LEDGER naming a file, the bank keeps its balance and the
+// transfers it sent there (JSON, rewritten whole after each transfer) and
+// reads them back at start, as a real bank remembers what it did: the
+// example's gateway keeps its receipts across runs too, so a second run
+// of the demo client sees the same history on both sides. Without it the
+// bank starts empty each time.
+//
 // Every tools/call it receives is appended to the file named by BANK_LOG
 // (one JSON object per line, the arguments byte for byte), so tests can
 // check what reached the bank. BANK_TEST_TOOLS=1 adds test_crash (the
@@ -20,6 +27,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +60,63 @@ type bank struct {
 	balance  int64 // cents
 	payments []map[string]any
 	log      io.Writer
+	ledger   string // file keeping balance and payments (BANK_LEDGER); "" keeps nothing
+}
+
+// ledgerFile is what BANK_LEDGER holds.
+type ledgerFile struct {
+	Balance  int64            `json:"balance_cents"`
+	Payments []map[string]any `json:"payments"`
+}
+
+// load reads the ledger file, if there is one; a missing file is a new
+// bank, a malformed one an error naming the file.
+func (b *bank) load() error {
+	if b.ledger == "" {
+		return nil
+	}
+	raw, err := os.ReadFile(b.ledger)
+	if os.IsNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var l ledgerFile
+	if err := json.Unmarshal(raw, &l); err != nil {
+		return fmt.Errorf("%s: %w (delete it to start a new bank)", b.ledger, err)
+	}
+	b.balance, b.payments = l.Balance, l.Payments
+	return nil
+}
+
+// save writes the ledger file whole (a temporary file renamed over it);
+// b.mu is held.
+func (b *bank) save() error {
+	if b.ledger == "" {
+		return nil
+	}
+	raw, err := json.MarshalIndent(ledgerFile{Balance: b.balance, Payments: b.payments}, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(b.ledger), ".bank-ledger-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(raw); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), b.ledger)
 }
 
 func (b *bank) record(tool string, raw json.RawMessage) { b.recordMeta(tool, raw, nil) }
@@ -100,9 +165,14 @@ func (b *bank) sendMoney(_ context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	if cents > b.balance {
 		return mcp.NewToolResultError("insufficient funds"), nil
 	}
-	b.balance -= cents
 	id := fmt.Sprintf("TX-%04d", len(b.payments)+1)
+	b.balance -= cents
 	b.payments = append(b.payments, map[string]any{"id": id, "recipient_iban": args.IBAN, "amount": string(args.Amount), "reference": args.Reference})
+	if err := b.save(); err != nil {
+		b.balance += cents
+		b.payments = b.payments[:len(b.payments)-1]
+		return mcp.NewToolResultError("the bank could not record the transfer, nothing was sent: " + err.Error()), nil
+	}
 	return mcp.NewToolResultText(fmt.Sprintf("Transfer %s of EUR %s to %s sent (reference %q).", id, args.Amount, args.IBAN, args.Reference)), nil
 }
 
@@ -160,7 +230,11 @@ func (b *bank) slow(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTool
 }
 
 func main() {
-	b := &bank{balance: 5_000_000} // EUR 50,000.00
+	b := &bank{balance: 5_000_000, ledger: os.Getenv("BANK_LEDGER")} // EUR 50,000.00
+	if err := b.load(); err != nil {
+		fmt.Fprintln(os.Stderr, "bankserver:", err)
+		os.Exit(1)
+	}
 	if p := os.Getenv("BANK_LOG"); p != "" {
 		f, err := os.OpenFile(p, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 		if err != nil {
@@ -177,7 +251,7 @@ func main() {
 	s.AddTool(sendMoney, b.sendMoney)
 	s.AddTool(mcp.NewTool("read_inbox", mcp.WithDescription("Read the company's payment inbox."), mcp.WithReadOnlyHintAnnotation(true)), b.readInbox)
 	s.AddTool(mcp.NewTool("get_balance", mcp.WithDescription("Get the account balance."), mcp.WithReadOnlyHintAnnotation(true)), b.getBalance)
-	s.AddTool(mcp.NewTool("list_payments", mcp.WithDescription("List the transfers sent in this session."), mcp.WithReadOnlyHintAnnotation(true)), b.listPayments)
+	s.AddTool(mcp.NewTool("list_payments", mcp.WithDescription("List the transfers the bank sent."), mcp.WithReadOnlyHintAnnotation(true)), b.listPayments)
 	s.AddTool(mcp.NewTool("delete_account", mcp.WithDescription("Close the company's account.")), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText("account closed"), nil
 	})

@@ -43,11 +43,14 @@ func TestScript(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "intentplane.toml"), []byte(c), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var out, errs bytes.Buffer
-	if err := run(context.Background(), []string{"-proxy", filepath.Join(dir, "intentplane-mcp"), "-config", filepath.Join(dir, "intentplane.toml")}, &out, &errs); err != nil {
-		t.Fatalf("%v\n%s\n%s", err, out.String(), errs.String())
+	play := func() string {
+		var out, errs bytes.Buffer
+		if err := run(context.Background(), []string{"-proxy", filepath.Join(dir, "intentplane-mcp"), "-config", filepath.Join(dir, "intentplane.toml")}, &out, &errs); err != nil {
+			t.Fatalf("%v\n%s\n%s", err, out.String(), errs.String())
+		}
+		return out.String()
 	}
-	got := out.String()
+	got := play()
 	for _, want := range []string{
 		"2. Obeying the email",
 		`← REFUSED: The recipient_iban you gave ("LT12 1000 0111 0100 1000") is neither`,
@@ -64,5 +67,25 @@ func TestScript(t *testing.T) {
 	}
 	if strings.Contains(got, "TX-0003") {
 		t.Errorf("a third transfer executed:\n%s", got)
+	}
+
+	// Run again, as a newcomer does: the gateway's store and the bank's
+	// ledger both remember the first run, so the payments are refused as
+	// already executed and the bank lists the two transfers of the first
+	// run, no more and no fewer.
+	again := play()
+	if n := strings.Count(again, "← EXECUTED: Transfer"); n != 0 {
+		t.Errorf("the second run sent %d transfers:\n%s", n, again)
+	}
+	if n := strings.Count(again, "has already executed"); n != 2 {
+		t.Errorf("the second run refused %d payments as already executed, want 2:\n%s", n, again)
+	}
+	for _, want := range []string{`"id":"TX-0001"`, `"id":"TX-0002"`} {
+		if !strings.Contains(again, want) {
+			t.Errorf("the bank of the second run forgot %s:\n%s", want, again)
+		}
+	}
+	if strings.Contains(again, "TX-0003") {
+		t.Errorf("a third transfer in the second run:\n%s", again)
 	}
 }
