@@ -121,10 +121,11 @@ func newEnv(t testing.TB) *env {
 	writeFile(t, filepath.Join(dir, "policy", "policy.cedar"), pol)
 	writeFile(t, filepath.Join(dir, "policy", "schema.cedarschema"), sch)
 	cfg := readFile(t, filepath.Join(src, "intentplane.toml"))
-	cfg = strings.Replace(cfg, `command = "bin/bankserver"
-env = { BANK_REGION = "eu" }`, fmt.Sprintf(`command = %q
-env = { BANK_LOG = %q, BANK_TEST_TOOLS = "1" }`, bins.bank, e.bankLog), 1)
-	if !strings.Contains(cfg, bins.bank) {
+	// The test's bank keeps no ledger: each test starts with an empty bank.
+	cfg = strings.Replace(cfg, `command = "bin/bankserver"`, fmt.Sprintf(`command = %q`, bins.bank), 1)
+	cfg = strings.Replace(cfg, `env = { BANK_REGION = "eu", BANK_LEDGER = "bank-ledger.json" }`,
+		fmt.Sprintf(`env = { BANK_LOG = %q, BANK_TEST_TOOLS = "1" }`, e.bankLog), 1)
+	if !strings.Contains(cfg, bins.bank) || !strings.Contains(cfg, e.bankLog) {
 		t.Fatal("the example's bank server command changed; update newEnv")
 	}
 	cfg = strings.Replace(cfg, `call_timeout = "60s"`, `call_timeout = "5s"`, 1)
@@ -213,10 +214,15 @@ func (e *env) start(version string, el *elicitor) *client.Client {
 	e.t.Cleanup(func() { _ = c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	if _, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
+	res, err := c.Initialize(ctx, mcp.InitializeRequest{Params: mcp.InitializeParams{
 		ProtocolVersion: version, ClientInfo: mcp.Implementation{Name: "e2e", Version: "1"},
-	}}); err != nil {
+	}})
+	if err != nil {
 		e.t.Fatalf("initialize: %v", err)
+	}
+	// serverInfo.version is the build's (internal/version.Info.Short).
+	if v := res.ServerInfo.Version; !strings.HasPrefix(v, "devel") && !strings.HasPrefix(v, "v") {
+		e.t.Errorf("serverInfo.version = %q, want the build's version", v)
 	}
 	return c
 }

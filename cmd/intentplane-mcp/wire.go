@@ -26,6 +26,7 @@ import (
 	"github.com/intentplane/intentplane/core/resolve/filereg"
 	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/internal/version"
 	"github.com/intentplane/intentplane/mcpproxy"
 )
 
@@ -486,7 +487,7 @@ func buildGateway(c *config.Config, st gateway.Store, packs []gateway.Pack, issu
 // and asks st whether an approval was used.
 func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, st *store, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
 	pcfg := mcpproxy.Config{
-		Name: c.Name, Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
+		Name: c.Name, Version: version.Read().Short(), Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
 		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
 		MaxPendingConfirmations: c.Approvals.MaxPending,
 		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,

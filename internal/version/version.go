@@ -70,3 +70,22 @@ func (in Info) String(name string) string {
 	}
 	return b.String()
 }
+
+// Short is the version alone, for a protocol's version field (MCP's
+// serverInfo.version): the module version, or "devel" for a build from a
+// work tree, followed by "+" and the first 12 hex digits of the commit
+// when one was recorded, and ".modified" when the tree had changes; e.g.
+// "v0.3.0", "devel+93fd67a1b2c3", "devel+93fd67a1b2c3.modified".
+func (in Info) Short() string {
+	s := in.Module
+	if s == "" || s == "(devel)" {
+		s = "devel"
+	}
+	if in.Revision != "" {
+		s += "+" + in.Revision[:min(12, len(in.Revision))]
+		if in.Modified {
+			s += ".modified"
+		}
+	}
+	return s
+}

@@ -34,3 +34,19 @@ func TestReadInTestBinary(t *testing.T) {
 		t.Errorf("Read().Go = %q, want the toolchain's version", in.Go)
 	}
 }
+
+func TestShort(t *testing.T) {
+	for _, tt := range []struct {
+		in   version.Info
+		want string
+	}{
+		{version.Info{}, "devel"},
+		{version.Info{Module: "(devel)", Revision: "93fd67a1b2c3d4e5f60718293a4b5c6d7e8f9012"}, "devel+93fd67a1b2c3"},
+		{version.Info{Module: "(devel)", Revision: "93fd67a1b2c3d4e5f60718293a4b5c6d7e8f9012", Modified: true}, "devel+93fd67a1b2c3.modified"},
+		{version.Info{Module: "v0.3.0", Revision: "abc"}, "v0.3.0+abc"},
+	} {
+		if got := tt.in.Short(); got != tt.want {
+			t.Errorf("%+v.Short() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
