@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -94,6 +95,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(c.LogLevel))
 	log := newLogger(stderr, c.LogFormat, level)
+	if c.LogFormat == "json" {
+		stderr = &logLines{h: log.Handler(), now: time.Now}
+	}
 
 	cfg, err := config.Load(c.Config)
 	if err != nil {
