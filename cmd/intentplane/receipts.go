@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/mandate"
@@ -85,6 +87,9 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints\n", name, rep.Receipts, rep.Owners, rep.Checkpoints)
+	for _, id := range slices.Sorted(maps.Keys(rep.UnknownKeys)) {
+		fmt.Fprintf(e.stdout, "note: %d checkpoints signed with key %q, not given with --pub, were ignored: they attest nothing (give --pub %s=KEY.pub to check them)\n", rep.UnknownKeys[id], id, id)
+	}
 	switch {
 	case v != nil && len(rep.Unanchored) > 0:
 		fmt.Fprintf(e.stdout, "warning: chains NOT anchored by a trusted checkpoint, accepted with --allow-unanchored (%d):\n", len(rep.Unanchored))

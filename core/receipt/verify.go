@@ -113,6 +113,13 @@ type Report struct {
 	// Unverified is the number of checkpoints whose signature was not
 	// checked because Verify was given a nil Verifier.
 	Unverified int
+	// UnknownKeys counts, by key id, the checkpoints signed with a key
+	// the Verifier does not know (Verifier.Verify gave ErrUnknownKey):
+	// such a checkpoint attests nothing and is ignored, neither accepted
+	// nor an error, so that a file holding checkpoints of several signers
+	// (the gateway's own and an export's) verifies with the keys one
+	// trusts. Nil when there is none.
+	UnknownKeys map[string]int
 	// Heads is, per owner, the hash of the last receipt of the verified
 	// chain.
 	Heads map[intent.Owner]Hash
@@ -257,6 +264,7 @@ type verifier struct {
 	receipts    int
 	checkpoints int
 	unverified  int
+	unknownKeys map[string]int
 	first       *ChainError
 }
 
@@ -307,6 +315,7 @@ func (vr *verifier) report() Report {
 		Receipts:    vr.receipts,
 		Checkpoints: vr.checkpoints,
 		Unverified:  vr.unverified,
+		UnknownKeys: vr.unknownKeys,
 		Heads:       map[intent.Owner]Hash{},
 	}
 	for o, c := range vr.owners {
@@ -405,7 +414,13 @@ func (vr *verifier) line(n int, b []byte) {
 		c := vr.chain(cp.Owner)
 		if vr.v == nil {
 			vr.unverified++
-		} else if err := cp.Verify(vr.v); err != nil {
+		} else if err := cp.Verify(vr.v); errors.Is(err, ErrUnknownKey) {
+			if vr.unknownKeys == nil {
+				vr.unknownKeys = map[string]int{}
+			}
+			vr.unknownKeys[cp.KeyID]++
+			return // attests nothing: ignored
+		} else if err != nil {
 			vr.fail(&ChainError{Owner: cp.Owner, Seq: cp.Seq, Line: n, Kind: KindBadSignature, Detail: err.Error(), Err: err})
 			return
 		}

@@ -244,7 +244,12 @@ func TestVerifyAnchored(t *testing.T) {
 		{name: "receipts after the last checkpoint", items: []any{e[0], e[1], checkpoint(t, signer, e[1]), e[2], e[3], e[4]},
 			want: []receipt.Unanchored{{Owner: "emma", Head: 5, Covered: 2}}},
 		{name: "rewritten chain with the old checkpoint", items: []any{forged[0], forged[1], forged[2], forged[3], cn}, err: "edited"},
-		{name: "invented chain with an untrusted key's checkpoint", items: []any{invented[0], invented[1], invented[2], checkpoint(t, other, invented[2])}, err: "bad_signature"},
+		// A checkpoint signed with a key the verifier does not know
+		// attests nothing: ignored, so the invented chain is unanchored.
+		{name: "invented chain with an untrusted key's checkpoint", items: []any{invented[0], invented[1], invented[2], checkpoint(t, other, invented[2])},
+			want: []receipt.Unanchored{{Owner: "mallory", Head: 3}}},
+		// The trusted key's id with another key: a forged signature.
+		{name: "invented chain with a checkpoint forged under the trusted id", items: []any{invented[0], invented[1], invented[2], checkpoint(t, receipt.NewEd25519Signer("k1", priv2), invented[2])}, err: "bad_signature"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -624,5 +629,22 @@ func TestWriteJSONLInvalid(t *testing.T) {
 	}
 	if err := receipt.WriteCheckpoints(&b, []receipt.Checkpoint{{Seq: 1, Owner: "\xff"}}); !errors.Is(err, receipt.ErrInvalid) {
 		t.Errorf("WriteCheckpoints() error = %v, want ErrInvalid", err)
+	}
+}
+
+// TestVerifyCheckpointsOfTwoSigners: a file with the gateway's own
+// checkpoints and an export's verifies with the export's key alone; the
+// other signer's checkpoints are counted as unknown keys, not errors.
+func TestVerifyCheckpointsOfTwoSigners(t *testing.T) {
+	t.Parallel()
+	e := chainOf(t, "emma", 3)
+	gatewayKey := receipt.NewEd25519Signer("intentplane-mcp", priv2)
+	data := jsonl(t, e[0], e[1], checkpoint(t, gatewayKey, e[1]), e[2], checkpoint(t, gatewayKey, e[2]), checkpoint(t, signer, e[2]))
+	rep, err := receipt.VerifyAnchored(bytes.NewReader(data), verifier)
+	if err != nil {
+		t.Fatalf("VerifyAnchored: %v", err)
+	}
+	if rep.Checkpoints != 3 || rep.UnknownKeys["intentplane-mcp"] != 2 || len(rep.UnknownKeys) != 1 {
+		t.Fatalf("report %+v; want 3 checkpoints, 2 of them by the unknown key intentplane-mcp", rep)
 	}
 }
