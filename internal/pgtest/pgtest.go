@@ -1,8 +1,9 @@
 // Package pgtest gives each PostgreSQL test a schema of its own in the
 // database named by the PG_URL environment variable, so that tests run in
-// parallel and repeatedly against one server. Without PG_URL, or when the
-// server cannot be reached, tests are skipped, except with CI=true, where
-// they fail: CI must run them.
+// parallel and repeatedly against one server. Without PG_URL the tests are
+// skipped, except with CI=true, where they fail: CI must run them. With
+// PG_URL set, a server that cannot be reached fails them: whoever set it
+// meant them to run, and a typo must not pass for a green run.
 //
 // It is for tests only; it imports pgx and the standard library.
 package pgtest
@@ -54,7 +55,7 @@ func Schema(t testing.TB) (dsn, schema string) {
 	defer cancel()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
-		unavailable(t, "cannot connect to %s: %v", EnvURL, err)
+		t.Fatalf("cannot connect to %s (%s): %v; unset %s to skip the PostgreSQL tests", EnvURL, redact(base), err, EnvURL)
 	}
 	defer conn.Close(context.Background())
 	var b [6]byte
@@ -106,4 +107,13 @@ func name(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// redact returns dsn with its password, if any, replaced by "xxxxx".
+func redact(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(not a URL)"
+	}
+	return u.Redacted()
 }
