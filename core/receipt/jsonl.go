@@ -191,44 +191,60 @@ func decodeReceipt(b []byte) (Receipt, error) {
 	if j.Seq == 0 || j.Seq > math.MaxInt64 {
 		return r, errors.New(`"seq" is missing, 0, or beyond 2^63-1`)
 	}
+	if err := r.decodeChain(j); err != nil {
+		return r, err
+	}
+	if err := r.decodeMembers(j); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// decodeChain sets r's version, time, prev and hash from a receipt line;
+// an error names the field at fault.
+func (r *Receipt) decodeChain(j jsonReceipt) error {
 	switch {
 	case j.Version == nil:
 		r.Version = Version1
 	case *j.Version == Version2:
 		r.Version = Version2
 	default:
-		return r, fmt.Errorf(`"version" is %d: this reader knows 2 (and 1, written without "version")`, *j.Version)
+		return fmt.Errorf(`"version" is %d: this reader knows 2 (and 1, written without "version")`, *j.Version)
 	}
 	if j.Time == "" {
-		return r, errors.New(`"time" is missing`)
+		return errors.New(`"time" is missing`)
 	}
+	var err error
 	if r.Time, err = parseTime("time", j.Time); err != nil {
-		return r, err
+		return err
 	}
 	if j.Prev != "" {
 		if r.Prev, err = parseHashField("prev", j.Prev); err != nil {
-			return r, err
+			return err
 		}
 	}
 	if j.Hash == "" {
-		return r, errors.New(`"hash" is missing`)
+		return errors.New(`"hash" is missing`)
 	}
-	if r.Hash, err = parseHashField("hash", j.Hash); err != nil {
-		return r, err
-	}
+	r.Hash, err = parseHashField("hash", j.Hash)
+	return err
+}
+
+// decodeMembers sets r's args, facts, resolved values and approvals from
+// a receipt line, keeping what decoded before an error.
+func (r *Receipt) decodeMembers(j jsonReceipt) error {
+	var err error
 	if r.Args, err = decodeValues[intent.Args]("args", j.Args); err != nil {
-		return r, err
+		return err
 	}
 	if r.Facts, err = decodeValues[map[string]intent.Value]("facts", j.Facts); err != nil {
-		return r, err
+		return err
 	}
 	if r.Resolved, err = decodeResolved(j.Resolved); err != nil {
-		return r, err
+		return err
 	}
-	if r.Approvals, err = decodeApprovals(j.Approvals); err != nil {
-		return r, err
-	}
-	return r, nil
+	r.Approvals, err = decodeApprovals(j.Approvals)
+	return err
 }
 
 // decodeResolved turns the "resolved" entries of a receipt line into the

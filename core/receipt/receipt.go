@@ -296,18 +296,7 @@ func (r *Receipt) appendJSON(dst []byte, extra ...member) ([]byte, error) {
 	o.string(nAction, string(r.Action))
 	if len(r.Approvals) > 0 {
 		o.key(nApprovals)
-		e.BeginArray()
-		for _, a := range r.Approvals {
-			ao := object{e: e}
-			e.BeginObject()
-			ao.string(nApprover, a.Approver)
-			ao.time(nExpires, a.ExpiresAt)
-			ao.string(nId, a.ID)
-			ao.time(nIssued, a.IssuedAt)
-			ao.string(nLevel, a.Level)
-			ao.end()
-		}
-		e.EndArray()
+		appendApprovals(e, r.Approvals)
 	}
 	if len(r.Args) > 0 {
 		o.key(nArgs)
@@ -335,26 +324,7 @@ func (r *Receipt) appendJSON(dst []byte, extra ...member) ([]byte, error) {
 	o.hash(nPrev, r.Prev)
 	if len(r.Resolved) > 0 {
 		o.key(nResolved)
-		e.BeginArray()
-		for _, res := range r.Resolved {
-			ro := object{e: e}
-			e.BeginObject()
-			ro.string(nParam, res.Param)
-			if p := res.Provenance; p != (intent.Provenance{}) {
-				ro.key(nProvenance)
-				po := object{e: e}
-				e.BeginObject()
-				po.time(nAt, p.At)
-				po.string(nRecord, p.RecordID)
-				po.string(nSource, p.Source)
-				po.string(nVersion, p.Version)
-				po.end()
-			}
-			ro.string(nSent, res.Sent)
-			ro.string(nValue, res.Value)
-			ro.end()
-		}
-		e.EndArray()
+		appendResolved(e, r.Resolved)
 	}
 	o.string(nResult, r.Result)
 	o.string(nSent, r.Sent)
@@ -366,6 +336,48 @@ func (r *Receipt) appendJSON(dst []byte, extra ...member) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return b, nil
+}
+
+// appendApprovals encodes a receipt's approvals member: an array of
+// objects, their members in key order.
+func appendApprovals(e *intent.Encoder, as []Evidence) {
+	e.BeginArray()
+	for _, a := range as {
+		ao := object{e: e}
+		e.BeginObject()
+		ao.string(nApprover, a.Approver)
+		ao.time(nExpires, a.ExpiresAt)
+		ao.string(nId, a.ID)
+		ao.time(nIssued, a.IssuedAt)
+		ao.string(nLevel, a.Level)
+		ao.end()
+	}
+	e.EndArray()
+}
+
+// appendResolved encodes a receipt's resolved member: an array of
+// objects, their members (and the provenance's) in key order.
+func appendResolved(e *intent.Encoder, rs []intent.Resolved) {
+	e.BeginArray()
+	for _, res := range rs {
+		ro := object{e: e}
+		e.BeginObject()
+		ro.string(nParam, res.Param)
+		if p := res.Provenance; p != (intent.Provenance{}) {
+			ro.key(nProvenance)
+			po := object{e: e}
+			e.BeginObject()
+			po.time(nAt, p.At)
+			po.string(nRecord, p.RecordID)
+			po.string(nSource, p.Source)
+			po.string(nVersion, p.Version)
+			po.end()
+		}
+		ro.string(nSent, res.Sent)
+		ro.string(nValue, res.Value)
+		ro.end()
+	}
+	e.EndArray()
 }
 
 // member is a member added to an encoded object: the "type", "hash" and

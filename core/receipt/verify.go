@@ -508,46 +508,69 @@ func (c *chain) classify(i int, h Hash, attested map[uint64]Hash) *ChainError {
 	want := c.headSeq + 1
 	switch {
 	case x.seq > want:
-		if j := c.successorAfter(i, want, h); j >= 0 {
-			if c.links(x) {
-				return c.err(x, KindReordered, "it comes before receipt seq %d (line %d)", want, c.entries[j].line)
-			}
-			return c.err(x, KindInserted, "it links to no receipt of the chain, which continues with seq %d at line %d", want, c.entries[j].line)
-		}
-		if x.seq == want+1 {
-			return c.err(x, KindRemoved, "expected seq %d, got %d: receipt %d is missing", want, x.seq, want)
-		}
-		return c.err(x, KindRemoved, "expected seq %d, got %d: receipts %d to %d are missing", want, x.seq, want, x.seq-1)
-
+		return c.classifyAhead(i, h)
 	case x.seq == want: // the prev does not link to the head
-		if j := c.successorAfter(i, want, h); j >= 0 {
-			return c.err(x, KindInserted, "it does not link to receipt seq %d; the receipt that does is at line %d", c.headSeq, c.entries[j].line)
-		}
-		if c.head < 0 {
-			return c.err(x, KindEdited, "the first receipt's prev is not zero")
-		}
-		head := &c.entries[c.head]
-		if a, ok := attested[c.headSeq]; ok && a == h {
-			return c.err(x, KindEdited, "its prev does not match receipt seq %d, which a checkpoint attests", c.headSeq)
-		}
-		return c.err(head, KindEdited, "it was edited and its hash recomputed: the next receipt (line %d) links to %s, not to its hash", x.line, x.prev)
-
+		return c.classifyUnlinked(i, h, attested)
 	default: // x.seq < want: the seq goes backwards
-		a := &c.entries[c.accepted[x.seq]]
-		if a.hash == x.hash {
-			return c.err(x, KindInserted, "it is a copy of the receipt at line %d", a.line)
-		}
-		if a.prev == x.prev {
-			if x.seq == c.headSeq && !c.followedAfter(i, a.hash) && c.followedAfter(i, x.hash) {
-				return c.err(a, KindInserted, "it and the receipt at line %d both follow receipt seq %d, and the chain continues from the other", x.line, x.seq-1)
-			}
-			return c.err(x, KindInserted, "it and the receipt at line %d both follow receipt seq %d", a.line, x.seq-1)
-		}
-		if c.links(x) {
-			return c.err(x, KindReordered, "expected seq %d, got %d", want, x.seq)
-		}
-		return c.err(x, KindInserted, "expected seq %d, got %d, which links to no receipt of the chain", want, x.seq)
+		return c.classifyBehind(i)
 	}
+}
+
+// classifyAhead names the break at entry i, whose seq is beyond the
+// head's successor: a receipt reordered or inserted before it, or
+// receipts removed.
+func (c *chain) classifyAhead(i int, h Hash) *ChainError {
+	x := &c.entries[i]
+	want := c.headSeq + 1
+	if j := c.successorAfter(i, want, h); j >= 0 {
+		if c.links(x) {
+			return c.err(x, KindReordered, "it comes before receipt seq %d (line %d)", want, c.entries[j].line)
+		}
+		return c.err(x, KindInserted, "it links to no receipt of the chain, which continues with seq %d at line %d", want, c.entries[j].line)
+	}
+	if x.seq == want+1 {
+		return c.err(x, KindRemoved, "expected seq %d, got %d: receipt %d is missing", want, x.seq, want)
+	}
+	return c.err(x, KindRemoved, "expected seq %d, got %d: receipts %d to %d are missing", want, x.seq, want, x.seq-1)
+}
+
+// classifyUnlinked names the break at entry i, the head's successor by
+// seq whose prev is not the head's hash h: an insertion, or an edit of it
+// or of the head.
+func (c *chain) classifyUnlinked(i int, h Hash, attested map[uint64]Hash) *ChainError {
+	x := &c.entries[i]
+	if j := c.successorAfter(i, c.headSeq+1, h); j >= 0 {
+		return c.err(x, KindInserted, "it does not link to receipt seq %d; the receipt that does is at line %d", c.headSeq, c.entries[j].line)
+	}
+	if c.head < 0 {
+		return c.err(x, KindEdited, "the first receipt's prev is not zero")
+	}
+	head := &c.entries[c.head]
+	if a, ok := attested[c.headSeq]; ok && a == h {
+		return c.err(x, KindEdited, "its prev does not match receipt seq %d, which a checkpoint attests", c.headSeq)
+	}
+	return c.err(head, KindEdited, "it was edited and its hash recomputed: the next receipt (line %d) links to %s, not to its hash", x.line, x.prev)
+}
+
+// classifyBehind names the break at entry i, whose seq is one the chain
+// already accepted: a copy, a fork, or a receipt reordered or inserted.
+func (c *chain) classifyBehind(i int) *ChainError {
+	x := &c.entries[i]
+	want := c.headSeq + 1
+	a := &c.entries[c.accepted[x.seq]]
+	if a.hash == x.hash {
+		return c.err(x, KindInserted, "it is a copy of the receipt at line %d", a.line)
+	}
+	if a.prev == x.prev {
+		if x.seq == c.headSeq && !c.followedAfter(i, a.hash) && c.followedAfter(i, x.hash) {
+			return c.err(a, KindInserted, "it and the receipt at line %d both follow receipt seq %d, and the chain continues from the other", x.line, x.seq-1)
+		}
+		return c.err(x, KindInserted, "it and the receipt at line %d both follow receipt seq %d", a.line, x.seq-1)
+	}
+	if c.links(x) {
+		return c.err(x, KindReordered, "expected seq %d, got %d", want, x.seq)
+	}
+	return c.err(x, KindInserted, "expected seq %d, got %d, which links to no receipt of the chain", want, x.seq)
 }
 
 // checkCheckpoints compares each checkpoint with the accepted chain. If the
