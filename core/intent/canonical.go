@@ -336,25 +336,10 @@ func (e *Encoder) Value(v Value) {
 
 // Any writes v, of one of the types Canonical accepts.
 func (e *Encoder) Any(v any) {
+	if e.scalar(v) {
+		return
+	}
 	switch x := v.(type) {
-	case nil:
-		e.Null()
-	case string:
-		e.String(x)
-	case bool:
-		e.Bool(x)
-	case int:
-		e.Int(int64(x))
-	case int64:
-		e.Int(x)
-	case uint8:
-		e.Uint(uint64(x))
-	case Amount:
-		e.Int(int64(x))
-	case time.Time:
-		e.Time(x)
-	case Value:
-		e.Value(x)
 	case Args:
 		writeMap(e, x, e.Value)
 	case []string:
@@ -378,6 +363,34 @@ func (e *Encoder) Any(v any) {
 	default:
 		e.fail("%T", v)
 	}
+}
+
+// scalar writes v if it is one of the scalar types Canonical accepts (a
+// Value included), and reports whether it was.
+func (e *Encoder) scalar(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		e.Null()
+	case string:
+		e.String(x)
+	case bool:
+		e.Bool(x)
+	case int:
+		e.Int(int64(x))
+	case int64:
+		e.Int(x)
+	case uint8:
+		e.Uint(uint64(x))
+	case Amount:
+		e.Int(int64(x))
+	case time.Time:
+		e.Time(x)
+	case Value:
+		e.Value(x)
+	default:
+		return false
+	}
+	return true
 }
 
 // writeMap writes m as an object with its keys in byte order, each value

@@ -401,36 +401,7 @@ func impliedByScope(p *xast.Policy, l literal) bool {
 	if acts == nil {
 		return false
 	}
-	var allowed []types.EntityUID
-	switch n := l.node.(type) {
-	case xast.NodeTypeEquals:
-		if !isVar(n.Left, "action") {
-			return false
-		}
-		if v, ok := n.Right.(xast.NodeValue); ok {
-			if uid, ok := v.Value.(types.EntityUID); ok {
-				allowed = []types.EntityUID{uid}
-			}
-		}
-	case xast.NodeTypeIn:
-		if !isVar(n.Left, "action") {
-			return false
-		}
-		switch r := n.Right.(type) {
-		case xast.NodeTypeSet:
-			for _, el := range r.Elements {
-				if v, ok := el.(xast.NodeValue); ok {
-					if uid, ok := v.Value.(types.EntityUID); ok {
-						allowed = append(allowed, uid)
-					}
-				}
-			}
-		case xast.NodeValue:
-			if uid, ok := r.Value.(types.EntityUID); ok {
-				allowed = []types.EntityUID{uid}
-			}
-		}
-	}
+	allowed := actionsAllowed(l.node)
 	if len(allowed) == 0 {
 		return false
 	}
@@ -440,6 +411,41 @@ func impliedByScope(p *xast.Policy, l literal) bool {
 		}
 	}
 	return true
+}
+
+// actionsAllowed returns the actions an operand "action == A" or
+// "action in [A, B]" (or "action in A") admits, or nil for any other
+// operand.
+func actionsAllowed(node xast.IsNode) []types.EntityUID {
+	uid := func(n xast.IsNode) (types.EntityUID, bool) {
+		v, ok := n.(xast.NodeValue)
+		if !ok {
+			return types.EntityUID{}, false
+		}
+		u, ok := v.Value.(types.EntityUID)
+		return u, ok
+	}
+	var allowed []types.EntityUID
+	switch n := node.(type) {
+	case xast.NodeTypeEquals:
+		if u, ok := uid(n.Right); ok && isVar(n.Left, "action") {
+			allowed = []types.EntityUID{u}
+		}
+	case xast.NodeTypeIn:
+		if !isVar(n.Left, "action") {
+			return nil
+		}
+		if set, ok := n.Right.(xast.NodeTypeSet); ok {
+			for _, el := range set.Elements {
+				if u, ok := uid(el); ok {
+					allowed = append(allowed, u)
+				}
+			}
+		} else if u, ok := uid(n.Right); ok {
+			allowed = []types.EntityUID{u}
+		}
+	}
+	return allowed
 }
 
 func isVar(n xast.IsNode, name string) bool {

@@ -162,6 +162,11 @@ func (r Resolver) Resolve(ctx context.Context, c *contract.Contract, in Input) (
 	return out, nil
 }
 
+// resolveOne resolves parameter p, whose normalized value is norm, from
+// its sources in order: the first mandate claim or registry record that
+// matches wins. before are the parameters resolved already (a scoped
+// registry looks up within them). An error wraps ErrNoMatch (with the
+// registry's detail, when it gave one) or ErrUnavailable.
 func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Input, norm string, before []intent.Resolved) (intent.Resolved, map[string]intent.Value, error) {
 	tried := 0
 	detail := "is neither a value the user authorised nor a record on file"
@@ -169,58 +174,81 @@ func (r Resolver) resolveOne(ctx context.Context, p *contract.Parameter, in Inpu
 		switch s.Kind {
 		case contract.SourceMandate:
 			tried++
-			for _, cv := range in.Claims[s.Name] {
-				c := cv
-				if p.Normalizer != nil {
-					n, err := p.Normalizer(cv)
-					if err != nil {
-						continue // a claim value the normalizer refuses never matches
-					}
-					c = n
-				}
-				if c == norm {
-					return intent.Resolved{
-						Param: p.Name, Value: c,
-						Provenance: intent.Provenance{Source: s.String(), RecordID: in.MandateID},
-					}, nil, nil
-				}
+			if c, ok := claimMatching(p, in.Claims[s.Name], norm); ok {
+				return intent.Resolved{
+					Param: p.Name, Value: c,
+					Provenance: intent.Provenance{Source: s.String(), RecordID: in.MandateID},
+				}, nil, nil
 			}
 		case contract.SourceRegistry:
 			if in.Strict {
 				continue
 			}
 			tried++
-			reg := r.Registries[s.Name]
-			if reg == nil {
-				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s is not configured", s), Err: ErrUnavailable}
-			}
-			rec, err := lookup(ctx, reg, in.Owner, norm, before)
-			if errors.Is(err, ErrNoMatch) {
-				var nm *noMatchError
-				if errors.As(err, &nm) {
-					detail = nm.detail
-				}
+			res, attrs, err := r.fromRegistry(ctx, p, s, in.Owner, norm, before)
+			var nm *noMatchError
+			switch {
+			case errors.As(err, &nm):
+				detail = nm.detail
+				continue
+			case errors.Is(err, ErrNoMatch):
 				continue
 			}
-			if err != nil {
-				if ctx.Err() != nil {
-					return intent.Resolved{}, nil, ctx.Err()
-				}
-				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s could not be read", s), Err: ErrUnavailable}
-			}
-			if rec.Value == "" {
-				return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s returned an empty value", s), Err: ErrUnavailable}
-			}
-			return intent.Resolved{
-				Param: p.Name, Value: rec.Value,
-				Provenance: intent.Provenance{Source: s.String(), RecordID: rec.ID, Version: rec.Version, At: rec.At.UTC()},
-			}, rec.Attrs, nil
+			return res, attrs, err
 		}
 	}
 	if tried == 0 {
 		detail = "no trusted source may be used in this mandate's mode"
 	}
 	return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: detail, Err: ErrNoMatch}
+}
+
+// claimMatching returns the mandate claim value among claims that, once
+// normalized as p's values are, equals norm. A claim value the normalizer
+// refuses never matches.
+func claimMatching(p *contract.Parameter, claims []string, norm string) (string, bool) {
+	for _, cv := range claims {
+		c := cv
+		if p.Normalizer != nil {
+			n, err := p.Normalizer(cv)
+			if err != nil {
+				continue
+			}
+			c = n
+		}
+		if c == norm {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// fromRegistry looks norm up in registry source s for parameter p. It
+// returns the registry's no-match error as it is (resolveOne tries the
+// next source), ctx's error if ctx ended, and an *Error wrapping
+// ErrUnavailable for a registry missing, failing or giving an empty value.
+func (r Resolver) fromRegistry(ctx context.Context, p *contract.Parameter, s contract.Source, owner intent.Owner, norm string, before []intent.Resolved) (intent.Resolved, map[string]intent.Value, error) {
+	reg := r.Registries[s.Name]
+	if reg == nil {
+		return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s is not configured", s), Err: ErrUnavailable}
+	}
+	rec, err := lookup(ctx, reg, owner, norm, before)
+	if errors.Is(err, ErrNoMatch) {
+		return intent.Resolved{}, nil, err
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return intent.Resolved{}, nil, ctx.Err()
+		}
+		return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s could not be read", s), Err: ErrUnavailable}
+	}
+	if rec.Value == "" {
+		return intent.Resolved{}, nil, &Error{Param: p.Name, Detail: fmt.Sprintf("trusted source %s returned an empty value", s), Err: ErrUnavailable}
+	}
+	return intent.Resolved{
+		Param: p.Name, Value: rec.Value,
+		Provenance: intent.Provenance{Source: s.String(), RecordID: rec.ID, Version: rec.Version, At: rec.At.UTC()},
+	}, rec.Attrs, nil
 }
 
 // lookup calls reg's LookupIn with the values resolved before, if it is a

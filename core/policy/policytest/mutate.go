@@ -154,58 +154,62 @@ func generate(e *policy.Engine, cases []Case) []generated {
 	actions := e.Actions()
 	nums := around(longs)
 	var out []generated
-	add := func(r policy.Request, desc string) bool {
-		if len(out) >= maxGenerated {
-			return false
-		}
-		if res := e.Evaluate(r); len(res.Errors) == 0 {
-			out = append(out, generated{req: r, desc: desc, want: res})
-		}
-		return true
-	}
 	for _, c := range cases {
-		base := c.Context
-		type variant struct {
-			ctx  policy.Standard
-			desc string
-		}
-		variants := []variant{{base, fmt.Sprintf("the context of test %q", c.Name)}}
-		var bools []leaf
-		for _, l := range leaves(base) {
-			switch l.value.Kind {
-			case intent.KindInt, intent.KindAmount:
-				for _, n := range nums {
-					if n != l.value.Int {
-						v := l.value
-						v.Int = n
-						variants = append(variants, variant{with(base, l.path, v), fmt.Sprintf("the context of test %q with context.%s=%d", c.Name, l.path, n)})
-					}
+		for _, v := range contextVariants(c, nums, strs) {
+			for _, a := range actions {
+				if len(out) >= maxGenerated {
+					return out
 				}
-			case intent.KindString:
-				for _, str := range strs {
-					if str != l.value.Str {
-						variants = append(variants, variant{with(base, l.path, intent.Str(str)), fmt.Sprintf("the context of test %q with context.%s=%s", c.Name, l.path, str)})
-					}
+				ctx := v.ctx
+				r := policy.Request{Principal: intent.Owner(c.Principal), Action: a, Resource: c.Resource, Standard: &ctx}
+				if res := e.Evaluate(r); len(res.Errors) == 0 {
+					out = append(out, generated{req: r, desc: fmt.Sprintf("%s on %s", a, v.desc), want: res})
 				}
-			case intent.KindBool:
-				bools = append(bools, l)
 			}
 		}
-		for _, v := range variants {
-			flips := []variant{v}
-			for _, b := range bools {
-				cur := lookup(v.ctx, b.path).Bool
-				flips = append(flips, variant{with(v.ctx, b.path, intent.Bool(!cur)), fmt.Sprintf("%s, context.%s=%t", v.desc, b.path, !cur)})
-			}
-			for _, f := range flips {
-				for _, a := range actions {
-					ctx := f.ctx
-					r := policy.Request{Principal: intent.Owner(c.Principal), Action: a, Resource: c.Resource, Standard: &ctx}
-					if !add(r, fmt.Sprintf("%s on %s", a, f.desc)) {
-						return out
-					}
+	}
+	return out
+}
+
+// variant is a test case's context changed, and how, in words.
+type variant struct {
+	ctx  policy.Standard
+	desc string
+}
+
+// contextVariants returns test case c's context, each single change of a
+// number in it to one of nums or of a string to one of strs, and each of
+// those with one boolean of the context flipped.
+func contextVariants(c Case, nums []int64, strs []string) []variant {
+	base := c.Context
+	variants := []variant{{base, fmt.Sprintf("the context of test %q", c.Name)}}
+	var bools []leaf
+	for _, l := range leaves(base) {
+		switch l.value.Kind {
+		case intent.KindInt, intent.KindAmount:
+			for _, n := range nums {
+				if n != l.value.Int {
+					v := l.value
+					v.Int = n
+					variants = append(variants, variant{with(base, l.path, v), fmt.Sprintf("the context of test %q with context.%s=%d", c.Name, l.path, n)})
 				}
 			}
+		case intent.KindString:
+			for _, str := range strs {
+				if str != l.value.Str {
+					variants = append(variants, variant{with(base, l.path, intent.Str(str)), fmt.Sprintf("the context of test %q with context.%s=%s", c.Name, l.path, str)})
+				}
+			}
+		case intent.KindBool:
+			bools = append(bools, l)
+		}
+	}
+	var out []variant
+	for _, v := range variants {
+		out = append(out, v)
+		for _, b := range bools {
+			cur := lookup(v.ctx, b.path).Bool
+			out = append(out, variant{with(v.ctx, b.path, intent.Bool(!cur)), fmt.Sprintf("%s, context.%s=%t", v.desc, b.path, !cur)})
 		}
 	}
 	return out
