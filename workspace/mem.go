@@ -122,6 +122,17 @@ func (w *Workspace) send(to, cc, bcc []string, subject, body string, attachments
 	return e
 }
 
+// distinct returns s without repeats, in the order of first appearance.
+func distinct(s []string) []string {
+	out := []string{}
+	for _, v := range s {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -325,7 +336,11 @@ func parseTime(s string) (time.Time, error) {
 
 // CreateEvent adds an event and mails its participants an invitation
 // (subject "Invitation: <title>", the description as body, the event
-// attached), as AgentDojo does. It returns the event.
+// attached), as AgentDojo does. As AgentDojo's Calendar.create_event, the
+// event's participants always include the calendar's owner (the
+// account), once, after those given; and as its create_calendar_event
+// tool (whose list the calendar appends the owner to), the invitation
+// goes to those given and to the owner. It returns the event.
 func (m *Mem) CreateEvent(owner intent.Owner, title, start, end, description string, participants []string, location string) (Event, error) {
 	s, err := parseTime(start)
 	if err != nil {
@@ -340,14 +355,15 @@ func (m *Mem) CreateEvent(owner intent.Owner, title, start, end, description str
 	}
 	var out Event
 	err = m.with(owner, func(w *Workspace) error {
+		invited := append(slices.Clone(participants), w.Account)
 		out = Event{
 			ID: nextID(w.Events), Title: title, Description: description,
 			Start: s.Format(timeLayout), End: e.Format(timeLayout), Location: location,
-			Participants: nonNil(participants), Status: EventConfirmed,
+			Participants: distinct(invited), Status: EventConfirmed,
 		}
 		w.Events[out.ID] = out.Clone()
 		ev := out.Clone()
-		w.send(participants, nil, nil, "Invitation: "+title, description, []Attachment{{Type: "event", Event: &ev}})
+		w.send(invited, nil, nil, "Invitation: "+title, description, []Attachment{{Type: "event", Event: &ev}})
 		return nil
 	})
 	return out, err

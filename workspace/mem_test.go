@@ -94,8 +94,10 @@ func TestMemCalendarMailsParticipants(t *testing.T) {
 	}
 	w, _ := m.Workspace(emma)
 	inv := w.Emails["4"]
-	if ev.ID != "25" || inv.Subject != "Invitation: Lunch" || inv.Body != "Catch up" || !cmp.Equal(inv.Recipients, []string{client}) {
-		t.Errorf("event %+v, invitation %+v", ev, inv)
+	// As AgentDojo: the owner is a participant, and is mailed too.
+	owner := w.Account
+	if ev.ID != "25" || !cmp.Equal(ev.Participants, []string{client, owner}) || inv.Subject != "Invitation: Lunch" || inv.Body != "Catch up" || !cmp.Equal(inv.Recipients, []string{client, owner}) {
+		t.Errorf("event %+v, invitation %+v; want %s and the owner %s as participants and recipients", ev, inv, client, owner)
 	}
 	moved, err := m.RescheduleEvent(emma, "24", "2024-05-16 09:00", "")
 	if err != nil || moved.End != "2024-05-16 10:30" {
@@ -114,6 +116,10 @@ func TestMemCalendarMailsParticipants(t *testing.T) {
 	got, _ := m.AddParticipants(emma, "24", []string{client, colleague})
 	if !cmp.Equal(got.Participants, []string{account, client, colleague}) {
 		t.Errorf("participants %v", got.Participants)
+	}
+	mine, err := m.CreateEvent(emma, "Focus", "2024-05-20 09:00", "2024-05-20 10:00", "", []string{owner}, "")
+	if err != nil || !cmp.Equal(mine.Participants, []string{owner}) {
+		t.Errorf("an event with the owner given: %+v, %v; want the owner once", mine, err)
 	}
 }
 
