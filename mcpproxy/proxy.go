@@ -171,6 +171,7 @@ type Proxy struct {
 	tools   map[string]Tool // as configured
 
 	confirming atomic.Int64 // confirmations open in the client
+	declined   declines     // operations the user declined in the client
 
 	mirrorMu sync.Mutex // serializes re-mirroring
 	mu       sync.RWMutex

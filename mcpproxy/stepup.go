@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -21,15 +22,16 @@ import (
 
 // Messages for the agent when a step-up does not end in an approval.
 const (
-	msgDeclined  = "The user declined this exact operation in their client. Nothing was done. Do not retry it or try to reach the same result another way; ask the user what they want instead."
-	msgCancelled = "The user closed the confirmation without deciding. Nothing was done. Ask the user whether they want this operation before calling the tool again."
-	msgTimeout   = "The user did not answer the confirmation in time. Nothing was done. Ask the user whether they want this operation before calling the tool again."
-	msgBusy      = "Too many confirmations are already waiting for the user, so this operation was not put to them. Nothing was done. Wait for the user to answer the open ones, then try again."
-	msgRejected  = "A person rejected this exact operation on the approval page; it stays rejected. Nothing was done. Do not retry it or try to reach the same result another way; tell the user it was rejected."
-	msgPageBusy  = "Too many operations are already waiting on the approval page, so this one was not put there. Nothing was done. Ask the user to decide the open ones first, then try again."
-	msgNoChannel = " This client cannot ask the user to confirm, and no approval page is configured, so the operation was refused."
-	msgFourEyes  = " Four eyes cannot be granted from this client, and no approval page is configured, so the operation was refused."
-	msgSecret    = " It carries a secret argument (%s), which is never shown on the approval page, so it can only be confirmed by the user in a client that supports confirmations (MCP elicitation); it was refused. Nothing was done."
+	msgDeclined       = "The user declined this exact operation in their client. Nothing was done. Do not retry it or try to reach the same result another way; ask the user what they want instead."
+	msgDeclinedBefore = "The user already declined this exact operation in their client, at %s; a decline is final. Nothing was done. Do not retry it or try to reach the same result another way; ask the user what they want instead."
+	msgCancelled      = "The user closed the confirmation without deciding. Nothing was done. Ask the user whether they want this operation before calling the tool again."
+	msgTimeout        = "The user did not answer the confirmation in time. Nothing was done. Ask the user whether they want this operation before calling the tool again."
+	msgBusy           = "Too many confirmations are already waiting for the user, so this operation was not put to them. Nothing was done. Wait for the user to answer the open ones, then try again."
+	msgRejected       = "A person rejected this exact operation on the approval page; it stays rejected. Nothing was done. Do not retry it or try to reach the same result another way; tell the user it was rejected."
+	msgPageBusy       = "Too many operations are already waiting on the approval page, so this one was not put there. Nothing was done. Ask the user to decide the open ones first, then try again."
+	msgNoChannel      = " This client cannot ask the user to confirm, and no approval page is configured, so the operation was refused."
+	msgFourEyes       = " Four eyes cannot be granted from this client, and no approval page is configured, so the operation was refused."
+	msgSecret         = " It carries a secret argument (%s), which is never shown on the approval page, so it can only be confirmed by the user in a client that supports confirmations (MCP elicitation); it was refused. Nothing was done."
 )
 
 // confirmSchema is the form shown to the user: one required boolean.
@@ -67,6 +69,9 @@ func isModern(ctx context.Context) bool {
 // stepUp asks for the approval d requires: in the client when it can and
 // the level is confirm, else on the approval page, else refuses.
 func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []byte, d gateway.Decision) *mcp.CallToolResult {
+	if at, ok := p.declined.when(d.OperationHash); ok {
+		return refusal(CodeApprovalDeclined, intent.StepUp, fmt.Sprintf(msgDeclinedBefore, at.UTC().Format("2006-01-02 15:04 UTC")))
+	}
 	reason := ""
 	if d.Refusal != nil {
 		reason = d.Refusal.Message
@@ -130,9 +135,11 @@ func (p *Proxy) answered(dctx context.Context, cs *call, proposal []byte, d gate
 	switch res.Action {
 	case mcp.ElicitationResponseActionAccept:
 		if !approves(res.Content) {
+			p.declined.add(d.OperationHash, p.now())
 			return refusal(CodeApprovalDeclined, intent.StepUp, msgDeclined)
 		}
 	case mcp.ElicitationResponseActionDecline:
+		p.declined.add(d.OperationHash, p.now())
 		return refusal(CodeApprovalDeclined, intent.StepUp, msgDeclined)
 	default:
 		return refusal(CodeApprovalDeclined, intent.StepUp, msgCancelled)
@@ -432,4 +439,42 @@ func (t Tool) secretsIn(op *intent.Operation) string {
 func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:8]) + "…"
+}
+
+// maxDeclined bounds the declines a proxy remembers; past it the oldest
+// is forgotten.
+const maxDeclined = 4096
+
+// declines are the operations the user declined in the client, by
+// operation hash, with when: a decline is final for the proxy's life, as
+// a rejection on the approval page is, so a retry of the same operation
+// is refused without asking the user again. It is safe for concurrent use.
+type declines struct {
+	mu    sync.Mutex
+	at    map[intent.OperationHash]time.Time
+	order []intent.OperationHash // oldest first
+}
+
+func (ds *declines) add(h intent.OperationHash, now time.Time) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	if ds.at == nil {
+		ds.at = map[intent.OperationHash]time.Time{}
+	}
+	if _, ok := ds.at[h]; ok {
+		return
+	}
+	if len(ds.order) >= maxDeclined {
+		delete(ds.at, ds.order[0])
+		ds.order = ds.order[1:]
+	}
+	ds.at[h] = now
+	ds.order = append(ds.order, h)
+}
+
+func (ds *declines) when(h intent.OperationHash) (time.Time, bool) {
+	ds.mu.Lock()
+	defer ds.mu.Unlock()
+	at, ok := ds.at[h]
+	return at, ok
 }

@@ -469,6 +469,21 @@ func TestElicitation(t *testing.T) {
 			if got := e.bankCalls("send_money"); len(got) != 0 {
 				t.Fatalf("bank received %v", got)
 			}
+			// A decline is final: the same operation again is refused
+			// without asking the user a second time. Closing the
+			// question without deciding is not a decline.
+			again := call(t, c, "send_money", fmt.Sprintf(`{"recipient_iban":%q,"amount":"2400.00","reference":"INV-2291"}`, ibanOnFile))
+			if tc.want == "declined" {
+				wantError(t, again, "already declined this exact operation")
+				if el.count() != 1 {
+					t.Fatalf("after a decline the user was asked again (%d times)", el.count())
+				}
+			} else if el.count() != 2 {
+				t.Fatalf("after a cancel the user was asked %d times, want again", el.count())
+			}
+			if got := e.bankCalls("send_money"); len(got) != 0 {
+				t.Fatalf("bank received %v", got)
+			}
 		})
 	}
 }
