@@ -143,8 +143,9 @@ func (f auditFilter) query() string {
 	return strings.Join(v, "&")
 }
 
-// keeps reports whether r passes the filter.
-func (f auditFilter) keeps(r receipt.Receipt) bool {
+// keeps reports whether r, whose arguments have roles ro, passes the
+// filter.
+func (f auditFilter) keeps(r receipt.Receipt, ro ArgRoles) bool {
 	t := r.Time.UTC()
 	if !f.from.IsZero() && t.Before(f.from) || !f.to.IsZero() && !t.Before(f.to) {
 		return false
@@ -154,12 +155,12 @@ func (f auditFilter) keeps(r receipt.Receipt) bool {
 	}
 	if f.Payee != "" {
 		p := strings.ToLower(f.Payee)
-		if !slices.ContainsFunc(payeeTexts(r), func(s string) bool { return strings.Contains(strings.ToLower(s), p) }) {
+		if !slices.ContainsFunc(payeeTexts(r, ro), func(s string) bool { return strings.Contains(strings.ToLower(s), p) }) {
 			return false
 		}
 	}
 	if f.minAmt != nil || f.maxAmt != nil {
-		a, ok := amountOf(r)
+		a, ok := amountOf(r, ro)
 		if !ok || f.minAmt != nil && a.Cmp(f.minAmt) < 0 || f.maxAmt != nil && a.Cmp(f.maxAmt) > 0 {
 			return false
 		}
@@ -182,17 +183,22 @@ type payee struct {
 	sent  []string // payee arguments it does not: the agent's text
 }
 
-// payeeOf sorts r's payee texts by where they come from. A refusal before
+// payeeOf sorts r's payee texts by where they come from: the arguments
+// ro.Payee names, else those payeeParams names. A refusal before
 // resolution (or at it) leaves r.Resolved empty and r.Args as the agent
 // sent them, so that nothing of it is shown as on file.
-func payeeOf(r receipt.Receipt) payee {
+func payeeOf(r receipt.Receipt, ro ArgRoles) payee {
 	var p payee
 	for _, k := range payeeNames {
 		if v, ok := r.Facts[k]; ok && v.Kind == intent.KindString && v.Str != "" {
 			p.names = append(p.names, v.Str)
 		}
 	}
-	for _, k := range payeeParams {
+	params := payeeParams
+	if len(ro.Payee) > 0 {
+		params = ro.Payee
+	}
+	for _, k := range params {
 		if i := slices.IndexFunc(r.Resolved, func(res intent.Resolved) bool { return res.Param == k }); i >= 0 {
 			if v := r.Resolved[i].Value; v != "" {
 				p.ids = append(p.ids, v)
@@ -208,8 +214,8 @@ func payeeOf(r receipt.Receipt) payee {
 
 // payeeTexts returns every text that names r's payee, for the filter: the
 // names on file, the trusted values, then what the agent sent.
-func payeeTexts(r receipt.Receipt) []string {
-	p := payeeOf(r)
+func payeeTexts(r receipt.Receipt, ro ArgRoles) []string {
+	p := payeeOf(r, ro)
 	return slices.Concat(p.names, p.ids, p.sent)
 }
 
@@ -221,8 +227,8 @@ func payeeTexts(r receipt.Receipt) []string {
 //
 //	ACME Supplies GmbH (V-0042)
 //	as sent: "ACME Supplies", "GB54 MIDL 4000 0000 0000 00"
-func payeeText(r receipt.Receipt) string {
-	p := payeeOf(r)
+func payeeText(r receipt.Receipt, ro ArgRoles) string {
+	p := payeeOf(r, ro)
 	var parts []string
 	switch {
 	case len(p.names) > 0 && len(p.ids) > 0 && p.names[0] != p.ids[0]:
@@ -243,8 +249,8 @@ func payeeText(r receipt.Receipt) string {
 }
 
 // amountOf returns r's amount (amountNames' first) in major units.
-func amountOf(r receipt.Receipt) (*big.Rat, bool) {
-	names := amountNames(r)
+func amountOf(r receipt.Receipt, ro ArgRoles) (*big.Rat, bool) {
+	names := amountNames(r, ro)
 	if len(names) == 0 {
 		return nil, false
 	}
@@ -253,17 +259,21 @@ func amountOf(r receipt.Receipt) (*big.Rat, bool) {
 	return new(big.Rat).SetFrac(big.NewInt(v.Int), d), true
 }
 
-// amountNames returns the names of r's amount arguments: `amount` first
-// when it is one, then the others by name.
-func amountNames(r receipt.Receipt) []string {
+// amountNames returns the names of r's amount arguments: ro.Amount (else
+// `amount`) first when it is one, then the others by name.
+func amountNames(r receipt.Receipt, ro ArgRoles) []string {
 	var names []string
 	for _, name := range r.Args.Names() {
 		if r.Args[name].Kind == intent.KindAmount {
 			names = append(names, name)
 		}
 	}
-	if i := slices.Index(names, "amount"); i > 0 {
-		names = slices.Insert(slices.Delete(names, i, i+1), 0, "amount")
+	first := "amount"
+	if ro.Amount != "" {
+		first = ro.Amount
+	}
+	if i := slices.Index(names, first); i > 0 {
+		names = slices.Insert(slices.Delete(names, i, i+1), 0, first)
 	}
 	return names
 }
@@ -274,10 +284,10 @@ func amountNames(r receipt.Receipt) []string {
 // one (an ap.pay_bill of a USD bill is in USD even when its facts name the
 // mandate's EUR budget, and an approval's receipt has no facts), else the
 // currency of its budget when the facts name it, else none.
-func amountsText(r receipt.Receipt) string {
+func amountsText(r receipt.Receipt, ro ArgRoles) string {
 	var parts []string
-	for i, name := range amountNames(r) {
-		text := formatAmount(r.Args[name], amountCurrency(r))
+	for i, name := range amountNames(r, ro) {
+		text := formatAmount(r.Args[name], amountCurrency(r, ro))
 		if i > 0 {
 			text = name + " " + text
 		}
@@ -286,11 +296,25 @@ func amountsText(r receipt.Receipt) string {
 	return strings.Join(parts, "; ")
 }
 
-// amountCurrency is the currency amountsText shows r's amounts in: its
-// `currency` argument when it is a string (shown only when it is three
-// capital letters, the ISO 4217 form: anything else is what the agent
-// sent, not a currency), else its fact budget_currency, else "".
-func amountCurrency(r receipt.Receipt) string {
+// amountCurrency is the currency amountsText shows r's amounts in: the
+// argument or fact ro.CurrencyFrom names, else ro.Currency, when roles are
+// known; else its `currency` argument when it is a string (shown only when
+// it is three capital letters, the ISO 4217 form: anything else is what
+// the agent sent, not a currency), else its fact budget_currency, else "".
+func amountCurrency(r receipt.Receipt, ro ArgRoles) string {
+	if ro.CurrencyFrom != "" {
+		v, ok := r.Args[ro.CurrencyFrom]
+		if !ok {
+			v, ok = r.Facts[ro.CurrencyFrom]
+		}
+		if _, iso := intent.CurrencyExponent(v.Str); ok && v.Kind == intent.KindString && iso {
+			return v.Str
+		}
+		return ""
+	}
+	if ro.Currency != "" {
+		return ro.Currency
+	}
 	if v, ok := r.Args["currency"]; ok && v.Kind == intent.KindString {
 		if _, ok := intent.CurrencyExponent(v.Str); ok {
 			return v.Str
@@ -399,9 +423,18 @@ type decisionRow struct {
 	at                                                                                             time.Time
 }
 
+// roles returns the roles of action's arguments (Config.Roles), or none.
+func (s *Server) roles(action intent.Action) ArgRoles {
+	if s.cfg.Roles == nil {
+		return ArgRoles{}
+	}
+	ro, _ := s.cfg.Roles(action)
+	return ro
+}
+
 // rowOf returns r's row, its texts (but OwnerID, the link's) shown as
 // visible shows them.
-func rowOf(r receipt.Receipt) decisionRow {
+func rowOf(r receipt.Receipt, ro ArgRoles) decisionRow {
 	var who []string
 	for _, e := range r.Approvals {
 		who = append(who, e.Approver)
@@ -409,8 +442,8 @@ func rowOf(r receipt.Receipt) decisionRow {
 	return decisionRow{
 		Owner: visible(ownerText(r.Owner)), OwnerID: string(r.Owner), Seq: r.Seq,
 		Time: r.Time.UTC().Format("2006-01-02 15:04:05"), at: r.Time,
-		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payeeText(r),
-		Amount: visible(amountsText(r)), Result: visible(r.Result), Approvers: visible(strings.Join(who, ", ")),
+		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payeeText(r, ro),
+		Amount: visible(amountsText(r, ro)), Result: visible(r.Result), Approvers: visible(strings.Join(who, ", ")),
 		Operation: r.Operation, Hash: r.Hash.String(), OK: r.Verdict == intent.Allow,
 	}
 }
@@ -434,8 +467,8 @@ func (s *Server) decisions(ctx context.Context, a *auditState, me *approverEntry
 		}
 		chains = append(chains, st)
 		for _, r := range rs {
-			if f.keeps(r) {
-				rows = append(rows, rowOf(r))
+			if ro := s.roles(r.Action); f.keeps(r, ro) {
+				rows = append(rows, rowOf(r, ro))
 			}
 		}
 	}
@@ -537,10 +570,11 @@ func (s *Server) auditCSV(c echo.Context) error {
 			return err
 		}
 		for _, r := range rs {
-			if !f.keeps(r) {
+			ro := s.roles(r.Action)
+			if !f.keeps(r, ro) {
 				continue
 			}
-			d := rowOf(r)
+			d := rowOf(r, ro)
 			row := []string{d.Time, string(r.Owner), strconv.FormatUint(r.Seq, 10), d.Action, d.Verdict, d.Code, d.Payee,
 				d.Amount, d.Result, d.Approvers, d.Operation, d.Hash, r.Message}
 			for i := range row {
@@ -631,7 +665,7 @@ func (s *Server) auditReceipt(c echo.Context) error {
 		Session: ss, CSRF: ss.csrf, Owner: ownerText(r.Owner), OwnerID: string(r.Owner), Seq: r.Seq,
 		Time: r.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Mandate: r.MandateID, Action: visible(string(r.Action)),
 		Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Message: visible(r.Message), Sent: r.Sent, Operation: r.Operation,
-		Result: r.Result, Output: visible(r.Output), Hash: r.Hash.String(), Payee: payeeText(r), Amount: amountsText(r),
+		Result: r.Result, Output: visible(r.Output), Hash: r.Hash.String(), Payee: payeeText(r, s.roles(r.Action)), Amount: amountsText(r, s.roles(r.Action)),
 		ArgsTitle: argsTitle(r), Policies: r.Policies, Approvals: r.Approvals, Chain: st,
 	}
 	if !r.Prev.IsZero() {
@@ -669,7 +703,7 @@ func (s *Server) auditReceipt(c echo.Context) error {
 	if r.Operation != "" {
 		for _, o := range rs {
 			if o.Operation == r.Operation && o.Seq != r.Seq {
-				v.Related = append(v.Related, rowOf(o))
+				v.Related = append(v.Related, rowOf(o, s.roles(o.Action)))
 			}
 		}
 	}

@@ -86,6 +86,7 @@ func TestPayeeText(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		r    receipt.Receipt
+		ro   ArgRoles
 		want string
 	}{{
 		name: "executed: the name on file and the id",
@@ -126,9 +127,40 @@ func TestPayeeText(t *testing.T) {
 		name: "nothing names a payee",
 		r:    receipt.Receipt{Args: intent.Args{"amount": intent.AmountValue(100, 2)}},
 		want: "",
+	}, {
+		name: "a proxied tool's payee argument, named by its roles",
+		r: receipt.Receipt{
+			Args:     intent.Args{"recipient_iban": intent.Str("DE89370400440532013000"), "reference": intent.Str("INV-1")},
+			Resolved: []intent.Resolved{resolved("recipient_iban", "de89 3704", "DE89370400440532013000")},
+		},
+		ro:   ArgRoles{Payee: []string{"recipient_iban"}},
+		want: "DE89 3704 0044 0532 0130 00",
 	}} {
-		if got := payeeText(c.r); got != c.want {
+		if got := payeeText(c.r, c.ro); got != c.want {
 			t.Errorf("%s: payeeText = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAmountsTextWithRoles: a proxied payment tool's amount is shown in
+// the currency its roles give (the mandate's budget, or the argument or
+// fact they name), the amount the roles name first.
+func TestAmountsTextWithRoles(t *testing.T) {
+	r := receipt.Receipt{
+		Args:  intent.Args{"fee": intent.AmountValue(150, 2), "sum": intent.AmountValue(240000, 2), "ccy": intent.Str("USD")},
+		Facts: map[string]intent.Value{"paid_in": intent.Str("GBP")},
+	}
+	for _, c := range []struct {
+		ro   ArgRoles
+		want string
+	}{
+		{ArgRoles{Amount: "sum", Currency: "EUR"}, "2,400.00 EUR; fee 1.50 EUR"},
+		{ArgRoles{Amount: "sum", CurrencyFrom: "ccy", Currency: "EUR"}, "2,400.00 USD; fee 1.50 USD"},
+		{ArgRoles{Amount: "sum", CurrencyFrom: "paid_in"}, "2,400.00 GBP; fee 1.50 GBP"},
+		{ArgRoles{}, "1.50; sum 2,400.00"}, // no roles: the first by name, no currency known
+	} {
+		if got := amountsText(r, c.ro); got != c.want {
+			t.Errorf("roles %+v: amountsText = %q, want %q", c.ro, amountsText(r, c.ro), c.want)
 		}
 	}
 }

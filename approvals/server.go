@@ -70,6 +70,23 @@ func (e *ApproverError) Error() string {
 
 func (e *ApproverError) Unwrap() error { return e.Err }
 
+// ArgRoles names the arguments of an action that say who is paid and how
+// much, for the audit view.
+type ArgRoles struct {
+	// Payee names the arguments whose values identify who is paid (a
+	// contract's running totals' By: the payee on file), in order.
+	Payee []string
+	// Amount names the amount argument (a contract's Budget); empty means
+	// none.
+	Amount string
+	// CurrencyFrom names the argument or fact holding the amount's
+	// currency (a contract's BudgetCurrency); empty means Currency.
+	CurrencyFrom string
+	// Currency is the amount's currency when CurrencyFrom is empty (the
+	// mandate's budget currency), an ISO 4217 code; empty means unknown.
+	Currency string
+}
+
 // Config configures a Server. The zero value of each optional field means
 // the default stated on it.
 type Config struct {
@@ -119,6 +136,13 @@ type Config struct {
 	// leads its page. nil, or none that phrases it, means the page writes
 	// a summary from the operation's arguments.
 	Phrasers []approval.Phraser
+	// Roles says, per action, which arguments the audit view, its export
+	// and the decision page show as the payee and the amount, and in
+	// which currency (ArgRoles; cmd/ reads them from the actions'
+	// contracts). nil, or an action it does not know, means they are
+	// guessed from the arguments' names (vendor, payee, recipient, iban;
+	// amount; currency).
+	Roles func(intent.Action) (ArgRoles, bool)
 	// Callbacks, when set, takes the call-backs approvers record on the
 	// page ("Record a call-back": they called a vendor back at the phone
 	// number on file before a bank-detail change); nil means the page has

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
+	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 )
@@ -32,7 +34,7 @@ type page struct {
 // callbacks, when not nil, takes the call-backs recorded on the page. The
 // page records receipts into st and keeps its requests, sessions and
 // call-backs in entries.
-func buildPage(c *config.Config, st approvals.Log, entries approvals.Store, callbacks approvals.CallbackSink, log *slog.Logger) (*page, error) {
+func buildPage(c *config.Config, st approvals.Log, entries approvals.Store, callbacks approvals.CallbackSink, roles func(intent.Action) (approvals.ArgRoles, bool), log *slog.Logger) (*page, error) {
 	ac := c.Approvals
 	at := []string{"approvals"}
 	if len(ac.Approvers) == 0 {
@@ -40,7 +42,7 @@ func buildPage(c *config.Config, st approvals.Log, entries approvals.Store, call
 	}
 	p := &page{owners: map[string][]intent.Owner{}}
 	cfg := approvals.Config{Addr: ac.Listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: ac.MaxRequests,
-		Callbacks: callbacks, Logger: log, Phrasers: phrasers()}
+		Callbacks: callbacks, Logger: log, Phrasers: phrasers(), Roles: roles}
 	if callbacks != nil {
 		// Whoever recorded a change's call-back is not one of its two
 		// approvers.
@@ -126,4 +128,34 @@ func (p *page) addWebhook(c *config.Config, w *config.Webhook) error {
 		p.webhook = wh
 	}
 	return nil
+}
+
+// argRoles returns, for the audit view, the roles of each action's
+// arguments as the packs' contracts declare them: the payee is what all
+// its running totals add up by, the amount the budget parameter, in the
+// currency of the BudgetCurrency fact or else of the mandate's budget.
+func argRoles(packs []gateway.Pack, budget string) func(intent.Action) (approvals.ArgRoles, bool) {
+	roles := map[intent.Action]approvals.ArgRoles{}
+	for _, p := range packs {
+		for _, ct := range p.Contracts {
+			ro := approvals.ArgRoles{Amount: ct.Budget, CurrencyFrom: ct.BudgetCurrency}
+			if ct.Budget != "" && ct.BudgetCurrency == "" {
+				ro.Currency = budget
+			}
+			// The payee is what every total adds up by (ap's totals are
+			// by vendor, one also by bill: the payee is the vendor).
+			for i, t := range ct.Totals {
+				if i == 0 {
+					ro.Payee = slices.Clone(t.By)
+					continue
+				}
+				ro.Payee = slices.DeleteFunc(ro.Payee, func(p string) bool { return !slices.Contains(t.By, p) })
+			}
+			roles[ct.Action] = ro
+		}
+	}
+	return func(a intent.Action) (approvals.ArgRoles, bool) {
+		ro, ok := roles[a]
+		return ro, ok
+	}
 }

@@ -131,7 +131,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	// The approval page logs its requests and decisions into the
 	// gateway's store.
 	st := a.gatewayStore()
-	if a.page, err = buildPage(c, st, a.store.entries, w.cbs.sink(), log); err != nil {
+	if a.page, err = buildPage(c, st, a.store.entries, w.cbs.sink(), argRoles(w.packs, m.Budget.Currency), log); err != nil {
 		return nil, err
 	}
 	a.watchPage()
