@@ -64,6 +64,10 @@ type Tool struct {
 	// approval page (nor posted to its webhook), where it would be shown
 	// and kept; it can only be confirmed in the client. Empty means none.
 	Sensitive []string
+	// PageOnly sends the tool's confirmations to the approval page, never
+	// to the client's elicitation: a client that answers by itself must
+	// not confirm them. Four eyes always goes to the page.
+	PageOnly bool
 }
 
 // Signer signs approvals for "the user at the MCP client": when that user

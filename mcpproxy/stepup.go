@@ -76,7 +76,7 @@ func (p *Proxy) stepUp(ctx, dctx context.Context, cs *call, t Tool, proposal []b
 	if d.Refusal != nil {
 		reason = d.Refusal.Message
 	}
-	if d.Level == intent.LevelConfirm && p.cfg.ClientApprover != nil && canElicit(ctx) {
+	if d.Level == intent.LevelConfirm && !t.PageOnly && p.cfg.ClientApprover != nil && canElicit(ctx) {
 		params := mcp.ElicitationParams{Message: describe(t, d), RequestedSchema: confirmSchema}
 		if isModern(ctx) {
 			state, err := p.states.seal(t.Name, d.OperationHash)

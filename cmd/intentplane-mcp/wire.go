@@ -198,6 +198,7 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 			}
 			w.packs = append(w.packs, p)
 			for _, t := range mcpproxy.PackTools(p, sc.Prefix) {
+				t.PageOnly = sc.Confirm == config.ConfirmPage
 				w.tools = append(w.tools, namedTool{name, t})
 			}
 			continue
@@ -333,6 +334,7 @@ func (w *wiring) proxyTool(c *config.Config, key string, regNorm map[string]stri
 	}
 	t := spec.Tool(d, raw, ct)
 	t.Mirror.Lock = w.lock
+	t.PageOnly = tc.Confirm == config.ConfirmPage
 	return ct, t, nil
 }
 

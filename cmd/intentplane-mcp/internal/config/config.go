@@ -251,9 +251,25 @@ type Server struct {
 	Controls *Controls `toml:"controls"`
 	// Prefix is put before the pack's tool names; empty means none.
 	Prefix string `toml:"prefix"`
+	// Confirm says where a confirmation of the pack's tools may be given
+	// (ConfirmClient or ConfirmPage); empty means ConfirmClient. Four
+	// eyes and a bank-detail change are on the page whatever it says.
+	Confirm string `toml:"confirm"`
 	// CallTimeout bounds one call; empty means 60s.
 	CallTimeout Duration `toml:"call_timeout"`
 }
+
+// Where a confirmation may be given ([tools.NAME] and pack [servers.NAME]
+// confirm).
+const (
+	// ConfirmClient: in the MCP client, by elicitation, when the client
+	// supports it, else on the approval page. The client is trusted to
+	// ask its user: one that answers by itself confirms for them.
+	ConfirmClient = "client"
+	// ConfirmPage: on the approval page only, by an approver signed in
+	// there, never in the client.
+	ConfirmPage = "page"
+)
 
 // Odoo reaches the Odoo 17 database a pack mounted with
 // erp = "odoo" reads and pays through. Passwords are never written in the
@@ -326,6 +342,9 @@ type Tool struct {
 	// totals, two payments just under a threshold to one payee both pass
 	// where one of their sum would not. Empty means the tool needs totals.
 	NoTotals string `toml:"no_totals"`
+	// Confirm says where a confirmation of the tool may be given
+	// (ConfirmClient or ConfirmPage); empty means ConfirmClient.
+	Confirm string `toml:"confirm"`
 }
 
 // Total is one [[tools.NAME.totals]]: a running total of a tool's budget

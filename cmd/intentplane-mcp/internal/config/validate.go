@@ -21,8 +21,38 @@ const (
 // validate checks what needs nothing but the file, section by section; the
 // first fault found is returned as an *Error at its key.
 func (c *Config) validate() error {
-	for _, check := range []func() error{c.checkRegistries, c.checkServers, c.checkTools, c.checkMandate, c.checkStore, c.checkPage, c.checkWebhook, c.checkAdmin, c.checkPins} {
+	for _, check := range []func() error{c.checkRegistries, c.checkServers, c.checkTools, c.checkConfirm, c.checkMandate, c.checkStore, c.checkPage, c.checkWebhook, c.checkAdmin, c.checkPins} {
 		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkConfirm: each confirm is "client", "page" or empty, and "page"
+// needs page approvers (else every confirmation would be refused).
+func (c *Config) checkConfirm() error {
+	check := func(at []string, v string) error {
+		switch v {
+		case "", ConfirmClient:
+			return nil
+		case ConfirmPage:
+			if len(c.Approvals.Approvers) == 0 {
+				return c.ErrAt(at, "confirm = %q sends its confirmations to the approval page, which has no [[approvals.approvers]]: every such call would be refused", v)
+			}
+			return nil
+		}
+		return c.ErrAt(at, "confirm %q is not %q (in the MCP client when it can ask, else on the page) or %q (on the approval page only)", v, ConfirmClient, ConfirmPage)
+	}
+	for _, name := range Ordered(c, []string{"servers"}, c.Servers) {
+		if sc := c.Servers[name]; sc.Confirm != "" && sc.Pack == "" {
+			return c.ErrAt([]string{"servers", name, "confirm"}, "confirm applies to a pack's tools; for a server's tools set it on each [tools.NAME]")
+		} else if err := check([]string{"servers", name, "confirm"}, sc.Confirm); err != nil {
+			return err
+		}
+	}
+	for _, key := range Ordered(c, []string{"tools"}, c.Tools) {
+		if err := check([]string{"tools", key, "confirm"}, c.Tools[key].Confirm); err != nil {
 			return err
 		}
 	}
