@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/internal/testclock"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -38,23 +38,8 @@ func seed(b byte) []byte { return bytes.Repeat([]byte{b}, ed25519.SeedSize) }
 // t0 is when every test starts: a Monday in November 2026.
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// clock is the module's test clock.
+type clock = testclock.Clock
 
 // env is a gateway with the ap pack over the demo ERP.
 type env struct {
@@ -74,7 +59,7 @@ func newEnvConfig(t *testing.T, cfg ap.Config) *env { return newEnvWrapped(t, cf
 // ERP through wrap(erp), if wrap is not nil.
 func newEnvWrapped(t *testing.T, cfg ap.Config, wrap func(erp.Source) erp.Source) *env {
 	t.Helper()
-	c := &clock{now: t0}
+	c := testclock.New(t0)
 	e := &env{t: t, clock: c, erp: ap.DemoERP(c.Now), callbacks: &ap.CallbackMem{}, store: mem.New(c.Now)}
 	cfg.Callbacks, cfg.Now = e.callbacks, c.Now
 	var src erp.Source = e.erp

@@ -19,6 +19,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/internal/browsertest"
+	"github.com/intentplane/intentplane/internal/testclock"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -38,7 +39,7 @@ func pendingFrom(d gateway.Decision, currency string) approval.Request {
 // store, in the owner's chain.
 func TestEndToEnd(t *testing.T) {
 	b := browsertest.Start(t)
-	clk := &clock{t: t0}
+	clk := testclock.New(t0)
 	st := mem.New(clk.Now)
 
 	// The approval page, logging into the gateway's store.

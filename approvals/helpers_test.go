@@ -21,6 +21,7 @@ import (
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/internal/testclock"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -38,23 +39,8 @@ func key(b byte) ed25519.PrivateKey {
 	return priv
 }
 
-// clock is an injected clock tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// clock is the module's test clock.
+type clock = testclock.Clock
 
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
@@ -142,7 +128,7 @@ func (f *fixture) restart(mutate func(*approvals.Config)) {
 
 func newFixture(t *testing.T, mutate func(*approvals.Config)) *fixture {
 	t.Helper()
-	f := &fixture{t: t, clock: &clock{t: t0}, log: &memLog{}}
+	f := &fixture{t: t, clock: testclock.New(t0), log: &memLog{}}
 	f.st = mem.New(f.clock.Now)
 	f.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*f.h.Load()).ServeHTTP(w, r) }))
 	t.Cleanup(f.ts.Close)

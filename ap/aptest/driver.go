@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/internal/testclock"
 )
 
 // Test keys of the workload's gateway, derived from fixed seeds: never use
@@ -38,25 +38,7 @@ const (
 
 // clock is the gateway's clock: it stands still and is moved forward by
 // the driver only.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-// advance moves the clock to at if at is later.
-func (c *clock) advance(at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if at.After(c.now) {
-		c.now = at
-	}
-}
+type clock = testclock.Clock
 
 // driver is the careful assistant and the user who confirms, on one
 // gateway with the pack over the ERP.
@@ -73,7 +55,7 @@ type driver struct {
 // mandate for e.Company with a budget in EUR and in USD.
 func newDriver(t testing.TB, e Env) *driver {
 	t.Helper()
-	c := &clock{now: e.Day}
+	c := testclock.New(e.Day)
 	cfg := e.Config
 	cfg.Now = c.Now
 	pack, err := ap.NewPack(e.Source, cfg)

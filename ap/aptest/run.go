@@ -260,7 +260,7 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 	paidVendors := map[string]bool{}
 	paidVendor, paidBill := map[string]intent.Amount{}, map[string]intent.Amount{} // by vendor; by bill; in EUR
 	for _, p := range order(bk.b) {
-		d.clock.advance(p.at)
+		d.clock.AdvanceTo(p.at)
 		acct := bk.b.accounts[p.vendor]
 		if age := d.clock.Now().Sub(acct.SetAt); (age < l.cooling) != (acct.age < l.cooling) {
 			t.Fatalf("%s: the account on file is %v old when paid, the book says %v", p.vendor, age, acct.age)

@@ -15,6 +15,7 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/internal/testclock"
 )
 
 // apStart is when the AP scenarios start: a Monday in November 2026, while
@@ -33,7 +34,7 @@ type apHarness struct {
 
 func newAP(t *testing.T, k storeKind) *apHarness {
 	t.Helper()
-	c := &clock{now: apStart}
+	c := testclock.New(apStart)
 	books, cbs := ap.DemoERP(c.Now), &ap.CallbackMem{}
 	pack, err := ap.NewPack(books, ap.Config{Callbacks: cbs, Now: c.Now})
 	if err != nil {

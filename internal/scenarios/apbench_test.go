@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/internal/pgtest"
+	"github.com/intentplane/intentplane/internal/testclock"
 	"github.com/intentplane/intentplane/store/postgres"
 )
 
@@ -118,7 +119,7 @@ func BenchmarkAPDecide(b *testing.B) {
 				}
 				h := newHarness(b, storeKind{name: k.name, open: func(testing.TB, func() time.Time) (gateway.Store, func() gateway.Store) {
 					return stores[0], func() gateway.Store { return stores[0] }
-				}}, time.Now(), pack, &clock{now: time.Now()})
+				}}, time.Now(), pack, testclock.New(time.Now()))
 				gws := []*gateway.Gateway{h.gw}
 				for _, st := range stores[1:] {
 					gw, err := gateway.New(h.cfg, st, pack)

@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/internal/pgtest"
+	"github.com/intentplane/intentplane/internal/testclock"
 	"github.com/intentplane/intentplane/store/embedded"
 	"github.com/intentplane/intentplane/store/mem"
 	"github.com/intentplane/intentplane/store/postgres"
@@ -97,23 +98,8 @@ const (
 	issuer   = "scenario-issuer"
 )
 
-// clock is a settable test clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
+// clock is the module's test clock.
+type clock = testclock.Clock
 
 // harness is a gateway over one store with one pack, and what a scenario
 // needs to drive it: mandates, approvals, decisions, and the checks every
@@ -135,7 +121,7 @@ type harness struct {
 func newHarness(t testing.TB, k storeKind, start time.Time, pack gateway.Pack, c *clock) *harness {
 	t.Helper()
 	if c == nil {
-		c = &clock{now: start}
+		c = testclock.New(start)
 	}
 	st, reopen := k.open(t, c.Now)
 	keys := approval.StaticKeys{}
