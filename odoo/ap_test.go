@@ -133,7 +133,7 @@ func newAPEnv(tb testing.TB, s odootest.RealServer, db string, fake *odootest.Se
 	if fake != nil {
 		fake.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
 	}
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
 	if err != nil {
 		tb.Fatalf("setup: %v", err)
 	}

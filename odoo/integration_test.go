@@ -53,7 +53,7 @@ func realConformance(t *testing.T, s odootest.RealServer) {
 	start := time.Now()
 	cfg, err := odoo.Setup(ctx, tpl, odoo.SetupConfig{
 		Company: "northwind", CompanyName: "Northwind", Others: map[string]string{"southwind": "Southwind"},
-		Reader: r, Payer: p, BankAdmin: b,
+		Reader: r, Payer: p, BankAdmin: b, Transport: s.Transport,
 		Progress: func(s string) { t.Logf("setup: %s", s) },
 	})
 	if err != nil {
@@ -103,7 +103,7 @@ func realPayment(t *testing.T, s odootest.RealServer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = a.DropDatabase(context.Background()) })
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 	r := odoo.Identity{Login: "intentplane-reader", Password: secret(tb)}
 	p := odoo.Identity{Login: "intentplane-payer", Password: secret(tb)}
 	b := odoo.Identity{Login: "intentplane-bankadmin", Password: secret(tb)}
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
 	if err != nil {
 		tb.Fatalf("odoo setup: %v", err)
 	}
@@ -75,8 +75,12 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 	e.backdateAccounts(tb, 30*24*time.Hour)
 	dir := tb.TempDir()
 	e.odooEnv = &odooEnv{env: &env{t: tb, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, cfg: cfg,
-		passEnv: []string{"TEST_ODOO_READER_PW=" + r.Password, "TEST_ODOO_PAYER_PW=" + p.Password, "TEST_ODOO_BANKADMIN_PW=" + b.Password}}
-	e.template = fmt.Sprintf(odooConfigTemplate, url, db, cfg.Companies[odoo.DemoCompany]) + "\n[store]\nkind = \"embedded\"\npath = \"intentplane.db\"\n"
+		passEnv: []string{"TEST_ODOO_READER_PW=" + cfg.Reader.Password, "TEST_ODOO_PAYER_PW=" + cfg.Payer.Password, "TEST_ODOO_BANKADMIN_PW=" + cfg.BankAdmin.Password}}
+	e.template = fmt.Sprintf(odooConfigTemplate, url, db, cfg.Companies[odoo.DemoCompany])
+	if s.Transport != "" {
+		e.template += fmt.Sprintf("transport = %q\n", s.Transport)
+	}
+	e.template += "\n[store]\nkind = \"embedded\"\npath = \"intentplane.db\"\n"
 	writeFile(tb, e.config, e.template)
 	e.vars = e.passEnv
 	return e
