@@ -879,3 +879,50 @@ func TestAPVendorWithTooManyBillsOnFakeOdoo(t *testing.T) {
 		t.Errorf("refusal %q tells the agent to try again, which never helps", msg)
 	}
 }
+
+// paymentCallBudget is the most ERP calls one allowed ap.pay_bill may
+// cost once the connector is warm (issue 23: at most 7 through the MCP
+// front door, which adds no call of its own), on every version and
+// transport.
+const paymentCallBudget = 7
+
+// TestAPPaymentCallsOnFakeOdoo holds the call budget of an allowed
+// payment in CI: on the fake Odoo 17, 18 and 19 over XML-RPC and 19 over
+// JSON-2, the second allowed ap.pay_bill of a vendor (the first warms
+// the connector's caches: logins, currency, time zone) costs at most
+// paymentCallBudget calls, of which the payment's own two (the wizard's
+// create and action_create_payments).
+func TestAPPaymentCallsOnFakeOdoo(t *testing.T) {
+	onTransports(t, func(t *testing.T, ft fakeTransport) {
+		srv := odootest.NewServer(fakeMaster)
+		t.Cleanup(srv.Close)
+		srv.SetVersion(ft.version)
+		e := newAPEnv(t, odootest.RealServer{URL: srv.URL, Master: fakeMaster, Transport: ft.transport}, "calls", srv)
+		e.gw, e.tok = e.mount(t, e.now, e.keys, ap.Config{ConfirmAbove: 100_000_000_00, FourEyesDailyAbove: 100_000_000_00,
+			MaxAmount: 100_000_000_00, MaxVendorTotal: 100_000_000_00})
+		for i, amount := range []intent.Amount{43210, 54321} {
+			bill := e.addBill(t, e.vendor.ID, "", fmt.Sprintf("CALLS-%d", i), amount)
+			logged := e.log.len()
+			d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(amount, 2)))
+			if !d.Executed {
+				t.Fatalf("payment %d not made: %s", i, refusal(d))
+			}
+			calls := e.log.since(logged)
+			names := make([]string, len(calls))
+			own := 0
+			for j, c := range calls {
+				names[j] = c.call
+				if strings.HasPrefix(c.call, "account.payment.register.") {
+					own++
+				}
+			}
+			t.Logf("payment %d: %d calls: %s", i, len(calls), strings.Join(names, ", "))
+			if i == 0 {
+				continue // the connector's first: it reads what it then keeps
+			}
+			if len(calls) > paymentCallBudget || own != 2 {
+				t.Errorf("an allowed payment: %d calls (%d of the wizard); want at most %d, and the wizard's 2", len(calls), own, paymentCallBudget)
+			}
+		}
+	})
+}

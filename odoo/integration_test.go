@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,6 +159,31 @@ func realPayment(t *testing.T, s odootest.RealServer) {
 		residual, after := paidOnBill(t, c, bill2.ID, "")
 		if residual != 0 || after-before != owed {
 			t.Errorf("bill2 after two processes paid its %d: residual %d, posted %d more; want 0 and %d", owed, residual, after-before, owed)
+		}
+	})
+	t.Run("ResetToDraftSinceDecision", func(t *testing.T) {
+		// Odoo 18 and 19 pay a draft bill; the bill read posted for the
+		// decision and reset to draft since is refused, nothing paid.
+		nb, err := a.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "DRAFT-1", Vendor: vendor.ID, Currency: "EUR", Total: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := c.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: nb.ID, WithPayments: true})
+		if err != nil || len(bs) != 1 || bs[0].State != erp.StatePosted {
+			t.Fatalf("the bill as decided: %+v, %v", bs, err)
+		}
+		if err := a.ResetToDraft(ctx, odoo.DemoCompany, nb.ID); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: nb.ID, BankAccount: acct.ID, Amount: eur(5000), Key: "real-draft",
+			Decided: &bs[0], Account: &acct})
+		if !errors.Is(err, erp.ErrRefused) || !strings.Contains(err.Error(), "posted") {
+			t.Errorf("paying the bill reset to draft: %+v, %v; want refused as not posted", p, err)
+		} else {
+			t.Log(err)
+		}
+		if ps, err := c.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: nb.ID}); err != nil || len(ps) != 0 {
+			t.Errorf("payments of the draft bill: %+v, %v; want none", ps, err)
 		}
 	})
 	t.Run("LookAlikeNumber", func(t *testing.T) {
