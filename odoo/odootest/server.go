@@ -22,6 +22,7 @@ package odootest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -57,6 +58,7 @@ type Server struct {
 	sessions map[string]string
 	cookies  []string
 	j2       json2State // JSON-2 and the web sessions that make API keys (json2.go)
+	noXMLRPC bool       // /xmlrpc/2 answers 404 (SetXMLRPC)
 }
 
 // stall is a call Stall holds: arrived is closed when it comes, release
@@ -111,6 +113,37 @@ func (s *Server) SetVersion(major int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.version = major
+}
+
+// SetXMLRPC turns the XML-RPC endpoints (/xmlrpc/2/...) off (they then
+// answer 404, as on a server that removed them: Odoo 19 behind a proxy
+// that blocks them, or Odoo 22, which is to drop them) or on again (the
+// default). The administrator's calls (odoo.Admin) go over XML-RPC: turn
+// it off once the database is set up.
+func (s *Server) SetXMLRPC(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noXMLRPC = !on
+}
+
+// webVersion serves GET /web/version as Odoo 19 does (JSON, without
+// login; a request that names no database lists them); before 19 it is
+// not there (404).
+func (s *Server) webVersion(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	major := s.version
+	s.mu.Unlock()
+	if major < 19 || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	s.calls.Add(1)
+	if r.Header.Get("X-Odoo-Database") == "" {
+		s.listings.Add(1)
+	}
+	version, info := serverVersion(major)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(map[string]any{"version_info": info, "version": version})
 }
 
 // serverVersion is what common.version answers for each major version,
@@ -263,6 +296,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.login(w, r)
 		return
 	}
+	if r.URL.Path == "/web/version" {
+		s.webVersion(w, r)
+		return
+	}
 	if r.URL.Path == "/json/2" || strings.HasPrefix(r.URL.Path, "/json/2/") {
 		s.serveJSON2(w, r)
 		return
@@ -273,6 +310,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		http.Error(w, "405 Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	s.mu.Lock()
+	off := s.noXMLRPC
+	s.mu.Unlock()
+	if off && strings.HasPrefix(r.URL.Path, "/xmlrpc/") {
+		http.NotFound(w, r)
 		return
 	}
 	s.calls.Add(1)
