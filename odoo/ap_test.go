@@ -733,12 +733,14 @@ func BenchmarkAPPayment(b *testing.B) {
 	benchAP(b, newAPEnv(b, odootest.RealServer{URL: srv.URL, Master: "fake-master"}, "bench", srv))
 }
 
-// BenchmarkRealOdooAPPayment is BenchmarkAPPayment on a real Odoo 17
-// (ODOO_URL): it also reports the wall time of Odoo's own two payment
-// calls (the wizard's create and action_create_payments, odoo-ms/op) and
-// the ratio of the whole ap.pay_bill to them (x-odoo).
+// BenchmarkRealOdooAPPayment is BenchmarkAPPayment on each real Odoo and
+// transport (odootest.EachRealB): it also reports the wall time of Odoo's
+// own two payment calls (the wizard's opening and action_create_payments,
+// odoo-ms/op) and the ratio of the whole ap.pay_bill to them (x-odoo).
 func BenchmarkRealOdooAPPayment(b *testing.B) {
-	benchAP(b, newAPEnv(b, odootest.Real(b), "intentplane_test_"+randomHex(b, 4), nil))
+	odootest.EachRealB(b, func(b *testing.B, s odootest.RealServer) {
+		benchAP(b, newAPEnv(b, s, "intentplane_test_"+randomHex(b, 4), nil))
+	})
 }
 
 func benchAP(b *testing.B, e *apEnv) {

@@ -163,22 +163,6 @@ func eachReal[T interface {
 	}
 }
 
-// Real returns the first real Odoo the environment names (see
-// EachReal), without asking its version, for a benchmark; without one it
-// skips tb.
-func Real(tb testing.TB) RealServer {
-	tb.Helper()
-	master := os.Getenv("ODOO_MASTER_PASSWORD")
-	for _, v := range realVars() {
-		if url := strings.TrimRight(os.Getenv(v.url), "/"); url != "" && master != "" {
-			return RealServer{Name: v.url, Major: v.major, URL: url, Master: master, TemplateDB: os.Getenv(v.tpl),
-				TemplatePassword: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
-		}
-	}
-	tb.Skip("no real Odoo: set ODOO_URL (or ODOO_URL_17, _18, _19) and ODOO_MASTER_PASSWORD")
-	return RealServer{}
-}
-
 // RealOf returns the real Odoo that ODOO_URL_<m> names for the first of
 // majors configured (with its ODOO_TEMPLATE_DB_<m>), else the one ODOO_URL
 // names, whose version the caller must check; without either it skips
