@@ -280,7 +280,8 @@ func realOdooMCP(t *testing.T, s odootest.RealServer) {
 	// The client's user confirms what the policy asks a person to
 	// confirm (a first payment to a vendor); four eyes never comes from
 	// the client.
-	c := e.start(mcp.ProtocolVersion20251125, &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)})
+	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
+	c := e.start(mcp.ProtocolVersion20251125, el)
 	paid := len(e.payments(t, vendor.ID)) // the demo's payments to ACME
 
 	t.Run("ListPaged", func(t *testing.T) {
@@ -356,8 +357,13 @@ func realOdooMCP(t *testing.T, s odootest.RealServer) {
 		}
 	})
 	t.Run("VendorWithoutCompany", func(t *testing.T) {
+		// Its first payment: the user is asked to confirm, and does.
+		asked := el.count()
 		r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"300.00","currency":"EUR"}`, sharedVendor, sharedBill, sharedIBAN))
 		wantOK(t, r)
+		if el.count() == asked {
+			t.Errorf("the first payment to %s was not confirmed by the user", sharedVendor)
+		}
 		e.wantPaid(t, shared, sharedBill, sharedIBAN, 1)
 	})
 	t.Run("BillToContactPerson", func(t *testing.T) {
