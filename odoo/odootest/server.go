@@ -1,8 +1,11 @@
-// Package odootest is a fake Odoo 17 server speaking XML-RPC
-// (/xmlrpc/2/common, /object and /db) over httptest, for the connector's
-// tests; as Odoo 19 (SetVersion) it also speaks JSON-2 (/json/2, with API
-// keys; see json2.go). It behaves like the real one on what package odoo uses, as
-// measured in ../shared/odoo17-api.md: int fault codes with Odoo's
+// Package odootest is a fake Odoo server, 17 by default and 18 or 19
+// (SetVersion) with those versions' fields, states and faults, speaking
+// XML-RPC (/xmlrpc/2/common, /object and /db) over httptest, for the
+// connector's tests; as Odoo 19 it also speaks JSON-2 (/json/2, with API
+// keys; see json2.go) and answers GET /web/version, and its XML-RPC can be
+// turned off (SetXMLRPC). It behaves like the real ones on what package
+// odoo uses, as measured in ../shared/odoo17-api.md and
+// ../shared/odoo18-19-api.md: int fault codes with Odoo's
 // strings (1 with a traceback, 2 user errors, 3 Access Denied, 4 access
 // errors), False for empty values, many2one pairs, UTC datetimes as
 // 'YYYY-MM-DD HH:MM:SS', HTTP 200 and Connection: close on every answer,
@@ -33,7 +36,7 @@ import (
 	"time"
 )
 
-// Server is a fake Odoo 17. Calls are serialized: each runs as one
+// Server is a fake Odoo (17, 18 or 19: SetVersion). Calls are serialized: each runs as one
 // transaction, and a fault rolls back everything the call did (except
 // the None fault, which comes after the commit). Safe for concurrent use.
 type Server struct {
