@@ -692,11 +692,11 @@ func apPaymentReads(t *testing.T, srv *odootest.Server) {
 	if !d.Executed {
 		t.Fatalf("not paid: %s", refusal(d))
 	}
-	// The decision's reads and the payment's calls; on 18 and 19 also the
-	// bill's state read again just before the wizard (17's wizard refuses
-	// a draft itself): one call more.
+	// The decision's reads and the payment's calls (on 18 and 19 the
+	// wizard's opening also re-reads the bill's state: no call more; see
+	// TestAPPaymentCallsOnFakeOdoo for the budget).
 	v, _ := e.client.Version(context.Background())
-	t.Logf("an allowed payment on Odoo %d (the client's first): %d XML-RPC calls", v.Major, e.client.Calls()-calls)
+	t.Logf("an allowed payment on Odoo %d (the client's first): %d calls", v.Major, e.client.Calls()-calls)
 	reads := srv.Reads()[before:]
 	if len(reads) < 5 {
 		t.Fatalf("%d reads; want the decision's four and the read-back", len(reads))
