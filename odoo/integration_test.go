@@ -83,7 +83,7 @@ func realConformance(t *testing.T, s odootest.RealServer) {
 		t.Cleanup(func() { calls.Add(client.Calls()) })
 		return erptest.Env{Source: client, Seeder: a, Company: "northwind", Other: "southwind"}
 	})
-	t.Logf("XML-RPC calls of the connector in the suite: %d", calls.Load())
+	t.Logf("calls of the connector to Odoo in the suite (%s): %d", s.Name, calls.Load())
 }
 
 // TestRealOdooPayment measures one allowed payment on each real Odoo and
@@ -122,7 +122,7 @@ func realPayment(t *testing.T, s odootest.RealServer) {
 		t.Fatal(err)
 	}
 	n, took := c.Calls()-before, time.Since(start)
-	t.Logf("one allowed payment on Odoo %d: %d XML-RPC calls, %s; payment %+v", s.Major, n, took.Round(time.Millisecond), pay)
+	t.Logf("one allowed payment on Odoo %s: %d calls, %s; payment %+v", s.Name, n, took.Round(time.Millisecond), pay)
 	if n > 6 {
 		t.Errorf("%d calls, want at most 6", n)
 	}
