@@ -29,6 +29,9 @@ var _ gateway.ContextProvider = payFacts{}
 //
 //   - bill_residual (Long, minor units) and bill_already_paid (Bool: the
 //     payment state is paid, in_payment or reversed, or nothing is owed);
+//   - bill_blocked (Bool): a person blocked the bill for payment in the
+//     ERP (erp.Blocked; Odoo 18 and later), which the policy refuses at
+//     decision, as the ERP's connector does again at execution;
 //   - payments_in_flight (Long): draft payments of the bill;
 //   - the duplicate control (suspectDuplicates, docs/controls.md), which
 //     compares the bill with the vendor's other bills, not cancelled, by
@@ -184,6 +187,7 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"max_vendor_total":       intent.Int(int64(p.cfg.MaxVendorTotal)),
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
+		"bill_blocked":           intent.Bool(bill.PaymentState == erp.Blocked),
 		"payments_in_flight":     intent.Int(int64(inFlightOf(bill))),
 		"bill_duplicates":        intent.Int(int64(dup.others)),
 		"bill_duplicate_settled": intent.Bool(dup.likelyOfSettled),

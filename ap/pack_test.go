@@ -168,6 +168,17 @@ func TestAttacks(t *testing.T) {
 			mention: "not posted",
 		},
 		{
+			name: "bill blocked for payment",
+			setup: func(e *env) {
+				if err := e.erp.BlockPayment(context.Background(), ap.DemoCompany, e.bill(ap.DemoCompany, ap.DemoBill).ID, true); err != nil {
+					panic(err)
+				}
+			},
+			args:    pay("ACME Supplies", "INV-2290", ap.DemoIBAN, "850.00"),
+			code:    intent.CodePolicyDenied,
+			mention: "blocked for payment in the ERP",
+		},
+		{
 			name: "a payment already in flight",
 			setup: func(e *env) {
 				_, _ = e.erp.AddPayment(context.Background(), ap.DemoCompany, erp.Payment{Bill: e.bill(ap.DemoCompany, ap.DemoBill).ID, Amount: intent.Money{Currency: "EUR", Amount: 85000}, State: erp.PaymentDraft})

@@ -250,6 +250,29 @@ func (m *Mem) AddPayment(ctx context.Context, company string, p Payment) (Paymen
 	return p, nil
 }
 
+// BlockPayment blocks company's bill for payment (its PaymentState becomes
+// Blocked, and RegisterPayment refuses it), as a person does in Odoo 18
+// and later with (Un)Block Payment, or releases it (blocked false: its
+// payment state follows its residual again). It returns an error wrapping
+// ErrNotFound for a bill of another company.
+func (m *Mem) BlockPayment(ctx context.Context, company, bill string, blocked bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.bills[bill]
+	if !ok || b.company != company {
+		return notFound("bill " + bill)
+	}
+	switch {
+	case blocked:
+		b.PaymentState = Blocked
+	case b.Residual == b.Total:
+		b.PaymentState = NotPaid
+	default:
+		b.PaymentState = paymentState(b.Residual)
+	}
+	return nil
+}
+
 func derefAccounts(as []*BankAccount) []BankAccount {
 	out := make([]BankAccount, len(as))
 	for i, a := range as {

@@ -6,7 +6,10 @@
 // and cannot create or change bank accounts or vendors) and a bank
 // administrator (changes bank accounts, for the registry-authority flow
 // only). Admin sets up a database for the demo and the tests; package
-// odootest is a fake Odoo 17 server for tests.
+// odootest is a fake Odoo 17, 18 or 19 server for tests (XML-RPC, and
+// JSON-2 as 19). The server's version is read at the first call and what
+// differs between the versions is kept in one place (dialect.go); a
+// version other than 17, 18 or 19 is refused at Login.
 //
 // The connector does not trust Odoo Community to enforce what the gateway
 // relies on: it checks itself that a payment goes to an active, trusted
@@ -20,8 +23,8 @@
 // shows a company: its own records and those without a company; a bill's
 // vendor is its commercial partner. Every read is bound to a vendor, a
 // bill, a number or a name and limited (MaxRead). See the README of the
-// repository and ../shared/odoo17-api.md for the behaviour of Odoo it is
-// built on.
+// repository, ../shared/odoo17-api.md and ../shared/odoo18-19-api.md for
+// the behaviour of Odoo it is built on.
 //
 // Account numbers: Odoo's sanitized_acc_number keeps every Unicode letter
 // and digit and the underscore (Python's \W), while erp.Sanitize keeps

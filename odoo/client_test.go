@@ -56,9 +56,9 @@ func TestRoundTripsOfOnePayment(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := e.srv.Calls() - before
-		t.Logf("one allowed payment: %d XML-RPC calls", n)
+		t.Logf("one allowed payment: %d calls", n)
 		if n > 6 {
-			t.Errorf("one payment took %d XML-RPC calls, want at most 6", n)
+			t.Errorf("one payment took %d calls, want at most 6", n)
 		}
 		if p.State != erp.PaymentPosted || p.Key != "op-1" || p.BankAccount != acct.ID {
 			t.Errorf("payment = %+v", p)

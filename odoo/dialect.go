@@ -44,7 +44,7 @@ type dialect struct {
 	// draftBillPayable reports whether Odoo's payment wizard pays a bill
 	// that is not posted (18 and 19 do; 17 refuses: "You can only register
 	// payment for posted journal entries."): the connector then reads the
-	// bill's state itself just before opening the wizard.
+	// bill's state itself in the call that opens the wizard (openWizard).
 	draftBillPayable bool
 	// duplicateHolders is res.partner.bank's computed field of the other
 	// partners holding an active account of the same acc_number

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func realConformance(t *testing.T, s odootest.RealServer) {
 	start := time.Now()
 	cfg, err := odoo.Setup(ctx, tpl, odoo.SetupConfig{
 		Company: "northwind", CompanyName: "Northwind", Others: map[string]string{"southwind": "Southwind"},
-		Reader: r, Payer: p, BankAdmin: b,
+		Reader: r, Payer: p, BankAdmin: b, Transport: s.Transport,
 		Progress: func(s string) { t.Logf("setup: %s", s) },
 	})
 	if err != nil {
@@ -82,7 +83,7 @@ func realConformance(t *testing.T, s odootest.RealServer) {
 		t.Cleanup(func() { calls.Add(client.Calls()) })
 		return erptest.Env{Source: client, Seeder: a, Company: "northwind", Other: "southwind"}
 	})
-	t.Logf("XML-RPC calls of the connector in the suite: %d", calls.Load())
+	t.Logf("calls of the connector to Odoo in the suite (%s): %d", s.Name, calls.Load())
 }
 
 // TestRealOdooPayment measures one allowed payment on each real Odoo and
@@ -103,7 +104,7 @@ func realPayment(t *testing.T, s odootest.RealServer) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = a.DropDatabase(context.Background()) })
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func realPayment(t *testing.T, s odootest.RealServer) {
 		t.Fatal(err)
 	}
 	n, took := c.Calls()-before, time.Since(start)
-	t.Logf("one allowed payment on Odoo %d: %d XML-RPC calls, %s; payment %+v", s.Major, n, took.Round(time.Millisecond), pay)
+	t.Logf("one allowed payment on Odoo %s: %d calls, %s; payment %+v", s.Name, n, took.Round(time.Millisecond), pay)
 	if n > 6 {
 		t.Errorf("%d calls, want at most 6", n)
 	}
@@ -158,6 +159,31 @@ func realPayment(t *testing.T, s odootest.RealServer) {
 		residual, after := paidOnBill(t, c, bill2.ID, "")
 		if residual != 0 || after-before != owed {
 			t.Errorf("bill2 after two processes paid its %d: residual %d, posted %d more; want 0 and %d", owed, residual, after-before, owed)
+		}
+	})
+	t.Run("ResetToDraftSinceDecision", func(t *testing.T) {
+		// Odoo 18 and 19 pay a draft bill; the bill read posted for the
+		// decision and reset to draft since is refused, nothing paid.
+		nb, err := a.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "DRAFT-1", Vendor: vendor.ID, Currency: "EUR", Total: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := c.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: nb.ID, WithPayments: true})
+		if err != nil || len(bs) != 1 || bs[0].State != erp.StatePosted {
+			t.Fatalf("the bill as decided: %+v, %v", bs, err)
+		}
+		if err := a.ResetToDraft(ctx, odoo.DemoCompany, nb.ID); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: nb.ID, BankAccount: acct.ID, Amount: eur(5000), Key: "real-draft",
+			Decided: &bs[0], Account: &acct})
+		if !errors.Is(err, erp.ErrRefused) || !strings.Contains(err.Error(), "posted") {
+			t.Errorf("paying the bill reset to draft: %+v, %v; want refused as not posted", p, err)
+		} else {
+			t.Log(err)
+		}
+		if ps, err := c.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: nb.ID}); err != nil || len(ps) != 0 {
+			t.Errorf("payments of the draft bill: %+v, %v; want none", ps, err)
 		}
 	})
 	t.Run("LookAlikeNumber", func(t *testing.T) {

@@ -99,6 +99,9 @@ var signatures = map[string]signature{
 	"button_draft":               {ids: true},
 	"action_create_payments":     {ids: true},
 	"js_assign_outstanding_line": {ids: true, params: []string{"line_id"}},
+	// web (odoo/addons/web/models/models.py): create (no ids) or write,
+	// then web_read of the specification
+	"web_save": {ids: true, params: []string{"vals", "specification", "next_id"}},
 	// account.chart.template.try_loading is not @api.model: it is called
 	// with no ids.
 	"try_loading": {ids: true, params: []string{"template_code", "company", "install_demo", "force_create"}},

@@ -108,6 +108,46 @@ func TestTransportSetting(t *testing.T) {
 	}
 }
 
+// TestJSON2OnlyServer: an Odoo 19 reachable over JSON-2 only (XML-RPC
+// turned off, as Odoo 22 is to remove it) is read and paid with the
+// transport set to json2: the version comes from GET /web/version (naming
+// the database: no listing), no call goes to /xmlrpc; and so it is with
+// the transport automatic, whose version read then falls back on GET
+// /web/version.
+func TestJSON2OnlyServer(t *testing.T) {
+	t.Parallel()
+	e := newFakeOn(t, nil, fakeTransport{version: 19, transport: odoo.TransportJSON2}, true)
+	e.srv.SetXMLRPC(false)
+	ctx := context.Background()
+	c, err := odoo.New(e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listings := e.srv.Listings()
+	if err := c.Login(ctx); err != nil {
+		t.Fatalf("login over JSON-2 only: %v", err)
+	}
+	if v, err := c.Version(ctx); err != nil || v.Major != 19 || v.Server != "19.0" {
+		t.Errorf("version: %+v, %v", v, err)
+	}
+	if n := e.srv.Listings() - listings; n != 0 {
+		t.Errorf("%d database listings at login", n)
+	}
+	_, acct, bill, _ := demoRecords(t, c)
+	if _, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "j2-only"}); err != nil {
+		t.Errorf("payment over JSON-2 only: %v", err)
+	}
+	auto := e.cfg
+	auto.Transport = odoo.TransportAuto
+	ac, _ := odoo.New(auto)
+	if err := ac.Login(ctx); err != nil {
+		t.Errorf("automatic transport without XML-RPC: %v", err)
+	}
+	if _, err := ac.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill.ID}); err != nil {
+		t.Errorf("automatic transport without XML-RPC, a read: %v", err)
+	}
+}
+
 // TestSetupWithoutDatabaseService: a server whose API cannot create
 // databases (Odoo 20) is set up in the existing database, saying so; a
 // database that does not exist there is an error saying what to do.

@@ -1183,44 +1183,42 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 	if err != nil {
 		return erp.Payment{}, notWritten(err)
 	}
+	// Read for the decision, maybe a while ago: on 18 and 19, whose
+	// wizard pays a bill that is not posted, the wizard's opening reads
+	// again whether it still is (without Decided it was just read above).
+	recheck := false
 	if r.Decided != nil {
-		// Read for the decision, maybe a while ago: on 18 and 19 read
-		// again whether it is still posted (without Decided it was just
-		// read above).
-		if err := c.stillPosted(ctx, s, cid, b, r, money); err != nil {
-			return erp.Payment{}, err
+		d, err := c.dialect(ctx)
+		if err != nil {
+			return erp.Payment{}, notWritten(err)
 		}
+		recheck = d.draftBillPayable
 	}
-	return c.runWizard(ctx, s, cid, billID, b, acct, r, money, day, credits)
+	return c.runWizard(ctx, s, cid, billID, b, acct, r, money, day, credits, recheck)
 }
 
 // runWizard opens Odoo's payment wizard (account.payment.register) on
 // bill billID of company cid with r's amount in money's minor units, the
 // account acct, the payment date day (YYYY-MM-DD, the company's calendar)
-// and a memo carrying r.Key; runs it (action_create_payments); and reads
-// the payment back. RegisterPayment documents the outcomes.
-func (c *Client) runWizard(ctx context.Context, s *session, cid, billID int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, day string, credits []creditLine) (erp.Payment, error) {
+// and a memo carrying r.Key, checking the bill again when recheck (see
+// openWizard); runs it (action_create_payments); and reads the payment
+// back. RegisterPayment documents the outcomes.
+func (c *Client) runWizard(ctx context.Context, s *session, cid, billID int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, day string, credits []creditLine, recheck bool) (erp.Payment, error) {
 	acctID, _ := parseID(acct.ID)
 	wctx := scope(cid, false)
 	wctx["active_model"] = "account.move"
 	wctx["active_ids"] = []any{billID}
-	v, err := s.execute(ctx, "account.payment.register", "create", []any{map[string]any{
+	wizard, err := openWizard(ctx, s, billID, b, r, money, map[string]any{
 		"amount":                      fromMinor(r.Amount.Amount, money.decimals),
 		"partner_bank_id":             acctID,
 		"communication":               memo(b.Ref, r.Key, billID),
 		"payment_difference_handling": "open",
 		"payment_date":                day,
-	}}, map[string]any{"context": wctx})
+	}, wctx, recheck)
 	if err != nil {
-		// The wizard alone pays nothing: whatever happened to this call,
-		// no payment was made.
-		return erp.Payment{}, notWritten(translate(err))
+		return erp.Payment{}, err
 	}
-	wizard, err := asID(v)
-	if err != nil {
-		return erp.Payment{}, notWritten(fmt.Errorf("odoo: account.payment.register.create: %w", err))
-	}
-	v, err = s.execute(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, map[string]any{"context": wctx})
+	v, err := s.execute(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, map[string]any{"context": wctx})
 	if err != nil && !errors.Is(err, errNoneResult) {
 		var f *Fault
 		if errors.As(err, &f) || errors.Is(err, ErrNotSent) {
@@ -1238,49 +1236,103 @@ func (c *Client) runWizard(ctx context.Context, s *session, cid, billID int64, b
 	return c.readBack(ctx, s, cid, b, acct, r, money, credits, paymentIDFromAction(v))
 }
 
-// stillPosted checks, on an Odoo whose payment wizard pays a bill that is
-// not posted (dialect.draftBillPayable: 18 and 19), that bill b is still
-// posted, not blocked and owes at least r's amount, reading it just
-// before the wizard opens (one call): a bill reset to draft since it was
-// read for the decision would otherwise be paid. On 17 the wizard itself
-// refuses a bill that is not posted, and nothing is read.
-func (c *Client) stillPosted(ctx context.Context, s *session, cid int64, b erp.Bill, r erp.PaymentRequest, money currency) error {
-	d, err := c.dialect(ctx)
+// wizardSpec is what openWizard asks web_save to answer of the wizard it
+// creates: the bill of each line the wizard pays, with what stillOpen
+// checks.
+var wizardSpec = map[string]any{"line_ids": map[string]any{"fields": map[string]any{
+	"move_id": map[string]any{"fields": map[string]any{"state": map[string]any{}, "payment_state": map[string]any{}, "amount_residual": map[string]any{}}},
+}}}
+
+// openWizard creates the payment wizard with vals in the context wctx
+// (the bill billID, b as read before) and returns its id; an error wraps
+// erp.ErrNotWritten, for the wizard alone pays nothing. With recheck (an
+// Odoo whose wizard pays a bill that is not posted, dialect.draftBillPayable:
+// 18 and 19, and b read for the decision, maybe a while ago) it creates
+// it with web_save, which answers in the same call, read in the same
+// transaction as the wizard's own lines, the state, payment state and
+// residual of the bill the wizard would pay; stillOpen then refuses a bill
+// reset to draft since (which 18 and 19 would pay), blocked, paid, or
+// owing less than r's amount, and the wizard is left unrun (Odoo removes
+// such transient records itself). No call more than the wizard's create:
+// the check is as late as it can be before action_create_payments. On 17
+// the wizard itself refuses a bill that is not posted.
+func openWizard(ctx context.Context, s *session, billID int64, b erp.Bill, r erp.PaymentRequest, money currency, vals, wctx map[string]any, recheck bool) (int64, error) {
+	if !recheck {
+		v, err := s.execute(ctx, "account.payment.register", "create", []any{vals}, map[string]any{"context": wctx})
+		if err != nil {
+			// The wizard alone pays nothing: whatever happened to this
+			// call, no payment was made.
+			return 0, notWritten(translate(err))
+		}
+		wizard, err := asID(v)
+		if err != nil {
+			return 0, notWritten(fmt.Errorf("odoo: account.payment.register.create: %w", err))
+		}
+		return wizard, nil
+	}
+	v, err := s.execute(ctx, "account.payment.register", "web_save", []any{[]any{}, vals}, map[string]any{"specification": wizardSpec, "context": wctx})
 	if err != nil {
-		return notWritten(err)
+		return 0, notWritten(translate(err))
 	}
-	if !d.draftBillPayable {
-		return nil
-	}
-	id, _ := parseID(b.ID)
-	v, err := s.execute(ctx, "account.move", "read", []any{[]any{id}},
-		map[string]any{"fields": strs([]string{"state", "payment_state", "amount_residual"}), "context": scope(cid, false)})
+	wizard, now, err := wizardBill(v, billID, b, money)
 	if err != nil {
-		return notWritten(err)
+		return 0, notWritten(fmt.Errorf("odoo: account.payment.register.web_save: %w", err))
 	}
+	if err := stillOpen(b, now, r); err != nil {
+		return 0, err
+	}
+	return wizard, nil
+}
+
+// wizardBill decodes web_save's answer for wizardSpec: the wizard's id and
+// bill b (billID) as the wizard's lines show it now. Every line must be
+// one of that bill's: a wizard paying another would be a bug of Odoo's or
+// ours.
+func wizardBill(v any, billID int64, b erp.Bill, money currency) (int64, erp.Bill, error) {
 	rs, err := records(v)
 	if err != nil || len(rs) != 1 {
-		if err == nil && len(rs) == 0 {
-			return notFound("bill")
-		}
-		return notWritten(fmt.Errorf("odoo: account.move %d: %w", id, errors.Join(err, ErrBadAnswer)))
+		return 0, erp.Bill{}, errors.Join(err, badAnswer("one wizard", v))
 	}
-	state, err1 := rs[0].str("state")
-	pstate, err2 := rs[0].str("payment_state")
-	residual, err3 := rs[0].amount("amount_residual", money.decimals)
+	wizard, err := rs[0].id()
+	if err != nil {
+		return 0, erp.Bill{}, err
+	}
+	lines, err := records(rs[0]["line_ids"])
+	if err != nil || len(lines) == 0 {
+		return 0, erp.Bill{}, errors.Join(err, fieldError("line_ids", badAnswer("the bill's lines", rs[0]["line_ids"])))
+	}
+	var move record
+	for _, l := range lines {
+		m, ok := l["move_id"].(map[string]any)
+		if !ok {
+			return 0, erp.Bill{}, fieldError("line_ids.move_id", badAnswer("a bill", l["move_id"]))
+		}
+		if id, err := record(m).id(); err != nil || id != billID {
+			return 0, erp.Bill{}, fieldError("line_ids.move_id", badAnswer(fmt.Sprintf("bill %d", billID), m["id"]))
+		}
+		move = m
+	}
+	state, err1 := move.str("state")
+	pstate, err2 := move.str("payment_state")
+	residual, err3 := move.amount("amount_residual", money.decimals)
 	if err := errors.Join(err1, err2, err3); err != nil {
-		return notWritten(fmt.Errorf("odoo: account.move %d: %w", id, err))
+		return 0, erp.Bill{}, err
+	}
+	ps, ok := paymentStates[pstate]
+	if !ok {
+		return 0, erp.Bill{}, fmt.Errorf("%w: payment state %q", ErrBadAnswer, pstate)
 	}
 	now := b
-	now.State, now.Residual = erp.State(state), residual
-	if ps, ok := paymentStates[pstate]; ok {
-		now.PaymentState = ps
-	} else {
-		return notWritten(fmt.Errorf("odoo: account.move %d: %w: payment state %q", id, ErrBadAnswer, pstate))
-	}
+	now.State, now.PaymentState, now.Residual = erp.State(state), ps, residual
+	return wizard, now, nil
+}
+
+// stillOpen refuses to pay bill b, as Odoo shows it now, for r: no longer
+// posted, blocked, paid, or owing less than r's amount.
+func stillOpen(b, now erp.Bill, r erp.PaymentRequest) error {
 	switch {
 	case now.State != erp.StatePosted:
-		return refused("%s is no longer posted in Odoo (it is %s now); only posted bills are paid", b.Name, state)
+		return refused("%s is no longer posted in Odoo (it is %s now); only posted bills are paid", b.Name, now.State)
 	case now.PaymentState == erp.Blocked:
 		return refused("%s is blocked for payment in Odoo; a person releases it there first", b.Name)
 	case now.Residual <= 0 || now.PaymentState.Settled():

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Supported are the Odoo major versions the connector speaks to. Their
@@ -31,7 +35,8 @@ func (e *VersionError) Error() string {
 
 func (e *VersionError) Unwrap() error { return ErrUnsupportedVersion }
 
-// Version is the server's Odoo version as common.version gives it.
+// Version is the server's Odoo version as common.version (or, over
+// JSON-2, GET /web/version) gives it.
 type Version struct {
 	// Major is the major version: 17, 18 or 19.
 	Major int
@@ -57,14 +62,86 @@ func (t *transport) version(ctx context.Context) (Version, error) {
 	return v, nil
 }
 
-// readVersion asks the server its version (common.version, no login)
-// and refuses one the connector does not support.
+// readVersion asks the server its version, without login, and refuses
+// one the connector does not support. With the transport set to JSON-2 it
+// asks GET /web/version, which Odoo 19 answers over HTTP and JSON, so that
+// a server whose XML-RPC is off (or gone: Odoo announces its removal for
+// Odoo 22) is still read; a server without it (Odoo 17 and 18 answer 404)
+// is asked over XML-RPC (common.version), and Login then says that it has
+// no JSON-2 (ErrNoJSON2). Otherwise it asks common.version, and, with the
+// transport automatic, GET /web/version when XML-RPC fails, so that an
+// automatic connector also finds a server that speaks JSON-2 only.
 func readVersion(ctx context.Context, t *transport) (Version, error) {
+	if t.mode == TransportJSON2 {
+		v, err := t.webVersion(ctx)
+		if err == nil {
+			return parseVersion(v)
+		}
+		if !errors.Is(err, errNoWebVersion) {
+			return Version{}, fmt.Errorf("odoo: reading the server's version: %w", err)
+		}
+	}
 	v, err := t.call(ctx, "common", "version", "version")
+	if err != nil && t.mode == TransportAuto && ctx.Err() == nil {
+		if w, werr := t.webVersion(ctx); werr == nil {
+			return parseVersion(w)
+		}
+	}
 	if err != nil {
 		return Version{}, fmt.Errorf("odoo: reading the server's version: %w", err)
 	}
 	return parseVersion(v)
+}
+
+// errNoWebVersion is returned by webVersion for a server without GET
+// /web/version (HTTP 404: Odoo 17 and 18).
+var errNoWebVersion = errors.New("odoo: the server has no /web/version")
+
+// webVersion asks GET /web/version (Odoo 19 on; one call, counted by
+// Calls), naming the database in the X-Odoo-Database header so that Odoo
+// does not list its databases, and returns its answer as common.version
+// gives it: {"version": "19.0", "version_info": [19, 0, 0, "final", 0,
+// ""]} becomes server_version and server_version_info.
+func (t *transport) webVersion(ctx context.Context) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.base+"/web/version", nil)
+	if err != nil {
+		return nil, err
+	}
+	t.dbHeader(req)
+	start := time.Now()
+	t.calls.Add(1)
+	resp, err := t.hc.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("%w: GET /web/version: %s", ErrNetwork, t.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	t.log.DebugContext(ctx, "odoo call", "service", "web", "call", "version", "duration", time.Since(start), "status", resp.StatusCode)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("%w: GET /web/version: reading the answer: %s", ErrNetwork, t.redact(err.Error()))
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, errNoWebVersion
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("%w: GET /web/version: HTTP %d", ErrNetwork, resp.StatusCode)
+	case len(raw) > maxAnswer:
+		return nil, fmt.Errorf("%w: GET /web/version: answer larger than %d bytes", ErrBadAnswer, maxAnswer)
+	}
+	v, err := decodeJSON(raw)
+	if err != nil {
+		return nil, fmt.Errorf("GET /web/version: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("GET /web/version: %w", badAnswer("a JSON object", v))
+	}
+	return map[string]any{"server_version": m["version"], "server_version_info": m["version_info"]}, nil
 }
 
 // parseVersion reads common.version's answer: server_version_info's

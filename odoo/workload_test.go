@@ -54,7 +54,7 @@ func workloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool) (ap
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = a.DropDatabase(context.Background()) })
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b})
+	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, Transport: s.Transport})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}

@@ -65,6 +65,13 @@ func newOdooEnv(t *testing.T) *odooEnv {
 // 19 the connector goes over JSON-2 with the API keys setup made.
 func newOdooEnvOn(t *testing.T, version int) *odooEnv {
 	t.Helper()
+	return newOdooEnvOver(t, version, odoo.TransportAuto)
+}
+
+// newOdooEnvOver is newOdooEnvOn with the connector's transport set
+// (odoo.Config.Transport, the configuration's transport).
+func newOdooEnvOver(t *testing.T, version int, transport string) *odooEnv {
+	t.Helper()
 	srv := odootest.NewServer("fake-master")
 	srv.SetVersion(version)
 	t.Cleanup(srv.Close)
@@ -77,7 +84,7 @@ func newOdooEnvOn(t *testing.T, version int) *odooEnv {
 	r := odoo.Identity{Login: "intentplane-reader", Password: secret(t)}
 	p := odoo.Identity{Login: "intentplane-payer", Password: secret(t)}
 	b := odoo.Identity{Login: "intentplane-bankadmin", Password: secret(t)}
-	cfg, err := odoo.Setup(context.Background(), a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true})
+	cfg, err := odoo.Setup(context.Background(), a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: transport})
 	if err != nil {
 		t.Fatalf("odoo setup: %v", err)
 	}
@@ -87,6 +94,9 @@ func newOdooEnvOn(t *testing.T, version int) *odooEnv {
 	e := &odooEnv{env: &env{t: t, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, srv: srv, cfg: cfg,
 		passEnv: []string{"TEST_ODOO_READER_PW=" + cfg.Reader.Password, "TEST_ODOO_PAYER_PW=" + cfg.Payer.Password, "TEST_ODOO_BANKADMIN_PW=" + cfg.BankAdmin.Password}}
 	e.template = fmt.Sprintf(odooConfigTemplate, srv.URL, "ap", cfg.Companies[odoo.DemoCompany])
+	if transport != odoo.TransportAuto {
+		e.template += fmt.Sprintf("transport = %q\n", transport)
+	}
 	writeFile(t, e.config, e.template)
 	return e
 }
@@ -119,21 +129,28 @@ func (e *odooEnv) check(env []string) (string, error) {
 	return string(out), err
 }
 
-// TestOdooPackMount lists open bills, pays a bill to the account on file
-// and refuses the email's IBAN, through the built proxy on a fake Odoo.
+// TestOdooPackMount lists open bills, pays a bill to the account on file,
+// refuses the email's IBAN and a second payment, and asks the user to
+// confirm a payment above the threshold, through the built proxy on the
+// fake Odoo 17, 18 and 19 over XML-RPC and 19 over JSON-2.
 func TestOdooPackMount(t *testing.T) {
 	t.Parallel()
-	for _, v := range []int{17, 19} { // XML-RPC, JSON-2
-		t.Run(fmt.Sprint(v), func(t *testing.T) {
+	for _, x := range []struct {
+		name      string
+		version   int
+		transport string
+	}{{"17-xmlrpc", 17, odoo.TransportAuto}, {"18-xmlrpc", 18, odoo.TransportAuto}, {"19-xmlrpc", 19, odoo.TransportXMLRPC}, {"19-json2", 19, odoo.TransportJSON2}} {
+		t.Run(x.name, func(t *testing.T) {
 			t.Parallel()
-			testOdooPackMount(t, newOdooEnvOn(t, v))
+			testOdooPackMount(t, newOdooEnvOver(t, x.version, x.transport))
 		})
 	}
 }
 
 func testOdooPackMount(t *testing.T, e *odooEnv) {
 	e.vars = e.passEnv
-	c := e.start(mcp.ProtocolVersion20251125, nil)
+	el := &elicitor{answer: answer(mcp.ElicitationResponseActionAccept, true)}
+	c := e.start(mcp.ProtocolVersion20251125, el)
 
 	r := call(t, c, "ap_list_open_bills", `{}`)
 	wantOK(t, r, odoo.DemoBill, odoo.DemoBill2)
@@ -156,6 +173,19 @@ func testOdooPackMount(t *testing.T, e *odooEnv) {
 	// Paid once only.
 	r = call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanOnFile))
 	wantError(t, r)
+	if n := el.count(); n != 0 {
+		t.Fatalf("%d confirmations asked for payments under the threshold", n)
+	}
+	// Above the threshold (1,000.00 to the vendor today): the user is
+	// asked, confirms, and the bill is paid.
+	r = call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2291","iban":%q,"amount":"2400.00","currency":"EUR"}`, ibanOnFile))
+	wantOK(t, r)
+	if n := el.count(); n != 1 {
+		t.Errorf("%d confirmations asked for 2,400.00; want 1", n)
+	}
+	if b := e.bill(t, odoo.DemoBill2); !b.PaymentState.Settled() {
+		t.Errorf("after the confirmed payment, INV-2291 is %s", b.PaymentState)
+	}
 }
 
 // TestOdooStartRefusals: a literal password, a missing variable, a wrong

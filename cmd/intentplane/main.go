@@ -58,7 +58,7 @@ type cli struct {
 	HashPasscode hashPasscodeCmd  `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
 	Policy       policyCmd        `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
 	Agentdojo    agentdojoCmd     `cmd:"" name:"agentdojo" help:"Replay the AgentDojo banking and workspace suites, worst case, through the gateway."`
-	Odoo         odooCmd          `cmd:"" help:"Set up an Odoo 17 database for intentplane and play the accounts-payable demo on it."`
+	Odoo         odooCmd          `cmd:"" help:"Set up an Odoo 17, 18 or 19 database for intentplane and play the accounts-payable demo on it."`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -16,7 +16,7 @@ import (
 // odooCmd sets up an Odoo database (17, 18 or 19) for intentplane and
 // plays the accounts-payable demo against it.
 type odooCmd struct {
-	Setup odooSetupCmd `cmd:"" help:"Create or complete an Odoo 17 database for intentplane: the account module, ACME Supplies with a trusted bank account, bills INV-2290 and INV-2291, and the connector's three users with exactly their groups. Idempotent."`
+	Setup odooSetupCmd `cmd:"" help:"Create or complete an Odoo 17, 18 or 19 database for intentplane: the account module, ACME Supplies with a trusted bank account, bills INV-2290 and INV-2291, and the connector's three users with exactly their groups (on Odoo 19, unless the transport is xmlrpc, with the API keys it prints). Idempotent."`
 	Demo  odooDemoCmd  `cmd:"" help:"Play the accounts-payable scenario on that Odoo: the email's IBAN and a bank change without call-back are refused, the two bills are paid in Odoo, a second payment is refused, and neither the reader nor the payer can touch bank accounts."`
 }
 

@@ -82,9 +82,13 @@ func TestOdooSetupAndDemoOnFake(t *testing.T) {
 }
 
 // TestOdooSetupAndDemoOnRealOdoo runs setup and the demo against a real
-// Odoo (each, odootest.EachReal) in a database of its own, dropped afterwards.
+// Odoo (each, and on 19 over each transport: odootest.EachReal) in a
+// database of its own, dropped afterwards.
 func TestOdooSetupAndDemoOnRealOdoo(t *testing.T) {
-	odootest.EachReal(t, func(t *testing.T, s odootest.RealServer) { odooSetupAndDemoOnReal(t, s.URL, s.Master) })
+	odootest.EachReal(t, func(t *testing.T, s odootest.RealServer) {
+		t.Setenv("ODOO_TRANSPORT", s.Transport) // odoo setup and odoo demo read it
+		odooSetupAndDemoOnReal(t, s.URL, s.Master)
+	})
 }
 
 func odooSetupAndDemoOnReal(t *testing.T, url, master string) {

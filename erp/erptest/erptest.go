@@ -1,5 +1,6 @@
 // Package erptest is the conformance suite every erp.Source passes: erp.Mem,
-// the Odoo connector against its fake XML-RPC server, and a real Odoo 17.
+// the Odoo connector against its fake server (17, 18 and 19; XML-RPC, and
+// JSON-2 on 19), and a real Odoo 17, 18 and 19.
 // It checks company scoping (another company's records are never read,
 // paid or changed, and look exactly like records that do not exist), the
 // validation a payment must pass whatever the caller checked before,

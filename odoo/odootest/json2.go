@@ -206,6 +206,7 @@ var pySignatures = map[string]pySignature{
 	"js_assign_outstanding_line": {pos: []string{"line_id"}},
 	"try_loading":                {pos: []string{"template_code", "company", "install_demo", "force_create"}},
 	"context_get":                {model: true},
+	"web_save":                   {pos: []string{"vals", "specification"}, kw: []string{"next_id"}},
 }
 
 // json2Err is an error answer of JSON-2: every one has this body.

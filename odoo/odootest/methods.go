@@ -20,6 +20,7 @@ var allowedKwargs = map[string][]string{
 	"write":               {"context"},
 	"unlink":              {"context"},
 	"check_access_rights": {"raise_exception", "context"},
+	"web_save":            {"specification", "next_id", "context"},
 	"message_post":        {"body", "message_type", "subtype_xmlid", "context", "author_id", "email_from"},
 }
 
@@ -60,6 +61,8 @@ func (d *db) call(modelName, method string, args []any, kw map[string]any) (any,
 		return d.rpcUnlink(q)
 	case "check_access_rights":
 		return d.rpcCheckAccessRights(q)
+	case "web_save":
+		return d.rpcWebSave(q)
 	}
 	return d.special(m, method, args, kw, ctx, companies)
 }
@@ -194,17 +197,110 @@ func (d *db) rpcCreate(q *request) (any, *fault) {
 	return nil, traceback("TypeError: create() missing 1 required positional argument: 'vals_list'")
 }
 
+// idsAndVals returns the ids and the values of a write or web_save: its
+// first two positional arguments.
+func idsAndVals(q *request) ([]int64, map[string]any, *fault) {
+	ids, f := idList(q.arg(0))
+	if f != nil {
+		return nil, nil, f
+	}
+	vals, ok := q.arg(1).(map[string]any)
+	if !ok {
+		return nil, nil, traceback(fmt.Sprintf("TypeError: %s() missing 1 required positional argument: 'vals'", q.method))
+	}
+	return ids, vals, nil
+}
+
+// rpcWebSave answers web_save (the web module, Odoo 17 on): a create of
+// vals (no ids) or their write, then web_read of the records by the
+// specification (see webRead).
+func (d *db) rpcWebSave(q *request) (any, *fault) {
+	ids, vals, f := idsAndVals(q)
+	if f != nil {
+		return nil, f
+	}
+	spec, ok := q.kw["specification"].(map[string]any)
+	if !ok {
+		if spec, ok = q.arg(2).(map[string]any); !ok {
+			return nil, traceback("TypeError: web_save() missing 1 required positional argument: 'specification'")
+		}
+	}
+	if len(ids) == 0 {
+		v, f := d.rpcCreate(&request{m: q.m, method: "create", args: []any{vals}, kw: map[string]any{}, ctx: q.ctx, companies: q.companies})
+		if f != nil {
+			return nil, f
+		}
+		ids = []int64{v.(int64)}
+	} else if _, f := d.rpcWrite(&request{m: q.m, method: "write", args: []any{toAny(ids), vals}, kw: map[string]any{}, ctx: q.ctx, companies: q.companies}); f != nil {
+		return nil, f
+	}
+	out := []any{}
+	for _, id := range ids {
+		row, f := d.webRead(q.m, d.tables[q.m.name][id], spec)
+		if f != nil {
+			return nil, f
+		}
+		out = append(out, row)
+	}
+	return out, nil
+}
+
+// webRead renders r as web_read does by spec: each field named as read
+// gives it, a many2one as its id (or False), or, with "fields" in its
+// spec, as the related record so rendered. The payment wizard's line_ids
+// (the fake keeps the wizard's bills, not their lines) is one line per
+// bill, its line on the payable account, whose move_id is the bill.
+func (d *db) webRead(m *model, r rec, spec map[string]any) (map[string]any, *fault) {
+	row := map[string]any{"id": r.id()}
+	for name, x := range spec {
+		sub, _ := x.(map[string]any)
+		nested, _ := sub["fields"].(map[string]any)
+		if m.name == "account.payment.register" && name == "line_ids" {
+			lines := []any{}
+			for _, bid := range r.ids("line_bill_ids") {
+				b := d.tables["account.move"][bid]
+				line := map[string]any{"id": b["_payable_line"]}
+				if mv, ok := nested["move_id"].(map[string]any); ok {
+					fs, _ := mv["fields"].(map[string]any)
+					v, f := d.webRead(d.models["account.move"], b, fs)
+					if f != nil {
+						return nil, f
+					}
+					line["move_id"] = v
+				}
+				lines = append(lines, line)
+			}
+			row[name] = lines
+			continue
+		}
+		fl := m.fields[name]
+		if fl == nil || hidden[name] {
+			return nil, d.invalidField(name, m.name, false)
+		}
+		v := d.value(m, name, r)
+		if pair, ok := v.([]any); ok && fl.typ == tM2O {
+			v = pair[0]
+			if nested != nil {
+				if v, f := d.webRead(d.models[fl.comodel], d.tables[fl.comodel][pair[0].(int64)], nested); f != nil {
+					return nil, f
+				} else {
+					row[name] = v
+				}
+				continue
+			}
+		}
+		row[name] = v
+	}
+	return row, nil
+}
+
 // rpcWrite answers write: every id must exist and be visible before
 // any record changes.
 func (d *db) rpcWrite(q *request) (any, *fault) {
 	m := q.m
-	ids, f := idList(q.arg(0))
+	ids, vals, f := idsAndVals(q)
 	if f != nil {
 		return nil, f
-	}
-	vals, ok := q.arg(1).(map[string]any)
-	if !ok {
-		return nil, traceback("TypeError: write() missing 1 required positional argument: 'vals'")
 	}
 	if m.name == "res.partner.bank" {
 		if f := d.bankWriteChecks(ids, vals); f != nil {

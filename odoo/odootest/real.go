@@ -17,11 +17,16 @@ import (
 // run against one (named TestRealOdoo*, in ./odoo, ./cmd/intentplane-mcp
 // and ./cmd/intentplane).
 type RealServer struct {
-	// Name names the subtest: the major version the server announced
-	// ("18").
+	// Name names the subtest: the major version the server announced and
+	// the transport ("17-xmlrpc", "19-json2").
 	Name string
 	// Major is the major version the server announced (common.version).
 	Major int
+	// Transport is the connector's transport the test runs over, as
+	// odoo.Config.Transport spells it: TransportXMLRPC, or TransportJSON2
+	// (Odoo 19 and later, where EachReal runs each test over both);
+	// "" (automatic) where a caller built the RealServer itself.
+	Transport string
 	// URL is its base URL, e.g. http://127.0.0.1:8069.
 	URL string
 	// Master is its master password (ODOO_MASTER_PASSWORD).
@@ -31,6 +36,22 @@ type RealServer struct {
 	// on a busy host); "" for none. TemplatePassword is its
 	// administrator's password (login admin).
 	TemplateDB, TemplatePassword string
+}
+
+// The transports as odoo.Config.Transport spells them (odootest must not
+// import odoo, whose tests import it).
+const (
+	TransportXMLRPC = "xmlrpc"
+	TransportJSON2  = "json2"
+)
+
+// transports returns the transports a test runs over on Odoo major:
+// XML-RPC, and from 19 on JSON-2 as well.
+func transports(major int) []string {
+	if major >= 19 {
+		return []string{TransportJSON2, TransportXMLRPC}
+	}
+	return []string{TransportXMLRPC}
 }
 
 // realVars are the environment variables naming a real Odoo: ODOO_URL
@@ -54,63 +75,92 @@ func realVars() []struct {
 	return out
 }
 
-// EachReal runs f as a subtest per real Odoo the environment names, named
-// by the version each announces: ODOO_URL (with ODOO_TEMPLATE_DB), and
-// ODOO_URL_17, ODOO_URL_18 and ODOO_URL_19 (with ODOO_TEMPLATE_DB_17 and
-// so on); all share ODOO_MASTER_PASSWORD and ODOO_TEMPLATE_PASSWORD. A
+// realRun is one run of a real-Odoo test: a server over one transport, or
+// the error that names a server that cannot run.
+type realRun struct {
+	s   RealServer
+	err error
+}
+
+// realRuns lists the runs EachReal and EachRealB make: per server the
+// environment names (a URL named twice once), per transport. A server
+// that cannot be asked its version, or announces another than its
+// variable's suffix, is one run with an error.
+func realRuns() []realRun {
+	master := os.Getenv("ODOO_MASTER_PASSWORD")
+	seen := map[string]bool{}
+	var out []realRun
+	for _, v := range realVars() {
+		url := strings.TrimRight(os.Getenv(v.url), "/")
+		if url == "" || master == "" || seen[url] {
+			continue
+		}
+		seen[url] = true
+		s := RealServer{URL: url, Master: master, TemplateDB: os.Getenv(v.tpl), TemplatePassword: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
+		major, err := announced(url)
+		if err == nil && v.major != 0 && major != v.major {
+			err = fmt.Errorf("announces Odoo %d, not %d", major, v.major)
+		}
+		if err != nil {
+			s.Name = v.url
+			out = append(out, realRun{s: s, err: fmt.Errorf("%s=%s: %w", v.url, url, err)})
+			continue
+		}
+		s.Major = major
+		for _, tr := range transports(major) {
+			s.Name, s.Transport = fmt.Sprintf("%d-%s", major, tr), tr
+			out = append(out, realRun{s: s})
+		}
+	}
+	return out
+}
+
+// noReal is the skip message without a real Odoo.
+const noReal = "no real Odoo: set ODOO_URL (e.g. http://127.0.0.1:8069), or ODOO_URL_17, ODOO_URL_18 and ODOO_URL_19, and ODOO_MASTER_PASSWORD " +
+	"to run the real-Odoo tests against running servers (examples/odoo/docker-compose.yml starts one, or odoo/dockertest); " +
+	"they create and drop databases named intentplane_test_*"
+
+// EachReal runs f as a subtest per real Odoo the environment names and
+// per transport, named by the version each announces and the transport
+// ("17-xmlrpc", "19-json2", "19-xmlrpc"): ODOO_URL (with
+// ODOO_TEMPLATE_DB), and ODOO_URL_17, ODOO_URL_18 and ODOO_URL_19 (with
+// ODOO_TEMPLATE_DB_17 and so on); all share ODOO_MASTER_PASSWORD and
+// ODOO_TEMPLATE_PASSWORD. On Odoo 19 and later f runs over JSON-2 and
+// over XML-RPC, before them over XML-RPC only (RealServer.Transport). A
 // URL named twice runs once. A server whose announced version is not its
 // variable's suffix, or that cannot be asked, fails its subtest. Without
 // any (or without the master password) it skips t. Such tests create and
 // drop databases named intentplane_test_*.
 func EachReal(t *testing.T, f func(t *testing.T, s RealServer)) {
 	t.Helper()
-	master := os.Getenv("ODOO_MASTER_PASSWORD")
-	seen := map[string]bool{}
-	ran := false
-	for _, v := range realVars() {
-		url := strings.TrimRight(os.Getenv(v.url), "/")
-		if url == "" || master == "" || seen[url] {
-			continue
-		}
-		seen[url], ran = true, true
-		s := RealServer{URL: url, Master: master, TemplateDB: os.Getenv(v.tpl), TemplatePassword: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
-		major, err := announced(url)
-		name := strconv.Itoa(major)
-		if err != nil {
-			name = v.url
-		}
-		t.Run(name, func(t *testing.T) {
-			if err != nil {
-				t.Fatalf("%s=%s: %v", v.url, url, err)
-			}
-			if v.major != 0 && major != v.major {
-				t.Fatalf("%s=%s announces Odoo %d, not %d", v.url, url, major, v.major)
-			}
-			s.Name, s.Major = name, major
-			f(t, s)
-		})
-	}
-	if !ran {
-		t.Skip("no real Odoo: set ODOO_URL (e.g. http://127.0.0.1:8069), or ODOO_URL_17, ODOO_URL_18 and ODOO_URL_19, and ODOO_MASTER_PASSWORD " +
-			"to run the real-Odoo tests against running servers (examples/odoo/docker-compose.yml starts one, or odoo/dockertest); " +
-			"they create and drop databases named intentplane_test_*")
-	}
+	eachReal(t, f)
 }
 
-// Real returns the first real Odoo the environment names (see
-// EachReal), without asking its version, for a benchmark; without one it
-// skips tb.
-func Real(tb testing.TB) RealServer {
+// EachRealB is EachReal for a benchmark: f runs as a sub-benchmark per
+// real Odoo and transport.
+func EachRealB(b *testing.B, f func(b *testing.B, s RealServer)) {
+	b.Helper()
+	eachReal(b, f)
+}
+
+// eachReal is EachReal for a test or a benchmark.
+func eachReal[T interface {
+	testing.TB
+	Run(name string, f func(T)) bool
+}](tb T, f func(T, RealServer)) {
 	tb.Helper()
-	master := os.Getenv("ODOO_MASTER_PASSWORD")
-	for _, v := range realVars() {
-		if url := strings.TrimRight(os.Getenv(v.url), "/"); url != "" && master != "" {
-			return RealServer{Name: v.url, Major: v.major, URL: url, Master: master, TemplateDB: os.Getenv(v.tpl),
-				TemplatePassword: os.Getenv("ODOO_TEMPLATE_PASSWORD")}
-		}
+	runs := realRuns()
+	if len(runs) == 0 {
+		tb.Skip(noReal)
 	}
-	tb.Skip("no real Odoo: set ODOO_URL (or ODOO_URL_17, _18, _19) and ODOO_MASTER_PASSWORD")
-	return RealServer{}
+	for _, r := range runs {
+		tb.Run(r.s.Name, func(tb T) {
+			if r.err != nil {
+				tb.Fatal(r.err)
+			}
+			f(tb, r.s)
+		})
+	}
 }
 
 // RealOf returns the real Odoo that ODOO_URL_<m> names for the first of

@@ -1,8 +1,11 @@
-// Package odootest is a fake Odoo 17 server speaking XML-RPC
-// (/xmlrpc/2/common, /object and /db) over httptest, for the connector's
-// tests; as Odoo 19 (SetVersion) it also speaks JSON-2 (/json/2, with API
-// keys; see json2.go). It behaves like the real one on what package odoo uses, as
-// measured in ../shared/odoo17-api.md: int fault codes with Odoo's
+// Package odootest is a fake Odoo server, 17 by default and 18 or 19
+// (SetVersion) with those versions' fields, states and faults, speaking
+// XML-RPC (/xmlrpc/2/common, /object and /db) over httptest, for the
+// connector's tests; as Odoo 19 it also speaks JSON-2 (/json/2, with API
+// keys; see json2.go) and answers GET /web/version, and its XML-RPC can be
+// turned off (SetXMLRPC). It behaves like the real ones on what package
+// odoo uses, as measured in ../shared/odoo17-api.md and
+// ../shared/odoo18-19-api.md: int fault codes with Odoo's
 // strings (1 with a traceback, 2 user errors, 3 Access Denied, 4 access
 // errors), False for empty values, many2one pairs, UTC datetimes as
 // 'YYYY-MM-DD HH:MM:SS', HTTP 200 and Connection: close on every answer,
@@ -22,6 +25,7 @@ package odootest
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -32,7 +36,7 @@ import (
 	"time"
 )
 
-// Server is a fake Odoo 17. Calls are serialized: each runs as one
+// Server is a fake Odoo (17, 18 or 19: SetVersion). Calls are serialized: each runs as one
 // transaction, and a fault rolls back everything the call did (except
 // the None fault, which comes after the commit). Safe for concurrent use.
 type Server struct {
@@ -57,6 +61,7 @@ type Server struct {
 	sessions map[string]string
 	cookies  []string
 	j2       json2State // JSON-2 and the web sessions that make API keys (json2.go)
+	noXMLRPC bool       // /xmlrpc/2 answers 404 (SetXMLRPC)
 }
 
 // stall is a call Stall holds: arrived is closed when it comes, release
@@ -111,6 +116,37 @@ func (s *Server) SetVersion(major int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.version = major
+}
+
+// SetXMLRPC turns the XML-RPC endpoints (/xmlrpc/2/...) off (they then
+// answer 404, as on a server that removed them: Odoo 19 behind a proxy
+// that blocks them, or Odoo 22, which is to drop them) or on again (the
+// default). The administrator's calls (odoo.Admin) go over XML-RPC: turn
+// it off once the database is set up.
+func (s *Server) SetXMLRPC(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noXMLRPC = !on
+}
+
+// webVersion serves GET /web/version as Odoo 19 does (JSON, without
+// login; a request that names no database lists them); before 19 it is
+// not there (404).
+func (s *Server) webVersion(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	major := s.version
+	s.mu.Unlock()
+	if major < 19 || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	s.calls.Add(1)
+	if r.Header.Get("X-Odoo-Database") == "" {
+		s.listings.Add(1)
+	}
+	version, info := serverVersion(major)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	_ = json.NewEncoder(w).Encode(map[string]any{"version_info": info, "version": version})
 }
 
 // serverVersion is what common.version answers for each major version,
@@ -263,6 +299,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.login(w, r)
 		return
 	}
+	if r.URL.Path == "/web/version" {
+		s.webVersion(w, r)
+		return
+	}
 	if r.URL.Path == "/json/2" || strings.HasPrefix(r.URL.Path, "/json/2/") {
 		s.serveJSON2(w, r)
 		return
@@ -273,6 +313,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodPost {
 		http.Error(w, "405 Method Not Allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	s.mu.Lock()
+	off := s.noXMLRPC
+	s.mu.Unlock()
+	if off && strings.HasPrefix(r.URL.Path, "/xmlrpc/") {
+		http.NotFound(w, r)
 		return
 	}
 	s.calls.Add(1)

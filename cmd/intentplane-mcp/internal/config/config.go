@@ -242,7 +242,8 @@ type Server struct {
 	URL     string            `toml:"url"`
 	Headers map[string]string `toml:"headers"`
 	// Pack mounts a pack instead ("ap"), over ERP ("demo": in-memory
-	// demo data; "odoo": the Odoo 17 database described by Odoo).
+	// demo data; "odoo": the Odoo 17, 18 or 19 database described by
+	// Odoo).
 	Pack string `toml:"pack"`
 	ERP  string `toml:"erp"`
 	Odoo *Odoo  `toml:"odoo"`
@@ -271,7 +272,7 @@ const (
 	ConfirmPage = "page"
 )
 
-// Odoo reaches the Odoo 17 database a pack mounted with
+// Odoo reaches the Odoo (17, 18 or 19) database a pack mounted with
 // erp = "odoo" reads and pays through. Passwords are never written in the
 // file: each identity names the environment variable holding its
 // password (or API key).
