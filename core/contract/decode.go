@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -481,7 +482,7 @@ func parseAmount(raw json.RawMessage, scale uint8) (intent.Amount, error) {
 	case errors.Is(err, intent.ErrAmountPrecision):
 		return 0, fmt.Errorf("has more than %d decimals", scale)
 	case errors.Is(err, intent.ErrAmountRange):
-		return 0, fmt.Errorf("is too large")
+		return 0, fmt.Errorf("is too large: the largest amount the gateway can count is %s", intent.FormatAmount(math.MaxInt64, scale))
 	case err != nil:
 		return 0, fmt.Errorf("must be written as a plain decimal such as 1250.00 (no exponent, no sign, no thousands separator)")
 	case a == 0:

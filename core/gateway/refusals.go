@@ -41,7 +41,7 @@ var refusals = struct {
 	SourcesUnreadable, SourceUnreadable, SystemsUnreadable      message
 	SystemsInsufficient                                         message
 	InvalidText                                                 message
-	PolicyDenied, PolicyError                                   message
+	PolicyDenied, TotalTooLarge, PolicyOverflow, PolicyError    message
 	ApprovalRequired                                            message
 	ApprovalsOff, ApprovalInvalid, ApproverOutOfScope, Approval message
 	BudgetExceeded, NoBudget                                    message
@@ -76,7 +76,11 @@ var refusals = struct {
 	InvalidText:         message{intent.CodeContextFailed, "A system of record returned data that cannot be recorded (text that is not valid UTF-8), so nothing was done. Tell the user; the record must be corrected."},
 
 	PolicyDenied: message{intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user."},
-	PolicyError:  message{intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done."},
+	// The amount and its currency, whom the total adds up and its window.
+	TotalTooLarge: message{intent.CodePolicyDenied, "The policy refuses this operation: its amount %s %s added to what was already paid %s would exceed the largest total the gateway can keep (an amount of 19 digits in minor units). Nothing was done. An amount this large is not a payment the gateway can check; tell the user."},
+	// The @id of the policies that overflowed.
+	PolicyOverflow: message{intent.CodePolicyDenied, "The policy refuses this operation: policy %s cannot add this amount to the totals it checks, the sum being beyond the largest number it can count. Nothing was done. An amount this large is not a payment the gateway can check; tell the user."},
+	PolicyError:    message{intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done."},
 
 	// The level, the policies' reasons, the operation hash's first 16
 	// hex digits.

@@ -247,11 +247,8 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values...)
 		id := state.TotalReservationID(st.resID, i)
 		err := g.store.Reserve(ctx, acct, intent.Money{Currency: cur, Amount: state.TotalLimit}, id, intent.Money{Currency: cur, Amount: amount})
-		if errors.Is(err, state.ErrDuplicate) {
-			return refusals.Executing.with(st.operation[:16])
-		}
 		if err != nil {
-			return refusals.Unavailable.with()
+			return totalRefusal(err, st, intent.Money{Currency: cur, Amount: amount}, "to "+nameOf(facts, t.By[0], values[0])+" "+t.Text())
 		}
 		st.totalIDs = append(st.totalIDs, id)
 		u, err := g.store.Usage(ctx, acct)
@@ -287,6 +284,20 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		st.totals = fmt.Sprintf("this payment %s %s%s; %s", intent.FormatAmount(st.amount, 2), st.currency, converted, strings.Join(parts, ", "))
 	}
 	return nil
+}
+
+// totalRefusal is the refusal of an operation whose amount a total's
+// ledger did not reserve (err): what is paid "to X today" (what) already
+// holds it, or the sum would overflow (the total's limit is the largest
+// Amount: the amount's fault, not the store's), or the store failed.
+func totalRefusal(err error, st *decision, amount intent.Money, what string) *intent.Refusal {
+	switch {
+	case errors.Is(err, state.ErrDuplicate):
+		return refusals.Executing.with(st.operation[:16])
+	case errors.Is(err, state.ErrExceeded):
+		return refusals.TotalTooLarge.with(intent.FormatAmount(amount.Amount, 2), amount.Currency, what)
+	}
+	return refusals.Unavailable.with()
 }
 
 // noteOf returns " (" + the text of the fact note + ")" when note names a
@@ -413,6 +424,11 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		}
 		st.out.Level = pr.Level
 		return refusals.ApprovalRequired.with(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.operation[:16])
+	}
+	if len(pr.Errors) > 0 && len(pr.Overflowed) == len(pr.Errors) {
+		// Only overflows: the amount (with a total) is beyond what the
+		// policy can add up, which the agent can be told.
+		return refusals.PolicyOverflow.with(strings.Join(pr.Overflowed, ", "))
 	}
 	if len(pr.Errors) > 0 {
 		return refusals.PolicyError.with()

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -172,5 +173,63 @@ func TestTotalsConverted(t *testing.T) {
 		if d.Verdict != intent.StepUp || !strings.Contains(d.Refusal.Message, "(this payment 400.01 EUR (800.02 XTS); paid to GB29 today 600.00 XTS)") {
 			t.Errorf("second: %s %+v", d.Verdict, d.Refusal)
 		}
+	}
+}
+
+// TestTotalsOverflowRefused (issue 24): an amount that, added to what the
+// recipient's total already holds, would overflow the total is refused by
+// the policy with its reason, not told that the store is unavailable;
+// nothing executes and nothing stays reserved.
+func TestTotalsOverflowRefused(t *testing.T) {
+	t.Parallel()
+	exec := &crashing{ran: map[intent.OperationHash]bool{}}
+	w, _ := totalsWorld(t, exec)
+	tok := w.mandate("emma", math.MaxInt64)
+	if d := w.decide(tok, send("GB29", "600.00")); !d.Executed {
+		t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
+	}
+	for _, amount := range []string{"92233720368547758.07", "92233720368547158.08"} {
+		d := w.decide(tok, send("GB29", amount))
+		if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied ||
+			!strings.Contains(d.Refusal.Message, "would exceed the largest total the gateway can keep") ||
+			!strings.Contains(d.Refusal.Message, "to GB29 today") {
+			t.Errorf("%s after 600.00: %s %+v, want a policy refusal naming the total", amount, d.Verdict, d.Refusal)
+		}
+	}
+	acct := state.TotalAccount("emma", "pay", "sent_today", "EUR", w.now.Format(time.DateOnly), "GB29")
+	if u, _ := w.store.Usage(context.Background(), acct); u.Committed != 60000 || u.Reserved != 0 {
+		t.Errorf("the total after the refusals: %+v, want 600.00 committed and nothing reserved", u)
+	}
+	// The largest amount that fits with the total is the policy's to
+	// decide (here: a person confirms).
+	if d := w.decide(tok, send("GB29", "92233720368547158.07")); d.Verdict != intent.StepUp {
+		t.Errorf("the largest amount that fits: %s %+v, want a step-up", d.Verdict, d.Refusal)
+	}
+}
+
+// TestPolicyOverflowRefused (issue 24): a policy that adds to the amount
+// and overflows tells the agent that the amount is too large to check,
+// with the policy's id, as a policy refusal, not "could not decide".
+func TestPolicyOverflowRefused(t *testing.T) {
+	t.Parallel()
+	pol := `
+@id("send") @reason("payments to resolved recipients")
+permit (principal, action == Action::"pay.send", resource);
+
+@id("fee-limit") @reason("a payment and its fee above 1,000.00")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.amount + 150 > 100000 };
+`
+	w, _ := crashWorldWith(t, &crashing{ran: map[intent.OperationHash]bool{}}, func(p *gateway.Pack) {
+		p.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(pol)}, "schema.cedarschema": {Data: []byte(gatewaytest.Schema)}}
+	})
+	tok := w.mandate("emma", math.MaxInt64)
+	d := w.decide(tok, send("GB29", "92233720368547758.07"))
+	if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied ||
+		!strings.Contains(d.Refusal.Message, "policy fee-limit cannot add this amount") {
+		t.Errorf("overflowing policy: %s %+v, want a policy refusal naming fee-limit", d.Verdict, d.Refusal)
+	}
+	if d := w.decide(tok, send("GB29", "998.00")); !d.Executed {
+		t.Errorf("998.00: %s %+v", d.Verdict, d.Refusal)
 	}
 }
