@@ -209,8 +209,7 @@ func (x executor) vendor(ctx context.Context, company, value string) (vendorJSON
 	for _, a := range as {
 		switch {
 		case !usable(a):
-			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
-				Why: "the number typed in the ERP, with its bank's code, is not a valid account in plain ASCII; no payment goes to it until the accounting team corrects it"})
+			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number, Why: accountProblem(a)})
 		case !a.Trusted:
 			vj.Untrusted = append(vj.Untrusted, unusableJSON{BankAccount: a.ID, Number: a.Number, Why: untrustedWhy})
 		}
