@@ -171,6 +171,36 @@ func checkArgs(c *config.Config, p gateway.Pack, eng *policy.Engine, proxied str
 	return errors.Join(errs...)
 }
 
+// checkScales refuses a proxied tool whose budget amount is read with
+// another scale than the minor unit of the mandate's budget currency
+// (scale = 2 under a JPY budget): the gateway would refuse every call of
+// it (ScaleMismatch). Tools paying in a record's currency
+// (BudgetCurrency) are checked per call.
+func checkScales(c *config.Config, packs []gateway.Pack, proxied string, budget intent.Money) error {
+	for _, p := range packs {
+		if p.Name != proxied {
+			continue
+		}
+		for _, ct := range p.Contracts {
+			if ct.Budget == "" || ct.BudgetCurrency != "" {
+				continue
+			}
+			for _, prm := range ct.Params {
+				if prm.Name != ct.Budget || prm.Type.Kind() != intent.KindAmount || int(prm.Type.Scale()) == budget.Exponent() {
+					continue
+				}
+				at := toolActionKey(c, ct.Action)
+				if len(at) == 3 {
+					at = []string{"tools", at[1], "params", prm.Name, "scale"}
+				}
+				return c.ErrAt(at, "the amount %q is read with %d decimals, but the mandate's budget is in %s, which has %d (ISO 4217): every call would be refused. Set scale = %d",
+					prm.Name, prm.Type.Scale(), budget.Currency, budget.Exponent(), budget.Exponent())
+			}
+		}
+	}
+	return nil
+}
+
 // pageApprovers counts the page approvers who may approve for owner.
 func pageApprovers(c *config.Config, owner intent.Owner) int {
 	names := map[string]bool{}

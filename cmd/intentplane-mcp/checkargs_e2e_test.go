@@ -105,3 +105,24 @@ when { context.args.reference == "cash" };
 		}
 	})
 }
+
+// TestCheckAmountScale (issue 24): --check refuses a proxied payment tool
+// whose amount scale is not the minor unit of the mandate's budget
+// currency, at the scale's line: under a JPY budget a scale of 2 would
+// count ¥100 as 10000 yen.
+func TestCheckAmountScale(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	cfg := readFile(t, e.config)
+	jpy := strings.Replace(cfg, `budget = "EUR 12000.00"`, `budget = "JPY 1200000"`, 1)
+	if jpy == cfg {
+		t.Fatal("the example's budget moved; update this test")
+	}
+	writeFile(t, e.config, jpy)
+	out, err := exec.Command(bins.proxy, "--config", e.config, "--check").CombinedOutput()
+	line := 1 + strings.Count(jpy[:strings.Index(jpy, "[tools.send_money.params.amount]")], "\n") + 2
+	want := fmt.Sprintf(`intentplane.toml:%d: the amount "amount" is read with 2 decimals, but the mandate's budget is in JPY, which has 0 (ISO 4217): every call would be refused. Set scale = 0`, line)
+	if err == nil || !strings.Contains(string(out), want) {
+		t.Fatalf("--check: %v\n%s\nwant %q", err, out, want)
+	}
+}

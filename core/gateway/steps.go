@@ -202,6 +202,14 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 			}
 			st.currency = v.Str
 		}
+		// An amount read at another scale than its currency's minor unit
+		// (2 decimals for a JPY budget) would be counted and shown off by
+		// a power of ten: refused, whatever the amount.
+		if v := st.args[c.Budget]; v.Kind == intent.KindAmount {
+			if e := (intent.Money{Currency: st.currency}).Exponent(); int(v.Scale) != e {
+				return refusals.ScaleMismatch.with(c.Budget, v.Scale, st.currency, e)
+			}
+		}
 	}
 	return nil
 }
@@ -232,7 +240,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 			return refusals.SystemsUnreadable.with()
 		}
 		if cu.Str != cur {
-			converted = fmt.Sprintf(" (%s %s)", intent.FormatAmount(intent.Amount(a.Int), 2), cu.Str)
+			converted = fmt.Sprintf(" (%s)", intent.Money{Currency: cu.Str, Amount: intent.Amount(a.Int)})
 		}
 		amount, cur = intent.Amount(max(a.Int, 0)), cu.Str
 	}
@@ -271,7 +279,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		facts[t.Name] = intent.Int(int64(before))
 		nonzero = nonzero || before > 0
 		who := nameOf(facts, t.By[0], values[0])
-		part := fmt.Sprintf("%s %s %s", t.Text(), intent.FormatAmount(before, 2), cur)
+		part := fmt.Sprintf("%s %s", t.Text(), intent.Money{Currency: cur, Amount: before})
 		if who != payee {
 			payee = who
 			part = "paid to " + who + " " + part
@@ -281,7 +289,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	// The amount converted is shown whenever it differs, so that the
 	// person asked to approve sees both amounts.
 	if nonzero || converted != "" {
-		st.totals = fmt.Sprintf("this payment %s %s%s; %s", intent.FormatAmount(st.amount, 2), st.currency, converted, strings.Join(parts, ", "))
+		st.totals = fmt.Sprintf("this payment %s%s; %s", intent.Money{Currency: st.currency, Amount: st.amount}, converted, strings.Join(parts, ", "))
 	}
 	return nil
 }
@@ -295,7 +303,7 @@ func totalRefusal(err error, st *decision, amount intent.Money, what string) *in
 	case errors.Is(err, state.ErrDuplicate):
 		return refusals.Executing.with(st.operation[:16])
 	case errors.Is(err, state.ErrExceeded):
-		return refusals.TotalTooLarge.with(intent.FormatAmount(amount.Amount, 2), amount.Currency, what)
+		return refusals.TotalTooLarge.with(amount.Decimal(), amount.Currency, what)
 	}
 	return refusals.Unavailable.with()
 }
@@ -687,9 +695,9 @@ func budgetAccount(m *mandate.Mandate, b intent.Money) string {
 func noBudget(m *mandate.Mandate, currency string, amount intent.Amount) *intent.Refusal {
 	var have []string
 	for _, b := range m.AllBudgets() {
-		have = append(have, intent.FormatAmount(b.Amount, 2)+" "+b.Currency)
+		have = append(have, b.String())
 	}
-	return refusals.NoBudget.with(intent.FormatAmount(amount, 2), currency, currency, strings.Join(have, ", "), currency)
+	return refusals.NoBudget.with(intent.Money{Currency: currency, Amount: amount}.Decimal(), currency, currency, strings.Join(have, ", "), currency)
 }
 
 func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b intent.Money, amount intent.Amount, err error) *intent.Refusal {
@@ -698,9 +706,9 @@ func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b inten
 	}
 	remaining := "unknown"
 	if u, uerr := g.store.Usage(ctx, budgetAccount(m, b)); uerr == nil {
-		remaining = intent.FormatAmount(b.Amount-u.Committed-u.Reserved, 2) + " " + b.Currency
+		remaining = intent.Money{Currency: b.Currency, Amount: b.Amount - u.Committed - u.Reserved}.String()
 	}
-	return refusals.BudgetExceeded.with(intent.FormatAmount(amount, 2), b.Currency, remaining, intent.FormatAmount(b.Amount, 2), b.Currency)
+	return refusals.BudgetExceeded.with(intent.Money{Currency: b.Currency, Amount: amount}.Decimal(), b.Currency, remaining, b.Decimal(), b.Currency)
 }
 
 // budgetFits checks, without holding anything, that amount still fits the

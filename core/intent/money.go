@@ -139,6 +139,31 @@ func CurrencyExponent(code string) (int, bool) {
 	return 2, true
 }
 
+// Exponent returns the number of decimals of the minor unit of m's
+// currency (CurrencyExponent): 2 for EUR, 0 for JPY, 3 for KWD; 2 when
+// Currency is not an ISO 4217 code.
+func (m Money) Exponent() int {
+	if e, ok := CurrencyExponent(m.Currency); ok {
+		return e
+	}
+	return 2
+}
+
+// Decimal returns m's amount as an exact decimal with its currency's
+// exponent (FormatAmount): "1250.00" for EUR 125000, "100" for JPY 100,
+// "1.250" for KWD 1250.
+func (m Money) Decimal() string { return FormatAmount(m.Amount, uint8(m.Exponent())) }
+
+// String returns m for messages: its Decimal, a space and its currency,
+// "1250.00 EUR", "100 JPY", "1.250 KWD"; the Decimal alone when Currency
+// is empty. It is the one way the gateway writes money for people.
+func (m Money) String() string {
+	if m.Currency == "" {
+		return m.Decimal()
+	}
+	return m.Decimal() + " " + m.Currency
+}
+
 // minorUnits lists the ISO 4217 currencies whose minor unit does not have
 // 2 decimals (source: the ISO 4217 list of codes, "Minor unit" column).
 var minorUnits = map[string]int{
