@@ -748,6 +748,12 @@ func (c *Client) storeCurrencies(cs []record) error {
 		if !isCurrencyCode(code) || dec < 0 || dec > 6 {
 			return fmt.Errorf("odoo: res.currency %d: %w: code %q, %d decimals", id, ErrBadAnswer, code, dec)
 		}
+		if intent.ISOCurrency(code) && int(dec) != erp.Decimals(code) {
+			// Amounts would be read and written at another scale than
+			// ISO 4217's, the one every amount of the gateway is in.
+			return fmt.Errorf("odoo: res.currency %d: %w: %s has %d decimal places in Odoo, %d in ISO 4217; correct the currency in Odoo",
+				id, ErrBadAnswer, code, dec, erp.Decimals(code))
+		}
 		c.currencies[id] = currency{code: code, decimals: int(dec)}
 	}
 	return nil

@@ -2,11 +2,17 @@ package odoo_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intentplane/intentplane/ap"
+	"github.com/intentplane/intentplane/core/approval"
+	"github.com/intentplane/intentplane/core/gateway"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
@@ -75,4 +81,91 @@ func TestAPAccountSpellingsOnFakeOdoo(t *testing.T) {
 			t.Errorf("%s after the same number was typed at another vendor without its prefix: %s", p[0], refusal(d))
 		}
 	}
+}
+
+// TestAPCurrencyExponentsOnFakeOdoo (issue 24): bills in JPY (no
+// decimals) and KWD (three) are paid through the pack on the fake Odoo at
+// their own minor unit, against budgets in their currencies: Odoo
+// registers ¥50,000 and 60.250 KWD, and the bills owe the rest.
+func TestAPCurrencyExponentsOnFakeOdoo(t *testing.T) {
+	t.Parallel()
+	srv := odootest.NewServer("fake-master")
+	t.Cleanup(srv.Close)
+	e := newAPEnv(t, odootest.RealServer{URL: srv.URL, Master: "fake-master"}, "exponents", srv)
+	ctx := context.Background()
+	for _, c := range []struct {
+		currency, rate    string
+		total             intent.Amount
+		pay, left         string
+		paid, leftInMinor intent.Amount
+	}{
+		{"JPY", "160", 80000, "50000", "30000", 50000, 30000},
+		{"KWD", "0.33", 100000, "60.250", "39.750", 60250, 39750},
+	} {
+		t.Run(c.currency, func(t *testing.T) {
+			if err := e.admin.SetRate(ctx, odoo.DemoCompany, c.currency, time.Now().AddDate(0, 0, -40).Format(time.DateOnly), c.rate); err != nil {
+				t.Fatal(err)
+			}
+			ref := "EXP-" + c.currency
+			b, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: e.vendor.ID, Currency: c.currency, Total: c.total})
+			if err != nil {
+				t.Fatal(err)
+			}
+			now := e.now()
+			tok, err := mandate.Issue(mandate.Mandate{
+				ID: "m-" + c.currency, Audience: apAudience, Owner: odoo.DemoCompany, Scope: []intent.Action{ap.ActionPayBill, ap.ActionListOpenBills},
+				Budget: intent.Money{Currency: c.currency, Amount: 10 * c.total}, Mode: mandate.ModeKnownCounterparties,
+				NotBefore: now.Add(-time.Minute), Expiry: now.Add(time.Hour),
+			}, "cfo", apIssuer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := payArgs(odoo.DemoVendor, ref, odoo.DemoIBAN, c.pay)
+			args["currency"] = c.currency
+			d := e.decideWith(t, tok, args)
+			if d.Verdict == intent.StepUp {
+				d = e.decideWith(t, tok, args, e.confirm(t, d))
+			}
+			if !d.Executed {
+				t.Fatalf("%s %s: %s", c.pay, c.currency, refusal(d))
+			}
+			bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
+			if err != nil || len(bs) != 1 || len(bs[0].Payments) != 1 {
+				t.Fatalf("bill %+v, %v; want one payment", bs, err)
+			}
+			if p := bs[0].Payments[0].Amount; p != (intent.Money{Currency: c.currency, Amount: c.paid}) || bs[0].Residual != c.leftInMinor {
+				t.Errorf("Odoo registered %v, the bill owes %d; want %s %s paid, %d left", p, bs[0].Residual, c.pay, c.currency, c.leftInMinor)
+			}
+			if !strings.Contains(d.Output, `"residual":"`+c.left+`"`) {
+				t.Errorf("payment output %s; want the residual %s", d.Output, c.left)
+			}
+		})
+	}
+}
+
+// decideWith decides an ap.pay_bill of args under the mandate tok, with
+// approvals as.
+func (e *apEnv) decideWith(tb testing.TB, tok string, args map[string]any, as ...approval.Approval) gateway.Decision {
+	tb.Helper()
+	body, err := json.Marshal(map[string]any{"action": ap.ActionPayBill, "args": args})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := e.gw.Decide(context.Background(), gateway.Request{Mandate: tok, Proposal: body, Approvals: as})
+	if err != nil {
+		tb.Fatalf("Decide: %v", err)
+	}
+	return d
+}
+
+// confirm is alice's approval of the operation d stepped up.
+func (e *apEnv) confirm(tb testing.TB, d gateway.Decision) approval.Approval {
+	tb.Helper()
+	at := time.Now().Add(e.skew)
+	a, err := approval.Sign(approval.Approval{ID: "alice-" + randomHex(tb, 8), Operation: d.OperationHash, MandateID: d.Operation.MandateID,
+		Approver: "alice", IssuedAt: at, ExpiresAt: at.Add(10 * time.Minute)}, apApprovers["alice"])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
 }

@@ -334,7 +334,20 @@ func (c *Contract) Decode(raw map[string]json.RawMessage) (intent.Args, error) {
 		}
 	}
 	args := make(intent.Args, len(c.Params))
+	// Amounts in another parameter's currency come last, once it is
+	// decoded and normalized.
+	params := make([]Parameter, 0, len(c.Params))
 	for _, p := range c.Params {
+		if p.Type.currency == "" {
+			params = append(params, p)
+		}
+	}
+	for _, p := range c.Params {
+		if p.Type.currency != "" {
+			params = append(params, p)
+		}
+	}
+	for _, p := range params {
 		r, ok := raw[p.Name]
 		if !ok || string(bytes.TrimSpace(r)) == "null" {
 			if p.Required {
@@ -342,7 +355,16 @@ func (c *Contract) Decode(raw map[string]json.RawMessage) (intent.Args, error) {
 			}
 			continue
 		}
-		v, err := decodeValue(p.Type, r)
+		t := p.Type
+		if t.currency != "" {
+			cur := args[t.currency].Str
+			e, known := intent.CurrencyExponent(cur)
+			if !known || !intent.ISOCurrency(cur) {
+				return nil, bad(p.Name, "is in %q, which is not an active ISO 4217 currency: its minor unit is unknown", truncate(cur))
+			}
+			t.scale = uint8(e)
+		}
+		v, err := decodeValue(t, r)
 		if err != nil {
 			return nil, bad(p.Name, "%v", err)
 		}

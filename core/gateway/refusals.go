@@ -36,7 +36,8 @@ var refusals = struct {
 	Malformed                                                   message
 	MandateInvalid, OutOfScope                                  message
 	UnknownAction                                               message
-	BadArgument, BadValue, Unencodable, ScaleMismatch           message
+	BadArgument, BadValue, Unencodable                          message
+	ScaleMismatch, CurrencyMismatch                             message
 	NotTrusted                                                  message
 	SourcesUnreadable, SourceUnreadable, SystemsUnreadable      message
 	SystemsInsufficient                                         message
@@ -62,6 +63,9 @@ var refusals = struct {
 	BadArgument: message{intent.CodeBadArgument, "The proposal was refused: %v. Nothing was done."},
 	BadValue:    message{intent.CodeBadArgument, "The value given for %q was refused: %s. Nothing was done."},
 	Unencodable: message{intent.CodeBadArgument, "The proposal was refused: an argument cannot be encoded. Nothing was done."},
+	// The budget parameter, the currency it was given in, the currency of
+	// the operation (twice).
+	CurrencyMismatch: message{intent.CodeBadArgument, "The %s was given in %s, but this operation pays in %s (the currency of the record paid). Nothing was done. Give the amount in %s, with that currency's decimals."},
 	// The budget parameter, its scale, the currency and its exponent.
 	ScaleMismatch: message{intent.CodeBadArgument, "The amount %q is read with %d decimals, but its currency %s has %d (ISO 4217), so it would be counted against the budget at the wrong scale. Nothing was done. The action's amount scale is a setting of the gateway, not something to work around: tell the user."},
 

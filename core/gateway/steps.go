@@ -205,10 +205,8 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 		// An amount read at another scale than its currency's minor unit
 		// (2 decimals for a JPY budget) would be counted and shown off by
 		// a power of ten: refused, whatever the amount.
-		if v := st.args[c.Budget]; v.Kind == intent.KindAmount {
-			if e := (intent.Money{Currency: st.currency}).Exponent(); int(v.Scale) != e {
-				return refusals.ScaleMismatch.with(c.Budget, v.Scale, st.currency, e)
-			}
+		if r := checkScale(c, st); r != nil {
+			return r
 		}
 	}
 	return nil
@@ -306,6 +304,26 @@ func totalRefusal(err error, st *decision, amount intent.Money, what string) *in
 		return refusals.TotalTooLarge.with(amount.Decimal(), amount.Currency, what)
 	}
 	return refusals.Unavailable.with()
+}
+
+// checkScale refuses the budget amount of st when it is read in another
+// currency than the one it is counted in (an amount in the currency an
+// argument names, contract.AmountIn, where the record paid is in
+// another), or at another scale than that currency's minor unit.
+func checkScale(c *contract.Contract, st *decision) *intent.Refusal {
+	v := st.args[c.Budget]
+	if v.Kind != intent.KindAmount {
+		return nil
+	}
+	for _, p := range c.Params {
+		if cp := p.Type.Currency(); p.Name == c.Budget && cp != "" && st.args[cp].Str != st.currency {
+			return refusals.CurrencyMismatch.with(c.Budget, st.args[cp].Str, st.currency, st.currency)
+		}
+	}
+	if e := (intent.Money{Currency: st.currency}).Exponent(); int(v.Scale) != e {
+		return refusals.ScaleMismatch.with(c.Budget, v.Scale, st.currency, e)
+	}
+	return nil
 }
 
 // noteOf returns " (" + the text of the fact note + ")" when note names a

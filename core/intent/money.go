@@ -176,6 +176,35 @@ var minorUnits = map[string]int{
 	"CLF": 4, "UYW": 4,
 }
 
+// ISOCurrency reports whether code is an active ISO 4217 currency code
+// (list one of ISO 4217, funds codes included, as of 2025): "EUR", "JPY"
+// and "KWD" are; "XTS" (the testing code), "XAU" (gold, no minor unit)
+// and any other three letters are not. A payment in a currency it does
+// not know is not one whose minor unit can be trusted.
+func ISOCurrency(code string) bool {
+	_, ok := activeCodes[code]
+	return ok
+}
+
+// activeCodes are the active ISO 4217 currency codes whose minor unit has
+// 2 decimals (ISO 4217 list one, 2025, funds codes included), and those
+// of minorUnits.
+var activeCodes = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, c := range strings.Fields("AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB BOV BRL BSD BTN BWP BYN BZD " +
+		"CAD CDF CHE CHF CHW CNY COP COU CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS " +
+		"GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL " +
+		"MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD PAB PEN PGK " +
+		"PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS " +
+		"TMT TOP TRY TTD TWD TZS UAH USD USN UYU UZS VED VES WST XCD XCG YER ZAR ZMW ZWG") {
+		m[c] = struct{}{}
+	}
+	for c := range minorUnits {
+		m[c] = struct{}{}
+	}
+	return m
+}()
+
 // digits reports whether s is one or more ASCII digits.
 func digits(s string) bool {
 	if s == "" {

@@ -238,3 +238,19 @@ func TestMoneyString(t *testing.T) {
 		}
 	}
 }
+
+// TestISOCurrency: the active codes, of every exponent, and not the
+// codes with no minor unit or for testing.
+func TestISOCurrency(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{"EUR", "USD", "JPY", "KWD", "CLF", "CHF", "BHD", "VND"} {
+		if !intent.ISOCurrency(c) {
+			t.Errorf("ISOCurrency(%q) = false", c)
+		}
+	}
+	for _, c := range []string{"XTS", "XAU", "XXX", "eur", "EURO", "", "ZZZ", "ЕUR"} {
+		if intent.ISOCurrency(c) {
+			t.Errorf("ISOCurrency(%q) = true", c)
+		}
+	}
+}
