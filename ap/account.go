@@ -2,6 +2,7 @@ package ap
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/normalize"
@@ -36,7 +37,11 @@ func AccountKey(s string) (string, error) {
 		country = "GB"
 	case "BIC":
 	default:
-		return normalize.IBAN(s) // with or without its "IBAN:" prefix
+		k, err := normalize.IBAN(s) // with or without its "IBAN:" prefix
+		if _, perr := normalize.ParseAccount(s, "", ""); err != nil && errors.Is(perr, normalize.ErrNoBank) {
+			return "", &normalize.Error{Kind: normalize.KindBankAccount, Input: s, Err: normalize.ErrNoBank, Reason: noBankReason}
+		}
+		return k, err
 	}
 	bank, number, ok := strings.Cut(rest, ":")
 	if !ok {
@@ -53,21 +58,52 @@ func AccountKey(s string) (string, error) {
 	return a.Key(), nil
 }
 
+// noBankReason is what an agent is told when it names a bank account by
+// a national account number alone.
+const noBankReason = "is not an IBAN but a national account number, which names no account without its bank's code: " +
+	"give the account as ap.get_vendor shows it: ABA:<routing number>:<account number> for a US account, " +
+	"SORTCODE:<sort code>:<account number> for a UK account, or BIC:<bank's BIC>:<account number> at any other bank " +
+	"(for example BIC:COBADEFF:0532013000)"
+
+// accountProblem says why the account a, as the ERP keeps it, cannot be
+// paid, in words for the person who must correct it there; "" when it can
+// (see keyOf).
+func accountProblem(a erp.BankAccount) string {
+	_, err := normalize.ParseAccount(a.Number, a.BIC, a.Country)
+	switch {
+	case errors.Is(err, normalize.ErrNoBank):
+		return "the account number typed in the ERP is a national account number without its bank's code: " +
+			"the accounting team adds the bank on the account in the ERP (its BIC; for a US account the ABA routing number, " +
+			"for a UK account the sort code); no payment goes to it until then"
+	case err != nil:
+		return "the number typed in the ERP, with its bank's code, is not a valid account in plain ASCII; no payment goes to it until the accounting team corrects it"
+	case !usable(a):
+		return "the number the ERP keeps for searches differs from the number typed (a character the ERP folds); no payment goes to it until the accounting team corrects it"
+	}
+	return ""
+}
+
 // keyOf returns the key of an account as the ERP keeps it: its number as
 // typed (acc_number, never Odoo's sanitized_acc_number, which folds
 // look-alikes), its bank's code and its holder's country, under
 // normalize.ParseAccount. ok is false when the account is not usable as
-// typed: not a valid account, or an IBAN whose sanitized number differs.
+// typed: not a valid account, or an IBAN whose sanitized number differs
+// from the IBAN, with or without the "IBAN" prefix people paste (Odoo
+// sanitizes "IBAN DE89 3704…" to "IBANDE893704…").
 func keyOf(a erp.BankAccount) (string, bool) {
 	acc, err := normalize.ParseAccount(a.Number, a.BIC, a.Country)
 	if err != nil {
 		return "", false
 	}
-	if acc.Type == normalize.AccountIBAN && acc.Number != a.Sanitized {
+	if acc.Type == normalize.AccountIBAN && acc.Number != a.Sanitized && ibanPrefix+acc.Number != a.Sanitized {
 		return "", false
 	}
 	return acc.Key(), true
 }
+
+// ibanPrefix is the prefix that an IBAN typed "IBAN DE89…" or "IBAN:
+// DE89…" keeps in the ERP's sanitized number.
+const ibanPrefix = "IBAN"
 
 // usable reports whether an account's number, as typed in the ERP, is an
 // account under the pack's normalizer (see keyOf).
@@ -86,16 +122,20 @@ func showAccount(key string) string {
 }
 
 // sanitizedNumbers returns the sanitized numbers (erp.Sanitize) under which
-// the ERP may keep the account with key: the IBAN; the account number; and
-// for a UK account also the sort code followed by the number, as typed in
+// the ERP may keep the account with key: the IBAN, and the IBAN with the
+// "IBAN" prefix people paste with it; the account number; and for a UK
+// account also the sort code followed by the number, as typed in
 // acc_number with no bank.
 func sanitizedNumbers(key string) []string {
 	a, err := normalize.ParseAccountKey(key)
 	if err != nil {
 		return nil
 	}
-	if a.Type == normalize.AccountSortCode {
+	switch a.Type {
+	case normalize.AccountSortCode:
 		return []string{a.Number, a.Bank + a.Number}
+	case normalize.AccountIBAN:
+		return []string{a.Number, ibanPrefix + a.Number}
 	}
 	return []string{a.Number}
 }

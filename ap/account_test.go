@@ -2,11 +2,13 @@ package ap_test
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/erp"
 )
 
@@ -182,5 +184,52 @@ func TestNationalAccountLookAlikeInERP(t *testing.T) {
 		if d.Executed || !strings.Contains(message(d), "unusable") {
 			t.Errorf("%+v: executed %v, %s %s; want refused as unusable", tt, d.Executed, code(d), message(d))
 		}
+	}
+}
+
+// TestBareNationalAccount (issue 24): a national account number without
+// its bank, sent by the agent or on file, is refused with what to send
+// (the three account key forms) or what the accounting team must add in
+// the ERP (the bank's code), never "must start with a two-letter country
+// code".
+func TestBareNationalAccount(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"0532013000", "0532 0130 00", "12345-003-1234567", "31926819", "US122000000121212121212"} {
+		_, err := ap.AccountKey(in)
+		if err == nil || !errors.Is(err, normalize.ErrNoBank) || !strings.Contains(err.Error(), "BIC:<bank's BIC>:<account number>") ||
+			!strings.Contains(err.Error(), "ABA:<routing number>") || strings.Contains(err.Error(), "country code") {
+			t.Errorf("AccountKey(%q): %v; want what to send", in, err)
+		}
+	}
+	// An invalid IBAN stays an IBAN error.
+	if _, err := ap.AccountKey("DE89 3704 0044 0532 0130 01"); err == nil || errors.Is(err, normalize.ErrNoBank) {
+		t.Errorf("a mistyped IBAN: %v; want the IBAN's error", err)
+	}
+
+	e := newEnv(t)
+	ctx := t.Context()
+	v, err := e.erp.AddVendor(ctx, ap.DemoCompany, erp.Vendor{Name: "Bare Number GmbH", Phone: "+49 30 1234567", Active: true, Country: "DE"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.erp.AddBankAccount(ctx, ap.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "0532013000", Country: "DE",
+		Trusted: true, Active: true, SetAt: t0.AddDate(-1, 0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.erp.AddBill(ctx, ap.DemoCompany, erp.Bill{Name: "BILL/2026/11/0079", Ref: "BN-1", Vendor: v.ID, Currency: "EUR", Total: 50000}); err != nil {
+		t.Fatal(err)
+	}
+	tok := e.mandate("m-bare", ap.DemoCompany, "EUR")
+	g := e.decide(tok, ap.ActionGetVendor, map[string]any{"vendor": "Bare Number GmbH"})
+	if !g.Executed || !strings.Contains(g.Output, "without its bank's code") || !strings.Contains(g.Output, "adds the bank on the account in the ERP") {
+		t.Errorf("get_vendor of a vendor whose account has no bank: %s %s", g.Output, message(g))
+	}
+	d := e.decide(tok, ap.ActionPayBill, pay("Bare Number GmbH", "BN-1", "0532013000", "100.00"))
+	if d.Executed || code(d) != intent.CodeBadArgument || !strings.Contains(message(d), "SORTCODE:<sort code>:<account number>") {
+		t.Errorf("pay to a bare number: executed %v, %s %s; want what to send", d.Executed, code(d), message(d))
+	}
+	d = e.decide(tok, ap.ActionPayBill, pay("Bare Number GmbH", "BN-1", "BIC:COBADEFF:0532013000", "100.00"))
+	if d.Executed || !strings.Contains(message(d), "by its number alone") || !strings.Contains(message(d), "without its bank's code") {
+		t.Errorf("pay to the number at a BIC the ERP does not hold: executed %v, %s %s; want the account on file named as lacking its bank", d.Executed, code(d), message(d))
 	}
 }

@@ -72,7 +72,7 @@ func creditTotal(cs []erp.Bill, except []string) (intent.Amount, []string) {
 			continue
 		}
 		total = saturatedAdd(total, c.Residual)
-		names = append(names, c.Name+" ("+intent.FormatAmount(c.Residual, 2)+" "+c.Currency+")")
+		names = append(names, c.Name+" ("+money(c.Residual, c.Currency)+" "+c.Currency+")")
 	}
 	return total, names
 }
@@ -176,5 +176,5 @@ func showCredit(bj *billJSON, b erp.Bill, docs []erp.Bill) {
 	if credit == 0 {
 		return
 	}
-	bj.Credit, bj.NetDue = intent.FormatAmount(credit, 2), intent.FormatAmount(max(b.Residual-credit, 0), 2)
+	bj.Credit, bj.NetDue = money(credit, b.Currency), money(max(b.Residual-credit, 0), b.Currency)
 }

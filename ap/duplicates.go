@@ -213,9 +213,9 @@ func describeBill(b erp.Bill, settled bool) string {
 	if !b.Date.IsZero() {
 		date = ", invoice date " + b.Date.UTC().Format(time.DateOnly)
 	}
-	total := b.Currency + " (amount not shown: not a currency with 2 decimals)"
+	total := b.Currency + " (amount not shown: not an ISO 4217 currency)"
 	if supportedCurrency(b.Currency) {
-		total = intent.FormatAmount(b.Total, 2) + " " + b.Currency
+		total = money(b.Total, b.Currency) + " " + b.Currency
 	}
 	return fmt.Sprintf("%s (%s, %s%s, %s)", name, ref, total, date, state)
 }

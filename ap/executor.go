@@ -209,8 +209,7 @@ func (x executor) vendor(ctx context.Context, company, value string) (vendorJSON
 	for _, a := range as {
 		switch {
 		case !usable(a):
-			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number,
-				Why: "the number typed in the ERP, with its bank's code, is not a valid account in plain ASCII; no payment goes to it until the accounting team corrects it"})
+			vj.Unusable = append(vj.Unusable, unusableJSON{BankAccount: a.ID, Number: a.Number, Why: accountProblem(a)})
 		case !a.Trusted:
 			vj.Untrusted = append(vj.Untrusted, unusableJSON{BankAccount: a.ID, Number: a.Number, Why: untrustedWhy})
 		}
@@ -300,7 +299,7 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 		return gateway.Result{}, refusedByERP(err)
 	}
 	out := paidJSON{
-		Payment: p.ID, Bill: p.Bill, Amount: intent.FormatAmount(p.Amount.Amount, 2), Currency: p.Amount.Currency,
+		Payment: p.ID, Bill: p.Bill, Amount: p.Amount.Decimal(), Currency: p.Amount.Currency,
 		IBAN: showAccount(number), Date: p.Day,
 	}
 	credited := netted(&out, credits, p)
@@ -309,14 +308,14 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 		// vendor held since: the payment and the credit notes are
 		// reconciled with this bill only.
 		left := max(bill.Residual-p.Amount.Amount-credited, 0)
-		out.Number, out.Ref, out.Residual = bill.Name, bill.Ref, intent.FormatAmount(left, 2)
+		out.Number, out.Ref, out.Residual = bill.Name, bill.Ref, money(left, bill.Currency)
 		out.PaymentState = string(erp.Partial)
 		if left == 0 {
 			out.PaymentState = string(erp.Paid)
 		}
 	} else if bs, err := x.src.Bills(ctx, company, erp.BillQuery{ID: billID}); err == nil && len(bs) == 1 {
 		out.Number, out.Ref = bs[0].Name, bs[0].Ref
-		out.Residual, out.PaymentState = intent.FormatAmount(bs[0].Residual, 2), string(bs[0].PaymentState)
+		out.Residual, out.PaymentState = money(bs[0].Residual, bs[0].Currency), string(bs[0].PaymentState)
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -366,11 +365,11 @@ func billOut(b erp.Bill, vendorName string) billJSON {
 		Bill: b.ID, Number: b.Name, Ref: b.Ref, Vendor: b.Vendor, VendorName: vendorName, Currency: b.Currency,
 		Due: due, PaymentState: string(b.PaymentState),
 	}
-	if !supportedCurrency(b.Currency) { // its minor unit is not hundredths: never shown at the wrong scale
+	if !supportedCurrency(b.Currency) { // its minor unit is unknown: never shown at a guessed scale
 		out.Note = unsupportedText(b.Currency) + "."
 		return out
 	}
-	out.Total, out.Residual = intent.FormatAmount(b.Total, 2), intent.FormatAmount(b.Residual, 2)
+	out.Total, out.Residual = money(b.Total, b.Currency), money(b.Residual, b.Currency)
 	return out
 }
 

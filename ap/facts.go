@@ -294,7 +294,7 @@ func creditedNote(facts map[string]intent.Value, bill erp.Bill, siblings []erp.B
 		return err
 	}
 	facts["bill_credited_note"] = intent.Str(fmt.Sprintf("of which %s %s settled by credit notes, not paid",
-		intent.FormatAmount(c, 2), facts["company_currency"].Str))
+		money(c, facts["company_currency"].Str), facts["company_currency"].Str))
 	return nil
 }
 

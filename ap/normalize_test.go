@@ -30,8 +30,9 @@ func TestNormalizers(t *testing.T) {
 		{"currency symbol", ap.Currency, "€", ""},
 		{"currency too long", ap.Currency, "EURO", ""},
 		{"currency with 2 decimals", ap.Currency, "chf", "CHF"},
-		{"currency without decimals", ap.Currency, "jpy", ""},
-		{"currency with 3 decimals", ap.Currency, "KWD", ""},
+		{"currency without decimals", ap.Currency, "jpy", "JPY"},
+		{"currency with 3 decimals", ap.Currency, "KWD", "KWD"},
+		{"testing code", ap.Currency, "XTS", ""},
 		{"currency not in ISO 4217", ap.Currency, "XYZ", ""},
 		{"precious metal", ap.Currency, "XAU", ""},
 	}

@@ -297,10 +297,11 @@ func contracts(cfg Config) ([]*contract.Contract, error) {
 						"It must be the vendor's current bank account on file.",
 					OnNoMatch: onNoAccount,
 				},
-				{Name: "amount", Type: contract.Amount(2), Required: true, Doc: `The amount to pay in money, a plain decimal such as "1250.00"; at most what the bill still owes, ` +
+				{Name: "amount", Type: contract.AmountIn("currency"), Required: true, Doc: `The amount to pay in money, a plain decimal with at most the currency's decimals ` +
+					`("1250.00" EUR, "125000" JPY, "1250.000" KWD); at most what the bill still owes, ` +
 					`less the vendor's open credit that is netted with the payment (ap.list_open_bills shows it as "credit" and "net_due").`},
 				{Name: "currency", Type: contract.String(3), Required: true, Normalizer: Currency, Doc: `The ISO 4217 currency of the amount ("EUR"); it must be the bill's.`},
-				{Name: "residual", Type: contract.Amount(2), Doc: residualDoc},
+				{Name: "residual", Type: contract.AmountIn("currency"), Doc: residualDoc},
 			},
 			Budget: "amount",
 			// The amount is reserved against the mandate's budget in the
@@ -421,10 +422,9 @@ func BillReference(s string) (string, error) {
 }
 
 // Currency normalizes an ISO 4217 code: trimmed and upper-cased; it must
-// then be three ASCII letters naming a currency whose minor unit is two
-// decimal places (EUR, USD, GBP...). A currency with another minor unit
-// (JPY, KWD) is refused with a message saying so: the pack reads and shows
-// amounts with two decimals and supports no other scale.
+// then be three ASCII letters naming an active ISO 4217 currency (EUR,
+// USD, JPY, KWD...; intent.ISOCurrency). The amount is read with that
+// currency's exponent (contract.AmountIn).
 func Currency(s string) (string, error) {
 	c := strings.ToUpper(strings.TrimSpace(s))
 	if len(c) != 3 || strings.IndexFunc(c, func(r rune) bool { return r < 'A' || r > 'Z' }) >= 0 {

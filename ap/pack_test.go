@@ -210,8 +210,8 @@ func TestAttacks(t *testing.T) {
 		{
 			name:    "another currency",
 			args:    map[string]any{"vendor": "ACME Supplies", "bill": "INV-2290", "iban": ap.DemoIBAN, "amount": "850.00", "currency": "usd"},
-			code:    intent.CodePolicyDenied,
-			mention: "not the bill's currency",
+			code:    intent.CodeBadArgument, // issue 24: the amount is read in the currency named
+			mention: "was given in USD, but this operation pays in EUR",
 		},
 		{
 			name:    "unknown bill",

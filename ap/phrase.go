@@ -97,7 +97,8 @@ func (f phraseFacts) billMoney(name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return approval.FormatAmount(intent.Amount(v), 2, f.arg("currency")), true
+	cur := f.arg("currency")
+	return approval.FormatAmount(intent.Amount(v), uint8(intent.Money{Currency: cur}.Exponent()), cur), true
 }
 
 // vendor names the vendor: its name on file, or its id.

@@ -415,6 +415,9 @@ func lookalikeOf(number, key string) bool {
 // unusableText says why an account whose number matches only once Odoo
 // folded it cannot be paid.
 func unusableText(a erp.BankAccount) string {
+	if _, err := normalize.ParseAccount(a.Number, a.BIC, a.Country); errors.Is(err, normalize.ErrNoBank) {
+		return fmt.Sprintf("matches bank account %s of vendor %s by its number alone (%q): %s", a.ID, a.Vendor, a.Number, accountProblem(a))
+	}
 	why := "is not a valid account as typed (an IBAN, or a national account number with its bank's code)"
 	return fmt.Sprintf("matches bank account %s of vendor %s only as Odoo folds its number (%q): the number typed in Odoo %s. "+
 		"The account is unusable until the accounting team corrects it in Odoo; nothing is paid to it", a.ID, a.Vendor, a.Number, notASCII(a, why))

@@ -170,18 +170,9 @@ func CheckDay(day string) error {
 // Decimals returns the decimal places of the minor unit of an ISO 4217
 // currency (ISO 4217 list one): 0 for JPY, 3 for KWD, 2 for EUR, USD and
 // every code it does not list otherwise.
+//
+// It is the vocabulary's table (intent.CurrencyExponent), the one table
+// of minor units: erp keeps none of its own.
 func Decimals(currency string) int {
-	if d, ok := otherDecimals[currency]; ok {
-		return d
-	}
-	return 2
-}
-
-// otherDecimals gives the minor unit, in decimal places, of the ISO 4217
-// currencies that do not have two.
-var otherDecimals = map[string]int{
-	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0,
-	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
-	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
-	"CLF": 4, "UYW": 4,
+	return intent.Money{Currency: currency}.Exponent()
 }

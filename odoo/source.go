@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
@@ -154,13 +155,17 @@ func decodeVendor(r record) (erp.Vendor, int64, error) {
 }
 
 // numberChars reports whether an account number holds only what the
-// connector lets through: ASCII letters and digits, spaces and - . /.
+// connector lets through: ASCII letters and digits, spaces (Unicode
+// category Zs: the no-break space too) and - . / : ("IBAN: DE89…").
 // Anything else (a Cyrillic look-alike, a full-width digit, a combining
 // mark, an underscore) is not silently cleaned into a valid number.
 func numberChars(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == ' ', c == '-', c == '.', c == '/':
+	for _, r := range s {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == ' ', r == '-', r == '.', r == '/', r == ':':
+		case r > unicode.MaxASCII && unicode.Is(unicode.Zs, r):
+			// A no-break or thin space from a PDF or a locale-formatted
+			// page: both sanitizations drop it.
 		default:
 			return false
 		}
@@ -742,6 +747,12 @@ func (c *Client) storeCurrencies(cs []record) error {
 		}
 		if !isCurrencyCode(code) || dec < 0 || dec > 6 {
 			return fmt.Errorf("odoo: res.currency %d: %w: code %q, %d decimals", id, ErrBadAnswer, code, dec)
+		}
+		if intent.ISOCurrency(code) && int(dec) != erp.Decimals(code) {
+			// Amounts would be read and written at another scale than
+			// ISO 4217's, the one every amount of the gateway is in.
+			return fmt.Errorf("odoo: res.currency %d: %w: %s has %d decimal places in Odoo, %d in ISO 4217; correct the currency in Odoo",
+				id, ErrBadAnswer, code, dec, erp.Decimals(code))
 		}
 		c.currencies[id] = currency{code: code, decimals: int(dec)}
 	}

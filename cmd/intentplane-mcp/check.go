@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
+	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/policy"
@@ -49,6 +51,9 @@ func checkDecidable(c *config.Config, packs []gateway.Pack, proxied string, owne
 			}
 			return c.ErrAt(toolActionKey(c, ct.Action), "%s", msg)
 		}
+		if err := checkArgs(c, p, eng, proxied, warn); err != nil {
+			return err
+		}
 		for _, pi := range eng.Policies() {
 			if pi.Approval != intent.LevelFourEyes || approvers >= 2 {
 				continue
@@ -59,6 +64,138 @@ func checkDecidable(c *config.Config, packs []gateway.Pack, proxied string, owne
 				continue
 			}
 			return &config.Error{File: filepath.Join(c.File(c.Policy.Dir), pi.File), Line: pi.Line, Msg: msg + fmt.Sprintf(" (configured at %s:%d)", c.Path(), c.Line("approvals"))}
+		}
+	}
+	return nil
+}
+
+// argFinding is one parameter of a contract that the policy's schema
+// makes undecidable in some calls: Param is the parameter ("" for a
+// schema attribute no parameter gives), Msg says why and how to fix it.
+type argFinding struct{ Param, Msg string }
+
+// argFindings compares the parameters of ct with the attributes of
+// context.args the schema declares for its action. The gateway gives the
+// policy every argument of a call, and none it omits, so a call is
+// undecidable ("the policy could not decide") when it gives an argument
+// the schema does not declare or of another type, or omits one the schema
+// declares required: an optional parameter that the schema requires (the
+// policies reading it are named), or a required attribute that no
+// parameter gives. None for an action the schema does not declare
+// (checkDecidable reports it) or whose context.args is not a record.
+func argFindings(ct *contract.Contract, eng *policy.Engine) []argFinding {
+	args, ok := eng.Args(ct.Action)
+	if !ok {
+		return nil
+	}
+	var out []argFinding
+	for _, p := range ct.Params {
+		a, declared := args[p.Name]
+		delete(args, p.Name)
+		kind := p.Type.Kind()
+		if kind == intent.KindAmount {
+			kind = intent.KindInt // amounts are Longs in minor units
+		}
+		switch {
+		case !declared:
+			out = append(out, argFinding{p.Name, fmt.Sprintf("parameter %q is not in the schema's context.args of %s, so every call giving it is refused as undecidable: declare it there (%s%s: %s)",
+				p.Name, ct.Action, p.Name, optionalMark(p.Required), cedarType(kind))})
+		case a.Kind != kind:
+			out = append(out, argFinding{p.Name, fmt.Sprintf("parameter %q is %s, but the schema's context.args.%s of %s is not %s, so every call giving it is refused as undecidable: declare it %s: %s",
+				p.Name, p.Type, p.Name, ct.Action, cedarType(kind), p.Name, cedarType(kind))})
+		case a.Required && !p.Required:
+			out = append(out, argFinding{p.Name, optionalRequired(ct.Action, p.Name, kind, eng.Reading(ct.Action, p.Name))})
+		}
+	}
+	for _, name := range config.SortedKeys(args) {
+		if args[name].Required {
+			out = append(out, argFinding{"", fmt.Sprintf("the schema requires context.args.%s of %s, which no parameter gives, so every call is refused as undecidable: remove it from the schema, or declare the parameter", name, ct.Action)})
+		}
+	}
+	return out
+}
+
+// optionalRequired is the finding of the optional parameter name, of kind
+// kind, that the schema requires and the policies readers read.
+func optionalRequired(action intent.Action, name string, kind intent.Kind, readers []policy.Info) string {
+	who := "no policy reads it, but the schema still requires it"
+	if len(readers) > 0 {
+		var ps []string
+		for _, r := range readers {
+			ps = append(ps, fmt.Sprintf("policy %q (%s:%d)", r.ID, r.File, r.Line))
+		}
+		who = strings.Join(ps, ", ") + " reads it"
+	}
+	return fmt.Sprintf("parameter %q is optional (the tool may omit it), but the schema requires context.args.%s of %s, so every call without it is refused as undecidable; %s. "+
+		"Make the parameter required (required = true), or declare it optional in the schema (%s?: %s) and guard each read with `context.args has %s`",
+		name, name, action, who, name, cedarType(kind), name)
+}
+
+// optionalMark is "?" for a parameter that is not required.
+func optionalMark(required bool) string {
+	if required {
+		return ""
+	}
+	return "?"
+}
+
+// cedarType names the Cedar type an argument of kind k is given as.
+func cedarType(k intent.Kind) string {
+	switch k {
+	case intent.KindInt:
+		return "Long"
+	case intent.KindBool:
+		return "Bool"
+	}
+	return "String"
+}
+
+// checkArgs reports argFindings of p's contracts: for the proxied tools'
+// pack as errors at the parameter's key (or the tool's action), for a
+// mounted pack as warnings on warn.
+func checkArgs(c *config.Config, p gateway.Pack, eng *policy.Engine, proxied string, warn io.Writer) error {
+	var errs []error
+	for _, ct := range p.Contracts {
+		for _, f := range argFindings(ct, eng) {
+			if p.Name != proxied {
+				fmt.Fprintf(warn, "intentplane-mcp: warning: pack %s: %s\n", p.Name, f.Msg)
+				continue
+			}
+			at := toolActionKey(c, ct.Action)
+			if f.Param != "" && len(at) == 3 {
+				at = []string{"tools", at[1], "params", f.Param}
+			}
+			errs = append(errs, c.ErrAt(at, "%s", f.Msg))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkScales refuses a proxied tool whose budget amount is read with
+// another scale than the minor unit of the mandate's budget currency
+// (scale = 2 under a JPY budget): the gateway would refuse every call of
+// it (ScaleMismatch). Tools paying in a record's currency
+// (BudgetCurrency) are checked per call.
+func checkScales(c *config.Config, packs []gateway.Pack, proxied string, budget intent.Money) error {
+	for _, p := range packs {
+		if p.Name != proxied {
+			continue
+		}
+		for _, ct := range p.Contracts {
+			if ct.Budget == "" || ct.BudgetCurrency != "" {
+				continue
+			}
+			for _, prm := range ct.Params {
+				if prm.Name != ct.Budget || prm.Type.Kind() != intent.KindAmount || int(prm.Type.Scale()) == budget.Exponent() {
+					continue
+				}
+				at := toolActionKey(c, ct.Action)
+				if len(at) == 3 {
+					at = []string{"tools", at[1], "params", prm.Name, "scale"}
+				}
+				return c.ErrAt(at, "the amount %q is read with %d decimals, but the mandate's budget is in %s, which has %d (ISO 4217): every call would be refused. Set scale = %d",
+					prm.Name, prm.Type.Scale(), budget.Currency, budget.Exponent(), budget.Exponent())
+			}
 		}
 	}
 	return nil

@@ -64,7 +64,7 @@ func (a *app) describeMandate() string {
 		how = "issued at start"
 	}
 	return fmt.Sprintf("mandate %s (%s) for %s: budget %s %s, valid until %s", m.ID, how, m.Owner,
-		m.Budget.Currency, intent.FormatAmount(m.Budget.Amount, 2), m.Expiry.UTC().Format(time.RFC3339))
+		m.Budget.Currency, m.Budget.Decimal(), m.Expiry.UTC().Format(time.RFC3339))
 }
 
 // Close stops the downstream servers, then closes the store.
@@ -143,6 +143,9 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	}
 	// After the page, whose approvers it counts (and checks first).
 	if err := checkDecidable(c, w.packs, w.proxied, m.Owner, stderr); err != nil {
+		return nil, err
+	}
+	if err := checkScales(c, w.packs, w.proxied, m.Budget); err != nil {
 		return nil, err
 	}
 	warnRegistries(c, w.regs, m.Owner, stderr)

@@ -131,7 +131,7 @@ func parseBudgets(flags []string) ([]intent.Money, error) {
 		for _, o := range budgets {
 			if o.Currency == b.Currency {
 				return nil, fmt.Errorf("--budget: two budgets in %s (%s and %s); give one budget per currency", b.Currency,
-					intent.FormatAmount(o.Amount, 2), intent.FormatAmount(b.Amount, 2))
+					o.Decimal(), b.Decimal())
 			}
 		}
 		budgets = append(budgets, b)
@@ -144,7 +144,7 @@ func parseBudgets(flags []string) ([]intent.Money, error) {
 func budgetsText(m *mandate.Mandate) string {
 	parts := make([]string, 0, 1+len(m.Budgets))
 	for _, b := range m.AllBudgets() {
-		parts = append(parts, b.Currency+" "+intent.FormatAmount(b.Amount, 2))
+		parts = append(parts, b.Currency+" "+b.Decimal())
 	}
 	return strings.Join(parts, ", ")
 }

@@ -96,6 +96,31 @@ func TestMandateIssueNormalizesClaims(t *testing.T) {
 	}
 }
 
+// TestMandateShowExponents (issue 24): budgets are shown with their
+// currency's minor unit: "JPY 100" is not "JPY 1.00", "KWD 100.000" not
+// "KWD 1000.00".
+func TestMandateShowExponents(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "issuer.key")
+	if out, err := runCLI(t, "mandate", "keygen", "--out", key); err != nil {
+		t.Fatalf("keygen: %v\n%s", err, out)
+	}
+	tok, err := runCLI(t, "mandate", "issue", "--key", key, "--issuer", "bank-app", "--owner", "emma", "--scope", "banking.send_money",
+		"--budget", "JPY 100", "--budget", "KWD 100.000", "--budget", "EUR 12.50")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(t, "mandate", "show", "--pub", "bank-app="+key+".pub", strings.TrimSpace(tok))
+	if err != nil || !strings.Contains(out, "budget: JPY 100, EUR 12.50, KWD 100.000\n") {
+		t.Fatalf("show: %v\n%s", err, out)
+	}
+	_, err = runCLI(t, "mandate", "issue", "--key", key, "--issuer", "bank-app", "--owner", "emma", "--scope", "banking.send_money",
+		"--budget", "JPY 100", "--budget", "JPY 5")
+	if err == nil || !strings.Contains(err.Error(), "two budgets in JPY (100 and 5)") {
+		t.Fatalf("two JPY budgets: %v", err)
+	}
+}
+
 // An operator's policy directory is tested and mutation-checked like a
 // pack's; one without tests is refused.
 func TestPolicyDir(t *testing.T) {

@@ -12,10 +12,13 @@ import (
 // Type is the type of a parameter. Build one with String, Amount, Integer,
 // Bool or Date.
 type Type struct {
-	kind   intent.Kind
-	scale  uint8 // KindAmount: decimal places of the minor unit
-	maxLen int   // KindString: maximum length in bytes; zero means 1024
-	date   bool  // KindString holding a calendar date YYYY-MM-DD
+	kind  intent.Kind
+	scale uint8 // KindAmount: decimal places of the minor unit
+	// KindAmount in the currency of the parameter of this name
+	// (AmountIn): the scale is that currency's exponent.
+	currency string
+	maxLen   int  // KindString: maximum length in bytes; zero means 1024
+	date     bool // KindString holding a calendar date YYYY-MM-DD
 	// KindInt with bounded: the value must lie in [min, max].
 	bounded  bool
 	min, max int64
@@ -30,6 +33,19 @@ func String(maxLen int) Type { return Type{kind: intent.KindString, maxLen: maxL
 // decoded to integer minor units: Amount(2) turns "12.5" into 1250. It must
 // be greater than zero.
 func Amount(scale uint8) Type { return Type{kind: intent.KindAmount, scale: scale} }
+
+// AmountIn is an Amount in the currency that the parameter currency
+// gives: a required String parameter whose value (normalized) is an ISO
+// 4217 code. Its scale is that currency's minor unit
+// (intent.CurrencyExponent): "12.50" is 1250 in EUR, "100" is 100 in
+// JPY, "1.250" is 1250 in KWD; more decimals than the currency has are
+// refused, and so is a currency that is not an active ISO 4217 code
+// (intent.ISOCurrency). The decoded Value carries the scale.
+func AmountIn(currency string) Type { return Type{kind: intent.KindAmount, currency: currency} }
+
+// Currency returns the parameter an AmountIn type takes its currency
+// from; "" for every other type.
+func (t Type) Currency() string { return t.currency }
 
 // Integer is a JSON integer that fits in int64.
 func Integer() Type { return Type{kind: intent.KindInt} }
@@ -54,7 +70,8 @@ func (t Type) Kind() intent.Kind { return t.kind }
 // for every other type.
 func (t Type) Bounds() (min, max int64, ok bool) { return t.min, t.max, t.bounded }
 
-// Scale returns the number of fraction digits of an Amount type.
+// Scale returns the number of fraction digits of an Amount type; for an
+// AmountIn type it is known only per call (its currency's) and Scale is 0.
 func (t Type) Scale() uint8 { return t.scale }
 
 // String describes the type for messages: "text", "amount with 2 decimals".
@@ -64,6 +81,8 @@ func (t Type) String() string {
 		return "date (YYYY-MM-DD)"
 	case t.kind == intent.KindString:
 		return "text"
+	case t.kind == intent.KindAmount && t.currency != "":
+		return fmt.Sprintf("amount with at most the decimals of its currency (%s: 2 for EUR, 0 for JPY, 3 for KWD)", t.currency)
 	case t.kind == intent.KindAmount:
 		return fmt.Sprintf("amount with at most %d decimals", t.scale)
 	case t.kind == intent.KindInt:
@@ -224,17 +243,8 @@ func New(c Contract) (*Contract, error) {
 		c.byName[p.Name] = i
 		c.sensitive = c.sensitive || p.Sensitive
 	}
-	if c.Budget != "" {
-		i, ok := c.byName[c.Budget]
-		if !ok || c.Params[i].Type.kind != intent.KindAmount {
-			return fail("budget parameter %q must be an amount parameter", c.Budget)
-		}
-		if !c.Params[i].Required {
-			return fail("budget parameter %q must be required", c.Budget)
-		}
-	}
-	if c.BudgetCurrency != "" && (c.Budget == "" || !nameRE.MatchString(c.BudgetCurrency)) {
-		return fail("budget currency fact %q needs a budget parameter and a name of lowercase letters, digits and _", c.BudgetCurrency)
+	if problem := c.checkAmounts(); problem != "" {
+		return fail("%s", problem)
 	}
 	c.Exclusive = append([]string(nil), c.Exclusive...)
 	for _, name := range c.Exclusive {
@@ -252,6 +262,37 @@ func New(c Contract) (*Contract, error) {
 		return fail("%s", problem)
 	}
 	return &c, nil
+}
+
+// checkAmounts is New's check of the budget and the AmountIn parameters:
+// the budget is a required amount parameter, the budget currency fact
+// needs it, and each AmountIn takes its currency from a required string
+// parameter that is not critical (so that it is normalized when
+// decoding). It returns the first problem found, or "".
+func (c *Contract) checkAmounts() string {
+	if c.Budget != "" {
+		i, ok := c.byName[c.Budget]
+		if !ok || c.Params[i].Type.kind != intent.KindAmount {
+			return fmt.Sprintf("budget parameter %q must be an amount parameter", c.Budget)
+		}
+		if !c.Params[i].Required {
+			return fmt.Sprintf("budget parameter %q must be required", c.Budget)
+		}
+	}
+	if c.BudgetCurrency != "" && (c.Budget == "" || !nameRE.MatchString(c.BudgetCurrency)) {
+		return fmt.Sprintf("budget currency fact %q needs a budget parameter and a name of lowercase letters, digits and _", c.BudgetCurrency)
+	}
+	for _, p := range c.Params {
+		cur := p.Type.currency
+		if cur == "" {
+			continue
+		}
+		i, ok := c.byName[cur]
+		if !ok || c.Params[i].Type.kind != intent.KindString || !c.Params[i].Required || c.Params[i].Critical {
+			return fmt.Sprintf("the currency of amount parameter %q must be a required string parameter that is not critical, not %q", p.Name, cur)
+		}
+	}
+	return ""
 }
 
 // checkTotals is New's check of c.Totals: a Budget to add up, valid and

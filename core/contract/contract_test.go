@@ -231,3 +231,57 @@ func FuzzDecodeProposal(f *testing.F) {
 		}
 	})
 }
+
+// TestAmountIn (issue 24): an amount in another parameter's currency is
+// read with that currency's exponent, whatever the order of the
+// arguments, and carries it as its scale.
+func TestAmountIn(t *testing.T) {
+	t.Parallel()
+	c, err := contract.New(contract.Contract{Action: "ap.pay", Budget: "amount", Params: []contract.Parameter{
+		{Name: "amount", Type: contract.AmountIn("currency"), Required: true},
+		{Name: "currency", Type: contract.String(3), Required: true, Normalizer: upper},
+		{Name: "residual", Type: contract.AmountIn("currency")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  string
+		want  intent.Value
+		error string
+	}{
+		{`{"amount":"12.50","currency":"eur"}`, intent.AmountValue(1250, 2), ""},
+		{`{"amount":"100","currency":"JPY"}`, intent.AmountValue(100, 0), ""},
+		{`{"amount":100,"currency":"JPY"}`, intent.AmountValue(100, 0), ""},
+		{`{"currency":"KWD","amount":"1.250"}`, intent.AmountValue(1250, 3), ""},
+		{`{"amount":"1.5","currency":"KWD"}`, intent.AmountValue(1500, 3), ""},
+		{`{"amount":"100.5","currency":"JPY"}`, intent.Value{}, "has more than 0 decimals"},
+		{`{"amount":"1.2505","currency":"KWD"}`, intent.Value{}, "has more than 3 decimals"},
+		{`{"amount":"12.50","currency":"XTS"}`, intent.Value{}, "not an active ISO 4217 currency"},
+		{`{"amount":"12.50"}`, intent.Value{}, `"currency"`},
+	} {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(tc.args), &raw); err != nil {
+			t.Fatal(err)
+		}
+		args, err := c.Decode(raw)
+		if tc.error != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.error) {
+				t.Errorf("%s: %v; want %q", tc.args, err, tc.error)
+			}
+			continue
+		}
+		if err != nil || args["amount"] != tc.want {
+			t.Errorf("%s: %+v, %v; want %+v", tc.args, args["amount"], err, tc.want)
+		}
+	}
+	for _, bad := range []contract.Parameter{
+		{Name: "currency", Type: contract.Integer(), Required: true},
+		{Name: "currency", Type: contract.String(3)},
+	} {
+		if _, err := contract.New(contract.Contract{Action: "ap.pay", Params: []contract.Parameter{
+			{Name: "amount", Type: contract.AmountIn("currency"), Required: true}, bad}}); err == nil {
+			t.Errorf("currency %+v accepted", bad)
+		}
+	}
+}

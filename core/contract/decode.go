@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -333,7 +334,20 @@ func (c *Contract) Decode(raw map[string]json.RawMessage) (intent.Args, error) {
 		}
 	}
 	args := make(intent.Args, len(c.Params))
+	// Amounts in another parameter's currency come last, once it is
+	// decoded and normalized.
+	params := make([]Parameter, 0, len(c.Params))
 	for _, p := range c.Params {
+		if p.Type.currency == "" {
+			params = append(params, p)
+		}
+	}
+	for _, p := range c.Params {
+		if p.Type.currency != "" {
+			params = append(params, p)
+		}
+	}
+	for _, p := range params {
 		r, ok := raw[p.Name]
 		if !ok || string(bytes.TrimSpace(r)) == "null" {
 			if p.Required {
@@ -341,7 +355,16 @@ func (c *Contract) Decode(raw map[string]json.RawMessage) (intent.Args, error) {
 			}
 			continue
 		}
-		v, err := decodeValue(p.Type, r)
+		t := p.Type
+		if t.currency != "" {
+			cur := args[t.currency].Str
+			e, known := intent.CurrencyExponent(cur)
+			if !known || !intent.ISOCurrency(cur) {
+				return nil, bad(p.Name, "is in %q, which is not an active ISO 4217 currency: its minor unit is unknown", truncate(cur))
+			}
+			t.scale = uint8(e)
+		}
+		v, err := decodeValue(t, r)
 		if err != nil {
 			return nil, bad(p.Name, "%v", err)
 		}
@@ -481,7 +504,7 @@ func parseAmount(raw json.RawMessage, scale uint8) (intent.Amount, error) {
 	case errors.Is(err, intent.ErrAmountPrecision):
 		return 0, fmt.Errorf("has more than %d decimals", scale)
 	case errors.Is(err, intent.ErrAmountRange):
-		return 0, fmt.Errorf("is too large")
+		return 0, fmt.Errorf("is too large: the largest amount the gateway can count is %s", intent.FormatAmount(math.MaxInt64, scale))
 	case err != nil:
 		return 0, fmt.Errorf("must be written as a plain decimal such as 1250.00 (no exponent, no sign, no thousands separator)")
 	case a == 0:

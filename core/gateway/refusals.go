@@ -37,11 +37,12 @@ var refusals = struct {
 	MandateInvalid, OutOfScope                                  message
 	UnknownAction                                               message
 	BadArgument, BadValue, Unencodable                          message
+	ScaleMismatch, CurrencyMismatch                             message
 	NotTrusted                                                  message
 	SourcesUnreadable, SourceUnreadable, SystemsUnreadable      message
 	SystemsInsufficient                                         message
 	InvalidText                                                 message
-	PolicyDenied, PolicyError                                   message
+	PolicyDenied, TotalTooLarge, PolicyOverflow, PolicyError    message
 	ApprovalRequired                                            message
 	ApprovalsOff, ApprovalInvalid, ApproverOutOfScope, Approval message
 	BudgetExceeded, NoBudget                                    message
@@ -62,6 +63,11 @@ var refusals = struct {
 	BadArgument: message{intent.CodeBadArgument, "The proposal was refused: %v. Nothing was done."},
 	BadValue:    message{intent.CodeBadArgument, "The value given for %q was refused: %s. Nothing was done."},
 	Unencodable: message{intent.CodeBadArgument, "The proposal was refused: an argument cannot be encoded. Nothing was done."},
+	// The budget parameter, the currency it was given in, the currency of
+	// the operation (twice).
+	CurrencyMismatch: message{intent.CodeBadArgument, "The %s was given in %s, but this operation pays in %s (the currency of the record paid). Nothing was done. Give the amount in %s, with that currency's decimals."},
+	// The budget parameter, its scale, the currency and its exponent.
+	ScaleMismatch: message{intent.CodeBadArgument, "The amount %q is read with %d decimals, but its currency %s has %d (ISO 4217), so it would be counted against the budget at the wrong scale. Nothing was done. The action's amount scale is a setting of the gateway, not something to work around: tell the user."},
 
 	// The parameter, the value sent (quoted, or nothing if secret), why
 	// it matched nothing, and the contract's hint.
@@ -76,7 +82,11 @@ var refusals = struct {
 	InvalidText:         message{intent.CodeContextFailed, "A system of record returned data that cannot be recorded (text that is not valid UTF-8), so nothing was done. Tell the user; the record must be corrected."},
 
 	PolicyDenied: message{intent.CodePolicyDenied, "The policy refuses this operation: %s. Nothing was done. Do not try to reach the same result another way; tell the user."},
-	PolicyError:  message{intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done."},
+	// The amount and its currency, whom the total adds up and its window.
+	TotalTooLarge: message{intent.CodePolicyDenied, "The policy refuses this operation: its amount %s %s added to what was already paid %s would exceed the largest total the gateway can keep (an amount of 19 digits in minor units). Nothing was done. An amount this large is not a payment the gateway can check; tell the user."},
+	// The @id of the policies that overflowed.
+	PolicyOverflow: message{intent.CodePolicyDenied, "The policy refuses this operation: policy %s cannot add this amount to the totals it checks, the sum being beyond the largest number it can count. Nothing was done. An amount this large is not a payment the gateway can check; tell the user."},
+	PolicyError:    message{intent.CodePolicyError, "The policy could not decide on this operation, so it was refused. Nothing was done."},
 
 	// The level, the policies' reasons, the operation hash's first 16
 	// hex digits.

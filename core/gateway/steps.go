@@ -202,6 +202,12 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 			}
 			st.currency = v.Str
 		}
+		// An amount read at another scale than its currency's minor unit
+		// (2 decimals for a JPY budget) would be counted and shown off by
+		// a power of ten: refused, whatever the amount.
+		if r := checkScale(c, st); r != nil {
+			return r
+		}
 	}
 	return nil
 }
@@ -232,7 +238,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 			return refusals.SystemsUnreadable.with()
 		}
 		if cu.Str != cur {
-			converted = fmt.Sprintf(" (%s %s)", intent.FormatAmount(intent.Amount(a.Int), 2), cu.Str)
+			converted = fmt.Sprintf(" (%s)", intent.Money{Currency: cu.Str, Amount: intent.Amount(a.Int)})
 		}
 		amount, cur = intent.Amount(max(a.Int, 0)), cu.Str
 	}
@@ -247,11 +253,8 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values...)
 		id := state.TotalReservationID(st.resID, i)
 		err := g.store.Reserve(ctx, acct, intent.Money{Currency: cur, Amount: state.TotalLimit}, id, intent.Money{Currency: cur, Amount: amount})
-		if errors.Is(err, state.ErrDuplicate) {
-			return refusals.Executing.with(st.operation[:16])
-		}
 		if err != nil {
-			return refusals.Unavailable.with()
+			return totalRefusal(err, st, intent.Money{Currency: cur, Amount: amount}, "to "+nameOf(facts, t.By[0], values[0])+" "+t.Text())
 		}
 		st.totalIDs = append(st.totalIDs, id)
 		u, err := g.store.Usage(ctx, acct)
@@ -274,7 +277,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		facts[t.Name] = intent.Int(int64(before))
 		nonzero = nonzero || before > 0
 		who := nameOf(facts, t.By[0], values[0])
-		part := fmt.Sprintf("%s %s %s", t.Text(), intent.FormatAmount(before, 2), cur)
+		part := fmt.Sprintf("%s %s", t.Text(), intent.Money{Currency: cur, Amount: before})
 		if who != payee {
 			payee = who
 			part = "paid to " + who + " " + part
@@ -284,7 +287,41 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	// The amount converted is shown whenever it differs, so that the
 	// person asked to approve sees both amounts.
 	if nonzero || converted != "" {
-		st.totals = fmt.Sprintf("this payment %s %s%s; %s", intent.FormatAmount(st.amount, 2), st.currency, converted, strings.Join(parts, ", "))
+		st.totals = fmt.Sprintf("this payment %s%s; %s", intent.Money{Currency: st.currency, Amount: st.amount}, converted, strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// totalRefusal is the refusal of an operation whose amount a total's
+// ledger did not reserve (err): what is paid "to X today" (what) already
+// holds it, or the sum would overflow (the total's limit is the largest
+// Amount: the amount's fault, not the store's), or the store failed.
+func totalRefusal(err error, st *decision, amount intent.Money, what string) *intent.Refusal {
+	switch {
+	case errors.Is(err, state.ErrDuplicate):
+		return refusals.Executing.with(st.operation[:16])
+	case errors.Is(err, state.ErrExceeded):
+		return refusals.TotalTooLarge.with(amount.Decimal(), amount.Currency, what)
+	}
+	return refusals.Unavailable.with()
+}
+
+// checkScale refuses the budget amount of st when it is read in another
+// currency than the one it is counted in (an amount in the currency an
+// argument names, contract.AmountIn, where the record paid is in
+// another), or at another scale than that currency's minor unit.
+func checkScale(c *contract.Contract, st *decision) *intent.Refusal {
+	v := st.args[c.Budget]
+	if v.Kind != intent.KindAmount {
+		return nil
+	}
+	for _, p := range c.Params {
+		if cp := p.Type.Currency(); p.Name == c.Budget && cp != "" && st.args[cp].Str != st.currency {
+			return refusals.CurrencyMismatch.with(c.Budget, st.args[cp].Str, st.currency, st.currency)
+		}
+	}
+	if e := (intent.Money{Currency: st.currency}).Exponent(); int(v.Scale) != e {
+		return refusals.ScaleMismatch.with(c.Budget, v.Scale, st.currency, e)
 	}
 	return nil
 }
@@ -413,6 +450,11 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		}
 		st.out.Level = pr.Level
 		return refusals.ApprovalRequired.with(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.operation[:16])
+	}
+	if len(pr.Errors) > 0 && len(pr.Overflowed) == len(pr.Errors) {
+		// Only overflows: the amount (with a total) is beyond what the
+		// policy can add up, which the agent can be told.
+		return refusals.PolicyOverflow.with(strings.Join(pr.Overflowed, ", "))
 	}
 	if len(pr.Errors) > 0 {
 		return refusals.PolicyError.with()
@@ -671,9 +713,9 @@ func budgetAccount(m *mandate.Mandate, b intent.Money) string {
 func noBudget(m *mandate.Mandate, currency string, amount intent.Amount) *intent.Refusal {
 	var have []string
 	for _, b := range m.AllBudgets() {
-		have = append(have, intent.FormatAmount(b.Amount, 2)+" "+b.Currency)
+		have = append(have, b.String())
 	}
-	return refusals.NoBudget.with(intent.FormatAmount(amount, 2), currency, currency, strings.Join(have, ", "), currency)
+	return refusals.NoBudget.with(intent.Money{Currency: currency, Amount: amount}.Decimal(), currency, currency, strings.Join(have, ", "), currency)
 }
 
 func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b intent.Money, amount intent.Amount, err error) *intent.Refusal {
@@ -682,9 +724,9 @@ func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b inten
 	}
 	remaining := "unknown"
 	if u, uerr := g.store.Usage(ctx, budgetAccount(m, b)); uerr == nil {
-		remaining = intent.FormatAmount(b.Amount-u.Committed-u.Reserved, 2) + " " + b.Currency
+		remaining = intent.Money{Currency: b.Currency, Amount: b.Amount - u.Committed - u.Reserved}.String()
 	}
-	return refusals.BudgetExceeded.with(intent.FormatAmount(amount, 2), b.Currency, remaining, intent.FormatAmount(b.Amount, 2), b.Currency)
+	return refusals.BudgetExceeded.with(intent.Money{Currency: b.Currency, Amount: amount}.Decimal(), b.Currency, remaining, b.Decimal(), b.Currency)
 }
 
 // budgetFits checks, without holding anything, that amount still fits the

@@ -2,6 +2,8 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -172,5 +174,139 @@ func TestTotalsConverted(t *testing.T) {
 		if d.Verdict != intent.StepUp || !strings.Contains(d.Refusal.Message, "(this payment 400.01 EUR (800.02 XTS); paid to GB29 today 600.00 XTS)") {
 			t.Errorf("second: %s %+v", d.Verdict, d.Refusal)
 		}
+	}
+}
+
+// TestTotalsOverflowRefused (issue 24): an amount that, added to what the
+// recipient's total already holds, would overflow the total is refused by
+// the policy with its reason, not told that the store is unavailable;
+// nothing executes and nothing stays reserved.
+func TestTotalsOverflowRefused(t *testing.T) {
+	t.Parallel()
+	exec := &crashing{ran: map[intent.OperationHash]bool{}}
+	w, _ := totalsWorld(t, exec)
+	tok := w.mandate("emma", math.MaxInt64)
+	if d := w.decide(tok, send("GB29", "600.00")); !d.Executed {
+		t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
+	}
+	for _, amount := range []string{"92233720368547758.07", "92233720368547158.08"} {
+		d := w.decide(tok, send("GB29", amount))
+		if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied ||
+			!strings.Contains(d.Refusal.Message, "would exceed the largest total the gateway can keep") ||
+			!strings.Contains(d.Refusal.Message, "to GB29 today") {
+			t.Errorf("%s after 600.00: %s %+v, want a policy refusal naming the total", amount, d.Verdict, d.Refusal)
+		}
+	}
+	acct := state.TotalAccount("emma", "pay", "sent_today", "EUR", w.now.Format(time.DateOnly), "GB29")
+	if u, _ := w.store.Usage(context.Background(), acct); u.Committed != 60000 || u.Reserved != 0 {
+		t.Errorf("the total after the refusals: %+v, want 600.00 committed and nothing reserved", u)
+	}
+	// The largest amount that fits with the total is the policy's to
+	// decide (here: a person confirms).
+	if d := w.decide(tok, send("GB29", "92233720368547158.07")); d.Verdict != intent.StepUp {
+		t.Errorf("the largest amount that fits: %s %+v, want a step-up", d.Verdict, d.Refusal)
+	}
+}
+
+// TestPolicyOverflowRefused (issue 24): a policy that adds to the amount
+// and overflows tells the agent that the amount is too large to check,
+// with the policy's id, as a policy refusal, not "could not decide".
+func TestPolicyOverflowRefused(t *testing.T) {
+	t.Parallel()
+	pol := `
+@id("send") @reason("payments to resolved recipients")
+permit (principal, action == Action::"pay.send", resource);
+
+@id("fee-limit") @reason("a payment and its fee above 1,000.00")
+forbid (principal, action == Action::"pay.send", resource)
+when { context.amount + 150 > 100000 };
+`
+	w, _ := crashWorldWith(t, &crashing{ran: map[intent.OperationHash]bool{}}, func(p *gateway.Pack) {
+		p.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(pol)}, "schema.cedarschema": {Data: []byte(gatewaytest.Schema)}}
+	})
+	tok := w.mandate("emma", math.MaxInt64)
+	d := w.decide(tok, send("GB29", "92233720368547758.07"))
+	if d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied ||
+		!strings.Contains(d.Refusal.Message, "policy fee-limit cannot add this amount") {
+		t.Errorf("overflowing policy: %s %+v, want a policy refusal naming fee-limit", d.Verdict, d.Refusal)
+	}
+	if d := w.decide(tok, send("GB29", "998.00")); !d.Executed {
+		t.Errorf("998.00: %s %+v", d.Verdict, d.Refusal)
+	}
+}
+
+// TestAmountScaleMatchesCurrency (issue 24): an amount read with another
+// scale than its currency's minor unit (a tool reading 2 decimals under a
+// JPY budget, where ¥100 became 10000 minor units and was refused as
+// "exceeding" a ¥500 budget) is refused for that reason before anything
+// is reserved; an amount at the currency's scale is counted and shown
+// with its exponent ("100 JPY", "1.250 KWD").
+func TestAmountScaleMatchesCurrency(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		currency string
+		scale    uint8
+		budget   intent.Amount
+		amount   string
+		want     string // in the step-up or refusal
+	}{
+		{"JPY", 0, 500, "100", "this payment 100 JPY; paid to GB29 today 100 JPY"},
+		{"KWD", 3, 500000, "1.250", "this payment 1.250 KWD; paid to GB29 today 1.250 KWD"},
+		{"JPY", 2, 50000, "100", `The amount "amount" is read with 2 decimals, but its currency JPY has 0`},
+		{"KWD", 2, 500000, "1.25", `The amount "amount" is read with 2 decimals, but its currency KWD has 3`},
+		{"EUR", 0, 500, "100", `The amount "amount" is read with 0 decimals, but its currency EUR has 2`},
+	} {
+		t.Run(fmt.Sprintf("%s-%d", c.currency, c.scale), func(t *testing.T) {
+			t.Parallel()
+			ct, err := contract.New(contract.Contract{Action: "pay.send", Budget: "amount", Resource: "recipient",
+				Totals: []contract.Total{{Name: "sent_today", By: []string{"recipient"}, Window: contract.Day, Outside: "paid_today"}},
+				Params: []contract.Parameter{
+					{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: gatewaytest.Normalize,
+						Sources: []contract.Source{contract.FromMandate("payees"), contract.FromRegistry("beneficiaries")}},
+					{Name: "amount", Type: contract.Amount(c.scale), Required: true},
+					{Name: "memo", Type: contract.String(140)},
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pol := `@id("send") permit (principal, action == Action::"pay.send", resource);
+@id("confirm") @approval("confirm") forbid (principal, action == Action::"pay.send", resource) when { context.amount > 0 } unless { context.approval.confirm };`
+			exec := &crashing{ran: map[intent.OperationHash]bool{}}
+			w, _ := crashWorldWith(t, exec, func(p *gateway.Pack) {
+				p.Contracts = []*contract.Contract{ct}
+				p.Policies = fstest.MapFS{"policy.cedar": {Data: []byte(pol)}, "schema.cedarschema": {Data: []byte(totalsSchema)}}
+			})
+			tok, err := mandate.Issue(mandate.Mandate{
+				ID: "m-" + c.currency, Issuer: "bank-app", Audience: "intentplane-test", Owner: "emma",
+				Scope: []intent.Action{"pay.send"}, Budget: intent.Money{Currency: c.currency, Amount: c.budget},
+				Mode: mandate.ModeKnownCounterparties, NotBefore: t0, Expiry: t0.Add(time.Hour),
+			}, "bank-app", w.issuer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := w.decide(tok, send("GB29", c.amount))
+			if int(c.scale) == (intent.Money{Currency: c.currency}).Exponent() {
+				if d = w.decide(tok, send("GB29", c.amount), w.approve("alice", d)); !d.Executed {
+					t.Fatalf("confirmed: %s %+v", d.Verdict, d.Refusal)
+				}
+				// The second shows the total with the currency's exponent,
+				// and the budget counts minor units of the currency.
+				d = w.decide(tok, `{"action":"pay.send","args":{"recipient":"GB29","amount":"`+c.amount+`","memo":"2"}}`)
+				if d.Refusal == nil || !strings.Contains(d.Refusal.Message, c.want) {
+					t.Fatalf("second: %s %+v; want %q", d.Verdict, d.Refusal, c.want)
+				}
+				return
+			}
+			if d.Refusal == nil || !strings.Contains(d.Refusal.Message, c.want) {
+				t.Fatalf("%s %+v; want %q", d.Verdict, d.Refusal, c.want)
+			}
+			if d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeBadArgument {
+				t.Errorf("%s %s; want a bad argument", d.Verdict, d.Refusal.Code)
+			}
+			acct := state.TotalAccount("emma", "pay", "sent_today", c.currency, w.now.Format(time.DateOnly), "GB29")
+			if u, _ := w.store.Usage(context.Background(), acct); u.Committed != 0 || u.Reserved != 0 {
+				t.Errorf("the refused amount is counted: %+v", u)
+			}
+		})
 	}
 }

@@ -139,6 +139,31 @@ func CurrencyExponent(code string) (int, bool) {
 	return 2, true
 }
 
+// Exponent returns the number of decimals of the minor unit of m's
+// currency (CurrencyExponent): 2 for EUR, 0 for JPY, 3 for KWD; 2 when
+// Currency is not an ISO 4217 code.
+func (m Money) Exponent() int {
+	if e, ok := CurrencyExponent(m.Currency); ok {
+		return e
+	}
+	return 2
+}
+
+// Decimal returns m's amount as an exact decimal with its currency's
+// exponent (FormatAmount): "1250.00" for EUR 125000, "100" for JPY 100,
+// "1.250" for KWD 1250.
+func (m Money) Decimal() string { return FormatAmount(m.Amount, uint8(m.Exponent())) }
+
+// String returns m for messages: its Decimal, a space and its currency,
+// "1250.00 EUR", "100 JPY", "1.250 KWD"; the Decimal alone when Currency
+// is empty. It is the one way the gateway writes money for people.
+func (m Money) String() string {
+	if m.Currency == "" {
+		return m.Decimal()
+	}
+	return m.Decimal() + " " + m.Currency
+}
+
 // minorUnits lists the ISO 4217 currencies whose minor unit does not have
 // 2 decimals (source: the ISO 4217 list of codes, "Minor unit" column).
 var minorUnits = map[string]int{
@@ -150,6 +175,35 @@ var minorUnits = map[string]int{
 	// Ten-thousandths.
 	"CLF": 4, "UYW": 4,
 }
+
+// ISOCurrency reports whether code is an active ISO 4217 currency code
+// (list one of ISO 4217, funds codes included, as of 2025): "EUR", "JPY"
+// and "KWD" are; "XTS" (the testing code), "XAU" (gold, no minor unit)
+// and any other three letters are not. A payment in a currency it does
+// not know is not one whose minor unit can be trusted.
+func ISOCurrency(code string) bool {
+	_, ok := activeCodes[code]
+	return ok
+}
+
+// activeCodes are the active ISO 4217 currency codes whose minor unit has
+// 2 decimals (ISO 4217 list one, 2025, funds codes included), and those
+// of minorUnits.
+var activeCodes = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, c := range strings.Fields("AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BMD BND BOB BOV BRL BSD BTN BWP BYN BZD " +
+		"CAD CDF CHE CHF CHW CNY COP COU CRC CUP CVE CZK DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS " +
+		"GIP GMD GTQ GYD HKD HNL HTG HUF IDR ILS INR IRR JMD KES KGS KHR KPW KYD KZT LAK LBP LKR LRD LSL " +
+		"MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MXV MYR MZN NAD NGN NIO NOK NPR NZD PAB PEN PGK " +
+		"PHP PKR PLN QAR RON RSD RUB SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS " +
+		"TMT TOP TRY TTD TWD TZS UAH USD USN UYU UZS VED VES WST XCD XCG YER ZAR ZMW ZWG") {
+		m[c] = struct{}{}
+	}
+	for c := range minorUnits {
+		m[c] = struct{}{}
+	}
+	return m
+}()
 
 // digits reports whether s is one or more ASCII digits.
 func digits(s string) bool {

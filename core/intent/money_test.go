@@ -206,3 +206,51 @@ func FuzzParseMoney(f *testing.F) {
 		}
 	})
 }
+
+// TestMoneyString (issue 24): money is written with its currency's
+// exponent, and a parsed amount writes back as it was read.
+func TestMoneyString(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		m    intent.Money
+		want string
+	}{
+		{intent.Money{Currency: "EUR", Amount: 125000}, "1250.00 EUR"},
+		{intent.Money{Currency: "JPY", Amount: 100}, "100 JPY"},
+		{intent.Money{Currency: "JPY", Amount: 50000}, "50000 JPY"},
+		{intent.Money{Currency: "KWD", Amount: 100000}, "100.000 KWD"},
+		{intent.Money{Currency: "KWD", Amount: 1250}, "1.250 KWD"},
+		{intent.Money{Currency: "CLF", Amount: 1}, "0.0001 CLF"},
+		{intent.Money{Currency: "", Amount: 5}, "0.05"},
+		{intent.Money{Currency: "eur", Amount: 5}, "0.05 eur"},
+	} {
+		if got := c.m.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q", c.m, got, c.want)
+		}
+	}
+	for _, s := range []string{"JPY 100", "KWD 100.000", "EUR 12.50", "BHD 0.001", "CLP 7"} {
+		m, err := intent.ParseMoney(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Currency + " " + m.Decimal(); got != s {
+			t.Errorf("ParseMoney(%q) writes back as %q", s, got)
+		}
+	}
+}
+
+// TestISOCurrency: the active codes, of every exponent, and not the
+// codes with no minor unit or for testing.
+func TestISOCurrency(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{"EUR", "USD", "JPY", "KWD", "CLF", "CHF", "BHD", "VND"} {
+		if !intent.ISOCurrency(c) {
+			t.Errorf("ISOCurrency(%q) = false", c)
+		}
+	}
+	for _, c := range []string{"XTS", "XAU", "XXX", "eur", "EURO", "", "ZZZ", "ЕUR"} {
+		if intent.ISOCurrency(c) {
+			t.Errorf("ISOCurrency(%q) = true", c)
+		}
+	}
+}

@@ -127,7 +127,8 @@ func (a Account) OdooAccType() string {
 //     of a SWIFT payment has 34).
 //
 // Anything else is refused, for example a national number without a bank
-// code, or a 9-digit bank code for a country other than the US.
+// code (an error wrapping [ErrNoBank]), or a 9-digit bank code for a
+// country other than the US.
 // Look-alikes are refused as [IBAN] refuses them: any non-ASCII character
 // other than a space separator (full-width digits, Cyrillic or Greek
 // letters, zero-width spaces) is refused, never folded; digits are never
@@ -204,7 +205,8 @@ func nationalAccount(number, bank, n, code, cc string) (Account, error) {
 		return sortCodeAccount(number, n[:6], bic, cc)
 	}
 	if bic == "" {
-		return Account{}, fail(KindBankAccount, number, "is a national account number without its bank: give the bank's BIC, or for a US account its ABA routing number, or for a UK account its sort code")
+		return Account{}, &Error{Kind: KindBankAccount, Input: clip(number), Err: ErrNoBank,
+			Reason: "is a national account number without its bank: give the bank's BIC, or for a US account its ABA routing number, or for a UK account its sort code"}
 	}
 	if len(n) < 4 || len(n) > 34 {
 		return Account{}, fail(KindBankAccount, number, "has %d letters and digits; an account number at a BIC has 4 to 34", len(n))

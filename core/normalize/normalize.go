@@ -19,6 +19,13 @@ var ErrInvalid = errors.New("normalize: invalid value")
 // sends it to a person or refuses it saying why. It wraps [ErrInvalid].
 var ErrLookAlike = fmt.Errorf("%w: look-alike character", ErrInvalid)
 
+// ErrNoBank is wrapped by the error of [ParseAccount] (and [ParseAccountKey])
+// for a national account number given without its bank's code (no BIC, ABA
+// routing number or sort code): the number alone names no account, and a
+// caller says which forms are accepted and what is missing. It wraps
+// [ErrInvalid].
+var ErrNoBank = fmt.Errorf("%w: national account number without its bank", ErrInvalid)
+
 // Kinds of value, as reported in [Error.Kind]. Each is the name of the
 // normalizer that refused the value.
 const (
@@ -48,7 +55,8 @@ type Error struct {
 	// for example "check digits do not match (mod-97)".
 	Reason string
 	// Err is what the error wraps: ErrLookAlike for a look-alike character
-	// in a name, nil (meaning ErrInvalid) otherwise.
+	// in a name, ErrNoBank for a national account number without its bank,
+	// nil (meaning ErrInvalid) otherwise.
 	Err error
 }
 

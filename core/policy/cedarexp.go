@@ -34,17 +34,103 @@ import (
 type validator = validate.Validator
 
 // newValidator loads the schema file name of fsys and returns its
-// validator and its actions (see schemaActions).
-func newValidator(fsys fs.FS, name string) (*validator, []intent.Action, error) {
+// validator, its actions (see schemaActions) and the attributes of each
+// action's context.args (see schemaArgs).
+func newValidator(fsys fs.FS, name string) (*validator, []intent.Action, map[intent.Action]map[string]Arg, error) {
 	rs, err := loadSchema(fsys, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	actions, err := schemaActions(rs, name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return validate.New(rs, validate.WithStrict()), actions, nil
+	return validate.New(rs, validate.WithStrict()), actions, schemaArgs(rs), nil
+}
+
+// schemaArgs returns, per action of the request convention whose context
+// has an args record, that record's attributes.
+func schemaArgs(rs *resolved.Schema) map[intent.Action]map[string]Arg {
+	out := map[intent.Action]map[string]Arg{}
+	for uid, a := range rs.Actions {
+		if uid.Type != actionType || a.AppliesTo == nil {
+			continue
+		}
+		rec, ok := a.AppliesTo.Context[keyArgs].Type.(resolved.RecordType)
+		if !ok {
+			continue
+		}
+		args := make(map[string]Arg, len(rec))
+		for name, attr := range rec {
+			args[string(name)] = Arg{Kind: attrKind(attr.Type), Required: !attr.Optional}
+		}
+		out[intent.Action(uid.ID)] = args
+	}
+	return out
+}
+
+// attrKind is the intent.Kind a value of Cedar type t is given as: String
+// for String, Int for Long (integers and amounts), Bool for Bool; 0 for
+// any other type, which no argument converts to.
+func attrKind(t resolved.IsType) intent.Kind {
+	switch t.(type) {
+	case resolved.StringType:
+		return intent.KindString
+	case resolved.LongType:
+		return intent.KindInt
+	case resolved.BoolType:
+		return intent.KindBool
+	}
+	return 0
+}
+
+// Reading returns the policies that may apply to action (their action
+// scope names it, or is not limited to listed actions) and whose
+// conditions mention context.args.arg, reading it or testing it with
+// has, in file and line order.
+func (e *Engine) Reading(action intent.Action, arg string) []Info {
+	var out []Info
+	uid := types.NewEntityUID(actionType, types.String(action))
+	for _, l := range e.policies {
+		p := (*xast.Policy)(l.policy.AST())
+		if acts := scopeActions(p); acts != nil && !slices.Contains(acts, uid) {
+			continue
+		}
+		if mentionsArg(p, arg) {
+			out = append(out, l.info)
+		}
+	}
+	return out
+}
+
+// mentionsArg reports whether a condition of p reads context.args.arg or
+// tests context.args has arg.
+func mentionsArg(p *xast.Policy, arg string) bool {
+	found := false
+	for _, c := range p.Conditions {
+		xast.Inspect(xast.NewNode(c.Body), func(n xast.IsNode) bool {
+			var op xast.StrOpNode
+			switch x := n.(type) {
+			case xast.NodeTypeAccess:
+				op = x.StrOpNode
+			case xast.NodeTypeHas:
+				op = x.StrOpNode
+			default:
+				return !found
+			}
+			if string(op.Value) == arg && isArgs(op.Arg) {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// isArgs reports whether n is context.args.
+func isArgs(n xast.IsNode) bool {
+	a, ok := n.(xast.NodeTypeAccess)
+	return ok && a.Value == keyArgs && isVar(a.Arg, "context")
 }
 
 // validatePolicy validates p, whose @id is id, against the schema.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -32,7 +33,8 @@ type Engine struct {
 	policies  []loaded // in file, line order
 	validator *validator
 	actions   []intent.Action
-	schema    string // name of the schema file
+	args      map[intent.Action]map[string]Arg // the schema's context.args per action
+	schema    string                           // name of the schema file
 	constants constants
 }
 
@@ -81,7 +83,7 @@ func Load(fsys fs.FS) (*Engine, error) {
 		schema:    schemaFiles[0],
 		constants: newConstants(),
 	}
-	if e.validator, e.actions, err = newValidator(fsys, e.schema); err != nil {
+	if e.validator, e.actions, e.args, err = newValidator(fsys, e.schema); err != nil {
 		return nil, err
 	}
 
@@ -182,6 +184,28 @@ func (e *Engine) Policies() []Info {
 		out[i] = l.info
 	}
 	return out
+}
+
+// Arg is one attribute of an action's context.args in the schema: what
+// the policy is given of one argument of the action.
+type Arg struct {
+	// Kind is the kind of value an argument must be to match the
+	// attribute's type: intent.KindString (String), intent.KindInt (Long,
+	// which integers and amounts convert to) or intent.KindBool (Bool);
+	// zero for any other type, which no argument matches.
+	Kind intent.Kind
+	// Required is true when the schema declares the attribute without
+	// "?": every request must then hold it, or it does not match the
+	// schema and is denied as undecidable.
+	Required bool
+}
+
+// Args returns the attributes of action's context.args as the schema
+// declares them, by name, and false when the schema declares no such
+// action or gives it no args record. The map is the caller's.
+func (e *Engine) Args(action intent.Action) (map[string]Arg, bool) {
+	a, ok := e.args[action]
+	return maps.Clone(a), ok
 }
 
 // Actions returns the actions declared in the schema, sorted.

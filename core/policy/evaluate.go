@@ -47,13 +47,22 @@ func (e *Engine) Evaluate(r Request) Result {
 	slices.Sort(ids)
 	if len(diag.Errors) > 0 {
 		msgs := make([]string, len(diag.Errors))
+		var over []string
 		for i, de := range diag.Errors {
 			msgs[i] = fmt.Sprintf("policy %q: %s", de.PolicyID, de.Message)
+			// cedar-go's overflow errors are not exported; its messages
+			// all begin so ("integer overflow while attempting to add").
+			if strings.HasPrefix(de.Message, "integer overflow") {
+				over = append(over, string(de.PolicyID))
+			}
 		}
 		if decision == cedar.Allow {
 			ids = nil // permits do not determine a denial
 		}
-		return failed(msgs, ids, e.reasons(ids))
+		res := failed(msgs, ids, e.reasons(ids))
+		slices.Sort(over)
+		res.Overflowed = slices.Compact(over)
+		return res
 	}
 	res := Result{Verdict: intent.Deny, Level: intent.LevelAuto, Policies: ids, Reasons: e.reasons(ids)}
 	switch {

@@ -54,6 +54,12 @@ type Result struct {
 	// Errors are evaluation and conversion errors, sorted. When it is not
 	// empty, Decision is Deny.
 	Errors []string
+	// Overflowed are the @id of the policies whose evaluation overflowed
+	// an integer (an amount plus a total beyond the largest Long), sorted;
+	// each also has its error in Errors. A front door tells the agent
+	// that the amount is too large to check, not that the policy is
+	// broken.
+	Overflowed []string
 }
 
 // NoPermitReason is the reason given when no policy matched.

@@ -259,7 +259,8 @@ func TestEvaluate(t *testing.T) {
 				s.Facts["daily_total"] = intent.Int(math.MaxInt64)
 			})),
 			want: policy.Result{Verdict: intent.Deny, Level: intent.LevelAuto,
-				Errors: []string{`policy "daily-limit": integer overflow while attempting to add ` + "`9223372036854775807` with `5000`"}},
+				Errors:     []string{`policy "daily-limit": integer overflow while attempting to add ` + "`9223372036854775807` with `5000`"},
+				Overflowed: []string{"daily-limit"}},
 		},
 		{
 			name: "missing context attribute denies",

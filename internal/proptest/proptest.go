@@ -61,6 +61,14 @@ func Start(t testing.TB) Run {
 		}
 		seed = v
 	}
+	return StartAt(t, seed, n)
+}
+
+// StartAt starts a run of n proposals from a fixed seed: a regression
+// case, a seed that once found a bug, replayed on every run. It logs the
+// seed as Start does.
+func StartAt(t testing.TB, seed uint64, n int) Run {
+	t.Helper()
 	t.Logf("seed %d (INTENTPLANE_PROPERTY_SEED=%d to replay), %d proposals", seed, seed, n)
 	return Run{
 		N: n, Seed: seed, Rand: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),

@@ -444,6 +444,7 @@ func (d *db) seedBase(login, password string) {
 	usd := d.insert("res.currency", rec{"name": "USD", "active": true, "decimal_places": int64(2)})
 	d.insert("res.currency", rec{"name": "EUR", "active": false, "decimal_places": int64(2)})
 	d.insert("res.currency", rec{"name": "JPY", "active": false, "decimal_places": int64(0)})
+	d.insert("res.currency", rec{"name": "KWD", "active": false, "decimal_places": int64(3)})
 	cp := d.insert("res.partner", rec{"name": "My Company", "active": true, "company_id": int64(0), "supplier_rank": int64(0), "is_company": true,
 		"tz": "", "parent_id": int64(0)})
 	d.tables["res.partner"][cp]["commercial_partner_id"] = cp
