@@ -34,6 +34,8 @@ var byDesign = []error{
 	receipt.ErrNotFound, context.Canceled,
 }
 
+var _ state.DeferredLog = countingStore{}
+
 type countingStore struct {
 	st ReconcilingStore
 	m  *Metrics
@@ -95,6 +97,17 @@ func (c countingStore) Unhold(ctx context.Context, key, holder string) error {
 func (c countingStore) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
 	out, err := c.st.Append(ctx, r)
 	return out, c.count("append", err)
+}
+
+// AppendDeferred implements state.DeferredLog: the store's, or its Append
+// when it has none. A deferred receipt whose write fails later is not
+// counted (the store logs it).
+func (c countingStore) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
+	if dl, ok := c.st.(state.DeferredLog); ok {
+		return c.count("append", dl.AppendDeferred(ctx, r))
+	}
+	_, err := c.Append(ctx, r)
+	return err
 }
 
 func (c countingStore) Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
