@@ -60,9 +60,10 @@ type Config struct {
 // Open. It is safe for concurrent use, and several Stores (in several
 // processes) may share one database.
 type Store struct {
-	pool *pgxpool.Pool
-	cfg  Config
-	log  *slog.Logger
+	pool  *pgxpool.Pool
+	cfg   Config
+	log   *slog.Logger
+	trips *roundTrips
 
 	mu         sync.Mutex
 	chains     map[intent.Owner]*chain
@@ -104,11 +105,13 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
 	pc.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
 	}
+	trips := &roundTrips{}
+	pc.ConnConfig.Tracer = trips
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect: %s", ErrUnavailable, redact(err))
 	}
-	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, chains: map[intent.Owner]*chain{},
+	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, trips: trips, chains: map[intent.Owner]*chain{},
 		accounts: map[string]*account{}, reservedIn: map[string]string{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
