@@ -39,7 +39,11 @@ type store struct {
 	done     chan struct{}
 }
 
-var _ state.DeferredLog = (*store)(nil)
+var (
+	_ state.DeferredLog   = (*store)(nil)
+	_ state.UsageReserver = (*store)(nil)
+	_ state.Settler       = (*store)(nil)
+)
 
 // openStore opens the store [store] names. The PostgreSQL connection
 // string is read from the environment variable named by dsn_env, never
@@ -101,6 +105,18 @@ func (s *store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
 	}
 	_, err := s.Store.Append(ctx, r)
 	return err
+}
+
+// ReserveUsage implements state.UsageReserver (one round trip for a
+// running total on PostgreSQL) through the configured store.
+func (s *store) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+	return state.ReserveUsage(ctx, s.Store, account, limit, id, amount)
+}
+
+// Settle implements state.Settler (one round trip for an operation's
+// reservations on PostgreSQL) through the configured store.
+func (s *store) Settle(ctx context.Context, ids []string, commit bool) []error {
+	return state.Settle(ctx, s.Store, ids, commit)
 }
 
 // auditConfig is the approval page's audit view over the store.

@@ -64,8 +64,10 @@ type Store struct {
 }
 
 var (
-	_ state.Store       = (*Store)(nil)
-	_ state.DeferredLog = (*Store)(nil)
+	_ state.Store         = (*Store)(nil)
+	_ state.DeferredLog   = (*Store)(nil)
+	_ state.UsageReserver = (*Store)(nil)
+	_ state.Settler       = (*Store)(nil)
 )
 
 // Deferrer is a store that appends receipts deferred (state.DeferredLog)
@@ -168,6 +170,16 @@ func (s *Store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
 	h.deferred = true
 	s.mu.Unlock()
 	return nil
+}
+
+// ReserveUsage implements state.UsageReserver through the wrapped store.
+func (s *Store) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+	return state.ReserveUsage(ctx, s.Store, account, limit, id, amount)
+}
+
+// Settle implements state.Settler through the wrapped store.
+func (s *Store) Settle(ctx context.Context, ids []string, commit bool) []error {
+	return state.Settle(ctx, s.Store, ids, commit)
 }
 
 // checkpoint signs and saves a checkpoint of at, the head of its owner's

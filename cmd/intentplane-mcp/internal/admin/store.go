@@ -34,7 +34,11 @@ var byDesign = []error{
 	receipt.ErrNotFound, context.Canceled,
 }
 
-var _ state.DeferredLog = countingStore{}
+var (
+	_ state.DeferredLog   = countingStore{}
+	_ state.UsageReserver = countingStore{}
+	_ state.Settler       = countingStore{}
+)
 
 type countingStore struct {
 	st ReconcilingStore
@@ -58,6 +62,23 @@ func (c countingStore) count(op string, err error) error {
 
 func (c countingStore) Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error {
 	return c.count("reserve", c.st.Reserve(ctx, account, limit, id, amount))
+}
+
+func (c countingStore) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+	u, err := state.ReserveUsage(ctx, c.st, account, limit, id, amount)
+	return u, c.count("reserve", err)
+}
+
+func (c countingStore) Settle(ctx context.Context, ids []string, commit bool) []error {
+	op := "release"
+	if commit {
+		op = "commit"
+	}
+	errs := state.Settle(ctx, c.st, ids, commit)
+	for _, err := range errs {
+		c.count(op, err) //nolint:errcheck // counted; the caller gets errs
+	}
+	return errs
 }
 
 func (c countingStore) Commit(ctx context.Context, id string) error {
