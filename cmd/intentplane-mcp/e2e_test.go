@@ -845,10 +845,25 @@ func TestCheckRegistryWarning(t *testing.T) {
 }
 
 // BenchmarkCall measures a tools/call (get_balance) made directly to the
-// bank server and through the proxy, alternately in one run, and reports
-// the medians and the median added by the proxy.
-func BenchmarkCall(b *testing.B) {
+// bank server and through the proxy on its default store (embedded),
+// alternately in one run, and reports the medians and the median added by
+// the proxy.
+func BenchmarkCall(b *testing.B) { benchCall(b, newEnv(b)) }
+
+// BenchmarkCallMem is BenchmarkCall with the in-memory store: the floor
+// for what the embedded store adds.
+func BenchmarkCallMem(b *testing.B) {
 	e := newEnv(b)
+	cfg := readFile(b, e.config)
+	const store = "kind = \"embedded\"\npath = \"intentplane.db\"\n"
+	if !strings.Contains(cfg, store) {
+		b.Fatal("the example's store changed; update BenchmarkCallMem")
+	}
+	writeFile(b, e.config, strings.Replace(cfg, store, "kind = \"mem\"\n", 1))
+	benchCall(b, e)
+}
+
+func benchCall(b *testing.B, e *env) {
 	proxy := startBench(b, bins.proxy, "--config", e.config)
 	direct := startBench(b, bins.bank)
 	req := mcp.CallToolRequest{}

@@ -39,6 +39,12 @@ type store struct {
 	done     chan struct{}
 }
 
+var (
+	_ state.DeferredLog   = (*store)(nil)
+	_ state.UsageReserver = (*store)(nil)
+	_ state.Settler       = (*store)(nil)
+)
+
 // openStore opens the store [store] names. The PostgreSQL connection
 // string is read from the environment variable named by dsn_env, never
 // from the file.
@@ -53,7 +59,7 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 		s.Store, s.audit, s.entries = m, memAudit{m}, m
 		log.Warn("intentplane-mcp: [store] kind = \"mem\": budgets, spent nonces, executed operations and receipts are lost when this process exits, and a restart starts a new mandate with its whole budget; use kind = \"embedded\" (docs/stores.md)")
 	case "embedded":
-		st, err := embedded.Open(c.File(sc.Path), embedded.Options{})
+		st, err := embedded.Open(c.File(sc.Path), embedded.Options{Logger: log})
 		if err != nil {
 			return nil, c.ErrAt(append(at, "path"), "%v", err)
 		}
@@ -88,6 +94,29 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 		s.verifier = receipt.NewEd25519Verifier(map[string]ed25519.PublicKey{id: priv.Public().(ed25519.PublicKey)})
 	}
 	return s, nil
+}
+
+// AppendDeferred implements state.DeferredLog (the gateway appends the
+// receipts of decisions that changed nothing so): the configured store's,
+// or its Append when it has none.
+func (s *store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
+	if dl, ok := s.Store.(state.DeferredLog); ok {
+		return dl.AppendDeferred(ctx, r)
+	}
+	_, err := s.Store.Append(ctx, r)
+	return err
+}
+
+// ReserveUsage implements state.UsageReserver (one round trip for a
+// running total on PostgreSQL) through the configured store.
+func (s *store) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+	return state.ReserveUsage(ctx, s.Store, account, limit, id, amount)
+}
+
+// Settle implements state.Settler (one round trip for an operation's
+// reservations on PostgreSQL) through the configured store.
+func (s *store) Settle(ctx context.Context, ids []string, commit bool) []error {
+	return state.Settle(ctx, s.Store, ids, commit)
 }
 
 // auditConfig is the approval page's audit view over the store.

@@ -19,6 +19,7 @@ import (
 	"github.com/intentplane/intentplane/core/policy"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/core/resolve"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // Config configures a Gateway. The zero value of each optional field means
@@ -91,7 +92,10 @@ type Decision struct {
 	Executed bool
 	// Output is the executor's output on Allow.
 	Output string
-	// Receipt is the receipt appended for this decision.
+	// Receipt is the receipt appended for this decision. When the store
+	// is a state.DeferredLog and the decision changed nothing (see
+	// Decide), the receipt is stored after Decide returns and Seq, Prev
+	// and Hash are zero here.
 	Receipt receipt.Receipt
 }
 
@@ -240,6 +244,14 @@ func (g *Gateway) Actions() []intent.Action {
 // seconds first): the decision is then reported as it was taken (an
 // executed operation stays executed), and the caller must alert an
 // operator.
+//
+// When the store is a state.DeferredLog, the receipt of a decision that
+// changed nothing (a read-only action, or any decision that executed
+// nothing) is appended deferred: Decide returns without waiting until it
+// is durable. Whatever such a decision wrote before (a reservation given
+// back, an approval consumed) was durable when written, and the receipt of
+// an operation that executed, or may have, is durable before Decide
+// returns.
 func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 	st := &decision{req: req, now: g.now().UTC(), result: receipt.ResultNotExecuted}
 	d := &st.out
@@ -257,6 +269,13 @@ func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
 func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
 	d := &st.out
 	r := g.receiptOf(st)
+	if dl, ok := g.store.(state.DeferredLog); ok && st.changedNothing() {
+		if err := dl.AppendDeferred(ctx, r); err == nil {
+			d.Receipt = r
+			return *d, nil
+		}
+		// Refused outright (a closed store): Append says why, or stores it.
+	}
 	stored, err := g.store.Append(ctx, r)
 	if err != nil && r.Result != receipt.ResultNotExecuted {
 		// Something may have happened in the world: try harder to record
@@ -273,6 +292,19 @@ func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
 	}
 	d.Receipt = stored
 	return *d, nil
+}
+
+// changedNothing reports whether the decision changed nothing that its
+// receipt must be durable for: it executed nothing, or only a read-only
+// action.
+func (st *decision) changedNothing() bool {
+	switch st.result {
+	case receipt.ResultNotExecuted:
+		return true
+	case receipt.ResultExecuted:
+		return st.route != nil && st.route.contract.ReadOnly
+	}
+	return false
 }
 
 // receiptOf is the receipt of the decision, sensitive values replaced by

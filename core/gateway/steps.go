@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -251,15 +252,9 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 			values[j] = st.args[name].Str
 		}
 		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values...)
-		id := state.TotalReservationID(st.resID, i)
-		err := g.store.Reserve(ctx, acct, intent.Money{Currency: cur, Amount: state.TotalLimit}, id, intent.Money{Currency: cur, Amount: amount})
-		if err != nil {
-			return totalRefusal(err, st, intent.Money{Currency: cur, Amount: amount}, "to "+nameOf(facts, t.By[0], values[0])+" "+t.Text())
-		}
-		st.totalIDs = append(st.totalIDs, id)
-		u, err := g.store.Usage(ctx, acct)
-		if err != nil {
-			return refusals.Unavailable.with()
+		u, r := g.reserveTotal(ctx, st, i, acct, intent.Money{Currency: cur, Amount: amount}, "to "+nameOf(facts, t.By[0], values[0])+" "+t.Text())
+		if r != nil {
+			return r
 		}
 		before := u.Committed + u.Reserved - amount
 		if t.Outside != "" {
@@ -487,6 +482,21 @@ func (st *decision) withTotals(reasons string) string {
 	return reasons + " (" + st.totals + ")"
 }
 
+// reserveTotal reserves amount on the running total acct, the contract's
+// i-th, and returns the total's usage after it: one call, one round trip
+// to a store that is a state.UsageReserver. Cleanup settles what it holds.
+func (g *Gateway) reserveTotal(ctx context.Context, st *decision, i int, acct string, amount intent.Money, what string) (state.Usage, *intent.Refusal) {
+	id := state.TotalReservationID(st.resID, i)
+	u, err := state.ReserveUsage(ctx, g.store, acct, intent.Money{Currency: amount.Currency, Amount: state.TotalLimit}, id, amount)
+	if err == nil || errors.Is(err, state.ErrUsageUnread) {
+		st.totalIDs = append(st.totalIDs, id)
+	}
+	if err != nil {
+		return u, totalRefusal(err, st, amount, what)
+	}
+	return u, nil
+}
+
 // executedBefore returns the replay refusal when the operation, which
 // writes, has already executed (its nonce is consumed), and nil otherwise
 // or when the store cannot tell: the nonce is consumed again, atomically,
@@ -649,24 +659,22 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	if ctx.Done() != nil { // a context that cannot be cancelled needs no shield
 		ctx = context.WithoutCancel(ctx)
 	}
-	settle := func(id string) {
-		switch {
-		case st.executing:
-		case st.spent:
-			if err := g.store.Commit(ctx, id); err != nil {
-				g.log.Error("budget commit failed", "reservation", id, "err", err)
-			}
-		default:
-			if err := g.store.Release(ctx, id); err != nil {
-				g.log.Error("budget release failed", "reservation", id, "err", err)
+	// Settled together: one round trip to a store that is a
+	// state.Settler.
+	ids := slices.Clone(st.totalIDs)
+	if st.reserved {
+		ids = append(ids, st.resID)
+	}
+	if len(ids) > 0 && !st.executing {
+		for i, err := range state.Settle(ctx, g.store, ids, st.spent) {
+			switch {
+			case err == nil:
+			case st.spent:
+				g.log.Error("budget commit failed", "reservation", ids[i], "err", err)
+			default:
+				g.log.Error("budget release failed", "reservation", ids[i], "err", err)
 			}
 		}
-	}
-	for _, id := range st.totalIDs {
-		settle(id)
-	}
-	if st.reserved {
-		settle(st.resID)
 	}
 	if st.lock != "" && !st.executing {
 		if err := g.store.Unhold(ctx, st.lock, st.holder); err != nil {

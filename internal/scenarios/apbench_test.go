@@ -82,12 +82,13 @@ func apBenchERP(b *testing.B) (*erp.Mem, []erp.Bill, []string) {
 // connection pool) sharing the store and the ERP. Client c pays vendor c's
 // bill, each instalment one cent more than its last (1.00, 1.01, ...), so
 // each is a distinct operation. ns/op is wall time per decision;
-// decisions/s, p50-ms and p99-ms are reported besides. The bill's payments
+// decisions/s, p50-ms and p99-ms are reported besides, and for PostgreSQL
+// round-trips/decision (statements and batches sent, all replicas). The bill's payments
 // are read on each decision, so run it with a fixed -benchtime, e.g.
 // -benchtime=4000x.
 func BenchmarkAPDecide(b *testing.B) {
 	for _, k := range kinds {
-		for _, replicas := range []int{1, 4} {
+		for _, replicas := range []int{1, 2, 4} {
 			if k.name == "mem" && replicas > 1 {
 				continue // an in-memory store is not shared
 			}
@@ -101,6 +102,7 @@ func BenchmarkAPDecide(b *testing.B) {
 					b.Fatal(err)
 				}
 				var stores []gateway.Store
+				var pgs []*postgres.Store
 				if k.name == "postgres" {
 					// Each replica its own pool on one schema, as in
 					// store/postgres's BenchmarkDecide.
@@ -112,6 +114,7 @@ func BenchmarkAPDecide(b *testing.B) {
 						}
 						b.Cleanup(st.Close)
 						stores = append(stores, st)
+						pgs = append(pgs, st)
 					}
 				} else {
 					st, _ := k.open(b, time.Now)
@@ -134,6 +137,13 @@ func BenchmarkAPDecide(b *testing.B) {
 				var done atomic.Int64
 				var failed atomic.Value
 				var wg sync.WaitGroup
+				trips := func() (n uint64) {
+					for _, st := range pgs {
+						n += st.RoundTrips()
+					}
+					return n
+				}
+				trips0 := trips()
 				b.ResetTimer()
 				start := time.Now()
 				for c := range benchVendors {
@@ -172,6 +182,9 @@ func BenchmarkAPDecide(b *testing.B) {
 				b.ReportMetric(float64(b.N)/elapsed.Seconds(), "decisions/s")
 				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+				if len(pgs) > 0 {
+					b.ReportMetric(float64(trips()-trips0)/float64(b.N), "round-trips/decision")
+				}
 			})
 		}
 	}

@@ -96,6 +96,16 @@ func (o *observed) Append(ctx context.Context, r receipt.Receipt) (receipt.Recei
 	return out, o.count(err)
 }
 
+// AppendDeferred passes deferred receipts on (the embedded store's), so
+// that the faults also meet the receipts a write failure loses.
+func (o *observed) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
+	if dl, ok := o.Store.(state.DeferredLog); ok {
+		return o.count(dl.AppendDeferred(ctx, r))
+	}
+	_, err := o.Append(ctx, r)
+	return err
+}
+
 func (o *observed) OpenReservations(ctx context.Context, before time.Time) ([]gateway.Reservation, error) {
 	return o.Store.(gateway.ReconcileStore).OpenReservations(ctx, before)
 }

@@ -17,6 +17,7 @@
 package checkpoint
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sort"
@@ -62,13 +63,32 @@ type Store struct {
 	owners map[intent.Owner]*head
 }
 
-var _ state.Store = (*Store)(nil)
+var (
+	_ state.Store         = (*Store)(nil)
+	_ state.DeferredLog   = (*Store)(nil)
+	_ state.UsageReserver = (*Store)(nil)
+	_ state.Settler       = (*Store)(nil)
+)
+
+// Deferrer is a store that appends receipts deferred (state.DeferredLog)
+// and can tell the head of a chain they extend: Store appends deferred
+// only through one. store/embedded is one.
+type Deferrer interface {
+	state.DeferredLog
+	// Head returns the newest receipt of owner's chain once every receipt
+	// appended before the call is stored; receipt.ErrNotFound if the
+	// owner has none. It may be called concurrently.
+	Head(ctx context.Context, owner intent.Owner) (receipt.Receipt, error)
+}
 
 // head is what the Store knows of one owner's chain.
 type head struct {
-	last    receipt.Receipt // the newest receipt appended here
+	last    receipt.Receipt // the newest receipt appended here, deferred ones aside
 	since   int             // receipts appended since the last checkpoint by count
 	covered uint64          // the seq of the newest checkpoint saved
+	// deferred: receipts were appended deferred after last, so the
+	// chain's head is newer than last (ask the store for it).
+	deferred bool
 }
 
 // Wrap returns st with checkpoints signed by signer and saved to sink.
@@ -120,6 +140,48 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 	return out, nil
 }
 
+// AppendDeferred implements state.DeferredLog: it appends r deferred
+// through the wrapped store when that is a Deferrer and no checkpoint is
+// due; otherwise (a checkpoint is due, which is signed only over a durable
+// receipt, or the wrapped store cannot defer) it appends r as Append does.
+func (s *Store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
+	dl, ok := s.Store.(Deferrer)
+	s.mu.Lock()
+	since := 0
+	if h := s.owners[r.Owner]; h != nil {
+		since = h.since
+	}
+	due := s.cfg.Every > 0 && since+1 >= s.cfg.Every
+	s.mu.Unlock()
+	if !ok || due {
+		_, err := s.Append(ctx, r)
+		return err
+	}
+	if err := dl.AppendDeferred(ctx, r); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	h := s.owners[r.Owner]
+	if h == nil {
+		h = &head{}
+		s.owners[r.Owner] = h
+	}
+	h.since++
+	h.deferred = true
+	s.mu.Unlock()
+	return nil
+}
+
+// ReserveUsage implements state.UsageReserver through the wrapped store.
+func (s *Store) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+	return state.ReserveUsage(ctx, s.Store, account, limit, id, amount)
+}
+
+// Settle implements state.Settler through the wrapped store.
+func (s *Store) Settle(ctx context.Context, ids []string, commit bool) []error {
+	return state.Settle(ctx, s.Store, ids, commit)
+}
+
 // checkpoint signs and saves a checkpoint of at, the head of its owner's
 // chain.
 func (s *Store) checkpoint(ctx context.Context, at receipt.Receipt) error {
@@ -144,6 +206,28 @@ func (s *Store) checkpoint(ctx context.Context, at receipt.Receipt) error {
 // trying every owner.
 func (s *Store) Flush(ctx context.Context) error {
 	s.mu.Lock()
+	var unknown []intent.Owner
+	for o, h := range s.owners {
+		if h.deferred {
+			unknown = append(unknown, o)
+		}
+	}
+	s.mu.Unlock()
+	var first error
+	for _, o := range unknown { // receipts appended deferred: read the head
+		at, err := s.Store.(Deferrer).Head(ctx, o)
+		if err != nil {
+			first = cmp.Or(first, err)
+			continue
+		}
+		s.mu.Lock()
+		if h := s.owners[o]; at.Seq > h.last.Seq {
+			h.last = at
+		}
+		s.owners[o].deferred = false
+		s.mu.Unlock()
+	}
+	s.mu.Lock()
 	var due []receipt.Receipt
 	for _, h := range s.owners {
 		if h.last.Seq > h.covered {
@@ -153,7 +237,6 @@ func (s *Store) Flush(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	sort.Slice(due, func(i, j int) bool { return due[i].Owner < due[j].Owner })
-	var first error
 	for _, r := range due {
 		if err := s.checkpoint(ctx, r); err != nil && first == nil {
 			first = err

@@ -39,6 +39,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(deferredEnv); dir != "" {
+		if err := deferredChild(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(childEnv); dir != "" {
 		if err := child(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -139,36 +146,15 @@ func TestKill9MidStream(t *testing.T) {
 		t.Skip("re-executes the test binary")
 	}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	var acks []ack
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for _, line := range killedChild(t, childEnv, dir, 400) {
+		f := strings.Fields(line)
 		if len(f) != 5 || f[0] != "ack" {
-			t.Fatalf("child said %q", sc.Text())
+			t.Fatalf("child said %q", line)
 		}
 		i, _ := strconv.Atoi(f[1])
 		seq, _ := strconv.ParseUint(f[3], 10, 64)
 		acks = append(acks, ack{i: i, verdict: f[2], seq: seq, hash: f[4]})
-		if len(acks) == 400 {
-			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	err = cmd.Wait()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("child ended with %v, not by SIGKILL (stderr: %s)", err, stderr.String())
 	}
 	t.Logf("child killed after %d acknowledged decisions", len(acks))
 
@@ -231,19 +217,46 @@ func TestKill9MidStream(t *testing.T) {
 	checkExecutions(t, ctx, st, dir, rs)
 }
 
+// killedChild re-executes the test binary with env set to dir, reads its
+// stdout lines, kills it with SIGKILL after n of them, and returns every
+// line it said; it fails unless the child ended by that SIGKILL.
+func killedChild(t *testing.T, env, dir string, n int) []string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env+"="+dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) == n {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("child ended with %v, not by SIGKILL (stderr: %s)", err, stderr.String())
+	}
+	return lines
+}
+
 func verifyChain(t *testing.T, st *embedded.Store) []receipt.Receipt {
 	t.Helper()
 	rs, err := st.Receipts(context.Background(), crashOwner, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	if err := receipt.WriteJSONL(&buf, rs); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := receipt.Verify(&buf, nil); err != nil {
-		t.Fatalf("chain does not verify: %v", err)
-	}
+	verify(t, rs)
 	return rs
 }
 

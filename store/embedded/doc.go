@@ -9,7 +9,10 @@
 // fsync, of the machine. Concurrent writers are grouped: while one
 // transaction commits, the writes that arrive queue up and are committed
 // together in the next one (group commit), so each caller still waits for
-// its own durable commit but the fsync is shared.
+// its own durable commit but the fsync is shared. The one exception is
+// AppendDeferred (state.DeferredLog), for the receipts of decisions that
+// changed nothing: it queues the receipt and returns without waiting; the
+// receipt is durable before any write queued after it returns.
 //
 // A file is opened by one process at a time (bbolt holds an exclusive file
 // lock); several gateway replicas need package store/postgres instead.

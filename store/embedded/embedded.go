@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -19,7 +20,10 @@ import (
 	"github.com/intentplane/intentplane/core/state"
 )
 
-var _ state.Store = (*Store)(nil)
+var (
+	_ state.Store       = (*Store)(nil)
+	_ state.DeferredLog = (*Store)(nil)
+)
 
 // Errors returned by Open and by a closed Store.
 var (
@@ -42,9 +46,16 @@ type Options struct {
 	// MaxBatch bounds how many writes are committed in one transaction;
 	// zero means 256.
 	MaxBatch int
+	// MaxQueue bounds how many writes may wait for the commit loop; a
+	// write that finds the queue full waits for room, deferred receipts
+	// included; zero means 4096.
+	MaxQueue int
 	// Now returns the current time, used to forget expired single-use keys;
 	// nil means time.Now.
 	Now func() time.Time
+	// Logger receives the deferred receipts a failed write lost (see
+	// AppendDeferred); nil means discard.
+	Logger *slog.Logger
 }
 
 // Bucket names. Every key in them starts with a one-byte tag, so that empty
@@ -78,12 +89,22 @@ const sweepEvery = 4096
 type Store struct {
 	db       *bolt.DB
 	now      func() time.Time
+	log      *slog.Logger
 	maxBatch int
+	maxQueue int
 
-	mu       sync.RWMutex // held for reading while sending to requests
-	closed   bool
-	requests chan *request
+	mu     sync.RWMutex // held for reading while queueing a write or reading
+	closed bool
+
+	// The queue of writes for the commit loop, in the order they are
+	// committed. qcond signals both a write queued and room made.
+	qmu     sync.Mutex
+	qcond   *sync.Cond
+	queue   []*request
+	qclosed bool
+
 	done     chan struct{} // closed when the commit loop exits
+	deferred atomic.Int64  // deferred receipts queued and not yet committed
 	consumes atomic.Uint64
 }
 
@@ -98,8 +119,14 @@ func Open(path string, opts Options) (*Store, error) {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 256
 	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = 4096
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: opts.LockTimeout})
 	if err != nil {
@@ -130,15 +157,18 @@ func Open(path string, opts Options) (*Store, error) {
 	s := &Store{
 		db:       db,
 		now:      opts.Now,
+		log:      opts.Logger,
 		maxBatch: opts.MaxBatch,
-		requests: make(chan *request),
+		maxQueue: opts.MaxQueue,
 		done:     make(chan struct{}),
 	}
+	s.qcond = sync.NewCond(&s.qmu)
 	go s.commitLoop()
 	return s, nil
 }
 
-// Close waits for pending writes, then closes the file. Later calls return
+// Close waits for pending writes (deferred receipts included), then closes
+// the file. Later calls return
 // ErrClosed; Close itself is idempotent and returns the file's close error
 // once.
 func (s *Store) Close() error {
@@ -148,7 +178,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	close(s.requests)
+	s.qmu.Lock()
+	s.qclosed = true
+	s.qcond.Broadcast()
+	s.qmu.Unlock()
 	s.mu.Unlock()
 	<-s.done
 	return s.db.Close()
@@ -157,11 +190,14 @@ func (s *Store) Close() error {
 // Path returns the store file's path.
 func (s *Store) Path() string { return s.db.Path() }
 
-// request is one write waiting for the commit loop.
+// request is one write waiting for the commit loop: fn, or nothing (a
+// barrier, done once every write queued before it is). A deferred
+// request's caller does not wait for it; done is nil.
 type request struct {
-	fn   func(tx *bolt.Tx) error
-	err  error
-	done chan struct{}
+	fn    func(tx *bolt.Tx) error
+	err   error
+	done  chan struct{}
+	owner intent.Owner // a deferred receipt's owner, for the log
 }
 
 // update runs fn in a write transaction, possibly together with other
@@ -174,17 +210,40 @@ func (s *Store) update(ctx context.Context, fn func(tx *bolt.Tx) error) error {
 		return err
 	}
 	r := &request{fn: fn, done: make(chan struct{})}
-	s.mu.RLock()
-	if s.closed {
-		s.mu.RUnlock()
-		return ErrClosed
+	if err := s.enqueue(r); err != nil {
+		return err
 	}
-	s.requests <- r
-	s.mu.RUnlock()
 	// The write is already queued: wait for its outcome whatever ctx says,
 	// so that the caller never believes undone what is durable.
 	<-r.done
 	return r.err
+}
+
+// enqueue queues r for the commit loop, waiting while the queue is full.
+func (s *Store) enqueue(r *request) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.qmu.Lock()
+	for len(s.queue) >= s.maxQueue && !s.qclosed {
+		s.qcond.Wait()
+	}
+	s.queue = append(s.queue, r)
+	s.qcond.Broadcast()
+	s.qmu.Unlock()
+	return nil
+}
+
+// settled returns once every write queued before the call is committed
+// (or has failed): readers of receipt chains call it so that they see the
+// deferred receipts already appended.
+func (s *Store) settled(ctx context.Context) error {
+	if s.deferred.Load() == 0 {
+		return ctx.Err()
+	}
+	return s.update(ctx, nil)
 }
 
 // errSolo rolls a batch back so that its functions run one by one.
@@ -201,54 +260,79 @@ func clean(err error) bool {
 		errors.Is(err, errBadInput)
 }
 
-// commitLoop commits queued writes in batches until Close.
+// commitLoop commits queued writes in batches, in queue order, until Close
+// and the queue is empty.
 func (s *Store) commitLoop() {
 	defer close(s.done)
 	batch := make([]*request, 0, s.maxBatch)
 	for {
-		first, ok := <-s.requests
-		if !ok {
+		s.qmu.Lock()
+		for len(s.queue) == 0 && !s.qclosed {
+			s.qcond.Wait()
+		}
+		if len(s.queue) == 0 {
+			s.qmu.Unlock()
 			return
 		}
-		batch = append(batch[:0], first)
-	drain:
-		for len(batch) < s.maxBatch {
-			select {
-			case r, ok := <-s.requests:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, r)
-			default:
-				break drain
-			}
+		n := min(len(s.queue), s.maxBatch)
+		batch = append(batch[:0], s.queue[:n]...)
+		clear(s.queue[:n])
+		s.queue = s.queue[n:]
+		if len(s.queue) == 0 {
+			s.queue = s.queue[:0:0] // let the array go
 		}
+		s.qcond.Broadcast()
+		s.qmu.Unlock()
 		s.commit(batch)
+		clear(batch)
 	}
 }
 
+// commit commits batch in one transaction (none if it holds only
+// barriers) and tells each caller its outcome.
 func (s *Store) commit(batch []*request) {
-	err := s.db.Update(func(tx *bolt.Tx) error {
-		for _, r := range batch {
-			r.err = r.fn(tx)
-			if r.err != nil && !clean(r.err) {
-				return errSolo
+	writes := false
+	for _, r := range batch {
+		writes = writes || r.fn != nil
+	}
+	var err error
+	if writes {
+		err = s.db.Update(func(tx *bolt.Tx) error {
+			for _, r := range batch {
+				if r.fn == nil {
+					continue
+				}
+				r.err = r.fn(tx)
+				if r.err != nil && !clean(r.err) {
+					return errSolo
+				}
 			}
-		}
-		return nil
-	})
+			return nil
+		})
+	}
 	switch {
 	case errors.Is(err, errSolo):
 		for _, r := range batch {
-			r.err = s.db.Update(r.fn)
+			if r.fn != nil {
+				r.err = s.db.Update(r.fn)
+			}
 		}
 	case err != nil:
 		for _, r := range batch {
-			r.err = fmt.Errorf("embedded: commit: %w", err)
+			if r.fn != nil {
+				r.err = fmt.Errorf("embedded: commit: %w", err)
+			}
 		}
 	}
 	for _, r := range batch {
-		close(r.done)
+		if r.done != nil {
+			close(r.done)
+			continue
+		}
+		if r.err != nil {
+			s.log.Error("deferred receipt lost: its write failed", "owner", r.owner, "err", r.err)
+		}
+		s.deferred.Add(-1)
 	}
 }
 
@@ -540,15 +624,52 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 		return receipt.Receipt{}, err
 	}
 	var out receipt.Receipt
+	if err := s.update(ctx, appendTo(ok, r, &out)); err != nil {
+		return receipt.Receipt{}, err
+	}
+	return out, nil
+}
+
+// AppendDeferred implements state.DeferredLog: r is linked and stored by
+// the commit loop, in queue order, without the caller waiting. The loop
+// starts its transaction at once (or as soon as the one under way ends), so
+// r is normally durable a few milliseconds after the call returns, and in
+// any case before every write queued after it (any call of this Store that
+// returns after AppendDeferred did) returns. It is lost if the process
+// dies before that transaction commits, or if the transaction fails (disk
+// full, I/O error), which Options.Logger is told. Receipts, Owners,
+// Checkpoints and Head see it once it is stored: they wait for the queued
+// deferred receipts first.
+func (s *Store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
+	ok, err := ownerKey(r.Owner)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Refuse what Append would refuse, now, while the caller can hear it.
+	if _, err := receipt.Link(r, nil); err != nil {
+		return err
+	}
+	var out receipt.Receipt
+	s.deferred.Add(1)
+	if err := s.enqueue(&request{fn: appendTo(ok, r, &out), owner: r.Owner}); err != nil {
+		s.deferred.Add(-1)
+		return err
+	}
+	return nil
+}
+
+// appendTo returns the write that links r after the head of its owner
+// (whose key is ok) and stores both, setting *out to the linked receipt.
+func appendTo(ok []byte, r receipt.Receipt, out *receipt.Receipt) func(tx *bolt.Tx) error {
 	var line bytes.Buffer
-	err = s.update(ctx, func(tx *bolt.Tx) error {
+	return func(tx *bolt.Tx) error {
 		heads := tx.Bucket(bucketHeads)
-		var prev *receipt.Receipt
-		if v := heads.Get(ok); v != nil {
-			if len(v) != 8+len(receipt.Hash{}) {
-				return fmt.Errorf("embedded: corrupt head of owner %q", r.Owner)
-			}
-			prev = &receipt.Receipt{Owner: r.Owner, Seq: binary.BigEndian.Uint64(v), Hash: receipt.Hash(v[8:])}
+		prev, err := head(heads, ok, r.Owner)
+		if err != nil {
+			return err
 		}
 		linked, err := receipt.Link(r, prev)
 		if err != nil {
@@ -561,17 +682,59 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 		if err := tx.Bucket(bucketReceipts).Put(seqKey(ok, linked.Seq), line.Bytes()); err != nil {
 			return err
 		}
-		head := binary.BigEndian.AppendUint64(make([]byte, 0, 40), linked.Seq)
-		if err := heads.Put(ok, append(head, linked.Hash[:]...)); err != nil {
+		h := binary.BigEndian.AppendUint64(make([]byte, 0, 40), linked.Seq)
+		if err := heads.Put(ok, append(h, linked.Hash[:]...)); err != nil {
 			return err
 		}
-		out = linked
+		*out = linked
+		return nil
+	}
+}
+
+// head returns the head of owner's chain (Owner, Seq and Hash set) as the
+// heads bucket holds it under ok; nil if the owner has no receipt.
+func head(heads *bolt.Bucket, ok []byte, owner intent.Owner) (*receipt.Receipt, error) {
+	v := heads.Get(ok)
+	if v == nil {
+		return nil, nil
+	}
+	if len(v) != 8+len(receipt.Hash{}) {
+		return nil, fmt.Errorf("embedded: corrupt head of owner %q", owner)
+	}
+	return &receipt.Receipt{Owner: owner, Seq: binary.BigEndian.Uint64(v), Hash: receipt.Hash(v[8:])}, nil
+}
+
+// Head implements state.DeferredLog: the newest receipt of owner's chain,
+// read in full, once the deferred receipts queued before the call are
+// stored; receipt.ErrNotFound if the owner has none.
+func (s *Store) Head(ctx context.Context, owner intent.Owner) (receipt.Receipt, error) {
+	ok, err := ownerKey(owner)
+	if err != nil {
+		return receipt.Receipt{}, receipt.ErrNotFound
+	}
+	if err := s.settled(ctx); err != nil {
+		return receipt.Receipt{}, err
+	}
+	var line []byte
+	err = s.view(ctx, func(tx *bolt.Tx) error {
+		h, err := head(tx.Bucket(bucketHeads), ok, owner)
+		if err != nil {
+			return err
+		}
+		if h == nil {
+			return receipt.ErrNotFound
+		}
+		line = slices.Clone(tx.Bucket(bucketReceipts).Get(seqKey(ok, h.Seq)))
 		return nil
 	})
 	if err != nil {
 		return receipt.Receipt{}, err
 	}
-	return out, nil
+	rs, _, err := receipt.ReadJSONL(bytes.NewReader(line))
+	if err != nil || len(rs) != 1 {
+		return receipt.Receipt{}, fmt.Errorf("embedded: stored head receipt of owner %q: %v", owner, err)
+	}
+	return rs[0], nil
 }
 
 // Receipts implements receipt.Log: receipt.ErrNotFound if the owner has
@@ -580,6 +743,9 @@ func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, l
 	ok, err := ownerKey(owner)
 	if err != nil {
 		return nil, receipt.ErrNotFound
+	}
+	if err := s.settled(ctx); err != nil {
+		return nil, err
 	}
 	var lines bytes.Buffer
 	err = s.view(ctx, func(tx *bolt.Tx) error {
@@ -610,6 +776,9 @@ func (s *Store) Receipts(ctx context.Context, owner intent.Owner, from uint64, l
 // Owners returns every owner with a receipt chain, sorted by their
 // length-prefixed encoding (shorter names first), for exports.
 func (s *Store) Owners(ctx context.Context) ([]intent.Owner, error) {
+	if err := s.settled(ctx); err != nil {
+		return nil, err
+	}
 	var out []intent.Owner
 	err := s.view(ctx, func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketHeads).ForEach(func(k, _ []byte) error {
@@ -650,6 +819,9 @@ func (s *Store) Checkpoints(ctx context.Context, owner intent.Owner) ([]receipt.
 	ok, err := ownerKey(owner)
 	if err != nil {
 		return nil, nil
+	}
+	if err := s.settled(ctx); err != nil {
+		return nil, err
 	}
 	var lines bytes.Buffer
 	err = s.view(ctx, func(tx *bolt.Tx) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -61,5 +62,66 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 	if u, err := s.Usage(ctx, "m"); err != nil || u.Committed != 500 || u.Reserved != 100 {
 		t.Fatalf("Usage = %+v, %v; want committed 500 reserved 100", u, err)
+	}
+}
+
+// TestReserveUsageAndSettle: ReserveUsage returns the account's usage with
+// its reservation; Settle commits or releases reservations on several
+// accounts in one call, concurrent calls included, those another Store
+// made among them, with ErrNotFound for one not open.
+func TestReserveUsageAndSettle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, dsn := open(t, postgres.Config{})
+	other, err := postgres.Open(ctx, dsn, postgres.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if u, err := s.ReserveUsage(ctx, "a", eur(1000), "a1", eur(100)); err != nil || u.Reserved != 100 || u.Committed != 0 {
+		t.Fatalf("ReserveUsage = %+v, %v; want reserved 100", u, err)
+	}
+	if u, err := s.ReserveUsage(ctx, "a", eur(1000), "a2", eur(250)); err != nil || u.Reserved != 350 {
+		t.Fatalf("second ReserveUsage = %+v, %v; want reserved 350", u, err)
+	}
+	if _, err := s.ReserveUsage(ctx, "a", eur(1000), "a3", eur(700)); !errors.Is(err, state.ErrExceeded) {
+		t.Fatalf("ReserveUsage over the limit = %v, want ErrExceeded", err)
+	}
+	for _, r := range []struct{ acct, id string }{{"b", "b1"}, {"c", "c1"}, {"b", "b2"}} {
+		if err := s.Reserve(ctx, r.acct, eur(1000), r.id, eur(10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := other.Reserve(ctx, "c", eur(1000), "c2", eur(5)); err != nil {
+		t.Fatal(err)
+	}
+	// Concurrent Settles, batched into one statement when they meet.
+	var wg sync.WaitGroup
+	results := make([][]error, 2)
+	for i, ids := range [][]string{{"a1", "b1", "c1", "c2", "gone"}, {"b2", "a2"}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.Settle(ctx, ids, i == 0)
+		}()
+	}
+	wg.Wait()
+	for i, want := range [][]error{{nil, nil, nil, nil, state.ErrNotFound}, {nil, nil}} {
+		for j := range want {
+			if !errors.Is(results[i][j], want[j]) || (want[j] == nil && results[i][j] != nil) {
+				t.Errorf("Settle %d, id %d: %v, want %v", i, j, results[i][j], want[j])
+			}
+		}
+	}
+	for _, c := range []struct {
+		acct                string
+		committed, reserved intent.Amount
+	}{{"a", 100, 0}, {"b", 10, 0}, {"c", 15, 0}} {
+		if u, err := s.Usage(ctx, c.acct); err != nil || u.Committed != c.committed || u.Reserved != c.reserved {
+			t.Errorf("Usage(%s) = %+v, %v; want committed %d reserved %d", c.acct, u, err, c.committed, c.reserved)
+		}
+	}
+	if errs := s.Settle(ctx, []string{"a1"}, true); !errors.Is(errs[0], state.ErrNotFound) {
+		t.Errorf("Settle of a settled reservation = %v, want ErrNotFound", errs[0])
 	}
 }

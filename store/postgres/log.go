@@ -19,16 +19,16 @@ type chain struct {
 	owner intent.Owner
 	g     group[receipt.Receipt, receipt.Receipt]
 
-	// Touched only by the leader of g.
-	known     bool // seq and hash are a head of the chain as stored
-	seq       uint64
-	hash      receipt.Hash
-	contended int // batches left to write the locking way
+	// Touched only by the leader of g: a head of the chain as stored
+	// (seq 0: none known, or an empty chain).
+	seq  uint64
+	hash receipt.Hash
 }
 
-// contendedBatches is how many batches go straight to the locking way after
-// another replica moved the head under this one.
-const contendedBatches = 16
+// appendAttempts is how many times a batch is linked again after the head
+// moved under it (another replica appended) before it is written the
+// locking way.
+const appendAttempts = 8
 
 type appendJob = job[receipt.Receipt, receipt.Receipt]
 
@@ -61,30 +61,11 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 
 // write stores batch after the chain's head, setting each job's out or err.
 func (s *Store) write(ctx context.Context, c *chain, batch []*appendJob) {
-	if c.known && c.contended == 0 {
-		var moved bool
-		err := s.do(ctx, "append receipts", func(ctx context.Context) error {
-			var err error
-			moved, err = s.appendAfterHead(ctx, c, batch)
-			return err
-		})
-		switch {
-		case err != nil:
-			c.known = false
-			fail(batch, err)
-			return
-		case !moved:
-			return
-		}
-		c.contended = contendedBatches
-	} else if c.contended > 0 {
-		c.contended--
-	}
 	err := s.do(ctx, "append receipts", func(ctx context.Context) error {
-		return s.appendLocked(ctx, c, batch)
+		return s.appendAfterHead(ctx, c, batch)
 	})
 	if err != nil {
-		c.known = false
+		c.seq, c.hash = 0, receipt.Hash{}
 		fail(batch, err)
 	}
 }
@@ -136,39 +117,41 @@ func link(owner intent.Owner, seq uint64, hash receipt.Hash, batch []*appendJob)
 	return out, nil
 }
 
-// insertAfter inserts the receipts and moves the head from seq to the last
-// one, in one statement, if the head is still at seq with hash.
-const insertAfter = `
-WITH h AS (
-    UPDATE receipt_heads SET seq = $4, hash = $5
-     WHERE owner = $1 AND seq = $2 AND hash = $3
-    RETURNING 1
-)
-INSERT INTO receipts (owner, seq, hash, line)
-SELECT $1, t.seq, t.hash, t.line FROM unnest($6::bigint[], $7::bytea[], $8::text[]) AS t(seq, hash, line)
- WHERE EXISTS (SELECT 1 FROM h)`
-
-// appendAfterHead writes the batch after the head this process knows, in
-// one statement; moved reports that another replica moved the head, and
-// nothing was written.
-func (s *Store) appendAfterHead(ctx context.Context, c *chain, batch []*appendJob) (moved bool, err error) {
-	rs, err := link(c.owner, c.seq, c.hash, batch)
-	if err != nil || len(rs.seqs) == 0 {
-		return false, err
-	}
-	tag, err := s.pool.Exec(ctx, insertAfter, string(c.owner), int64(c.seq), c.hash[:],
-		int64(rs.head.Seq), rs.head.Hash[:], rs.seqs, rs.hashes, rs.lines)
-	if err != nil {
-		return false, err
-	}
-	if tag.RowsAffected() != int64(len(rs.seqs)) {
-		if tag.RowsAffected() != 0 {
-			return false, fmt.Errorf("inserted %d of %d receipts", tag.RowsAffected(), len(rs.seqs))
+// appendAfterHead links the batch after the head this process knows and
+// writes it with intentplane_append, one round trip, which moves the head
+// only if no one else did; if someone did, it links the batch again after
+// the head intentplane_append returned, up to appendAttempts times, then
+// writes it the locking way.
+func (s *Store) appendAfterHead(ctx context.Context, c *chain, batch []*appendJob) error {
+	seq, hash := c.seq, c.hash
+	for range appendAttempts {
+		rs, err := link(c.owner, seq, hash, batch)
+		if err != nil || len(rs.seqs) == 0 {
+			return err
 		}
-		return true, nil
+		var prev []byte
+		if seq > 0 {
+			prev = hash[:]
+		}
+		var done bool
+		var headSeq int64
+		var headHash []byte
+		err = s.pool.QueryRow(ctx, `SELECT o_done, o_seq, o_hash FROM intentplane_append($1, $2, $3, $4, $5, $6)`,
+			string(c.owner), int64(seq), prev, rs.seqs, rs.hashes, rs.lines).Scan(&done, &headSeq, &headHash)
+		if err != nil {
+			return err
+		}
+		if done {
+			c.seq, c.hash = rs.head.Seq, rs.head.Hash
+			return nil
+		}
+		if headSeq < 0 || (headSeq > 0 && len(headHash) != len(hash)) {
+			return fmt.Errorf("corrupt head of owner %q", c.owner)
+		}
+		seq, hash = uint64(headSeq), receipt.Hash{}
+		copy(hash[:], headHash)
 	}
-	c.seq, c.hash = rs.head.Seq, rs.head.Hash
-	return false, nil
+	return s.appendLocked(ctx, c, batch)
 }
 
 // appendLocked writes the batch in a transaction that locks the owner's
@@ -211,7 +194,7 @@ func (s *Store) appendLocked(ctx context.Context, c *chain, batch []*appendJob) 
 	if err := tx.Commit(ctx); err != nil {
 		return err
 	}
-	c.known, c.seq, c.hash = true, rs.head.Seq, rs.head.Hash
+	c.seq, c.hash = rs.head.Seq, rs.head.Hash
 	return nil
 }
 

@@ -20,7 +20,10 @@ import (
 	"github.com/intentplane/intentplane/core/state"
 )
 
-var _ state.Store = (*Store)(nil)
+var (
+	_ state.Store         = (*Store)(nil)
+	_ state.UsageReserver = (*Store)(nil)
+)
 
 // ErrUnavailable is wrapped by every error that is not an answer of the
 // store (not a budget sentinel, state.ErrReplayed or receipt.ErrNotFound):
@@ -60,15 +63,17 @@ type Config struct {
 // Open. It is safe for concurrent use, and several Stores (in several
 // processes) may share one database.
 type Store struct {
-	pool *pgxpool.Pool
-	cfg  Config
-	log  *slog.Logger
+	pool  *pgxpool.Pool
+	cfg   Config
+	log   *slog.Logger
+	trips *roundTrips
 
 	mu         sync.Mutex
 	chains     map[intent.Owner]*chain
 	accounts   map[string]*account
 	reservedIn map[string]string // account of each open reservation made here
 	consumes   group[consumeReq, struct{}]
+	settles    group[[]settleOp, struct{}]
 }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
@@ -104,11 +109,13 @@ func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
 	pc.ConnConfig.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: 2 * time.Second}
 	}
+	trips := &roundTrips{}
+	pc.ConnConfig.Tracer = trips
 	pool, err := pgxpool.NewWithConfig(ctx, pc)
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect: %s", ErrUnavailable, redact(err))
 	}
-	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, chains: map[intent.Owner]*chain{},
+	s := &Store{pool: pool, cfg: cfg, log: cfg.Logger, trips: trips, chains: map[intent.Owner]*chain{},
 		accounts: map[string]*account{}, reservedIn: map[string]string{}}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -207,7 +214,7 @@ func redact(err error) string {
 
 // account is this process's queue of ledger operations on one account.
 type account struct {
-	g     group[ledgerOp, struct{}]
+	g     group[ledgerOp, state.Usage]
 	users int // callers holding it; it leaves Store.accounts at zero
 }
 
@@ -221,8 +228,9 @@ type ledgerOp struct {
 }
 
 // ledger runs op on account's row, batched with the concurrent operations
-// on the same account in this process.
-func (s *Store) ledger(ctx context.Context, acct string, op ledgerOp) error {
+// on the same account in this process, and returns the account's usage
+// after the batch.
+func (s *Store) ledger(ctx context.Context, acct string, op ledgerOp) (state.Usage, error) {
 	s.mu.Lock()
 	a := s.accounts[acct]
 	if a == nil {
@@ -238,15 +246,14 @@ func (s *Store) ledger(ctx context.Context, acct string, op ledgerOp) error {
 		}
 		s.mu.Unlock()
 	}()
-	_, err := a.g.run(op, s.cfg.MaxBatch, func(batch []*job[ledgerOp, struct{}]) {
+	return a.g.run(op, s.cfg.MaxBatch, func(batch []*job[ledgerOp, state.Usage]) {
 		s.writeLedger(context.WithoutCancel(ctx), acct, batch)
 	})
-	return err
 }
 
 var ledgerErrs = []error{nil, state.ErrExceeded, state.ErrCurrency, state.ErrDuplicate, state.ErrNotFound, state.ErrLimitMismatch}
 
-func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledgerOp, struct{}]) {
+func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledgerOp, state.Usage]) {
 	n := len(batch)
 	ops, currencies, ids := make([]string, n), make([]string, n), make([][]byte, n)
 	limits, amounts := make([]int64, n), make([]int64, n)
@@ -255,10 +262,15 @@ func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledge
 	}
 	err := s.do(ctx, "budget "+batch[0].in.op, func(ctx context.Context) error {
 		var codes []int32
-		err := s.pool.QueryRow(ctx, `SELECT intentplane_ledger($1, $2, $3, $4, $5, $6)`,
-			[]byte(acct), ops, ids, currencies, limits, amounts).Scan(&codes)
+		var committed, reserved *int64 // NULL: no account (no reservation opened it)
+		err := s.pool.QueryRow(ctx, `SELECT o_codes, o_committed, o_reserved FROM intentplane_ledger_usage($1, $2, $3, $4, $5, $6)`,
+			[]byte(acct), ops, ids, currencies, limits, amounts).Scan(&codes, &committed, &reserved)
 		if err != nil {
 			return err
+		}
+		var u state.Usage
+		if committed != nil && reserved != nil {
+			u = state.Usage{Committed: intent.Amount(*committed), Reserved: intent.Amount(*reserved)}
 		}
 		if len(codes) != n {
 			return fmt.Errorf("intentplane_ledger returned %d codes for %d operations", len(codes), n)
@@ -267,7 +279,7 @@ func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledge
 			if c < 0 || int(c) >= len(ledgerErrs) {
 				return fmt.Errorf("intentplane_ledger returned code %d", c)
 			}
-			batch[i].err = ledgerErrs[c]
+			batch[i].out, batch[i].err = u, ledgerErrs[c]
 		}
 		return nil
 	})
@@ -281,25 +293,33 @@ func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledge
 // Reserve implements state.Ledger; it also returns an error for a negative
 // amount.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
+	_, err := s.ReserveUsage(ctx, acct, limit, id, amount)
+	return err
+}
+
+// ReserveUsage implements state.UsageReserver: the reservation and the
+// account's usage after its batch come back from one statement.
+func (s *Store) ReserveUsage(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return state.Usage{}, err
 	}
 	if err := state.CheckKeys(acct, id); err != nil {
-		return err
+		return state.Usage{}, err
 	}
 	if amount.Amount < 0 {
-		return fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
+		return state.Usage{}, fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
 	}
 	if amount.Currency != limit.Currency {
-		return state.ErrCurrency
+		return state.Usage{}, state.ErrCurrency
 	}
-	err := s.ledger(ctx, acct, ledgerOp{op: "reserve", id: id, currency: limit.Currency, limit: int64(limit.Amount), amount: int64(amount.Amount)})
-	if err == nil {
-		s.mu.Lock()
-		s.reservedIn[id] = acct
-		s.mu.Unlock()
+	u, err := s.ledger(ctx, acct, ledgerOp{op: "reserve", id: id, currency: limit.Currency, limit: int64(limit.Amount), amount: int64(amount.Amount)})
+	if err != nil {
+		return state.Usage{}, err
 	}
-	return err
+	s.mu.Lock()
+	s.reservedIn[id] = acct
+	s.mu.Unlock()
+	return u, nil
 }
 
 // closeReservation deletes reservation id and moves its amount out of the
@@ -333,7 +353,7 @@ func (s *Store) closeReservation(ctx context.Context, op, id string) error {
 	acct, known := s.reservedIn[id]
 	s.mu.Unlock()
 	if known {
-		err := s.ledger(ctx, acct, ledgerOp{op: op, id: id})
+		_, err := s.ledger(ctx, acct, ledgerOp{op: op, id: id})
 		if err == nil || errors.Is(err, state.ErrNotFound) {
 			s.mu.Lock()
 			delete(s.reservedIn, id)

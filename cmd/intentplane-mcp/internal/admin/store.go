@@ -34,6 +34,12 @@ var byDesign = []error{
 	receipt.ErrNotFound, context.Canceled,
 }
 
+var (
+	_ state.DeferredLog   = countingStore{}
+	_ state.UsageReserver = countingStore{}
+	_ state.Settler       = countingStore{}
+)
+
 type countingStore struct {
 	st ReconcilingStore
 	m  *Metrics
@@ -56,6 +62,23 @@ func (c countingStore) count(op string, err error) error {
 
 func (c countingStore) Reserve(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) error {
 	return c.count("reserve", c.st.Reserve(ctx, account, limit, id, amount))
+}
+
+func (c countingStore) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+	u, err := state.ReserveUsage(ctx, c.st, account, limit, id, amount)
+	return u, c.count("reserve", err)
+}
+
+func (c countingStore) Settle(ctx context.Context, ids []string, commit bool) []error {
+	op := "release"
+	if commit {
+		op = "commit"
+	}
+	errs := state.Settle(ctx, c.st, ids, commit)
+	for _, err := range errs {
+		c.count(op, err) //nolint:errcheck // counted; the caller gets errs
+	}
+	return errs
 }
 
 func (c countingStore) Commit(ctx context.Context, id string) error {
@@ -95,6 +118,17 @@ func (c countingStore) Unhold(ctx context.Context, key, holder string) error {
 func (c countingStore) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt, error) {
 	out, err := c.st.Append(ctx, r)
 	return out, c.count("append", err)
+}
+
+// AppendDeferred implements state.DeferredLog: the store's, or its Append
+// when it has none. A deferred receipt whose write fails later is not
+// counted (the store logs it).
+func (c countingStore) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
+	if dl, ok := c.st.(state.DeferredLog); ok {
+		return c.count("append", dl.AppendDeferred(ctx, r))
+	}
+	_, err := c.Append(ctx, r)
+	return err
 }
 
 func (c countingStore) Receipts(ctx context.Context, owner intent.Owner, from uint64, limit int) ([]receipt.Receipt, error) {
