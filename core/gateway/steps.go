@@ -485,6 +485,8 @@ func (st *decision) withTotals(reasons string) string {
 // reserveTotal reserves amount on the running total acct, the contract's
 // i-th, and returns the total's usage after it: one call, one round trip
 // to a store that is a state.UsageReserver. Cleanup settles what it holds.
+// A reservation the store refuses is totalRefusal's refusal, what naming
+// the total ("to ACME Supplies today").
 func (g *Gateway) reserveTotal(ctx context.Context, st *decision, i int, acct string, amount intent.Money, what string) (state.Usage, *intent.Refusal) {
 	id := state.TotalReservationID(st.resID, i)
 	u, err := state.ReserveUsage(ctx, g.store, acct, intent.Money{Currency: amount.Currency, Amount: state.TotalLimit}, id, amount)
