@@ -109,14 +109,20 @@ func compact(kind, s string, dst []byte) (b []byte, off int, prefixed bool, err 
 		}
 		b = append(b, c)
 	}
-	if len(b) >= 4 && string(b[:4]) == "IBAN" {
-		off, prefixed = 4, true
-		if len(b) > 4 && b[4] == ':' {
-			off = 5
-		}
-		b = b[off:]
+	off = ibanPrefix(b)
+	return b[off:], off, off > 0, nil
+}
+
+// ibanPrefix is the length of a leading "IBAN" or "IBAN:" of the
+// compacted b, or 0.
+func ibanPrefix(b []byte) int {
+	if len(b) < 4 || string(b[:4]) != "IBAN" {
+		return 0
 	}
-	return b, off, prefixed, nil
+	if len(b) > 4 && b[4] == ':' {
+		return 5
+	}
+	return 4
 }
 
 // separator returns the length in bytes of the separator that starts at
@@ -160,6 +166,26 @@ func position(s string, k int, between string) int {
 	return p - 1
 }
 
+// registryCountry returns the index in ibanRegistry of the country of the
+// compacted IBAN b (at least two capital letters long), or an error when
+// the country is not in the registry or b's length is not its IBANs'.
+func registryCountry(kind, s string, b []byte) (int, error) {
+	// The error paths convert b again, so that b never escapes and the
+	// caller's buffer stays on the stack.
+	k := lookupIBANCountry(b[:2])
+	if k < 0 {
+		cc := string(b[:2])
+		if cc == "UK" {
+			return k, fail(kind, s, "UK is not an IBAN country code; United Kingdom IBANs start with GB")
+		}
+		return k, fail(kind, s, "%s is not a country of the IBAN registry (ISO 13616)", cc)
+	}
+	if country := ibanRegistry[k]; len(b) != country.length {
+		return k, fail(kind, s, "%s IBANs have %d characters, got %d", string(b[:2]), country.length, len(b))
+	}
+	return k, nil
+}
+
 // checkIBAN checks the compacted IBAN b of input s; off is compact's offset.
 func checkIBAN(kind, s string, b []byte, off int) error {
 	for j, c := range b {
@@ -173,18 +199,9 @@ func checkIBAN(kind, s string, b []byte, off int) error {
 	if len(b) < 2 || !isUpper(b[0]) || !isUpper(b[1]) {
 		return fail(kind, s, "must start with a two-letter country code, such as DE or GB")
 	}
-	// The error paths convert b again, so that b never escapes and the
-	// caller's buffer stays on the stack.
-	k := lookupIBANCountry(b[:2])
-	if k < 0 {
-		cc := string(b[:2])
-		if cc == "UK" {
-			return fail(kind, s, "UK is not an IBAN country code; United Kingdom IBANs start with GB")
-		}
-		return fail(kind, s, "%s is not a country of the IBAN registry (ISO 13616)", cc)
-	}
-	if country := ibanRegistry[k]; len(b) != country.length {
-		return fail(kind, s, "%s IBANs have %d characters, got %d", string(b[:2]), country.length, len(b))
+	k, err := registryCountry(kind, s, b)
+	if err != nil {
+		return err
 	}
 	if !isDigit(b[2]) || !isDigit(b[3]) {
 		return fail(kind, s, "check digits (characters 3 and 4) must be digits, got %q", string(b[2:4]))

@@ -107,22 +107,37 @@ func referenceWords(ref string) ([]string, error) {
 			return nil, refuseRuneError(kind, ref, i, pos, "; the reference cannot be compared")
 		case r < 0x20 || r == 0x7f || unicode.IsControl(r):
 			return nil, fail(kind, ref, "contains the control character %s at position %d; the reference cannot be compared", describe(r), pos)
-		case 'a' <= r && r <= 'z':
-			word = append(word, confusable(byte(r)-('a'-'A')))
-		case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
-			word = append(word, confusable(byte(r)))
-		case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', unicode.Is(unicode.Zs, r), unicode.Is(unicode.Pd, r):
-			flush()
-		case r == 'é' || r == 'É':
-			word = append(word, "É"...)
-		case r == 'ú' || r == 'Ú':
-			word = append(word, "Ú"...)
-		default:
+		}
+		var end, ok bool
+		if word, end, ok = appendReferenceRune(word, r); !ok {
 			return nil, failLookAlike(kind, ref, "contains the non-ASCII character %s at position %d; the reference cannot be compared: look-alike characters are never folded, a person compares it", describe(r), pos)
+		}
+		if end {
+			flush()
 		}
 	}
 	flush()
 	return words, nil
+}
+
+// appendReferenceRune appends r, a printable character of a reference,
+// to word as referenceWords keeps it (upper-cased, folded by confusable;
+// é and ú as É and Ú), or reports that it ends the word (end), or that it
+// is refused (not ok).
+func appendReferenceRune(word []byte, r rune) (_ []byte, end, ok bool) {
+	switch {
+	case 'a' <= r && r <= 'z':
+		return append(word, confusable(byte(r)-('a'-'A'))), false, true
+	case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return append(word, confusable(byte(r))), false, true
+	case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', unicode.Is(unicode.Zs, r), unicode.Is(unicode.Pd, r):
+		return word, true, true
+	case r == 'é' || r == 'É':
+		return append(word, "É"...), false, true
+	case r == 'ú' || r == 'Ú':
+		return append(word, "Ú"...), false, true
+	}
+	return word, false, false
 }
 
 // joinReferenceWords concatenates the words of a reference into its key:

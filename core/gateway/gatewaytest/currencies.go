@@ -51,38 +51,7 @@ func PerCurrency(ctx context.Context, st gateway.Store, clients int) error {
 		mu.Unlock()
 		return gateway.Result{Output: `{"ok":true}`}, nil
 	})
-	send, err := contract.New(contract.Contract{Action: "fx.send", Budget: "amount", BudgetCurrency: "payment_currency", Resource: "recipient",
-		Params: []contract.Parameter{
-			{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: Normalize,
-				Sources: []contract.Source{contract.FromRegistry("beneficiaries")}},
-			{Name: "amount", Type: contract.Amount(2), Required: true},
-			{Name: "currency", Type: contract.String(3), Required: true},
-			{Name: "memo", Type: contract.String(140), Required: true},
-		}})
-	if err != nil {
-		return err
-	}
-	fx := gateway.ContextFunc(func(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
-		return map[string]intent.Value{"payment_currency": q.Args["currency"]}, nil
-	})
-	issuerPub, issuer, _, _ := Keys()
-	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	gw, err := gateway.New(gateway.Config{Audience: Audience, Issuers: mandate.StaticKeys{"issuer": issuerPub}, Now: func() time.Time { return now }},
-		st, gateway.Pack{
-			Name: "fx", Contracts: []*contract.Contract{send},
-			Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(currencyPolicy)}, "schema.cedarschema": {Data: []byte(currencySchema)}},
-			Registries: map[string]resolve.Registry{"beneficiaries": recipients()},
-			Context:    []gateway.ContextProvider{fx}, Executor: exec,
-		})
-	if err != nil {
-		return err
-	}
-	const id = "m-per-currency"
-	tok, err := mandate.Issue(mandate.Mandate{
-		ID: id, Audience: Audience, Owner: "owner:fx", Scope: []intent.Action{"fx.send"},
-		Budget: intent.Money{Currency: "EUR", Amount: 100_00}, Budgets: []intent.Money{{Currency: "USD", Amount: 50_00}},
-		Mode: mandate.ModeKnownCounterparties, NotBefore: now.Add(-time.Hour), Expiry: now.Add(time.Hour),
-	}, "issuer", issuer)
+	gw, tok, err := currencyGateway(st, exec)
 	if err != nil {
 		return err
 	}
@@ -90,32 +59,16 @@ func PerCurrency(ctx context.Context, st gateway.Store, clients int) error {
 		body := fmt.Appendf(nil, `{"action":"fx.send","args":{"recipient":"DE89","amount":"1.00","currency":%q,"memo":"%s-%d"}}`, currency, currency, i)
 		return gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
 	}
-	jobs := make(chan int)
-	errs := make(chan error, clients)
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			for j := range jobs {
-				if _, err := send1([]string{"EUR", "USD"}[j%2], j); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	for j := range 300 {
-		jobs <- j
-	}
-	close(jobs)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := concurrently(clients, 300, func(j int) error {
+		_, err := send1([]string{"EUR", "USD"}[j%2], j)
+		return err
+	}); err != nil {
 		return err
 	}
 	if executed["EUR"] != 100 || executed["USD"] != 50 {
 		return fmt.Errorf("executed %d EUR and %d USD payments of 1.00; want exactly 100 and 50", executed["EUR"], executed["USD"])
 	}
-	for acct, want := range map[string]intent.Amount{id: 100_00, state.BudgetAccount(id, "USD"): 50_00} {
+	for acct, want := range map[string]intent.Amount{perCurrencyMandate: 100_00, state.BudgetAccount(perCurrencyMandate, "USD"): 50_00} {
 		u, err := st.Usage(ctx, acct)
 		if err != nil {
 			return err
@@ -132,4 +85,75 @@ func PerCurrency(ctx context.Context, st gateway.Store, clients int) error {
 		return fmt.Errorf("a GBP payment: executed %v, refusal %+v; want refused, no budget in GBP", d.Executed, d.Refusal)
 	}
 	return nil
+}
+
+// perCurrencyMandate is the id of PerCurrency's mandate.
+const perCurrencyMandate = "m-per-currency"
+
+// currencyGateway returns PerCurrency's gateway over st, the fx pack
+// executing with exec, and its mandate: 100.00 EUR and 50.00 USD.
+func currencyGateway(st gateway.Store, exec gateway.Executor) (*gateway.Gateway, string, error) {
+	send, err := contract.New(contract.Contract{Action: "fx.send", Budget: "amount", BudgetCurrency: "payment_currency", Resource: "recipient",
+		Params: []contract.Parameter{
+			{Name: "recipient", Type: contract.String(64), Required: true, Critical: true, Normalizer: Normalize,
+				Sources: []contract.Source{contract.FromRegistry("beneficiaries")}},
+			{Name: "amount", Type: contract.Amount(2), Required: true},
+			{Name: "currency", Type: contract.String(3), Required: true},
+			{Name: "memo", Type: contract.String(140), Required: true},
+		}})
+	if err != nil {
+		return nil, "", err
+	}
+	fx := gateway.ContextFunc(func(ctx context.Context, q gateway.FactQuery) (map[string]intent.Value, error) {
+		return map[string]intent.Value{"payment_currency": q.Args["currency"]}, nil
+	})
+	issuerPub, issuer, _, _ := Keys()
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	gw, err := gateway.New(gateway.Config{Audience: Audience, Issuers: mandate.StaticKeys{"issuer": issuerPub}, Now: func() time.Time { return now }},
+		st, gateway.Pack{
+			Name: "fx", Contracts: []*contract.Contract{send},
+			Policies:   fstest.MapFS{"policy.cedar": {Data: []byte(currencyPolicy)}, "schema.cedarschema": {Data: []byte(currencySchema)}},
+			Registries: map[string]resolve.Registry{"beneficiaries": recipients()},
+			Context:    []gateway.ContextProvider{fx}, Executor: exec,
+		})
+	if err != nil {
+		return nil, "", err
+	}
+	tok, err := mandate.Issue(mandate.Mandate{
+		ID: perCurrencyMandate, Audience: Audience, Owner: "owner:fx", Scope: []intent.Action{"fx.send"},
+		Budget: intent.Money{Currency: "EUR", Amount: 100_00}, Budgets: []intent.Money{{Currency: "USD", Amount: 50_00}},
+		Mode: mandate.ModeKnownCounterparties, NotBefore: now.Add(-time.Hour), Expiry: now.Add(time.Hour),
+	}, "issuer", issuer)
+	return gw, tok, err
+}
+
+// concurrently runs do(0) to do(n-1) from clients goroutines and returns
+// the first error, after every goroutine has stopped. A goroutine whose
+// do fails keeps taking jobs, skipping them, so that the jobs are never
+// left without a taker.
+func concurrently(clients, n int, do func(int) error) error {
+	jobs := make(chan int)
+	errs := make(chan error, clients)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Go(func() {
+			failed := false
+			for j := range jobs {
+				if failed {
+					continue
+				}
+				if err := do(j); err != nil {
+					errs <- err
+					failed = true
+				}
+			}
+		})
+	}
+	for j := range n {
+		jobs <- j
+	}
+	close(jobs)
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
