@@ -149,14 +149,15 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 		return nil, err
 	}
 	warnRegistries(c, w.regs, m.Owner, stderr)
-	if a.gateway, err = buildGateway(c, st, w.packs, issuers, signer, m.Owner, a.page, log); err != nil {
+	if a.gateway, err = buildGateway(gatewayParts{c: c, store: st, packs: w.packs, issuers: issuers, signer: signer, owner: m.Owner, page: a.page, log: log}); err != nil {
 		return nil, err
 	}
 	var obs mcpproxy.Observer
 	if a.metrics != nil {
 		obs = a.metrics
 	}
-	if a.proxy, err = buildProxy(c, a.gateway, token, signer, m, a.page, a.store, a.tools, obs, now, log); err != nil {
+	if a.proxy, err = buildProxy(proxyParts{c: c, gateway: a.gateway, token: token, signer: signer, mandate: m, page: a.page,
+		store: a.store, tools: a.tools, observer: obs, now: now, log: log}); err != nil {
 		return nil, err
 	}
 	if a.metrics != nil {
@@ -465,53 +466,81 @@ func mountPack(ctx context.Context, c *config.Config, at []string, sc config.Ser
 	return p, nil
 }
 
-// buildGateway builds the gateway over st: it trusts the mandate's issuers
-// and the approvers' keys (the client's user's and the page's), each
-// approving only for whom approval.Scope says.
-func buildGateway(c *config.Config, st gateway.Store, packs []gateway.Pack, issuers mandate.Keys, signer *mcpproxy.Signer, owner intent.Owner, pg *page, log *slog.Logger) (*gateway.Gateway, error) {
-	approvers := approval.StaticKeys{signer.Name: signer.Key.Public().(ed25519.PublicKey)}
-	scope := approval.Scope{Client: signer.Name, Session: owner}
-	if pg != nil {
-		for name, k := range pg.srv.Keys() {
+// gatewayParts are what buildGateway joins.
+type gatewayParts struct {
+	c       *config.Config
+	store   gateway.Store
+	packs   []gateway.Pack
+	issuers mandate.Keys     // who may issue the mandate
+	signer  *mcpproxy.Signer // the client's user's approvals
+	owner   intent.Owner     // the session's, for whom signer approves
+	page    *page            // nil without the approval page
+	log     *slog.Logger
+}
+
+// buildGateway builds the gateway over p.store: it trusts the mandate's
+// issuers and the approvers' keys (the client's user's and the page's),
+// each approving only for whom approval.Scope says.
+func buildGateway(p gatewayParts) (*gateway.Gateway, error) {
+	approvers := approval.StaticKeys{p.signer.Name: p.signer.Key.Public().(ed25519.PublicKey)}
+	scope := approval.Scope{Client: p.signer.Name, Session: p.owner}
+	if p.page != nil {
+		for name, k := range p.page.srv.Keys() {
 			approvers[name] = k
 		}
-		scope.Owners = pg.owners
+		scope.Owners = p.page.owners
 	}
 	gw, err := gateway.New(gateway.Config{
-		Audience: c.Audience, Issuers: issuers, Approvers: approvers, ApproverScope: scope.Allows, Logger: log,
-	}, st, packs...)
+		Audience: p.c.Audience, Issuers: p.issuers, Approvers: approvers, ApproverScope: scope.Allows, Logger: p.log,
+	}, p.store, p.packs...)
 	if err != nil {
-		return nil, c.ErrAt([]string{"policy"}, "%v", err)
+		return nil, p.c.ErrAt([]string{"policy"}, "%v", err)
 	}
 	return gw, nil
 }
 
-// buildProxy builds the MCP proxy serving tools through gw under the
-// session's mandate, asking the client's user by elicitation and, with a
-// page, through an approvals.Tracker that keeps its memory in st's entries
-// and asks st whether an approval was used.
-func buildProxy(c *config.Config, gw *gateway.Gateway, token string, signer *mcpproxy.Signer, m *mandate.Mandate, pg *page, st *store, tools []mcpproxy.Tool, obs mcpproxy.Observer, now func() time.Time, log *slog.Logger) (*mcpproxy.Proxy, error) {
+// proxyParts are what buildProxy joins.
+type proxyParts struct {
+	c        *config.Config
+	gateway  *gateway.Gateway
+	token    string           // the session's signed mandate
+	signer   *mcpproxy.Signer // the client's user's approvals
+	mandate  *mandate.Mandate // token's, decoded
+	page     *page            // nil without the approval page
+	store    *store           // the page's requests and the approvals used
+	tools    []mcpproxy.Tool
+	observer mcpproxy.Observer // nil without metrics
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+// buildProxy builds the MCP proxy serving p.tools through p.gateway under
+// the session's mandate, asking the client's user by elicitation and,
+// with a page, through an approvals.Tracker that keeps its memory in the
+// store's entries and asks the store whether an approval was used.
+func buildProxy(p proxyParts) (*mcpproxy.Proxy, error) {
+	c, st, m := p.c, p.store, p.mandate
 	pcfg := mcpproxy.Config{
-		Name: c.Name, Version: version.Read().Short(), Instructions: c.Instructions, Mandate: token, ForwardMeta: c.ForwardMeta,
+		Name: c.Name, Version: version.Read().Short(), Instructions: c.Instructions, Mandate: p.token, ForwardMeta: c.ForwardMeta,
 		ConfirmTimeout:          c.Approvals.ConfirmTimeout.Duration,
 		MaxPendingConfirmations: c.Approvals.MaxPending,
 		ApprovalTTL:             c.Approvals.ApprovalTTL.Duration,
-		Logger:                  log,
-		Observer:                obs,
+		Logger:                  p.log,
+		Observer:                p.observer,
 	}
 	if c.Approvals.Elicitation == nil || *c.Approvals.Elicitation {
-		pcfg.ClientApprover = signer
+		pcfg.ClientApprover = p.signer
 	}
-	if pg != nil {
+	if p.page != nil {
 		used := func(ctx context.Context, id string) (bool, error) { return st.Consumed(ctx, state.ApprovalKey(id)) }
-		pcfg.Approvals = approvals.NewTracker(pg.ch, st.entries, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: now, Logger: log, Used: used})
+		pcfg.Approvals = approvals.NewTracker(p.page.ch, st.entries, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: p.now, Logger: p.log, Used: used})
 		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
-	p, err := mcpproxy.New(pcfg, gw, tools...)
+	px, err := mcpproxy.New(pcfg, p.gateway, p.tools...)
 	if err != nil {
 		return nil, c.ErrAt([]string{"tools"}, "%v", err)
 	}
-	return p, nil
+	return px, nil
 }
 
 // buildApprover loads or generates the key of the user at the client.
