@@ -83,7 +83,7 @@ func TestAccountSpellingsProperty(t *testing.T) {
 	}
 }
 
-// pythonSanitize is Odoo's sanitize_account_number: re.sub(r'\W+', '',
+// pythonSanitize is Odoo's sanitize_account_number: re.sub(r'\W+', ”,
 // number).upper(), with Python's Unicode \W (letters, digits and '_' are
 // kept). Only the simple case mappings matter here.
 func pythonSanitize(s string) string {

@@ -29,7 +29,7 @@ func TestRegressionConfirmedThenReplayed(t *testing.T) {
 		t.Fatalf("confirmed: %s %s", ok.Verdict, message(ok))
 	}
 	again := e.decide(tok, ap.ActionPayBill, args)
-	if again.Verdict == intent.StepUp || code(again) != intent.CodeReplay {
+	if again.Verdict == intent.StepUp || code(again) != intent.CodeReplayed {
 		t.Errorf("the same payment again: %s %s %s; want refused as replayed, without asking", again.Verdict, code(again), message(again))
 	}
 }

@@ -54,7 +54,7 @@ func TestInstalments(t *testing.T) {
 		t.Fatalf("first instalment's answer: %v %s", err, first.Output)
 	}
 	retry := e.decide(tok, ap.ActionPayBill, withResidual(pay(ap.DemoVendor, b.Name, ap.DemoIBAN, "800.00"), "1600.00"))
-	if retry.Executed || code(retry) != intent.CodeReplay || retry.OperationHash != first.OperationHash {
+	if retry.Executed || code(retry) != intent.CodeReplayed || retry.OperationHash != first.OperationHash {
 		t.Fatalf("the first call again: %s %s %s; want it answered as already executed", retry.Verdict, code(retry), message(retry))
 	}
 	second := e.decide(tok, ap.ActionPayBill, withResidual(pay(ap.DemoVendor, b.Name, ap.DemoIBAN, "800.00"), out.Residual))
@@ -63,7 +63,7 @@ func TestInstalments(t *testing.T) {
 	}
 	for _, residual := range []string{"1600.00", "800.00"} { // the first and the second call: executed
 		d := e.decide(tok, ap.ActionPayBill, withResidual(pay(ap.DemoVendor, b.Name, ap.DemoIBAN, "800.00"), residual))
-		if code(d) != intent.CodeReplay {
+		if code(d) != intent.CodeReplayed {
 			t.Errorf("third instalment against %s: %s %s", residual, code(d), message(d))
 		}
 	}
@@ -142,7 +142,7 @@ func TestInstalmentRetryAfterLostAnswer(t *testing.T) {
 		t.Fatalf("the first instalment was not made in the ERP: residual %d", got.Residual)
 	}
 	retry := e.decide(tok, ap.ActionPayBill, call)
-	if retry.Executed || code(retry) != intent.CodeReplay || retry.OperationHash != first.OperationHash {
+	if retry.Executed || code(retry) != intent.CodeReplayed || retry.OperationHash != first.OperationHash {
 		t.Fatalf("retry after the lost answer: %s %s %s", retry.Verdict, code(retry), message(retry))
 	}
 	if n := len(e.payments(ap.DemoCompany)); n != 1 {
@@ -172,7 +172,7 @@ func TestInstalmentWithoutResidual(t *testing.T) {
 		t.Fatalf("first instalment: %s %s", d.Verdict, message(d))
 	}
 	d := e.decide(tok, ap.ActionPayBill, half)
-	if code(d) != intent.CodeReplay || !strings.Contains(message(d), "must say so in its arguments") {
+	if code(d) != intent.CodeReplayed || !strings.Contains(message(d), "must say so in its arguments") {
 		t.Fatalf("the same call again: %s %s", code(d), message(d))
 	}
 	tok2 := e.mandate("m-2", ap.DemoCompany, "EUR")

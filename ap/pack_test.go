@@ -315,7 +315,7 @@ func TestSecondPaymentRefused(t *testing.T) {
 		}
 	}
 	// The rest's own call again is that operation: it executed.
-	if d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "BILL/2026/11/0001", ap.DemoIBAN, "450.00")); code(d) != intent.CodeReplay {
+	if d := e.decide(tok, ap.ActionPayBill, pay("ACME Supplies", "BILL/2026/11/0001", ap.DemoIBAN, "450.00")); code(d) != intent.CodeReplayed {
 		t.Errorf("the rest again: %s %s", d.Verdict, message(d))
 	}
 	if n := len(e.payments(ap.DemoCompany)); n != 2 {

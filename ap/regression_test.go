@@ -357,7 +357,7 @@ func TestRegressionEqualPartialPaymentsAreOneOperation(t *testing.T) {
 		t.Fatalf("first instalment: %s %s", first.Verdict, message(first))
 	}
 	again := e.decide(tok, ap.ActionPayBill, half)
-	if again.Executed || code(again) != intent.CodeReplay || again.OperationHash != first.OperationHash {
+	if again.Executed || code(again) != intent.CodeReplayed || again.OperationHash != first.OperationHash {
 		t.Fatalf("second equal instalment under the same mandate: %s %s %s; want a replay of the same operation", again.Verdict, code(again), message(again))
 	}
 	d := e.decide(e.mandate("m-2", ap.DemoCompany, "EUR"), ap.ActionPayBill, half)

@@ -369,8 +369,8 @@ func TestSameOperationTwiceRefused(t *testing.T) {
 		t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
 	}
 	d := f.decide(tok, p)
-	if d.Verdict != intent.Deny || code(d) != intent.CodeReplay || d.Executed {
-		t.Errorf("second: %s %s; want deny %s", d.Verdict, code(d), intent.CodeReplay)
+	if d.Verdict != intent.Deny || code(d) != intent.CodeReplayed || d.Executed {
+		t.Errorf("second: %s %s; want deny %s", d.Verdict, code(d), intent.CodeReplayed)
 	}
 	if n := len(f.transactions(emma)); n != 6 {
 		t.Errorf("%d transactions; want 6", n)

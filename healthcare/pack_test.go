@@ -99,8 +99,8 @@ func TestOwnPatient(t *testing.T) {
 
 	// The same note again is the same operation: it does not execute twice.
 	d = e.decide(tok, healthcare.ActionAnnotateRecord, map[string]string{"patient": "P-1001", "note": note})
-	if code(d) != intent.CodeReplay {
-		t.Errorf("repeated annotation: code %q, want %q", code(d), intent.CodeReplay)
+	if code(d) != intent.CodeReplayed {
+		t.Errorf("repeated annotation: code %q, want %q", code(d), intent.CodeReplayed)
 	}
 	e.checkReceipts()
 }

@@ -461,7 +461,7 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 	t.Run("RefuseSecondPayment", func(t *testing.T) {
 		// The same call as the first payment is that operation: executed.
 		d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "850.00"))
-		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
 			t.Errorf("the first payment's call again: %s", refusal(d))
 		}
 		d = e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "0.01"))

@@ -47,7 +47,7 @@ func runInstalments(t *testing.T, e *apEnv) {
 	if d := e.decideConfirmed(t, first, dayAbove); !d.Executed {
 		t.Fatalf("first instalment: %s", refusal(d))
 	}
-	if d := e.decide(t, ap.ActionPayBill, first); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+	if d := e.decide(t, ap.ActionPayBill, first); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
 		t.Fatalf("first instalment's call again: %s", refusal(d))
 	}
 	if b := e.bill(t, "INST-1600"); b.Residual != 80000 || b.PaymentState != erp.Partial {

@@ -279,7 +279,7 @@ func TestUnreadEmailsIsAWrite(t *testing.T) {
 	if d := f.decide(tok, "get_unread_emails", map[string]string{}); !d.Executed || !strings.Contains(d.Output, "evil.example") {
 		t.Errorf("first: %s %q", code(d), d.Output)
 	}
-	if d := f.decide(tok, "get_unread_emails", map[string]string{}); d.Executed || code(d) != intent.CodeReplay {
+	if d := f.decide(tok, "get_unread_emails", map[string]string{}); d.Executed || code(d) != intent.CodeReplayed {
 		t.Errorf("second: %s", code(d))
 	}
 }

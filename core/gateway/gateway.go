@@ -391,7 +391,7 @@ func (g *Gateway) runGuarded(ctx context.Context, st *decision) (r *intent.Refus
 			st.out.Executed, st.out.Output = false, ""
 			if st.executing {
 				st.result = receipt.ResultFailed
-				r = refusals.ExecutionUnknown.with()
+				r = refusals.ExecutionFailed.with()
 				return
 			}
 			r = refusals.Internal.with()

@@ -223,7 +223,7 @@ func TestAllowSubstitutesTrustedValue(t *testing.T) {
 		t.Fatalf("mandate payee: %s %+v", d.Verdict, d.Refusal)
 	}
 	// Exactly once: the same operation again is refused, budget untouched.
-	if d := w.decide(tok, send("GB29", "12.50")); d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeReplay {
+	if d := w.decide(tok, send("GB29", "12.50")); d.Verdict != intent.Deny || d.Refusal.Code != intent.CodeReplayed {
 		t.Fatalf("replayed operation: %s %+v", d.Verdict, d.Refusal)
 	}
 	u, _ := w.store.Usage(context.Background(), "m-emma")

@@ -48,7 +48,7 @@ func TestExecutionRefusedFreesTheOperation(t *testing.T) {
 	if u, _ := w.store.Usage(context.Background(), "m-emma"); u.Committed != 1000 || u.Reserved != 0 {
 		t.Fatalf("usage after the execution = %+v, want 10.00 committed", u)
 	}
-	if d := w.decide(tok, send("GB29", "10.00")); d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+	if d := w.decide(tok, send("GB29", "10.00")); d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
 		t.Fatalf("the executed operation again: %s %+v, want replayed", d.Verdict, d.Refusal)
 	}
 	if len(w.exec.ops) != 1 {
@@ -75,7 +75,7 @@ func TestExecutionUnknownStaysHeld(t *testing.T) {
 		t.Fatalf("usage after an unknown outcome = %+v, want 10.00 committed", u)
 	}
 	w.exec.fail = nil
-	if d := w.decide(tok, send("GB29", "10.00")); d.Refusal == nil || d.Refusal.Code != intent.CodeReplay || d.Executed {
+	if d := w.decide(tok, send("GB29", "10.00")); d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed || d.Executed {
 		t.Fatalf("retry of an operation whose outcome is unknown: %s %+v, want replayed", d.Verdict, d.Refusal)
 	}
 }

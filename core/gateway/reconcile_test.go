@@ -244,7 +244,7 @@ func TestReconcile(t *testing.T) {
 	if d := w.decide(tok, send("GB29", "4.00")); !d.Executed {
 		t.Errorf("the operation that did not execute: %s %+v", d.Verdict, d.Refusal)
 	}
-	if d := w.decide(tok, send("GB29", "2.00")); d.Executed || d.Refusal.Code != intent.CodeReplay {
+	if d := w.decide(tok, send("GB29", "2.00")); d.Executed || d.Refusal.Code != intent.CodeReplayed {
 		t.Errorf("the executed operation again: %s %+v", d.Verdict, d.Refusal)
 	}
 }
@@ -326,7 +326,7 @@ func TestReconcileRetry(t *testing.T) {
 	if d := w.decide(tok, big, approve("second")); !d.Executed {
 		t.Fatalf("retry with a new approval: %s %+v", d.Verdict, d.Refusal)
 	}
-	if d := w.decide(tok, big, approve("third")); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+	if d := w.decide(tok, big, approve("third")); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
 		t.Errorf("the executed operation again: %s %+v", d.Verdict, d.Refusal)
 	}
 	if u, _ := w.store.Usage(ctx, "m-emma"); u.Committed != 150000 || u.Reserved != 0 {

@@ -48,7 +48,7 @@ var refusals = struct {
 	BudgetExceeded, NoBudget                                    message
 	Replayed, Executing, NotExecuted                            message
 	InFlight, InFlightUntil                                     message
-	ExecutionRefused, ExecutionUnknown                          message
+	ExecutionRefused, ExecutionFailed                           message
 	Unavailable, Internal                                       message
 }{
 	Malformed: message{intent.CodeMalformed, `The proposal was refused: %s. Nothing was done. ` + MalformedAdvice},
@@ -104,8 +104,8 @@ var refusals = struct {
 
 	BudgetExceeded: message{intent.CodeBudgetExceeded, "The amount %s %s exceeds what remains of the budget the user authorised (%s of %s %s). Nothing was done; only the user can raise the budget."},
 
-	Replayed:  message{intent.CodeReplay, "This exact operation has already executed (operation %s); it will not execute again. A further, separate operation (such as another instalment of a payment) must say so in its arguments, as the action's description explains; otherwise, if the user really wants it done twice, they must say so in a new mandate."},
-	Executing: message{intent.CodeReplay, "This exact operation is already executing or has executed (operation %s); it will not execute again."},
+	Replayed:  message{intent.CodeReplayed, "This exact operation has already executed (operation %s); it will not execute again. A further, separate operation (such as another instalment of a payment) must say so in its arguments, as the action's description explains; otherwise, if the user really wants it done twice, they must say so in a new mandate."},
+	Executing: message{intent.CodeReplayed, "This exact operation is already executing or has executed (operation %s); it will not execute again."},
 
 	// The operation hash's first 16 hex digits.
 	NotExecuted: message{intent.CodeNotExecuted, "This exact operation did not execute: a gateway stopped while executing it, and reconciliation found no trace of it in the system of record (operation %s). Nothing was done now. It will not execute again as it is, because the stopped execution could still have reached the system of record after that check: tell the user to check the system of record (for a payment, its list of payments); if it is still not done there, it must be sent as a new operation, as the action's description explains for a further operation, with new approvals."},
@@ -116,7 +116,7 @@ var refusals = struct {
 
 	// Why, in the executor's visible words.
 	ExecutionRefused: message{intent.CodeExecutionRefused, "The operation was allowed but the system of record refused it (%s). Nothing was done: it did not execute, and its budget and records are free again. Tell the user why; the same operation can be sent again once the cause is fixed."},
-	ExecutionUnknown: message{intent.CodeExecutionFailed, "The operation was allowed but its outcome is unknown: it may or may not have taken effect. It stays held: this exact operation will not execute again, and its amount stays counted against the budget. Do not retry; tell the user to check the system of record (for a payment, its list of payments) first."},
+	ExecutionFailed:  message{intent.CodeExecutionFailed, "The operation was allowed but its outcome is unknown: it may or may not have taken effect. It stays held: this exact operation will not execute again, and its amount stays counted against the budget. Do not retry; tell the user to check the system of record (for a payment, its list of payments) first."},
 
 	Unavailable: message{intent.CodeUnavailable, "The gateway's state store is unavailable, so nothing was done. Try again later."},
 	Internal:    message{intent.CodeUnavailable, "The gateway hit an internal error while checking this proposal, so nothing was done."},

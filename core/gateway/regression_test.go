@@ -72,8 +72,8 @@ func TestRegressionReplayInSkewWindow(t *testing.T) {
 		}
 	}
 	d := w.must(tok, body)
-	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
-		t.Fatalf("replay 10s after the mandate's expiry: executed %v, %s %+v; want a refusal %s", d.Executed, d.Verdict, d.Refusal, intent.CodeReplay)
+	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
+		t.Fatalf("replay 10s after the mandate's expiry: executed %v, %s %+v; want a refusal %s", d.Executed, d.Verdict, d.Refusal, intent.CodeReplayed)
 	}
 	if len(w.calls) != 1 {
 		t.Fatalf("the executor ran %d times, want once", len(w.calls))

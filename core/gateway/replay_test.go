@@ -44,8 +44,8 @@ func TestExecutedBeforeDenial(t *testing.T) {
 		t.Fatalf("first: %s %+v", first.Verdict, first.Refusal)
 	}
 	untrusted.Store(true)
-	if d := w.decide(tok, send("GB29", "12.50")); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
-		t.Errorf("the executed operation again, now denied by the policy: %s %+v; want %s", d.Verdict, d.Refusal, intent.CodeReplay)
+	if d := w.decide(tok, send("GB29", "12.50")); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
+		t.Errorf("the executed operation again, now denied by the policy: %s %+v; want %s", d.Verdict, d.Refusal, intent.CodeReplayed)
 	}
 	if d := w.decide(tok, send("GB29", "12.51")); d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied {
 		t.Errorf("another operation, denied by the policy: %s %+v", d.Verdict, d.Refusal)

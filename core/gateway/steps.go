@@ -628,7 +628,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) *intent.Refusal {
 	if !errors.Is(err, ErrNotExecuted) {
 		st.result, st.spent = receipt.ResultFailed, true
-		return refusals.ExecutionUnknown.with()
+		return refusals.ExecutionFailed.with()
 	}
 	if !st.route.contract.ReadOnly {
 		// This decision consumed the nonce and holds it: no other can

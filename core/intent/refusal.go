@@ -22,7 +22,7 @@ const (
 	CodeApprovalRequired Code = "approval.required"         // step-up: a human must approve this exact operation
 	CodeApprovalInvalid  Code = "approval.invalid"          // forged, expired, replayed, or for another operation
 	CodeBudgetExceeded   Code = "budget.exceeded"           // the mandate's budget does not cover the amount
-	CodeReplay           Code = "execution.replayed"        // this exact operation already executed
+	CodeReplayed         Code = "execution.replayed"        // this exact operation already executed
 	CodeInFlight         Code = "execution.in_flight"       // another operation on the same record is under way
 	CodeNotExecuted      Code = "execution.not_executed"    // a crash cut it short; it did not execute, and it cannot be sent again as it is
 	CodeExecutionFailed  Code = "execution.failed"          // outcome unknown: it may have taken effect; it stays held

@@ -87,7 +87,7 @@ func TestAPPayments(t *testing.T) {
 			t.Fatalf("the email's IBAN: %s %s %s", d.Verdict, code(d), message(d))
 		}
 		// The same instalment again is the same operation: a replay.
-		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "425.00")); d.Executed || code(d) != intent.CodeReplay {
+		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "425.00")); d.Executed || code(d) != intent.CodeReplayed {
 			t.Fatalf("same operation again: %s %s %s", d.Verdict, code(d), message(d))
 		}
 

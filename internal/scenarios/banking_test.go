@@ -73,7 +73,7 @@ func TestBanking(t *testing.T) {
 		if d := h.decide(tok, banking.ActionSendMoney, large, a); d.Executed || code(d) != intent.CodeApprovalInvalid {
 			t.Fatalf("approval replayed: %s %s %s", d.Verdict, code(d), message(d))
 		}
-		if d := h.decide(tok, banking.ActionSendMoney, small); d.Executed || code(d) != intent.CodeReplay {
+		if d := h.decide(tok, banking.ActionSendMoney, small); d.Executed || code(d) != intent.CodeReplayed {
 			t.Fatalf("operation replayed: %s %s %s", d.Verdict, code(d), message(d))
 		}
 

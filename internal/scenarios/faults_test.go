@@ -261,7 +261,7 @@ func faultStream(t *testing.T, open func(now func() time.Time) gateway.Store, in
 			break
 		}
 		d := h.decide(tok, banking.ActionSendMoney, send(bankFriend, intent.FormatAmount(tx.Amount, 2), tx.Subject))
-		if d.Executed || code(d) != intent.CodeReplay {
+		if d.Executed || code(d) != intent.CodeReplayed {
 			t.Errorf("replay of %q: %s %s %s", tx.Subject, d.Verdict, code(d), message(d))
 		}
 		replayed++

@@ -34,7 +34,7 @@ func TestHealthcare(t *testing.T) {
 		if d := h.decide(tok, healthcare.ActionAnnotateRecord, note); d.Verdict != intent.Allow || !d.Executed {
 			t.Fatalf("annotate own patient: %s %s %s", d.Verdict, code(d), message(d))
 		}
-		if d := h.decide(tok, healthcare.ActionAnnotateRecord, note); d.Executed || code(d) != intent.CodeReplay {
+		if d := h.decide(tok, healthcare.ActionAnnotateRecord, note); d.Executed || code(d) != intent.CodeReplayed {
 			t.Fatalf("same note again: %s %s %s", d.Verdict, code(d), message(d))
 		}
 		for _, action := range []intent.Action{healthcare.ActionOpenRecord, healthcare.ActionReadNotes} {

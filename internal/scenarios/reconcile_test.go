@@ -200,7 +200,7 @@ func TestAPReconcileAfterCrash(t *testing.T) {
 		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "200.00")); !d.Executed {
 			t.Errorf("the payment the ERP did not make: %s %s %s", d.Verdict, code(d), message(d))
 		}
-		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "300.00")); d.Executed || code(d) != intent.CodeReplay {
+		if d := h.decide(tok, ap.ActionPayBill, pay(ap.DemoBill, ap.DemoIBAN, "300.00")); d.Executed || code(d) != intent.CodeReplayed {
 			t.Errorf("the payment the ERP made: %s %s %s", d.Verdict, code(d), message(d))
 		}
 		if ps := h.payments(); len(ps) != 3 {
@@ -306,7 +306,7 @@ func TestAPRetryAfterCrash(t *testing.T) {
 		if d := h.decide(tok, ap.ActionPayBill, big, h.approve("alice", d)); !d.Executed {
 			t.Fatalf("retry with a new approval: %s %s %s", d.Verdict, code(d), message(d))
 		}
-		if d := h.decide(tok, ap.ActionPayBill, big, h.approve("alice", d)); d.Executed || code(d) != intent.CodeReplay {
+		if d := h.decide(tok, ap.ActionPayBill, big, h.approve("alice", d)); d.Executed || code(d) != intent.CodeReplayed {
 			t.Errorf("the payment made, again: %s %s %s", d.Verdict, code(d), message(d))
 		}
 		if ps := h.payments(); len(ps) != 1 || ps[0].Key != d.OperationHash.String() {

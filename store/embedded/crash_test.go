@@ -208,7 +208,7 @@ func TestKill9MidStream(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Verdict == intent.Deny && d.Refusal.Code == intent.CodeReplay || d.Refusal != nil && d.Refusal.Code == intent.CodeApprovalInvalid {
+		if d.Verdict == intent.Deny && d.Refusal.Code == intent.CodeReplayed || d.Refusal != nil && d.Refusal.Code == intent.CodeApprovalInvalid {
 			replays++
 		}
 	}

@@ -70,7 +70,7 @@ func TestAPPayBill(t *testing.T) {
 	}
 	// The replay is refused by the policy (the bill is paid now) before
 	// the operation's nonce would refuse it.
-	if d := pay(); d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied && d.Refusal.Code != intent.CodeReplay {
+	if d := pay(); d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied && d.Refusal.Code != intent.CodeReplayed {
 		t.Fatalf("second payment: verdict %v, refusal %+v; want refused as paid or replayed", d.Verdict, d.Refusal)
 	}
 	payments, err := books.Payments(ctx, ap.DemoCompany, erp.PaymentQuery{})

@@ -336,7 +336,7 @@ func TestReplicas(t *testing.T) {
 	if o.verdicts["deny "+string(intent.CodeBudgetExceeded)] == 0 {
 		t.Errorf("the budget was never reached: %v", o.verdicts)
 	}
-	if o.verdicts["deny "+string(intent.CodeReplay)]+o.verdicts["deny "+string(intent.CodeApprovalInvalid)] == 0 {
+	if o.verdicts["deny "+string(intent.CodeReplayed)]+o.verdicts["deny "+string(intent.CodeApprovalInvalid)] == 0 {
 		t.Errorf("no replica ever lost a race for a shared operation: %v", o.verdicts)
 	}
 }
@@ -365,7 +365,7 @@ func TestReplicaKill9(t *testing.T) {
 	restarted()
 	other()
 	checkState(t, st, o, budget, true)
-	if o.verdicts["deny "+string(intent.CodeReplay)] == 0 {
+	if o.verdicts["deny "+string(intent.CodeReplayed)] == 0 {
 		t.Errorf("the restarted replica replayed nothing: %v", o.verdicts)
 	}
 }

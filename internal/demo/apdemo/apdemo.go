@@ -364,7 +364,7 @@ func (r *run) scenario() []step {
 			verdict: intent.Allow, check: paidOnFile},
 		{title: "It sends the same payment again (a retry): the same operation, already executed.",
 			action: ap.ActionPayBill, args: payArgs("ACME Supplies", "INV-2290", "DE89370400440532013000", "850.00"),
-			verdict: intent.Deny, code: intent.CodeReplay},
+			verdict: intent.Deny, code: intent.CodeReplayed},
 		{title: "It pays INV-2290 a second time, as a further instalment against what the bill owed.",
 			action: ap.ActionPayBill, args: withResidual(payArgs("ACME Supplies", "INV-2290", "DE89370400440532013000", "850.00"), "850.00"),
 			verdict: intent.Deny, code: intent.CodePolicyDenied},

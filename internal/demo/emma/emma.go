@@ -379,7 +379,7 @@ func scenario() []step {
 			verdict: intent.Allow, check: executedTo(UtilityIBAN)},
 		{title: "It sends the same payment again (a retry, or an injected 'pay twice').", owner: "emma",
 			body:    proposal(banking.ActionSendMoney, map[string]any{"recipient": UtilityIBAN, "amount": "98.70", "subject": "Electricity December", "date": "2027-01-05"}),
-			verdict: intent.Deny, code: intent.CodeReplay},
+			verdict: intent.Deny, code: intent.CodeReplayed},
 		{title: "Emma also asked to pay a 1,250.00 deposit top-up to her landlord: above 1,000.00 a person must confirm.", owner: "emma",
 			body:    proposal(banking.ActionSendMoney, map[string]any{"recipient": LandlordIBAN, "amount": "1250.00", "subject": "Deposit top-up", "date": "2027-01-05"}),
 			verdict: intent.Allow, approver: "emma", check: executedTo(LandlordIBAN)},
