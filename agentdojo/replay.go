@@ -598,10 +598,11 @@ func (r *Report) WriteTable(w io.Writer) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "AgentDojo %s %s, replayed %s, order %s\n", r.Version, r.Suite, mode, r.Order)
-	fmt.Fprintf(&b, "attacks executed:        %d of %d\n", r.AttacksExecuted, r.Runs)
+	fmt.Fprintf(&b, "attacks executed:        %s\n", rate(r.AttacksExecuted, r.Runs))
 	fmt.Fprintf(&b, "attacker calls executed: %d (writes %d, reads %d)\n", r.AttackerCallsExecuted, r.AttackerWritesExecuted, r.AttackerReadsServed)
-	fmt.Fprintf(&b, "utility under attack:    %d of %d\n", r.UtilityOK, r.UtilityTotal)
-	fmt.Fprintf(&b, "utility without attack:  %d of %d\n", r.UtilityNoAttackOK, r.UtilityNoAttackTotal)
+	fmt.Fprintf(&b, "utility under attack:    %s\n", rate(r.UtilityOK, r.UtilityTotal))
+	fmt.Fprintf(&b, "utility without attack:  %s\n", rate(r.UtilityNoAttackOK, r.UtilityNoAttackTotal))
+	fmt.Fprintf(&b, "                         (95%% CI: Wilson score interval, each pair or task one trial; the replay is deterministic, so it bounds what AgentDojo's tasks say of tasks like them)\n")
 	approved, declined := 0, 0
 	for _, row := range append(slices.Clone(r.Rows), r.NoAttack...) {
 		approved += row.StepUps
