@@ -105,7 +105,7 @@ func (p *Proxy) hideUnavailable(_ context.Context, _ any, _ *mcp.ListToolsReques
 	defer p.mu.RUnlock()
 	kept := res.Tools[:0:0]
 	for _, t := range res.Tools {
-		if m := p.current[t.Name]; m == nil || m.why == "" {
+		if !p.hidden[t.Name] {
 			kept = append(kept, t)
 		}
 	}
@@ -113,16 +113,43 @@ func (p *Proxy) hideUnavailable(_ context.Context, _ any, _ *mcp.ListToolsReques
 }
 
 // remirror applies the tools server d lists now to the tools mirroring it.
+//
+// The tools registered with the server and the names hidden from its
+// list change together as the client sees them: while the new tools are
+// being registered, what either the old or the new list hides stays
+// hidden, so that a tool is never listed with a registration (its
+// schema) of another state than the one that shows it.
 func (p *Proxy) remirror(d *Downstream, raw []RawTool) {
 	p.mirrorMu.Lock()
 	defer p.mirrorMu.Unlock()
 	p.mu.Lock()
 	p.applyLocked(d, raw)
 	st, changed := p.publishLocked()
-	p.mu.Unlock()
-	if changed {
-		p.setTools(st)
+	if !changed {
+		p.hidden = p.hiddenLocked()
+		p.mu.Unlock()
+		return
 	}
+	for name := range p.hiddenLocked() {
+		p.hidden[name] = true // hidden by the old list or the new one
+	}
+	p.mu.Unlock()
+	p.setTools(st)
+	p.mu.Lock()
+	p.hidden = p.hiddenLocked()
+	p.mu.Unlock()
+}
+
+// hiddenLocked returns the names of the tools unavailable now, which the
+// client's list leaves out (hideUnavailable). p.mu is held.
+func (p *Proxy) hiddenLocked() map[string]bool {
+	hidden := map[string]bool{}
+	for name, cur := range p.current {
+		if cur.why != "" {
+			hidden[name] = true
+		}
+	}
+	return hidden
 }
 
 // applyLocked updates what is served of the tools mirroring d from the

@@ -180,6 +180,7 @@ type Proxy struct {
 	mirrorMu sync.Mutex // serializes re-mirroring
 	mu       sync.RWMutex
 	current  map[string]*mirrored // name → what is served now
+	hidden   map[string]bool      // names the client's list leaves out (see remirror)
 	order    []string             // tool names, as given to New
 	visible  []byte               // the tools/list the client sees, encoded
 }
@@ -249,6 +250,7 @@ func New(cfg Config, d Decider, tools ...Tool) (*Proxy, error) {
 		p.applyLocked(d, d.Tools())
 	}
 	st, _ := p.publishLocked()
+	p.hidden = p.hiddenLocked()
 	p.mu.Unlock()
 	p.setTools(st)
 	return p, nil
