@@ -367,7 +367,20 @@ func TestBrowserAudit(t *testing.T) {
 // writes it to path with -screenshot (not when path is "").
 func shoot(t *testing.T, ctx context.Context, path string) {
 	t.Helper()
-	png, err := browsertest.Run(ctx, chromedp.FullScreenshot(100))
+	// A tab opened while another renders may not be laid out yet on a
+	// loaded machine (Chromium then refuses a screenshot "with 0 width"):
+	// wait for the body and try again a few times.
+	var png []byte
+	var err error
+	for try := 0; try < 5; try++ {
+		if err = browsertest.Do(ctx, chromedp.WaitVisible("body")); err == nil {
+			png, err = browsertest.Run(ctx, chromedp.FullScreenshot(100))
+		}
+		if err == nil || !strings.Contains(err.Error(), "0 width") {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
