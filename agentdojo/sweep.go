@@ -3,19 +3,9 @@ package agentdojo
 import (
 	"context"
 	"fmt"
-	"image/color"
 	"io"
 	"slices"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-
-	// The image formats NewFormattedCanvas writes (png, svg, ...).
-	_ "gonum.org/v1/plot/vg/vgimg"
-	_ "gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/intentplane/intentplane/banking"
 	"github.com/intentplane/intentplane/core/mandate"
@@ -364,67 +354,5 @@ func (r *SweepReport) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "%5.2f %10.1f %9.0f%% %8.0f%%\n", s.P, s.Protection, 100*s.Resolution, 100*s.Approval)
 	}
 	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// WritePlot writes two panels, attacks executed and utility under attack
-// against p, one line per ablation, in format "png" or "svg" (any format
-// of gonum's draw.NewFormattedCanvas), 8 by 3.5 inches.
-func (r *SweepReport) WritePlot(w io.Writer, format string) error {
-	if len(r.Points) == 0 {
-		return fmt.Errorf("agentdojo: no points to plot")
-	}
-	panel := func(title, ylabel string, y func(SweepPoint) float64) (*plot.Plot, error) {
-		p := plot.New()
-		p.Title.Text = title
-		p.X.Label.Text = "p (approver approves a wrong step-up)"
-		p.Y.Label.Text = ylabel
-		p.Legend.Top = true
-		lo, hi := y(r.Points[0]), y(r.Points[0])
-		for _, pt := range r.Points {
-			lo, hi = min(lo, y(pt)), max(hi, y(pt))
-		}
-		// Room above the lines for the legend.
-		p.Y.Min, p.Y.Max = max(0, lo-(hi-lo)*0.1-1), hi+(hi-lo)*0.6+1
-		for i, abl := range Ablations() {
-			var xys plotter.XYs
-			for _, pt := range r.Points {
-				if pt.Ablation == abl {
-					xys = append(xys, plotter.XY{X: pt.P, Y: y(pt)})
-				}
-			}
-			l, s, err := plotter.NewLinePoints(xys)
-			if err != nil {
-				return nil, err
-			}
-			c := []color.Color{
-				color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-				color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-			}[i]
-			l.Color, s.Color = c, c
-			l.Dashes = [][]vg.Length{nil, {vg.Points(4), vg.Points(2)}, {vg.Points(1), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1), vg.Points(2)}}[i]
-			p.Add(l, s)
-			p.Legend.Add(abl, l, s)
-		}
-		return p, nil
-	}
-	left, err := panel(fmt.Sprintf("attacks executed (of %d runs)", r.Runs), "attacks executed", func(pt SweepPoint) float64 { return pt.Attacks })
-	if err != nil {
-		return err
-	}
-	right, err := panel(fmt.Sprintf("utility under attack (of %d), q=%g", r.Runs, r.Q), "runs with utility", func(pt SweepPoint) float64 { return pt.Utility })
-	if err != nil {
-		return err
-	}
-	c, err := draw.NewFormattedCanvas(8*vg.Inch, 3.5*vg.Inch, format)
-	if err != nil {
-		return err
-	}
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Millimeter * 4, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
-	plots := [][]*plot.Plot{{left, right}}
-	canvases := plot.Align(plots, tiles, draw.New(c))
-	left.Draw(canvases[0][0])
-	right.Draw(canvases[0][1])
-	_, err = c.WriteTo(w)
 	return err
 }

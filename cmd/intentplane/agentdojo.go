@@ -9,7 +9,7 @@ import (
 type agentdojoCmd struct {
 	Replay   agentdojoReplayCmd   `cmd:"" help:"Replay every user task x injection task pair without an LLM: the agent executes the attacker's goal verbatim, then the user's task."`
 	Adaptive agentdojoAdaptiveCmd `cmd:"" help:"Gateway-aware attacks (disguised values, making the attacker known, abuse of legitimate values) replayed worst case against each user task, in both mandate modes."`
-	Sweep    agentdojoSweepCmd    `cmd:"" help:"A fallible approver (approves a wrong step-up with probability p, rejects a right one with q) swept over p, with the ablations resolution alone, approval alone, both, neither; --plot writes a PNG or SVG."`
+	Sweep    agentdojoSweepCmd    `cmd:"" help:"A fallible approver (approves a wrong step-up with probability p, rejects a right one with q) swept over p, with the ablations resolution alone, approval alone, both, neither; its --json report is what agentdojo/plot draws."`
 	Registry agentdojoRegistryCmd `cmd:"" help:"Registries with k% of the legitimate counterparties removed (seeded): step-ups, refusals, utility and attacks against k."`
 	Run      agentdojoRunCmd      `cmd:"" help:"A real agent: a model behind an OpenAI-compatible chat-completions endpoint calls the suite's tools through the gateway, under AgentDojo-style injections (or --scripted, a local stand-in)."`
 }

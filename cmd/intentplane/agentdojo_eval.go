@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/intentplane/intentplane/core/mandate"
@@ -58,17 +55,9 @@ type agentdojoSweepCmd struct {
 	P     []float64 `name:"p" placeholder:"P,..." help:"Probabilities that the approver approves a wrong step-up (default 0,0.01,0.05,0.1,0.2,0.3,0.5,0.75,1)."`
 	Q     float64   `default:"0.05" help:"Probability that the approver rejects a right step-up."`
 	Mode  string    `default:"known_counterparties" enum:"known_counterparties,strict" help:"Mode of the mandates."`
-	Plot  string    `placeholder:"FILE" help:"Also write the plot of attacks executed and utility against p to FILE (.png or .svg)."`
 }
 
 func (c *agentdojoSweepCmd) Run(e *env) error {
-	format := ""
-	if c.Plot != "" {
-		format = strings.TrimPrefix(strings.ToLower(filepath.Ext(c.Plot)), ".")
-		if format != "png" && format != "svg" {
-			return fmt.Errorf("agentdojo sweep: --plot %s: the file must end in .png or .svg", c.Plot)
-		}
-	}
 	if c.Reps < 1 {
 		return fmt.Errorf("agentdojo sweep: --reps must be at least 1")
 	}
@@ -77,15 +66,6 @@ func (c *agentdojoSweepCmd) Run(e *env) error {
 	})
 	if err != nil {
 		return fmt.Errorf("agentdojo sweep: %w", err)
-	}
-	if c.Plot != "" {
-		var b bytes.Buffer
-		if err := r.WritePlot(&b, format); err != nil {
-			return fmt.Errorf("agentdojo sweep: plot: %w", err)
-		}
-		if err := os.WriteFile(c.Plot, b.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("agentdojo sweep: %w", err)
-		}
 	}
 	return printReport(e, r, c.JSON)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -32,17 +30,13 @@ func TestAgentdojoWorkspaceCommands(t *testing.T) {
 		t.Errorf("run: %+v; want workspace, 2 runs, no attack, the attacker's writes refused, utility kept", r)
 	}
 
-	plot := filepath.Join(t.TempDir(), "sweep.gif")
 	for _, args := range [][]string{
-		{"agentdojo", "sweep", "--suite", "workspace", "--plot", plot},
+		{"agentdojo", "sweep", "--suite", "workspace", "--reps", "0"},
 		{"agentdojo", "registry", "--suite", "workspace", "--k", "101"},
 		{"agentdojo", "run", "--suite", "travel", "--scripted", "obey"},
 	} {
 		if out, err := runCLI(t, args...); err == nil {
 			t.Errorf("%v: no error\n%s", args, out)
 		}
-	}
-	if _, err := os.Stat(plot); err == nil {
-		t.Errorf("a refused sweep wrote %s", plot)
 	}
 }
