@@ -473,7 +473,7 @@ func realMCPPayment(b *testing.B, s odootest.RealServer) {
 		reads += s.odoo - s.wizard
 		gateway += s.latency
 		calls += s.calls
-		b.Logf("payment %d: %s in all; XML-RPC: %s", i, s.latency.Round(time.Millisecond), strings.Join(s.each, ", "))
+		b.Logf("payment %d: %s in all; calls to Odoo: %s", i, s.latency.Round(time.Millisecond), strings.Join(s.each, ", "))
 		b.StartTimer()
 	}
 	if n := el.count() - confirmed; n > 0 {
@@ -499,7 +499,7 @@ type proxyLog struct {
 	done int // the bytes of buf already read
 }
 
-// decisionStats is what the log shows of one decision: the XML-RPC calls
+// decisionStats is what the log shows of one decision: the calls to Odoo
 // made for it, the time they took (odoo) and of it the time in Odoo's
 // payment wizard (the account.payment.register calls), and the
 // decision's latency.
