@@ -331,17 +331,15 @@ func demoData(ctx context.Context, a *Admin, company string) error {
 // database.
 var ErrNotSetUp = errors.New("odoo: database not set up")
 
-// LookupCompany returns the id of the res.company named name, as the
-// identity id sees it, for building a Config's Companies.
-func LookupCompany(ctx context.Context, url, db string, id Identity, name string) (int64, error) {
-	t, err := newTransport(url, nil, 0, nil)
+// LookupCompany returns the id of the res.company named name, as cfg's
+// reader sees it over cfg's transport, for building the Companies of the
+// Config it then runs with (cfg.Companies is not needed).
+func LookupCompany(ctx context.Context, cfg Config, name string) (int64, error) {
+	c, err := New(cfg)
 	if err != nil {
 		return 0, err
 	}
-	t.secrets = []string{id.Password}
-	t.header = db
-	s := newSession(t, db, "user", setting(id, "the identity's password"))
-	rs, err := s.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
+	rs, err := c.reader.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
 	if err != nil {
 		return 0, err
 	}

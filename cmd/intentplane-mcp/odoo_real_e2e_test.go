@@ -76,7 +76,9 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 	dir := tb.TempDir()
 	e.odooEnv = &odooEnv{env: &env{t: tb, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, cfg: cfg,
 		passEnv: []string{"TEST_ODOO_READER_PW=" + cfg.Reader.Password, "TEST_ODOO_PAYER_PW=" + cfg.Payer.Password, "TEST_ODOO_BANKADMIN_PW=" + cfg.BankAdmin.Password}}
-	e.template = fmt.Sprintf(odooConfigTemplate, url, db, cfg.Companies[odoo.DemoCompany])
+	// A real server shared with other tests answers a call in seconds at
+	// times: the connector's default time limit, not the fake's 10s.
+	e.template = strings.Replace(fmt.Sprintf(odooConfigTemplate, url, db, cfg.Companies[odoo.DemoCompany]), `timeout = "10s"`, `timeout = "30s"`, 1)
 	if s.Transport != "" {
 		e.template += fmt.Sprintf("transport = %q\n", s.Transport)
 	}
@@ -471,7 +473,7 @@ func realMCPPayment(b *testing.B, s odootest.RealServer) {
 		reads += s.odoo - s.wizard
 		gateway += s.latency
 		calls += s.calls
-		b.Logf("payment %d: %s in all; XML-RPC: %s", i, s.latency.Round(time.Millisecond), strings.Join(s.each, ", "))
+		b.Logf("payment %d: %s in all; calls to Odoo: %s", i, s.latency.Round(time.Millisecond), strings.Join(s.each, ", "))
 		b.StartTimer()
 	}
 	if n := el.count() - confirmed; n > 0 {
@@ -497,7 +499,7 @@ type proxyLog struct {
 	done int // the bytes of buf already read
 }
 
-// decisionStats is what the log shows of one decision: the XML-RPC calls
+// decisionStats is what the log shows of one decision: the calls to Odoo
 // made for it, the time they took (odoo) and of it the time in Odoo's
 // payment wizard (the account.payment.register calls), and the
 // decision's latency.

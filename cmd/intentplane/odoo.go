@@ -99,12 +99,13 @@ func (c *odooDemoCmd) Run(e *env) error {
 	if err != nil {
 		return err
 	}
-	cid, err := odoo.LookupCompany(e.ctx, c.URL, c.DB, r, c.CompanyName)
+	cfg := odoo.Config{URL: c.URL, DB: c.DB, Reader: r, Payer: p, BankAdmin: b, Timeout: c.Timeout, Transport: c.Transport}
+	cid, err := odoo.LookupCompany(e.ctx, cfg, c.CompanyName)
 	if err != nil {
 		return fmt.Errorf("%w (run intentplane odoo setup first)", err)
 	}
-	client, err := odoo.New(odoo.Config{URL: c.URL, DB: c.DB, Reader: r, Payer: p, BankAdmin: b, Timeout: c.Timeout, Transport: c.Transport,
-		Companies: map[string]int64{ap.DemoCompany: cid}})
+	cfg.Companies = map[string]int64{ap.DemoCompany: cid}
+	client, err := odoo.New(cfg)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -71,11 +70,16 @@ func odooSetupAndDemo(t *testing.T, url, master, db string) {
 }
 
 func TestOdooSetupAndDemoOnFake(t *testing.T) {
-	for _, v := range []int{17, 19} {
-		t.Run(fmt.Sprint(v), func(t *testing.T) {
+	for _, x := range []struct {
+		name      string
+		version   int
+		transport string
+	}{{"17-xmlrpc", 17, ""}, {"18-xmlrpc", 18, ""}, {"19-json2", 19, ""}, {"19-xmlrpc", 19, odoo.TransportXMLRPC}} {
+		t.Run(x.name, func(t *testing.T) {
 			srv := odootest.NewServer("fake-master")
 			defer srv.Close()
-			srv.SetVersion(v)
+			srv.SetVersion(x.version)
+			t.Setenv("ODOO_TRANSPORT", x.transport)
 			odooSetupAndDemo(t, srv.URL, "fake-master", "ap_demo")
 		})
 	}

@@ -88,7 +88,7 @@ func (c *reconcileCmd) packs(ctx context.Context) ([]gateway.Pack, error) {
 	reader := odoo.Identity{Login: c.Reader, Password: pw}
 	ids := map[string]int64{}
 	for owner, name := range c.Companies {
-		id, err := odoo.LookupCompany(ctx, c.OdooURL, c.OdooDB, reader, name)
+		id, err := odoo.LookupCompany(ctx, odoo.Config{URL: c.OdooURL, DB: c.OdooDB, Reader: reader}, name)
 		if err != nil {
 			return nil, err
 		}
