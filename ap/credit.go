@@ -34,14 +34,23 @@ const residualDoc = `What the bill still owes before this payment, as ap.list_op
 //     idempotency key), not cancelled: a call for it that does not say
 //     which residual it pays against may be a retry of one of them;
 //   - bill_credit (Long, minor units of the bill's currency): what the
-//     vendor's open credit notes that concern the bill hold (see
-//     creditsFor); they are reconciled with the bill with the payment;
+//     vendor's open credit notes netted with this payment hold (see
+//     nettedCredits); they are reconciled with the bill with the payment;
 //   - bill_net_due (Long, minor units): bill_residual less bill_credit,
 //     what is left to pay in money (zero or below: the credit covers it);
 //   - bill_credit_notes (String): those credit notes for the approver,
-//     "RBILL/2026/11/0003 (100.00 EUR)" joined by "; ", "" if none.
+//     "RBILL/2026/11/0003 (100.00 EUR)" joined by "; ", "" if none;
+//   - bill_free_credit and bill_free_credit_notes (Long, String; only
+//     when there is some): the vendor's open credit not tied to this bill
+//     that this payment does not use (it pays more than the bill owes
+//     less that credit), kept on the vendor's account for a later
+//     invoice: a person confirms paying without it;
+//   - bill_other_credit_notes (String; only when there is some): the
+//     vendor's open credit notes in another currency than the bill's
+//     that would concern it (see otherCurrencyCredits), never netted: a
+//     person confirms paying without them.
 //
-// It also returns those credit notes, for the execution.
+// It also returns the credit notes netted, for the execution.
 func termsFacts(bill erp.Bill, docs []erp.Bill, amount intent.Amount) (map[string]intent.Value, []erp.Bill) {
 	same := 0
 	for _, p := range bill.Payments {
@@ -49,16 +58,78 @@ func termsFacts(bill erp.Bill, docs []erp.Bill, amount intent.Amount) (map[strin
 			same++
 		}
 	}
-	credits := creditsFor(bill, docs)
+	credits, kept := nettedCredits(bill, docs, amount)
 	credit, names := creditTotal(credits, nil)
 	net := max(bill.Residual, 0) - credit // cannot overflow: both are in [0, MaxInt64]
-	return map[string]intent.Value{
+	facts := map[string]intent.Value{
 		"bill_total":            intent.Int(int64(bill.Total)),
 		"bill_same_amount_paid": intent.Int(int64(same)),
 		"bill_credit":           intent.Int(int64(credit)),
 		"bill_net_due":          intent.Int(int64(net)),
 		"bill_credit_notes":     intent.Str(strings.Join(names, "; ")),
-	}, credits
+	}
+	if free, names := creditTotal(kept, nil); free > 0 {
+		facts["bill_free_credit"] = intent.Int(int64(free))
+		facts["bill_free_credit_notes"] = intent.Str(strings.Join(names, "; "))
+	}
+	if _, names := creditTotal(otherCurrencyCredits(bill, docs), nil); len(names) > 0 {
+		facts["bill_other_credit_notes"] = intent.Str(strings.Join(names, "; "))
+	}
+	return facts, credits
+}
+
+// nettedCredits splits the credit notes that concern bill (creditsFor)
+// into those a payment of amount nets and those it keeps. The credit
+// notes reversing the bill are always netted. The vendor's credit tied
+// to no open bill is netted too when the payment leaves room for it
+// (amount plus all of that credit at most what the bill owes); otherwise
+// the payment is gross of it and it is kept on the vendor's account for
+// a later invoice, ordinary AP practice, which a person confirms.
+func nettedCredits(bill erp.Bill, docs []erp.Bill, amount intent.Amount) (netted, kept []erp.Bill) {
+	var tied, free []erp.Bill
+	for _, c := range creditsFor(bill, docs) {
+		if c.Reverses == bill.ID {
+			tied = append(tied, c)
+		} else {
+			free = append(free, c)
+		}
+	}
+	t, _ := creditTotal(tied, nil)
+	f, _ := creditTotal(free, nil)
+	if len(free) == 0 || saturatedAdd(saturatedAdd(max(amount, 0), t), f) <= bill.Residual {
+		all := append(tied, free...)
+		slices.SortFunc(all, func(a, b erp.Bill) int { return erp.CompareIDs(a.ID, b.ID) })
+		return all, nil
+	}
+	return tied, free
+}
+
+// otherCurrencyCredits returns the vendor's open credit notes among docs
+// in another currency than bill's that would otherwise concern it (as
+// creditsFor chooses), in ID order. They are never netted with a payment
+// in the bill's currency; they are named to the person who confirms.
+func otherCurrencyCredits(bill erp.Bill, docs []erp.Bill) []erp.Bill {
+	if bill.Kind != erp.KindBill {
+		return nil
+	}
+	var others []erp.Bill
+	for _, d := range docs {
+		if d.Kind == erp.KindCreditNote && d.Currency != bill.Currency {
+			d.Currency = bill.Currency // compared as if in the bill's currency
+			others = append(others, d)
+		} else if d.Kind == erp.KindBill {
+			others = append(others, d)
+		}
+	}
+	var out []erp.Bill
+	for _, c := range creditsFor(bill, others) {
+		for _, d := range docs {
+			if d.ID == c.ID && d.Currency != bill.Currency {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
 }
 
 // creditTotal returns what the credit notes cs hold (saturated at
@@ -119,9 +190,9 @@ func saturatedAdd(a, b intent.Amount) intent.Amount {
 }
 
 // creditsNow reads the vendor's documents and returns the credit notes
-// that concern the bill with this ID now (see creditsFor), for an
-// execution whose decision was made elsewhere.
-func creditsNow(ctx context.Context, src erp.Reader, company, vendor, billID string) ([]erp.Bill, error) {
+// that a payment of amount of the bill with this ID nets now (see
+// nettedCredits), for an execution whose decision was made elsewhere.
+func creditsNow(ctx context.Context, src erp.Reader, company, vendor, billID string, amount intent.Amount) ([]erp.Bill, error) {
 	docs, err := src.Bills(ctx, company, erp.BillQuery{Vendor: vendor})
 	if err != nil {
 		return nil, err
@@ -130,7 +201,8 @@ func creditsNow(ctx context.Context, src erp.Reader, company, vendor, billID str
 	if i < 0 {
 		return nil, nil
 	}
-	return creditsFor(docs[i], docs), nil
+	netted, _ := nettedCredits(docs[i], docs, amount)
+	return netted, nil
 }
 
 // creditIDs returns the IDs of the credit notes cs.

@@ -59,4 +59,33 @@ func TestCreditsFor(t *testing.T) {
 		facts["bill_credit_notes"].Str != "RBILL/10 (100.00 EUR); RBILL/11 (50.00 EUR); RBILL/13 (20.00 EUR); RBILL/14 (10.00 EUR)" {
 		t.Errorf("facts %v", facts)
 	}
+	if facts["bill_other_credit_notes"].Str != "RBILL/18 (100.00 USD)" {
+		t.Errorf("the credit in USD is not named: %v", facts["bill_other_credit_notes"])
+	}
+	// Issue 24: a payment that leaves no room for the vendor's free credit
+	// (50.00 + 20.00 + 10.00) nets only the credit note of this bill and
+	// keeps the rest for a later invoice; the gross of this bill's own
+	// credit note stays refused by the policy (bill_net_due).
+	for _, c := range []struct {
+		amount       intent.Amount
+		netted, kept []string
+	}{
+		{82000, []string{"10", "11", "13", "14"}, nil},
+		{82001, []string{"10"}, []string{"11", "13", "14"}},
+		{90000, []string{"10"}, []string{"11", "13", "14"}},
+		{100000, []string{"10"}, []string{"11", "13", "14"}},
+	} {
+		netted, kept := nettedCredits(this, docs, c.amount)
+		if diff := cmp.Diff(c.netted, ids(netted)); diff != "" {
+			t.Errorf("%d: netted (-want, +got):\n%s", c.amount, diff)
+		}
+		if diff := cmp.Diff(c.kept, ids(kept)); diff != "" {
+			t.Errorf("%d: kept (-want, +got):\n%s", c.amount, diff)
+		}
+	}
+	facts, _ = termsFacts(this, docs, 90000)
+	if facts["bill_credit"].Int != 10000 || facts["bill_net_due"].Int != 90000 || facts["bill_free_credit"].Int != 8000 ||
+		facts["bill_free_credit_notes"].Str != "RBILL/11 (50.00 EUR); RBILL/13 (20.00 EUR); RBILL/14 (10.00 EUR)" {
+		t.Errorf("facts of a payment gross of the free credit: %v", facts)
+	}
 }

@@ -276,7 +276,7 @@ func (x executor) pay(ctx context.Context, company string, op intent.Operation, 
 	if !fresh {
 		ok = false
 		var err error
-		if credits, err = creditsNow(ctx, x.src, company, vendor, billID); err != nil {
+		if credits, err = creditsNow(ctx, x.src, company, vendor, billID, intent.Amount(op.Args["amount"].Int)); err != nil {
 			return gateway.Result{}, notExecuted("the ERP could not be read, so nothing was paid", err)
 		}
 	}

@@ -205,6 +205,13 @@ func billFacts(f phraseFacts) []approval.Fact {
 		n, _ := f.billMoney("bill_net_due")
 		facts = append(facts, approval.Fact{Label: "Credit note netted", Value: t + ", leaving " + n + " to pay", Warn: true})
 	}
+	if c, ok := f.long("bill_free_credit"); ok && c > 0 {
+		t, _ := f.billMoney("bill_free_credit")
+		facts = append(facts, approval.Fact{Label: "Vendor's credit not used", Value: t + ": " + f.str("bill_free_credit_notes"), Warn: true})
+	}
+	if o := f.str("bill_other_credit_notes"); o != "" {
+		facts = append(facts, approval.Fact{Label: "Vendor's credit in another currency", Value: o, Warn: true})
+	}
 	facts = append(facts, approval.Fact{Label: "Due", Value: f.day("bill_due")})
 	if d := f.str("duplicate_of"); d != "" {
 		facts = append(facts, approval.Fact{Label: "May be the same invoice as", Value: d, Warn: true})
@@ -290,6 +297,11 @@ func paymentWhy(f phraseFacts) []string {
 		case "confirm-open-credit":
 			c, _ := f.billMoney("bill_credit")
 			why = append(why, fmt.Sprintf("A credit note of %s is netted with this payment: confirm the net amount.", c))
+		case "confirm-credit-kept":
+			c, _ := f.billMoney("bill_free_credit")
+			why = append(why, fmt.Sprintf("The vendor holds %s of credit not tied to this bill (%s) that this payment does not use: it stays on the vendor's account for a later invoice. Confirm paying without it, or pay the net amount to use it.", c, f.str("bill_free_credit_notes")))
+		case "confirm-credit-other-currency":
+			why = append(why, "The vendor holds credit in another currency ("+f.str("bill_other_credit_notes")+"), never netted with this payment: confirm paying without it; the accounting team can apply it in the ERP.")
 		case "confirm-instalment-without-residual":
 			why = append(why, "A payment of this same amount of this bill was already made: check that this is a further instalment, not the same payment again.")
 		case "confirm-first-payment":

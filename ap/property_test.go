@@ -67,6 +67,10 @@ var pwRegressionSeeds = []struct {
 	// of a bill reduced only by a credit note to "already paid", where the
 	// pack (rightly) asks a person (epoch 3, decision 1490).
 	{1828028818565757686, "a credit note netted is not money paid"},
+	// Issue 24: a vendor's open credit note in another currency than the
+	// bill's is named to a person, who confirms; the legitimate users
+	// expected the payment to go through unasked (epoch 0, decision 1206).
+	{1796673990313848586, "credit in another currency asks a person"},
 }
 
 // TestPropertyRegressions replays pwRegressionSeeds at TestProperty's
@@ -906,9 +910,19 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 		return fmt.Sprintf("payment %s of bill %s against residual %d; the bill owed %d", p.ID, b.name, residual, b.residual)
 	}
 	credits, credit := w.credits(b)
-	if amt > b.residual-credit {
-		return fmt.Sprintf("payment %s of %d on bill %s, which owed %d, gross of the vendor's open credit %d", p.ID, amt, b.name, b.residual, credit)
+	var tied intent.Amount // credit notes reversing b: always netted
+	for _, cn := range credits {
+		if cn.reverses == b.id {
+			tied += cn.residual
+		}
 	}
+	if amt > b.residual-tied {
+		return fmt.Sprintf("payment %s of %d on bill %s, which owed %d, gross of its own credit notes %d", p.ID, amt, b.name, b.residual, tied)
+	}
+	// The vendor's other open credit is netted when the payment leaves
+	// room for it, else kept for a later invoice, a person asked (issue
+	// 24: never a dead end).
+	netAll := amt+credit <= b.residual
 	need, why := 0, ""
 	if w.eur(b, amt) > pwConfirm {
 		need, why = 1, "above the confirmation threshold (in EUR)"
@@ -930,8 +944,14 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	if abroad(v, a) {
 		need, why = max(need, 1), "a bank in "+a.number[:2]+", the vendor in "+v.country
 	}
-	if credit > 0 {
+	if credit > 0 && netAll {
 		need, why = max(need, 1), "netted with the vendor's open credit"
+	}
+	if credit > tied && !netAll {
+		need, why = max(need, 1), "gross of the vendor's open credit, kept for a later invoice"
+	}
+	if w.otherCurrencyCredit(b) {
+		need, why = max(need, 1), "the vendor holds open credit in another currency"
 	}
 	if cumNeed > need {
 		need, why = cumNeed, cumWhy
@@ -953,9 +973,14 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 	w.addPaid(m.id, b, amt, x.at)
 	w.oursRaw[b.id] += amt
 	w.oursEUR[b.id] += w.eur(b, amt)
+	if !netAll {
+		credit = tied
+	}
 	b.residual -= amt + credit
 	for _, cn := range credits {
-		cn.residual = 0
+		if netAll || cn.reverses == b.id {
+			cn.residual = 0
+		}
 	}
 	b.paid = true
 	v.paidBefore = true
@@ -1194,6 +1219,21 @@ func (w *pworld) credits(b *pwBill) ([]*pwBill, intent.Amount) {
 	return out, total
 }
 
+// otherCurrencyCredit reports whether the vendor of b has an open credit
+// note in another currency that would concern b (as credits chooses):
+// never netted, named to a person who confirms (issue 24).
+func (w *pworld) otherCurrencyCredit(b *pwBill) bool {
+	for _, o := range w.billList[b.company] {
+		if o.kind != erp.KindCreditNote || o.state != erp.StatePosted || o.vendor != b.vendor || o.currency == b.currency || o.residual <= 0 {
+			continue
+		}
+		if r := w.bills[o.reverses]; o.reverses == b.id || r == nil || r.state != erp.StatePosted || r.residual <= 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *pworld) remaining(m *pwMandate) intent.Amount { return m.budget.Amount - w.spent[m.id] }
 
 // The cumulative rule (issue 13): the thresholds apply to a payment with
@@ -1341,7 +1381,7 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	case 1:
 		in.level = intent.LevelConfirm
 	}
-	if (len(w.duplicates(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0) && in.level == intent.LevelAuto {
+	if (len(w.duplicates(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || w.otherCurrencyCredit(b) || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0) && in.level == intent.LevelAuto {
 		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {

@@ -172,71 +172,106 @@ func TestRegressionLookAlikeReferences(t *testing.T) {
 // so the vendor was paid in full while it owed the company money back.
 // The vendor's open credit in the bill's currency is a fact (open_credit,
 // minor units). Since issue 13 the open credit that concerns the bill is
-// netted with its payment: the gross is refused with the reason, and the
-// net amount is confirmed by a person and paid (TestCreditNoteNetted).
-// Credit in another currency, a draft credit note and a credit note fully
-// applied to its bill are not open credit.
+// netted with its payment, the net amount confirmed by a person
+// (TestCreditNoteNetted). Issue 24: credit tied to no open bill no longer
+// makes the gross a dead end: keeping a credit for a later invoice is
+// ordinary AP practice, so the gross is shown to a person, who may pay
+// it, and the credit stays open; a credit note in another currency is no
+// longer ignored silently but named to a person, never netted. A draft
+// credit note and a credit note fully applied to its bill are not open
+// credit.
 func TestRegressionOpenCredit(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		credit func(e *env, acme erp.Vendor) error
 		open   intent.Amount // 0: paid without a person
+		other  bool          // credit in another currency: named, confirmed, not netted
 	}{
 		{"unapplied credit note", func(e *env, acme erp.Vendor) error {
 			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-77", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000})
 			return err
-		}, 10000},
+		}, 10000, false},
 		{"credit note larger than its bill", func(e *env, acme erp.Vendor) error {
 			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-2291", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 250000,
 				Reverses: e.bill(ap.DemoCompany, ap.DemoBill2).ID})
 			return err
-		}, 10000},
+		}, 10000, false},
 		{"credit note in another currency", func(e *env, acme erp.Vendor) error {
 			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-78", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "USD", Total: 10000})
 			return err
-		}, 0},
+		}, 0, true},
 		{"draft credit note", func(e *env, acme erp.Vendor) error {
 			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-79", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000, State: erp.StateDraft})
 			return err
-		}, 0},
+		}, 0, false},
 		{"credit note applied to its bill", func(e *env, acme erp.Vendor) error {
 			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-2291", Vendor: acme.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000,
 				Reverses: e.bill(ap.DemoCompany, ap.DemoBill2).ID})
 			return err
-		}, 0},
+		}, 0, false},
 		{"another vendor's credit note", func(e *env, _ erp.Vendor) error {
 			e.addVendor(ap.DemoCompany, "Initech GmbH")
 			_, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Ref: "CN-80", Vendor: e.vendor(ap.DemoCompany, "Initech GmbH").ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 10000})
 			return err
-		}, 0},
+		}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t)
-			if err := tc.credit(e, e.vendor(ap.DemoCompany, ap.DemoVendor)); err != nil {
-				t.Fatal(err)
+			setup := func() (*env, string) {
+				e := newEnv(t)
+				if err := tc.credit(e, e.vendor(ap.DemoCompany, ap.DemoVendor)); err != nil {
+					t.Fatal(err)
+				}
+				return e, e.mandate("m-1", ap.DemoCompany, "EUR")
 			}
-			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
-			args := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00")
-			d := e.decide(tok, ap.ActionPayBill, args)
+			e, tok := setup()
+			gross := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00")
+			d := e.decide(tok, ap.ActionPayBill, gross)
 			if d.Facts["open_credit"] != intent.Int(int64(tc.open)) {
 				t.Errorf("open_credit = %v, want %d", d.Facts["open_credit"], tc.open)
 			}
-			if tc.open == 0 {
+			if tc.open == 0 && !tc.other {
 				if !d.Executed {
 					t.Fatalf("no open credit: %s %s", d.Verdict, message(d))
 				}
 				return
 			}
-			if d.Executed || code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "open credit note") {
-				t.Fatalf("gross to a vendor with open credit: %s %s executed=%v %s; want refused with the reason", d.Verdict, d.Level, d.Executed, message(d))
+			// The gross: shown to a person, never refused; approved, it
+			// is paid and the credit stays on the vendor's account.
+			why := "not tied to this bill"
+			if tc.other {
+				why = "open credit in another currency than the bill's (RBILL/"
 			}
-			args = pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, intent.FormatAmount(85000-tc.open, 2))
-			if d = e.decide(tok, ap.ActionPayBill, args); d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
+			if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm || !strings.Contains(message(d), why) {
+				t.Fatalf("gross to a vendor with open credit: %s %s %s; want a person asked, saying %q", d.Verdict, d.Level, message(d), why)
+			}
+			if d = e.decide(tok, ap.ActionPayBill, gross, e.approve("alice", d)); !d.Executed {
+				t.Fatalf("gross confirmed: %s %s", d.Verdict, message(d))
+			}
+			if b := e.bill(ap.DemoCompany, ap.DemoBill); b.Residual != 0 {
+				t.Errorf("bill residual %d after the gross payment, want 0", b.Residual)
+			}
+			credits, err := e.erp.Bills(t.Context(), ap.DemoCompany, erp.BillQuery{OpenCredit: true, Vendor: e.vendor(ap.DemoCompany, ap.DemoVendor).ID})
+			var left intent.Amount
+			for _, c := range credits {
+				if c.Kind == erp.KindCreditNote {
+					left += c.Residual
+				}
+			}
+			if err != nil || left != max(tc.open, 10000) {
+				t.Errorf("open credit after the gross payment: %d (%v), want it kept", left, err)
+			}
+			if tc.other {
+				return
+			}
+			// The net, on a fresh ledger: the credit is netted, confirmed.
+			e, tok = setup()
+			net := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, intent.FormatAmount(85000-tc.open, 2))
+			if d = e.decide(tok, ap.ActionPayBill, net); d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm {
 				t.Fatalf("net: %s %s; want a confirm step-up", d.Verdict, message(d))
 			}
-			if d = e.decide(tok, ap.ActionPayBill, args, e.approve("alice", d)); !d.Executed {
+			if d = e.decide(tok, ap.ActionPayBill, net, e.approve("alice", d)); !d.Executed {
 				t.Fatalf("confirmed: %s %s", d.Verdict, message(d))
 			}
 			if b := e.bill(ap.DemoCompany, ap.DemoBill); b.Residual != 0 {

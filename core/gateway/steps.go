@@ -434,13 +434,14 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 	case intent.Allow:
 		return nil
 	case intent.StepUp:
-		// No one is asked to approve what the budget cannot pay.
-		if r := g.budgetFits(ctx, m, st.currency, st.amount); r != nil {
+		// No one is asked to approve what already executed: it would be
+		// refused as replayed once approved (and is so told before the
+		// budget it used up).
+		if r := g.executedBefore(ctx, st); r != nil {
 			return r
 		}
-		// Nor to approve what already executed: it would be refused as
-		// replayed once approved.
-		if r := g.executedBefore(ctx, st); r != nil {
+		// Nor what the budget cannot pay.
+		if r := g.budgetFits(ctx, m, st.currency, st.amount); r != nil {
 			return r
 		}
 		st.out.Level = pr.Level
@@ -568,6 +569,12 @@ func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 		return refusals.Executing.with(st.operation[:16])
 	}
 	if err != nil {
+		// A retry of an operation that executed, once the budget is
+		// used (by it, or since), is told that it executed: that is what
+		// is true, and what stops a retry loop.
+		if r := g.executedBefore(ctx, st); r != nil {
+			return r
+		}
 		return g.budgetRefusal(ctx, m, b, st.amount, err)
 	}
 	st.reserved = true

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"math"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/gateway/gatewaytest"
@@ -308,5 +310,53 @@ func TestAmountScaleMatchesCurrency(t *testing.T) {
 				t.Errorf("the refused amount is counted: %+v", u)
 			}
 		})
+	}
+}
+
+// TestRetryAfterBudgetUsed (issue 24): a retry of a payment that executed,
+// once the budget is used up (by it), is told that it executed, not that
+// it exceeds the budget: with or without the approval it needed, and
+// after a restart of the gateway on the same store. Another payment is
+// still told the budget is used.
+func TestRetryAfterBudgetUsed(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 120000)
+	small, large := send("GB29", "600.00"), send("GB29", "1100.00")
+	if d := w.decide(tok, small); !d.Executed {
+		t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
+	}
+	d := w.decide(tok, send("GB29", "600.00")+" ")
+	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+		t.Fatalf("retry: %s %+v; want already executed", d.Verdict, d.Refusal)
+	}
+	w2 := newWorld(t)
+	tok2 := w2.mandate("emma", 110000)
+	d = w2.decide(tok2, large)
+	if d.Verdict != intent.StepUp {
+		t.Fatalf("large: %s %+v; want a step-up", d.Verdict, d.Refusal)
+	}
+	if d = w2.decide(tok2, large, w2.approve("alice", d)); !d.Executed {
+		t.Fatalf("large approved: %s %+v", d.Verdict, d.Refusal)
+	}
+	restarted, err := gateway.New(gateway.Config{
+		Audience:  "intentplane-test",
+		Issuers:   mandate.StaticKeys{"bank-app": w2.issuer.Public().(ed25519.PublicKey)},
+		Approvers: approval.StaticKeys{"alice": w2.approvers["alice"].Public().(ed25519.PublicKey)},
+		Now:       func() time.Time { return w2.now },
+	}, w2.store, w2.pack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, gw := range []*gateway.Gateway{w2.gw, restarted} {
+		for _, as := range [][]approval.Approval{nil, {w2.approve("alice", d)}} {
+			r, err := gw.Decide(context.Background(), gateway.Request{Mandate: tok2, Proposal: []byte(large), Approvals: as})
+			if err != nil || r.Executed || r.Refusal == nil || r.Refusal.Code != intent.CodeReplay {
+				t.Errorf("retry of the large payment (%d approvals): %s %+v %v; want already executed", len(as), r.Verdict, r.Refusal, err)
+			}
+		}
+	}
+	if d := w2.decide(tok2, send("GB29", "50.00")); d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeBudgetExceeded {
+		t.Errorf("another payment: %s %+v; want the budget exceeded", d.Verdict, d.Refusal)
 	}
 }

@@ -292,7 +292,7 @@ func (r *run) afterwards(ctx context.Context) error {
 		if err != nil || len(bs) != 1 {
 			return fmt.Errorf("apdemo: reading bill %s: %d bills, %v", ref, len(bs), err)
 		}
-		fmt.Fprintf(w, "  bill %s (%s): payment state %s, residual %s %s\n", bs[0].Name, ref, bs[0].PaymentState, intent.FormatAmount(bs[0].Residual, 2), bs[0].Currency)
+		fmt.Fprintf(w, "  bill %s (%s): payment state %s, residual %s %s\n", bs[0].Name, ref, bs[0].PaymentState, intent.Money{Currency: bs[0].Currency, Amount: bs[0].Residual}.Decimal(), bs[0].Currency)
 		if bs[0].PaymentState != erp.Paid {
 			r.unexpected("not paid")
 		}
@@ -301,7 +301,7 @@ func (r *run) afterwards(ctx context.Context) error {
 			return err
 		}
 		for _, p := range ps {
-			fmt.Fprintf(w, "    payment %s: %s %s to %s (%s)\n", p.ID, intent.FormatAmount(p.Amount.Amount, 2), p.Amount.Currency, normalize.FormatIBAN(r.onFile.Sanitized), p.State)
+			fmt.Fprintf(w, "    payment %s: %s %s to %s (%s)\n", p.ID, p.Amount.Decimal(), p.Amount.Currency, normalize.FormatIBAN(r.onFile.Sanitized), p.State)
 			if p.BankAccount != r.onFile.ID {
 				r.unexpected("paid to bank account %s, not to the one on file (%s)", p.BankAccount, r.onFile.ID)
 			}
