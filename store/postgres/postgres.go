@@ -22,7 +22,7 @@ import (
 
 var (
 	_ state.Store         = (*Store)(nil)
-	_ state.UsageReserver = (*Store)(nil)
+	_ state.BatchReserver = (*Store)(nil)
 )
 
 // ErrUnavailable is wrapped by every error that is not an answer of the
@@ -295,24 +295,34 @@ func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledge
 // Reserve implements state.Ledger; it also returns an error for a negative
 // amount.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
-	_, err := s.ReserveUsage(ctx, acct, limit, id, amount)
+	_, err := s.reserveUsage(ctx, acct, limit, id, amount)
 	return err
 }
 
-// ReserveUsage implements state.UsageReserver: the reservation and the
-// account's usage after its batch come back from one statement.
-func (s *Store) ReserveUsage(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+// checkReserve returns the error Reserve answers without asking the
+// database, or nil.
+func checkReserve(acct string, limit intent.Money, id string, amount intent.Money) error {
+	if err := state.CheckKeys(acct, id); err != nil {
+		return err
+	}
+	if amount.Amount < 0 {
+		return fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
+	}
+	if amount.Currency != limit.Currency {
+		return state.ErrCurrency
+	}
+	return nil
+}
+
+// reserveUsage is Reserve, batched with this process's concurrent
+// operations on the account, returning the account's usage after its
+// batch (one statement, intentplane_ledger_usage).
+func (s *Store) reserveUsage(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
 	if err := ctx.Err(); err != nil {
 		return state.Usage{}, err
 	}
-	if err := state.CheckKeys(acct, id); err != nil {
+	if err := checkReserve(acct, limit, id, amount); err != nil {
 		return state.Usage{}, err
-	}
-	if amount.Amount < 0 {
-		return state.Usage{}, fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
-	}
-	if amount.Currency != limit.Currency {
-		return state.Usage{}, state.ErrCurrency
 	}
 	u, err := s.ledger(ctx, acct, ledgerOp{op: "reserve", id: id, currency: limit.Currency, limit: int64(limit.Amount), amount: int64(amount.Amount)})
 	if err != nil {
