@@ -41,7 +41,7 @@ type store struct {
 
 var (
 	_ state.DeferredLog   = (*store)(nil)
-	_ state.UsageReserver = (*store)(nil)
+	_ state.BatchReserver = (*store)(nil)
 	_ state.Settler       = (*store)(nil)
 )
 
@@ -107,10 +107,10 @@ func (s *store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
 	return err
 }
 
-// ReserveUsage implements state.UsageReserver (one round trip for a
-// running total on PostgreSQL) through the configured store.
-func (s *store) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
-	return state.ReserveUsage(ctx, s.Store, account, limit, id, amount)
+// ReserveAll implements state.BatchReserver (one round trip for an
+// operation's running totals on PostgreSQL) through the configured store.
+func (s *store) ReserveAll(ctx context.Context, rs []state.ReserveRequest) ([]state.Usage, []error) {
+	return state.ReserveAll(ctx, s.Store, rs)
 }
 
 // Settle implements state.Settler (one round trip for an operation's

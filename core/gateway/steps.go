@@ -244,18 +244,27 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		amount, cur = intent.Amount(max(a.Int, 0)), cu.Str
 	}
 	st.resID = state.ReservationID(st.operation, c.Action, m.Owner)
+	reqs := make([]state.ReserveRequest, len(c.Totals))
+	values := make([][]string, len(c.Totals))
+	for i, t := range c.Totals {
+		values[i] = make([]string, len(t.By))
+		for j, name := range t.By {
+			values[i][j] = st.args[name].Str
+		}
+		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values[i]...)
+		reqs[i] = state.ReserveRequest{Account: acct, Limit: intent.Money{Currency: cur, Amount: state.TotalLimit},
+			ID: state.TotalReservationID(st.resID, i), Amount: intent.Money{Currency: cur, Amount: amount}}
+	}
+	us, r := g.reserveTotals(ctx, st, reqs, func(i int) string {
+		return "to " + nameOf(facts, c.Totals[i].By[0], values[i][0]) + " " + c.Totals[i].Text()
+	})
+	if r != nil {
+		return r
+	}
 	var parts []string
 	payee, nonzero := "", false
 	for i, t := range c.Totals {
-		values := make([]string, len(t.By))
-		for j, name := range t.By {
-			values[j] = st.args[name].Str
-		}
-		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values...)
-		u, r := g.reserveTotal(ctx, st, i, acct, intent.Money{Currency: cur, Amount: amount}, "to "+nameOf(facts, t.By[0], values[0])+" "+t.Text())
-		if r != nil {
-			return r
-		}
+		u := us[i]
 		before := u.Committed + u.Reserved - amount
 		if t.Outside != "" {
 			v, ok := facts[t.Outside]
@@ -271,7 +280,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		}
 		facts[t.Name] = intent.Int(int64(before))
 		nonzero = nonzero || before > 0
-		who := nameOf(facts, t.By[0], values[0])
+		who := nameOf(facts, t.By[0], values[i][0])
 		part := fmt.Sprintf("%s %s", t.Text(), intent.Money{Currency: cur, Amount: before})
 		if who != payee {
 			payee = who
@@ -483,21 +492,23 @@ func (st *decision) withTotals(reasons string) string {
 	return reasons + " (" + st.totals + ")"
 }
 
-// reserveTotal reserves amount on the running total acct, the contract's
-// i-th, and returns the total's usage after it: one call, one round trip
-// to a store that is a state.UsageReserver. Cleanup settles what it holds.
-// A reservation the store refuses is totalRefusal's refusal, what naming
-// the total ("to ACME Supplies today").
-func (g *Gateway) reserveTotal(ctx context.Context, st *decision, i int, acct string, amount intent.Money, what string) (state.Usage, *intent.Refusal) {
-	id := state.TotalReservationID(st.resID, i)
-	u, err := state.ReserveUsage(ctx, g.store, acct, intent.Money{Currency: amount.Currency, Amount: state.TotalLimit}, id, amount)
-	if err == nil || errors.Is(err, state.ErrUsageUnread) {
-		st.totalIDs = append(st.totalIDs, id)
+// reserveTotals makes the reservations on the running totals and returns
+// the totals' usage after them: one call, one round trip to a store that
+// is a state.BatchReserver. Cleanup settles what they hold, whatever
+// the outcome. A reservation the store refuses is totalRefusal's refusal,
+// what(i) naming the i-th total ("to ACME Supplies today").
+func (g *Gateway) reserveTotals(ctx context.Context, st *decision, reqs []state.ReserveRequest, what func(i int) string) ([]state.Usage, *intent.Refusal) {
+	us, errs := state.ReserveAll(ctx, g.store, reqs)
+	var r *intent.Refusal
+	for i, err := range errs {
+		if err == nil || errors.Is(err, state.ErrUsageUnread) {
+			st.totalIDs = append(st.totalIDs, reqs[i].ID)
+		}
+		if r == nil && err != nil {
+			r = totalRefusal(err, st, reqs[i].Amount, what(i))
+		}
 	}
-	if err != nil {
-		return u, totalRefusal(err, st, amount, what)
-	}
-	return u, nil
+	return us, r
 }
 
 // executedBefore returns the replay refusal when the operation, which

@@ -327,7 +327,7 @@ func TestRetryAfterBudgetUsed(t *testing.T) {
 		t.Fatalf("first: %s %+v", d.Verdict, d.Refusal)
 	}
 	d := w.decide(tok, send("GB29", "600.00")+" ")
-	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplay {
+	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
 		t.Fatalf("retry: %s %+v; want already executed", d.Verdict, d.Refusal)
 	}
 	w2 := newWorld(t)
@@ -351,7 +351,7 @@ func TestRetryAfterBudgetUsed(t *testing.T) {
 	for _, gw := range []*gateway.Gateway{w2.gw, restarted} {
 		for _, as := range [][]approval.Approval{nil, {w2.approve("alice", d)}} {
 			r, err := gw.Decide(context.Background(), gateway.Request{Mandate: tok2, Proposal: []byte(large), Approvals: as})
-			if err != nil || r.Executed || r.Refusal == nil || r.Refusal.Code != intent.CodeReplay {
+			if err != nil || r.Executed || r.Refusal == nil || r.Refusal.Code != intent.CodeReplayed {
 				t.Errorf("retry of the large payment (%d approvals): %s %+v %v; want already executed", len(as), r.Verdict, r.Refusal, err)
 			}
 		}

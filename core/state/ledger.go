@@ -64,38 +64,51 @@ type Ledger interface {
 	Usage(ctx context.Context, account string) (Usage, error)
 }
 
-// UsageReserver is implemented by a ledger that can report an account's
-// usage with a reservation, in one round trip to a remote store: the
-// gateway reserves on each running total and reads it back (step 5's
-// totals) through it when the store has it.
-type UsageReserver interface {
-	// ReserveUsage is Reserve followed by Usage of the same account: on
-	// success it returns the account's usage after the reservation, which
-	// it includes (and possibly others made since, as a Usage call after
-	// Reserve would). It returns Reserve's errors.
-	ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (Usage, error)
+// ReserveRequest is one reservation of a batch: Amount held on Account
+// under ID, against Limit, as Ledger.Reserve takes them.
+type ReserveRequest struct {
+	Account string
+	Limit   intent.Money
+	ID      string
+	Amount  intent.Money
 }
 
-// ErrUsageUnread is wrapped by ReserveUsage's error when the reservation
+// BatchReserver is implemented by a ledger that can make reservations on
+// several accounts and read those accounts back in one call (one round
+// trip to a remote store): the gateway reserves an operation's running
+// totals (step 5) through it when the store has it.
+type BatchReserver interface {
+	// ReserveAll makes each reservation of rs as Reserve would and
+	// returns, for each, the account's usage after it (it included, and
+	// possibly others made since, as a Usage call after Reserve would
+	// show) and Reserve's error.
+	ReserveAll(ctx context.Context, rs []ReserveRequest) ([]Usage, []error)
+}
+
+// ErrUsageUnread is wrapped by an error of ReserveAll when the reservation
 // was made but the usage could not be read: the reservation is held.
 var ErrUsageUnread = errors.New("state: reserved, but the usage was not read")
 
-// ReserveUsage reserves amount on account under id through l and returns
-// the account's usage after it: in one call when l is a UsageReserver,
-// otherwise Reserve then Usage, an error of Usage then wrapping
-// ErrUsageUnread. Wrappers of a store implement UsageReserver with it.
-func ReserveUsage(ctx context.Context, l Ledger, account string, limit intent.Money, id string, amount intent.Money) (Usage, error) {
-	if ur, ok := l.(UsageReserver); ok {
-		return ur.ReserveUsage(ctx, account, limit, id, amount)
+// ReserveAll reserves rs through l: in one call when l is a BatchReserver,
+// otherwise by Reserve then Usage of each, in order, an error of Usage
+// wrapping ErrUsageUnread. Wrappers of a store implement BatchReserver
+// with it.
+func ReserveAll(ctx context.Context, l Ledger, rs []ReserveRequest) ([]Usage, []error) {
+	if b, ok := l.(BatchReserver); ok {
+		return b.ReserveAll(ctx, rs)
 	}
-	if err := l.Reserve(ctx, account, limit, id, amount); err != nil {
-		return Usage{}, err
+	us, errs := make([]Usage, len(rs)), make([]error, len(rs))
+	for i, r := range rs {
+		if errs[i] = l.Reserve(ctx, r.Account, r.Limit, r.ID, r.Amount); errs[i] != nil {
+			continue
+		}
+		u, err := l.Usage(ctx, r.Account)
+		if err != nil {
+			errs[i] = fmt.Errorf("%w: %w", ErrUsageUnread, err)
+		}
+		us[i] = u
 	}
-	u, err := l.Usage(ctx, account)
-	if err != nil {
-		return Usage{}, fmt.Errorf("%w: %w", ErrUsageUnread, err)
-	}
-	return u, nil
+	return us, errs
 }
 
 // Settler is implemented by a ledger that can commit or release several

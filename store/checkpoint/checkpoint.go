@@ -66,7 +66,7 @@ type Store struct {
 var (
 	_ state.Store         = (*Store)(nil)
 	_ state.DeferredLog   = (*Store)(nil)
-	_ state.UsageReserver = (*Store)(nil)
+	_ state.BatchReserver = (*Store)(nil)
 	_ state.Settler       = (*Store)(nil)
 )
 
@@ -172,9 +172,9 @@ func (s *Store) AppendDeferred(ctx context.Context, r receipt.Receipt) error {
 	return nil
 }
 
-// ReserveUsage implements state.UsageReserver through the wrapped store.
-func (s *Store) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
-	return state.ReserveUsage(ctx, s.Store, account, limit, id, amount)
+// ReserveAll implements state.BatchReserver through the wrapped store.
+func (s *Store) ReserveAll(ctx context.Context, rs []state.ReserveRequest) ([]state.Usage, []error) {
+	return state.ReserveAll(ctx, s.Store, rs)
 }
 
 // Settle implements state.Settler through the wrapped store.

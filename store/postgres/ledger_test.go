@@ -65,11 +65,12 @@ func TestUpgradeFromVersion1(t *testing.T) {
 	}
 }
 
-// TestReserveUsageAndSettle: ReserveUsage returns the account's usage with
-// its reservation; Settle commits or releases reservations on several
-// accounts in one call, concurrent calls included, those another Store
-// made among them, with ErrNotFound for one not open.
-func TestReserveUsageAndSettle(t *testing.T) {
+// TestReserveAllAndSettle: ReserveAll makes reservations on several
+// accounts and returns each account's usage after it, with an error per
+// reservation; Settle commits or releases reservations on several accounts
+// in one call, concurrent calls included, those another Store made among
+// them, with ErrNotFound for one not open.
+func TestReserveAllAndSettle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s, dsn := open(t, postgres.Config{})
@@ -78,14 +79,25 @@ func TestReserveUsageAndSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if u, err := s.ReserveUsage(ctx, "a", eur(1000), "a1", eur(100)); err != nil || u.Reserved != 100 || u.Committed != 0 {
-		t.Fatalf("ReserveUsage = %+v, %v; want reserved 100", u, err)
+	req := func(acct, id string, a intent.Amount) state.ReserveRequest {
+		return state.ReserveRequest{Account: acct, Limit: eur(1000), ID: id, Amount: eur(a)}
 	}
-	if u, err := s.ReserveUsage(ctx, "a", eur(1000), "a2", eur(250)); err != nil || u.Reserved != 350 {
-		t.Fatalf("second ReserveUsage = %+v, %v; want reserved 350", u, err)
+	us, errs := s.ReserveAll(ctx, []state.ReserveRequest{req("a", "a1", 100)})
+	if errs[0] != nil || us[0].Reserved != 100 || us[0].Committed != 0 {
+		t.Fatalf("ReserveAll of one = %+v, %v; want reserved 100", us, errs)
 	}
-	if _, err := s.ReserveUsage(ctx, "a", eur(1000), "a3", eur(700)); !errors.Is(err, state.ErrExceeded) {
-		t.Fatalf("ReserveUsage over the limit = %v, want ErrExceeded", err)
+	us, errs = s.ReserveAll(ctx, []state.ReserveRequest{req("z", "z1", 5), req("a", "a2", 250), req("a", "a3", 700), req("a", "a1", 1), req("m", "m1", 7),
+		{Account: "m", Limit: eur(1000), ID: "m2", Amount: intent.Money{Currency: "USD", Amount: 1}}})
+	for i, want := range []struct {
+		err      error
+		reserved intent.Amount
+	}{{nil, 5}, {nil, 350}, {state.ErrExceeded, 0}, {state.ErrDuplicate, 0}, {nil, 7}, {state.ErrCurrency, 0}} {
+		if !errors.Is(errs[i], want.err) || (want.err == nil && errs[i] != nil) || us[i].Reserved != want.reserved {
+			t.Errorf("ReserveAll, reservation %d: %+v, %v; want reserved %d, %v", i, us[i], errs[i], want.reserved, want.err)
+		}
+	}
+	if err := s.Release(ctx, "z1"); err != nil {
+		t.Fatalf("Release of a reservation ReserveAll made: %v", err)
 	}
 	for _, r := range []struct{ acct, id string }{{"b", "b1"}, {"c", "c1"}, {"b", "b2"}} {
 		if err := s.Reserve(ctx, r.acct, eur(1000), r.id, eur(10)); err != nil {

@@ -22,7 +22,7 @@ import (
 
 var (
 	_ state.Store         = (*Store)(nil)
-	_ state.UsageReserver = (*Store)(nil)
+	_ state.BatchReserver = (*Store)(nil)
 )
 
 // ErrUnavailable is wrapped by every error that is not an answer of the
@@ -74,6 +74,8 @@ type Store struct {
 	reservedIn map[string]string // account of each open reservation made here
 	consumes   group[consumeReq, struct{}]
 	settles    group[[]settleOp, struct{}]
+	holds      group[holdReq, struct{}]
+	unholds    group[holdReq, struct{}]
 }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
@@ -293,24 +295,34 @@ func (s *Store) writeLedger(ctx context.Context, acct string, batch []*job[ledge
 // Reserve implements state.Ledger; it also returns an error for a negative
 // amount.
 func (s *Store) Reserve(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) error {
-	_, err := s.ReserveUsage(ctx, acct, limit, id, amount)
+	_, err := s.reserveUsage(ctx, acct, limit, id, amount)
 	return err
 }
 
-// ReserveUsage implements state.UsageReserver: the reservation and the
-// account's usage after its batch come back from one statement.
-func (s *Store) ReserveUsage(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
+// checkReserve returns the error Reserve answers without asking the
+// database, or nil.
+func checkReserve(acct string, limit intent.Money, id string, amount intent.Money) error {
+	if err := state.CheckKeys(acct, id); err != nil {
+		return err
+	}
+	if amount.Amount < 0 {
+		return fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
+	}
+	if amount.Currency != limit.Currency {
+		return state.ErrCurrency
+	}
+	return nil
+}
+
+// reserveUsage is Reserve, batched with this process's concurrent
+// operations on the account, returning the account's usage after its
+// batch (one statement, intentplane_ledger_usage).
+func (s *Store) reserveUsage(ctx context.Context, acct string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
 	if err := ctx.Err(); err != nil {
 		return state.Usage{}, err
 	}
-	if err := state.CheckKeys(acct, id); err != nil {
+	if err := checkReserve(acct, limit, id, amount); err != nil {
 		return state.Usage{}, err
-	}
-	if amount.Amount < 0 {
-		return state.Usage{}, fmt.Errorf("%w: negative reservation %d", errBadInput, amount.Amount)
-	}
-	if amount.Currency != limit.Currency {
-		return state.Usage{}, state.ErrCurrency
 	}
 	u, err := s.ledger(ctx, acct, ledgerOp{op: "reserve", id: id, currency: limit.Currency, limit: int64(limit.Amount), amount: int64(amount.Amount)})
 	if err != nil {
@@ -466,58 +478,6 @@ func (s *Store) Unconsume(ctx context.Context, key string) error {
 	}
 	return s.do(ctx, "unconsume", func(ctx context.Context) error {
 		_, err := s.pool.Exec(ctx, `DELETE FROM consumed_keys WHERE key = $1`, []byte(key))
-		return err
-	})
-}
-
-// Hold implements state.Locks, in one statement: the row is inserted, or
-// taken over if its hold expired or is the holder's own, or left alone.
-// Expiry is measured by the database's clock, the same for every replica.
-func (s *Store) Hold(ctx context.Context, key, holder string, ttl time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := state.CheckKeys(key, holder); err != nil {
-		return err
-	}
-	return s.do(ctx, "hold", func(ctx context.Context) error {
-		tag, err := s.pool.Exec(ctx, `INSERT INTO record_locks (key, holder, expires)
-			VALUES ($1, $2, clock_timestamp() + $3 * interval '1 microsecond')
-			ON CONFLICT (key) DO UPDATE SET holder = excluded.holder, expires = excluded.expires
-			WHERE record_locks.holder = excluded.holder OR record_locks.expires <= clock_timestamp()`,
-			[]byte(key), []byte(holder), ttl.Microseconds())
-		if err != nil {
-			return err
-		}
-		if tag.RowsAffected() == 0 {
-			return s.held(ctx, key)
-		}
-		return nil
-	})
-}
-
-// held returns the *state.HeldError of a Hold refused on key, with the
-// other holder's expiry: one more read, made only when a record is held.
-// Its Until is zero if the hold was given back meanwhile.
-func (s *Store) held(ctx context.Context, key string) error {
-	var until time.Time
-	err := s.pool.QueryRow(ctx, `SELECT expires FROM record_locks WHERE key = $1`, []byte(key)).Scan(&until)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return err
-	}
-	if !until.IsZero() {
-		until = until.UTC()
-	}
-	return &state.HeldError{Until: until}
-}
-
-// Unhold implements state.Locks.
-func (s *Store) Unhold(ctx context.Context, key, holder string) error {
-	if err := state.CheckKeys(key, holder); err != nil {
-		return err
-	}
-	return s.do(ctx, "unhold", func(ctx context.Context) error {
-		_, err := s.pool.Exec(ctx, `DELETE FROM record_locks WHERE key = $1 AND holder = $2`, []byte(key), []byte(holder))
 		return err
 	})
 }

@@ -80,3 +80,36 @@ BEGIN
     RETURN v_codes;
 END
 $$;
+
+-- intentplane_reserve_many makes reservations on several accounts in one
+-- statement (an operation's running totals): p_accounts must be sorted, as
+-- for intentplane_ledger_many; each run of one account is passed to
+-- intentplane_ledger. It returns a code per reservation, in order, and the
+-- account's committed and reserved amounts after its run.
+CREATE FUNCTION intentplane_reserve_many(p_accounts bytea[], p_ids bytea[], p_currencies text[], p_limits bigint[], p_amounts bigint[],
+    OUT o_codes int[], OUT o_committed bigint[], OUT o_reserved bigint[])
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_n int := coalesce(array_length(p_accounts, 1), 0);
+    v_c bigint;
+    v_r bigint;
+    i   int := 1;
+    j   int;
+BEGIN
+    o_codes := '{}';
+    o_committed := '{}';
+    o_reserved := '{}';
+    WHILE i <= v_n LOOP
+        j := i;
+        WHILE j < v_n AND p_accounts[j + 1] = p_accounts[i] LOOP
+            j := j + 1;
+        END LOOP;
+        o_codes := o_codes || intentplane_ledger(p_accounts[i], array_fill('reserve'::text, ARRAY[j - i + 1]), p_ids[i:j],
+            p_currencies[i:j], p_limits[i:j], p_amounts[i:j]);
+        SELECT a.committed, a.reserved INTO v_c, v_r FROM budget_accounts a WHERE a.account = p_accounts[i];
+        o_committed := o_committed || array_fill(coalesce(v_c, 0), ARRAY[j - i + 1]);
+        o_reserved := o_reserved || array_fill(coalesce(v_r, 0), ARRAY[j - i + 1]);
+        i := j + 1;
+    END LOOP;
+END
+$$;

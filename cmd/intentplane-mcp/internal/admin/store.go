@@ -36,7 +36,7 @@ var byDesign = []error{
 
 var (
 	_ state.DeferredLog   = countingStore{}
-	_ state.UsageReserver = countingStore{}
+	_ state.BatchReserver = countingStore{}
 	_ state.Settler       = countingStore{}
 )
 
@@ -64,9 +64,12 @@ func (c countingStore) Reserve(ctx context.Context, account string, limit intent
 	return c.count("reserve", c.st.Reserve(ctx, account, limit, id, amount))
 }
 
-func (c countingStore) ReserveUsage(ctx context.Context, account string, limit intent.Money, id string, amount intent.Money) (state.Usage, error) {
-	u, err := state.ReserveUsage(ctx, c.st, account, limit, id, amount)
-	return u, c.count("reserve", err)
+func (c countingStore) ReserveAll(ctx context.Context, rs []state.ReserveRequest) ([]state.Usage, []error) {
+	us, errs := state.ReserveAll(ctx, c.st, rs)
+	for _, err := range errs {
+		c.count("reserve", err) //nolint:errcheck // counted; the caller gets errs
+	}
+	return us, errs
 }
 
 func (c countingStore) Settle(ctx context.Context, ids []string, commit bool) []error {
