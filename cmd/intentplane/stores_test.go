@@ -68,6 +68,22 @@ func exportAndVerify(t *testing.T, store string, more func(t *testing.T)) {
 		t.Fatalf("verify store: %v\n%s", err, out)
 	}
 
+	// Exported again with another key (as an auditor's export of a store
+	// holding intentplane-mcp's own checkpoints): verified with that key
+	// alone, the other key's checkpoints ignored and named.
+	key2 := filepath.Join(dir, "cp2.key")
+	if out, err := runCLI(t, "mandate", "keygen", "--out", key2); err != nil {
+		t.Fatalf("keygen: %v\n%s", err, out)
+	}
+	file2 := filepath.Join(dir, "receipts2.jsonl")
+	if out, err := runCLI(t, "receipts", "export", "--store", store, "--out", file2, "--sign-key", key2, "--key-id", "audit"); err != nil {
+		t.Fatalf("second export: %v\n%s", err, out)
+	}
+	out, err = runCLI(t, "receipts", "verify", file2, "--pub", "audit="+key2+".pub")
+	if err != nil || !strings.Contains(out, "OK: 10 receipts in 2 chains, 4 checkpoints") || !strings.Contains(out, `2 checkpoints signed with key "cp", not given with --pub, were ignored`) {
+		t.Fatalf("verify with the second key alone: %v\n%s", err, out)
+	}
+
 	// The last receipt of a chain cut off: the checkpoint shows it.
 	data, err := os.ReadFile(file)
 	if err != nil {
