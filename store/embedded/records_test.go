@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/intentplane/intentplane/approvals"
-	"github.com/intentplane/intentplane/approvals/approvalstest"
 	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/embedded"
 	"github.com/intentplane/intentplane/store/storetest"
@@ -28,6 +26,6 @@ func TestRecords(t *testing.T) {
 }
 
 func TestApprovalStore(t *testing.T) {
-	approvalstest.Run(t, func(t *testing.T) approvals.Store { return openTemp(t) },
-		func(t *testing.T, s approvals.Store) approvals.Store { return reopen(t, s.(*embedded.Store)) })
+	storetest.RunEntries(t, func(t *testing.T) state.Entries { return openTemp(t) },
+		func(t *testing.T, s state.Entries) state.Entries { return reopen(t, s.(*embedded.Store)) })
 }

@@ -3,8 +3,6 @@ package mem_test
 import (
 	"testing"
 
-	"github.com/intentplane/intentplane/approvals"
-	"github.com/intentplane/intentplane/approvals/approvalstest"
 	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/mem"
 	"github.com/intentplane/intentplane/store/storetest"
@@ -15,5 +13,5 @@ func TestRecords(t *testing.T) {
 }
 
 func TestApprovalStore(t *testing.T) {
-	approvalstest.Run(t, func(t *testing.T) approvals.Store { return mem.New(nil) }, nil)
+	storetest.RunEntries(t, func(t *testing.T) state.Entries { return mem.New(nil) }, nil)
 }

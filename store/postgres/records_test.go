@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/intentplane/intentplane/approvals"
-	"github.com/intentplane/intentplane/approvals/approvalstest"
 	"github.com/intentplane/intentplane/core/state"
 	"github.com/intentplane/intentplane/store/postgres"
 	"github.com/intentplane/intentplane/store/storetest"
@@ -41,6 +39,6 @@ func TestRecords(t *testing.T) {
 func TestApprovalStore(t *testing.T) {
 	t.Parallel()
 	r := restartable{}
-	approvalstest.Run(t, func(t *testing.T) approvals.Store { return r.open(t) },
-		func(t *testing.T, s approvals.Store) approvals.Store { return r.reopen(t, s.(*postgres.Store)) })
+	storetest.RunEntries(t, func(t *testing.T) state.Entries { return r.open(t) },
+		func(t *testing.T, s state.Entries) state.Entries { return r.reopen(t, s.(*postgres.Store)) })
 }

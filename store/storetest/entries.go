@@ -1,10 +1,4 @@
-// Package approvalstest is the conformance suite of approvals.Store. Run it
-// from each store's tests:
-//
-//	func TestApprovalStore(t *testing.T) {
-//		approvalstest.Run(t, func(t *testing.T) approvals.Store { return mem.New(nil) }, nil)
-//	}
-package approvalstest
+package storetest
 
 import (
 	"context"
@@ -14,13 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/intentplane/intentplane/approvals"
+	"github.com/intentplane/intentplane/core/state"
 )
 
-// Run runs the suite. newStore returns an empty store independent of every
-// other one; reopen, when not nil, closes s and opens the same storage
-// again (a restart).
-func Run(t *testing.T, newStore func(t *testing.T) approvals.Store, reopen func(t *testing.T, s approvals.Store) approvals.Store) {
+// RunEntries runs the conformance suite of state.Entries (the approval
+// page's requests and sessions, the call-backs). newStore returns an empty
+// store independent of every other one; reopen, when not nil, closes s
+// and opens the same storage again (a restart).
+func RunEntries(t *testing.T, newStore func(t *testing.T) state.Entries, reopen func(t *testing.T, s state.Entries) state.Entries) {
 	t.Helper()
 	t.Run("PutGetReplaceDelete", func(t *testing.T) { putGetReplaceDelete(t, newStore(t)) })
 	t.Run("EntriesInKeyOrderUnexpired", func(t *testing.T) { entriesInKeyOrderUnexpired(t, newStore(t)) })
@@ -35,51 +30,51 @@ func Run(t *testing.T, newStore func(t *testing.T) approvals.Store, reopen func(
 // putGetReplaceDelete: for any key (empty, with NUL, not UTF-8, long) an
 // entry is put, replaced, found in its space only, and deleted; deleting
 // nothing is no error.
-func putGetReplaceDelete(t *testing.T, s approvals.Store) {
+func putGetReplaceDelete(t *testing.T, s state.Entries) {
 	ctx, hour := context.Background(), time.Now().Add(time.Hour)
 	for _, k := range []string{"", "a\x00b", "\xff not utf-8", strings.Repeat("k", 1000)} {
-		if err := s.PutEntry(ctx, approvals.SpaceRequests, k, []byte("open"), hour); err != nil {
+		if err := s.PutEntry(ctx, spaceA, k, []byte("open"), hour); err != nil {
 			t.Fatalf("PutEntry(%q): %v", k, err)
 		}
-		if err := s.PutEntry(ctx, approvals.SpaceRequests, k, []byte("approved"), hour); err != nil {
+		if err := s.PutEntry(ctx, spaceA, k, []byte("approved"), hour); err != nil {
 			t.Fatal(err)
 		}
-		v, ok, err := s.Entry(ctx, approvals.SpaceRequests, k)
+		v, ok, err := s.Entry(ctx, spaceA, k)
 		if err != nil || !ok || string(v) != "approved" {
 			t.Fatalf("Entry(%q) = %q, %v, %v; want the replacement", k, v, ok, err)
 		}
-		if _, ok, _ := s.Entry(ctx, approvals.SpaceSessions, k); ok {
+		if _, ok, _ := s.Entry(ctx, spaceB, k); ok {
 			t.Fatalf("key %q found in another space", k)
 		}
-		if err := s.DeleteEntry(ctx, approvals.SpaceRequests, k); err != nil {
+		if err := s.DeleteEntry(ctx, spaceA, k); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, err := s.Entry(ctx, approvals.SpaceRequests, k); ok || err != nil {
+		if _, ok, err := s.Entry(ctx, spaceA, k); ok || err != nil {
 			t.Fatalf("Entry after DeleteEntry(%q) = %v, %v", k, ok, err)
 		}
 	}
-	if err := s.DeleteEntry(ctx, approvals.SpaceRequests, "never"); err != nil {
+	if err := s.DeleteEntry(ctx, spaceA, "never"); err != nil {
 		t.Fatalf("DeleteEntry of nothing: %v", err)
 	}
 }
 
 // entriesInKeyOrderUnexpired: Entries lists one space's unexpired entries
 // in key order, and stops at fn's first error, returning it.
-func entriesInKeyOrderUnexpired(t *testing.T, s approvals.Store) {
+func entriesInKeyOrderUnexpired(t *testing.T, s state.Entries) {
 	ctx, hour := context.Background(), time.Now().Add(time.Hour)
 	for _, k := range []string{"c", "a", "b\x00"} {
-		if err := s.PutEntry(ctx, approvals.SpaceCallbacks, k, []byte("v"+k), hour); err != nil {
+		if err := s.PutEntry(ctx, spaceC, k, []byte("v"+k), hour); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.PutEntry(ctx, approvals.SpaceCallbacks, "old", []byte("x"), time.Now().Add(-time.Minute)); err != nil {
+	if err := s.PutEntry(ctx, spaceC, "old", []byte("x"), time.Now().Add(-time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutEntry(ctx, approvals.SpaceSessions, "other", []byte("x"), hour); err != nil {
+	if err := s.PutEntry(ctx, spaceB, "other", []byte("x"), hour); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	if err := s.Entries(ctx, approvals.SpaceCallbacks, func(k string, v []byte) error {
+	if err := s.Entries(ctx, spaceC, func(k string, v []byte) error {
 		got = append(got, fmt.Sprintf("%q=%s", k, v))
 		return nil
 	}); err != nil {
@@ -88,21 +83,21 @@ func entriesInKeyOrderUnexpired(t *testing.T, s approvals.Store) {
 	if want := `"a"=va "b\x00"=vb` + "\x00" + ` "c"=vc`; strings.Join(got, " ") != want {
 		t.Fatalf("Entries = %q, want %q", strings.Join(got, " "), want)
 	}
-	if _, ok, _ := s.Entry(ctx, approvals.SpaceCallbacks, "old"); ok {
+	if _, ok, _ := s.Entry(ctx, spaceC, "old"); ok {
 		t.Fatal("an expired entry was returned")
 	}
 	stop := errors.New("stop")
 	n := 0
-	if err := s.Entries(ctx, approvals.SpaceCallbacks, func(string, []byte) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+	if err := s.Entries(ctx, spaceC, func(string, []byte) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 		t.Fatalf("Entries after fn's error: %v after %d calls", err, n)
 	}
 }
 
 // survivesRestart: an entry of each space put before reopen is found
 // after it.
-func survivesRestart(t *testing.T, s approvals.Store, reopen func(t *testing.T, s approvals.Store) approvals.Store) {
+func survivesRestart(t *testing.T, s state.Entries, reopen func(t *testing.T, s state.Entries) state.Entries) {
 	ctx, hour := context.Background(), time.Now().Add(time.Hour)
-	entries := map[string]string{approvals.SpaceRequests: "approved", approvals.SpaceSessions: "alice", approvals.SpaceCallbacks: "called"}
+	entries := map[string]string{spaceA: "approved", spaceB: "alice", spaceC: "called"}
 	for sp, v := range entries {
 		if err := s.PutEntry(ctx, sp, "id\x00", []byte(v), hour); err != nil {
 			t.Fatal(err)
@@ -118,9 +113,9 @@ func survivesRestart(t *testing.T, s approvals.Store, reopen func(t *testing.T, 
 
 // swapOnlyFromOld: SwapEntry writes only over an unexpired entry holding
 // exactly old; otherwise it reports false and leaves the entry as it was.
-func swapOnlyFromOld(t *testing.T, s approvals.Store) {
+func swapOnlyFromOld(t *testing.T, s state.Entries) {
 	ctx, hour := context.Background(), time.Now().Add(time.Hour)
-	sp := approvals.SpaceRequests
+	sp := spaceA
 	if ok, err := s.SwapEntry(ctx, sp, "absent", nil, []byte("x"), hour); ok || err != nil {
 		t.Fatalf("SwapEntry over nothing = %v, %v; want false, nil", ok, err)
 	}
@@ -147,7 +142,7 @@ func swapOnlyFromOld(t *testing.T, s approvals.Store) {
 	if v, _, _ := s.Entry(ctx, sp, "k"); string(v) != "approved" {
 		t.Fatalf("a refused swap changed the entry to %q", v)
 	}
-	if _, ok, _ := s.Entry(ctx, approvals.SpaceSessions, "k"); ok {
+	if _, ok, _ := s.Entry(ctx, spaceB, "k"); ok {
 		t.Fatal("the swap wrote into another space")
 	}
 	if err := s.PutEntry(ctx, sp, "gone", []byte("pending"), time.Now().Add(-time.Second)); err != nil {
@@ -160,9 +155,9 @@ func swapOnlyFromOld(t *testing.T, s approvals.Store) {
 
 // swapOneWinner: of many processes swapping the same entry from the same
 // value at once, exactly one wins, and the entry holds its value.
-func swapOneWinner(t *testing.T, s approvals.Store) {
+func swapOneWinner(t *testing.T, s state.Entries) {
 	ctx, hour := context.Background(), time.Now().Add(time.Hour)
-	sp := approvals.SpaceRequests
+	sp := spaceA
 	for round := range 5 {
 		key := fmt.Sprintf("race-%d", round)
 		if err := s.PutEntry(ctx, sp, key, []byte("pending"), hour); err != nil {
@@ -206,3 +201,11 @@ func swapOneWinner(t *testing.T, s approvals.Store) {
 		}
 	}
 }
+
+// The spaces the entries suite writes in: any names do; these are the
+// approval page's.
+const (
+	spaceA = "approvals/requests"
+	spaceB = "approvals/sessions"
+	spaceC = "approvals/callbacks"
+)
