@@ -22,8 +22,8 @@ import (
 func TestCurrencyExponents(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		currency, rate    string        // units of the currency per EUR
-		total             intent.Amount // minor units
+		currency, rate     string        // units of the currency per EUR
+		total              intent.Amount // minor units
 		pay, left, tooFine string
 	}{
 		{"JPY", "160", 80000, "50000", "30000", "50000.5"},

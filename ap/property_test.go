@@ -149,7 +149,7 @@ type (
 		inFlight                                 bool          // a draft payment exists
 		group                                    string        // duplicate group ("" none): the same invoice entered twice
 		paid                                     bool          // money was paid of it (a credit note netted is not money paid)
-		reverses                                 string // for a credit note, the bill it reverses
+		reverses                                 string        // for a credit note, the bill it reverses
 	}
 	pwMandate struct {
 		id, company, audience string
