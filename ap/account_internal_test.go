@@ -83,9 +83,9 @@ func TestAccountSpellingsProperty(t *testing.T) {
 	}
 }
 
-// pythonSanitize is Odoo's sanitize_account_number: re.sub(r'\W+', ”,
-// number).upper(), with Python's Unicode \W (letters, digits and '_' are
-// kept). Only the simple case mappings matter here.
+// pythonSanitize is Odoo's sanitize_account_number: every run of
+// Python's Unicode \W removed, then upper-cased (letters, digits and the
+// underscore are kept). Only the simple case mappings matter here.
 func pythonSanitize(s string) string {
 	var b strings.Builder
 	for _, r := range s {

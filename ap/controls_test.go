@@ -382,6 +382,21 @@ func TestRegressionReversedBill(t *testing.T) {
 			if !d.Executed {
 				t.Errorf("the bill entered again after a reversal: %s %s %s; want it paid", d.Verdict, code(d), message(d))
 			}
+			// Issue 24: by its reference, shared with the reversed bill,
+			// the re-issue is found, not hidden behind "already paid".
+			e2 := newEnv(t)
+			vendor, iban := e2.contoso(false)
+			wrong := e2.contosoBill("BILL/2026/11/0101", "INV-2290", 50000, t0.AddDate(0, 0, -5), "", false)
+			v := e2.vendor(ap.DemoCompany, "Contoso Trading")
+			if _, err := e2.erp.AddBill(context.Background(), ap.DemoCompany, erp.Bill{Name: "RBILL/2026/11/0001", Kind: erp.KindCreditNote, Reverses: wrong.ID,
+				Vendor: v.ID, Currency: "EUR", Total: credit, Date: t0.AddDate(0, 0, -4)}); err != nil {
+				t.Fatal(err)
+			}
+			again := e2.contosoBill("BILL/2026/11/0102", "INV-2290", 48000, t0.AddDate(0, 0, -4), "", false)
+			d := e2.decide(e2.mandate("m-1", ap.DemoCompany, "EUR"), ap.ActionPayBill, pay(vendor, "INV-2290", iban, "480.00"))
+			if !d.Executed || d.Operation.Args["bill"].Str != again.ID {
+				t.Errorf("the re-issue paid by the reference it shares with the reversed bill: %s %s %s; want bill %s paid", d.Verdict, code(d), message(d), again.ID)
+			}
 			continue
 		}
 		if d.Executed || d.Verdict != intent.StepUp || !strings.Contains(message(d), `vendor reference "INV-2290", 500.00 EUR, invoice date 2026-11-25, unpaid): same invoice number`) {

@@ -157,6 +157,13 @@ func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, r
 			continue
 		}
 		if mine := slices.DeleteFunc(slices.Clone(bs), func(b erp.Bill) bool { return b.Vendor != resolved["vendor"] }); len(mine) > 0 {
+			// The vendor's open bill first: a bill reversed by a credit
+			// note (or paid) and entered again under the same reference
+			// must not hide its re-issue behind "already paid". The
+			// duplicate control still compares the two.
+			if i := slices.IndexFunc(mine, openBill); i >= 0 {
+				return billRecord(mine[i]), nil
+			}
 			return billRecord(mine[0]), nil
 		}
 		if err := r.nameVendors(ctx, owner, value, bs); err != nil {
@@ -165,6 +172,11 @@ func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, r
 		return oneVendor(bs, 0)
 	}
 	return resolve.Record{}, resolve.ErrNoMatch
+}
+
+// openBill reports whether b is a posted bill that still owes something.
+func openBill(b erp.Bill) bool {
+	return b.Kind == erp.KindBill && b.State == erp.StatePosted && b.Residual > 0 && !b.PaymentState.Settled()
 }
 
 // nameVendors sets the VendorName of bs, bills that the lookup of value
