@@ -223,27 +223,62 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 // fact of its name. The reservations are committed or released with the
 // budget's (cleanup), and reconciled like it after a crash.
 func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
-	c, m := st.route.contract, st.mandate
+	c := st.route.contract
 	if len(c.Totals) == 0 {
 		return nil
 	}
 	facts := st.out.Facts
-	amount := max(st.amount, 0) // a negative amount is the policy's to refuse
-	// Totals are kept per currency: the operation's, that of its budget,
-	// or the one the contract converts it into.
-	cur, converted := st.currency, ""
-	if c.TotalsAmount != "" {
-		a, cu := facts[c.TotalsAmount], facts[c.TotalsCurrency]
-		if a.Kind != intent.KindInt || cu.Kind != intent.KindString || cu.Str == "" {
-			g.log.Error("the totals' amount or currency fact is missing", "action", c.Action, "facts", c.TotalsAmount+", "+c.TotalsCurrency)
-			return refusals.SystemsUnreadable.with()
-		}
-		if cu.Str != cur {
-			converted = fmt.Sprintf(" (%s)", intent.Money{Currency: cu.Str, Amount: intent.Amount(a.Int)})
-		}
-		amount, cur = intent.Amount(max(a.Int, 0)), cu.Str
+	amount, cur, converted, r := g.totalsAmount(st)
+	if r != nil {
+		return r
 	}
-	st.resID = state.ReservationID(st.operation, c.Action, m.Owner)
+	st.resID = state.ReservationID(st.operation, c.Action, st.mandate.Owner)
+	reqs, values := totalRequests(st, amount, cur)
+	us, r := g.reserveTotals(ctx, st, reqs, func(i int) string {
+		return "to " + nameOf(facts, c.Totals[i].By[0], values[i][0]) + " " + c.Totals[i].Text()
+	})
+	if r != nil {
+		return r
+	}
+	parts, nonzero, r := g.totalFacts(st, us, values, amount, cur)
+	if r != nil {
+		return r
+	}
+	// The amount converted is shown whenever it differs, so that the
+	// person asked to approve sees both amounts.
+	if nonzero || converted != "" {
+		st.totals = fmt.Sprintf("this payment %s%s; %s", intent.Money{Currency: st.currency, Amount: st.amount}, converted, strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// totalsAmount returns the amount the totals add up and its currency:
+// the operation's (in its budget's currency), or the one the contract
+// converts it into (TotalsAmount, TotalsCurrency facts), with the
+// converted amount in words when it is another currency. A negative
+// amount counts as zero (it is the policy's to refuse).
+func (g *Gateway) totalsAmount(st *decision) (amount intent.Amount, cur, converted string, r *intent.Refusal) {
+	c, facts := st.route.contract, st.out.Facts
+	amount, cur = max(st.amount, 0), st.currency
+	if c.TotalsAmount == "" {
+		return amount, cur, "", nil
+	}
+	a, cu := facts[c.TotalsAmount], facts[c.TotalsCurrency]
+	if a.Kind != intent.KindInt || cu.Kind != intent.KindString || cu.Str == "" {
+		g.log.Error("the totals' amount or currency fact is missing", "action", c.Action, "facts", c.TotalsAmount+", "+c.TotalsCurrency)
+		return 0, "", "", refusals.SystemsUnreadable.with()
+	}
+	if cu.Str != cur {
+		converted = fmt.Sprintf(" (%s)", intent.Money{Currency: cu.Str, Amount: intent.Amount(a.Int)})
+	}
+	return intent.Amount(max(a.Int, 0)), cu.Str, converted, nil
+}
+
+// totalRequests returns the reservation of amount (minor units of cur) on
+// each of the contract's running totals, and each total's By values (the
+// trusted values identifying the payee).
+func totalRequests(st *decision, amount intent.Amount, cur string) ([]state.ReserveRequest, [][]string) {
+	c, m := st.route.contract, st.mandate
 	reqs := make([]state.ReserveRequest, len(c.Totals))
 	values := make([][]string, len(c.Totals))
 	for i, t := range c.Totals {
@@ -255,28 +290,30 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		reqs[i] = state.ReserveRequest{Account: acct, Limit: intent.Money{Currency: cur, Amount: state.TotalLimit},
 			ID: state.TotalReservationID(st.resID, i), Amount: intent.Money{Currency: cur, Amount: amount}}
 	}
-	us, r := g.reserveTotals(ctx, st, reqs, func(i int) string {
-		return "to " + nameOf(facts, c.Totals[i].By[0], values[i][0]) + " " + c.Totals[i].Text()
-	})
-	if r != nil {
-		return r
-	}
+	return reqs, values
+}
+
+// totalFacts sets each total's fact: its usage us[i] less this operation's
+// amount, plus what the system of record registered outside the gateway;
+// and returns the totals in words for the approver ("paid to ACME today
+// 850.00 EUR") and whether any is above zero.
+func (g *Gateway) totalFacts(st *decision, us []state.Usage, values [][]string, amount intent.Amount, cur string) ([]string, bool, *intent.Refusal) {
+	c, facts := st.route.contract, st.out.Facts
 	var parts []string
 	payee, nonzero := "", false
 	for i, t := range c.Totals {
-		u := us[i]
-		before := u.Committed + u.Reserved - amount
+		before := us[i].Committed + us[i].Reserved - amount
 		if t.Outside != "" {
 			v, ok := facts[t.Outside]
 			if !ok || v.Kind != intent.KindInt {
 				g.log.Error("a total's outside fact is missing", "action", c.Action, "total", t.Name, "fact", t.Outside)
-				return refusals.Internal.with()
+				return nil, false, refusals.Internal.with()
 			}
 			before = addSaturating(before, intent.Amount(max(v.Int, 0)))
 		}
 		if _, dup := facts[t.Name]; dup {
 			g.log.Error("a total's name is also a fact", "action", c.Action, "total", t.Name)
-			return refusals.Internal.with()
+			return nil, false, refusals.Internal.with()
 		}
 		facts[t.Name] = intent.Int(int64(before))
 		nonzero = nonzero || before > 0
@@ -288,12 +325,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 		}
 		parts = append(parts, part+noteOf(facts, t.Note))
 	}
-	// The amount converted is shown whenever it differs, so that the
-	// person asked to approve sees both amounts.
-	if nonzero || converted != "" {
-		st.totals = fmt.Sprintf("this payment %s%s; %s", intent.Money{Currency: st.currency, Amount: st.amount}, converted, strings.Join(parts, ", "))
-	}
-	return nil
+	return parts, nonzero, nil
 }
 
 // totalRefusal is the refusal of an operation whose amount a total's
