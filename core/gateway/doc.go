@@ -7,9 +7,13 @@
 // sources, never from the agent's spelling.
 //
 // Read it in this order: Decide (gateway.go) runs run (steps.go), which
-// calls one method per step, each returning a refusal or nil; every
-// message an agent can read is in the catalogue of refusals.go, keyed by
-// reason code (docs/reason-codes.md).
+// calls one method per step, each returning a refusal or nil, in a file
+// per step: steps.go (decode, mandate, contract, resolve), context.go
+// (the facts and the record hold), totals.go (the running totals),
+// policy.go, budget.go (the budget and the approvals' use) and execute.go
+// (execution, once, and cleanup). Every message an agent can read is in
+// the catalogue of refusals.go, keyed by reason code
+// (docs/reason-codes.md).
 //
 // The gateway defines the interfaces it consumes (Executor,
 // ContextProvider; its state, Store, is core/state's) and the Pack it is

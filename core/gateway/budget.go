@@ -1,0 +1,110 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/state"
+)
+
+// 7. Budget: the amount is reserved against the mandate's budget, under
+// the operation hash with its action and owner (state.ReservationID).
+func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
+	if st.route.contract.Budget == "" {
+		return nil
+	}
+	m := st.mandate
+	b, ok := m.BudgetIn(st.currency)
+	if !ok {
+		return noBudget(m, st.currency, st.amount)
+	}
+	st.resID = state.ReservationID(st.operation, st.route.contract.Action, m.Owner)
+	err := g.store.Reserve(ctx, budgetAccount(m, b), b, st.resID, intent.Money{Currency: b.Currency, Amount: st.amount})
+	if errors.Is(err, state.ErrDuplicate) {
+		return refusals.Executing.with(st.operation[:16])
+	}
+	if err != nil {
+		// A retry of an operation that executed, once the budget is
+		// used (by it, or since), is told that it executed: that is what
+		// is true, and what stops a retry loop.
+		if r := g.executedBefore(ctx, st); r != nil {
+			return r
+		}
+		return g.budgetRefusal(ctx, m, b, st.amount, err)
+	}
+	st.reserved = true
+	return nil
+}
+
+// 8. Approval: each approval is used once.
+func (g *Gateway) approval(ctx context.Context, st *decision) *intent.Refusal {
+	for _, a := range st.grant.Approvals {
+		err := g.store.Consume(ctx, state.ApprovalKey(a.ID), a.ExpiresAt)
+		if errors.Is(err, state.ErrReplayed) {
+			return refusals.Approval.with()
+		}
+		if err != nil {
+			return refusals.Unavailable.with()
+		}
+	}
+	return nil
+}
+
+// budgetAccount is the ledger account of the mandate's budget b: the
+// mandate id for its main budget, state.BudgetAccount for the others.
+func budgetAccount(m *mandate.Mandate, b intent.Money) string {
+	if b.Currency == m.Budget.Currency {
+		return m.ID
+	}
+	return state.BudgetAccount(m.ID, b.Currency)
+}
+
+// noBudget refuses an amount in a currency the mandate has no budget in,
+// naming the budgets it has.
+func noBudget(m *mandate.Mandate, currency string, amount intent.Amount) *intent.Refusal {
+	var have []string
+	for _, b := range m.AllBudgets() {
+		have = append(have, b.String())
+	}
+	return refusals.NoBudget.with(intent.Money{Currency: currency, Amount: amount}.Decimal(), currency, currency, strings.Join(have, ", "), currency)
+}
+
+func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b intent.Money, amount intent.Amount, err error) *intent.Refusal {
+	if !errors.Is(err, state.ErrExceeded) && !errors.Is(err, state.ErrCurrency) {
+		return refusals.Unavailable.with()
+	}
+	remaining := "unknown"
+	if u, uerr := g.store.Usage(ctx, budgetAccount(m, b)); uerr == nil {
+		remaining = intent.Money{Currency: b.Currency, Amount: b.Amount - u.Committed - u.Reserved}.String()
+	}
+	return refusals.BudgetExceeded.with(intent.Money{Currency: b.Currency, Amount: amount}.Decimal(), b.Currency, remaining, b.Decimal(), b.Currency)
+}
+
+// budgetFits checks, without holding anything, that amount still fits the
+// mandate's budget in currency, so no one is asked to approve what cannot
+// execute. It returns the refusal if it does not.
+func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, currency string, amount intent.Amount) *intent.Refusal {
+	if currency == "" { // the action moves no money
+		return nil
+	}
+	b, ok := m.BudgetIn(currency)
+	if !ok {
+		return noBudget(m, currency, amount)
+	}
+	if amount == 0 {
+		return nil
+	}
+	// A read, not a probe reservation: concurrent step-ups must not see
+	// each other's probes as spending.
+	u, err := g.store.Usage(ctx, budgetAccount(m, b))
+	if err != nil {
+		return refusals.Unavailable.with()
+	}
+	if b.Amount-u.Committed-u.Reserved < amount {
+		return g.budgetRefusal(ctx, m, b, amount, state.ErrExceeded)
+	}
+	return nil
+}
