@@ -310,25 +310,38 @@ func (c *Contract) checkTotals() string {
 	c.Totals = append([]Total(nil), c.Totals...)
 	seen := map[string]bool{}
 	for i, t := range c.Totals {
-		if !nameRE.MatchString(t.Name) || seen[t.Name] {
+		if seen[t.Name] {
 			return fmt.Sprintf("total %q: name must be lowercase letters, digits and _, and used once", t.Name)
 		}
 		seen[t.Name] = true
-		if t.Window < Ever || t.Window > Week {
-			return fmt.Sprintf("total %q has an unknown window", t.Name)
-		}
-		if t.Outside != "" && !nameRE.MatchString(t.Outside) {
-			return fmt.Sprintf("total %q: outside fact %q must be lowercase letters, digits and _", t.Name, t.Outside)
-		}
-		if len(t.By) == 0 {
-			return fmt.Sprintf("total %q names no parameter to add up by", t.Name)
+		if why := c.checkTotal(t); why != "" {
+			return why
 		}
 		c.Totals[i].By = append([]string(nil), t.By...)
-		for _, name := range t.By {
-			j, ok := c.byName[name]
-			if !ok || !c.Params[j].Critical || !c.Params[j].Required {
-				return fmt.Sprintf("total %q: parameter %q must be a required critical parameter", t.Name, name)
-			}
+	}
+	return ""
+}
+
+// checkTotal is checkTotals' check of one total on its own: a name, a
+// known window, an outside fact's name, and By parameters that are
+// required critical parameters of c.
+func (c *Contract) checkTotal(t Total) string {
+	if !nameRE.MatchString(t.Name) {
+		return fmt.Sprintf("total %q: name must be lowercase letters, digits and _, and used once", t.Name)
+	}
+	if t.Window < Ever || t.Window > Week {
+		return fmt.Sprintf("total %q has an unknown window", t.Name)
+	}
+	if t.Outside != "" && !nameRE.MatchString(t.Outside) {
+		return fmt.Sprintf("total %q: outside fact %q must be lowercase letters, digits and _", t.Name, t.Outside)
+	}
+	if len(t.By) == 0 {
+		return fmt.Sprintf("total %q names no parameter to add up by", t.Name)
+	}
+	for _, name := range t.By {
+		j, ok := c.byName[name]
+		if !ok || !c.Params[j].Critical || !c.Params[j].Required {
+			return fmt.Sprintf("total %q: parameter %q must be a required critical parameter", t.Name, name)
 		}
 	}
 	return ""

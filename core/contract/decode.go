@@ -355,29 +355,41 @@ func (c *Contract) Decode(raw map[string]json.RawMessage) (intent.Args, error) {
 			}
 			continue
 		}
-		t := p.Type
-		if t.currency != "" {
-			cur := args[t.currency].Str
-			e, known := intent.CurrencyExponent(cur)
-			if !known || !intent.ISOCurrency(cur) {
-				return nil, bad(p.Name, "is in %q, which is not an active ISO 4217 currency: its minor unit is unknown", truncate(cur))
-			}
-			t.scale = uint8(e)
-		}
-		v, err := decodeValue(t, r)
-		if err != nil {
-			return nil, bad(p.Name, "%v", err)
-		}
-		if p.Normalizer != nil && !p.Critical {
-			n, err := p.Normalizer(v.Str)
-			if err != nil {
-				return nil, bad(p.Name, "%v", err)
-			}
-			v.Str = n
+		v, why := decodeParam(p, r, args)
+		if why != "" {
+			return nil, bad(p.Name, "%s", why)
 		}
 		args[p.Name] = v
 	}
 	return args, nil
+}
+
+// decodeParam decodes the value r of parameter p: an amount in another
+// parameter's currency at that currency's scale (args holds it, decoded
+// first), a text normalized unless it is critical (resolution normalizes
+// those). It returns why r is refused, or "".
+func decodeParam(p Parameter, r json.RawMessage, args intent.Args) (intent.Value, string) {
+	t := p.Type
+	if t.currency != "" {
+		cur := args[t.currency].Str
+		e, known := intent.CurrencyExponent(cur)
+		if !known || !intent.ISOCurrency(cur) {
+			return intent.Value{}, fmt.Sprintf("is in %q, which is not an active ISO 4217 currency: its minor unit is unknown", truncate(cur))
+		}
+		t.scale = uint8(e)
+	}
+	v, err := decodeValue(t, r)
+	if err != nil {
+		return intent.Value{}, err.Error()
+	}
+	if p.Normalizer != nil && !p.Critical {
+		n, err := p.Normalizer(v.Str)
+		if err != nil {
+			return intent.Value{}, err.Error()
+		}
+		v.Str = n
+	}
+	return v, ""
 }
 
 func (c *Contract) paramList() string {

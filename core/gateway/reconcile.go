@@ -258,28 +258,9 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 	if err != nil {
 		return s, err
 	}
-	executed := false
-	switch rt := g.contracts[action]; {
-	case !consumed:
-		s.Reason = "the operation never reached its executor (its nonce was not consumed); its reservation is released"
-	case rt == nil:
-		s.Outcome, s.Reason = OutcomeUnsettled, "no pack of this gateway has the action, so its executor cannot be asked"
-		return s, nil
-	default:
-		st, ok := rt.pack.Executor.(Settler)
-		if !ok {
-			s.Outcome, s.Reason = OutcomeUnsettled, "the outcome is unknown and the pack's executor keeps no idempotency record; settle it by hand"
-			return s, nil
-		}
-		executed, err = st.Lookup(ctx, owner, action, hash)
-		if err != nil {
-			s.Outcome, s.Reason = OutcomeUnsettled, "the executor's idempotency record could not be read; the next reconciliation will retry"
-			return s, fmt.Errorf("gateway: reconcile %s: lookup: %w", s.Operation[:16], err)
-		}
-		s.Reason = "the system of record shows that the operation did not execute; its reservation is released"
-		if executed {
-			s.Reason = "the system of record shows that the operation executed; its reservation is committed"
-		}
+	executed, known, err := g.lookupOutcome(ctx, &s, action, owner, hash, consumed)
+	if !known {
+		return s, err
 	}
 	s.Outcome = OutcomeReleased
 	settle := g.store.Release
@@ -297,27 +278,68 @@ func (g *Gateway) settle(ctx context.Context, rs ReconcileStore, r Reservation) 
 	if total { // the receipt is the operation's budget reservation's
 		return s, nil
 	}
-	if consumed && !executed {
+	err = g.settled(ctx, &s, r, hash, consumed && !executed, result)
+	return s, err
+}
+
+// lookupOutcome finds whether the operation of s (action, owner, hash)
+// executed: not if its nonce was never consumed, else as its pack's
+// executor's idempotency record says (Settler). known is false when it
+// cannot tell (no pack, no record, the lookup failed): s is then left
+// unsettled, with the reason, and the lookup's error returned.
+func (g *Gateway) lookupOutcome(ctx context.Context, s *Settlement, action intent.Action, owner intent.Owner, hash intent.OperationHash, consumed bool) (executed, known bool, err error) {
+	rt := g.contracts[action]
+	switch {
+	case !consumed:
+		s.Reason = "the operation never reached its executor (its nonce was not consumed); its reservation is released"
+		return false, true, nil
+	case rt == nil:
+		s.Outcome, s.Reason = OutcomeUnsettled, "no pack of this gateway has the action, so its executor cannot be asked"
+		return false, false, nil
+	}
+	st, ok := rt.pack.Executor.(Settler)
+	if !ok {
+		s.Outcome, s.Reason = OutcomeUnsettled, "the outcome is unknown and the pack's executor keeps no idempotency record; settle it by hand"
+		return false, false, nil
+	}
+	executed, err = st.Lookup(ctx, owner, action, hash)
+	if err != nil {
+		s.Outcome, s.Reason = OutcomeUnsettled, "the executor's idempotency record could not be read; the next reconciliation will retry"
+		return false, false, fmt.Errorf("gateway: reconcile %s: lookup: %w", s.Operation[:16], err)
+	}
+	s.Reason = "the system of record shows that the operation did not execute; its reservation is released"
+	if executed {
+		s.Reason = "the system of record shows that the operation executed; its reservation is committed"
+	}
+	return executed, true, nil
+}
+
+// settled finishes the settlement s of the budget reservation r of the
+// operation hash: gives back the nonce of an operation that was sent but
+// did not execute (giveBack), then appends the reconciliation's receipt
+// with result.
+func (g *Gateway) settled(ctx context.Context, s *Settlement, r Reservation, hash intent.OperationHash, giveBack bool, result string) error {
+	if giveBack {
 		var err error
-		if s.Reason, err = g.giveBack(ctx, g.contracts[action], r, hash); err != nil {
+		if s.Reason, err = g.giveBack(ctx, g.contracts[s.Action], r, hash); err != nil {
 			s.Reason += "; " + err.Error()
 			g.log.Error("reconcile: the nonce of an operation that did not execute could not be given back or marked", "operation", s.Operation, "err", err)
 		}
 	}
-	_, err = g.store.Append(context.WithoutCancel(ctx), receipt.Receipt{
-		Owner:     owner,
+	_, err := g.store.Append(context.WithoutCancel(ctx), receipt.Receipt{
+		Owner:     s.Owner,
 		Time:      g.now().UTC(),
 		MandateID: state.AccountMandate(r.Account),
-		Action:    action,
+		Action:    s.Action,
 		Verdict:   intent.Allow,
 		Operation: s.Operation,
 		Result:    result,
 		Message:   "Reconciled after a crash: " + s.Reason + ".",
 	})
 	if err != nil {
-		return s, fmt.Errorf("gateway: reconcile %s: receipt not stored: %w", s.Operation[:16], err)
+		return fmt.Errorf("gateway: reconcile %s: receipt not stored: %w", s.Operation[:16], err)
 	}
-	return s, nil
+	return nil
 }
 
 // How long the keys reconciliation consumes are kept: a SettleKey while

@@ -52,11 +52,36 @@ type loaded struct {
 // applies to principal Owner and resource Resource. Any failure is a
 // *LoadError.
 func Load(fsys fs.FS) (*Engine, error) {
+	policyFiles, schema, err := policyDir(fsys)
+	if err != nil {
+		return nil, err
+	}
+	e := &Engine{
+		set:       cedar.NewPolicySet(),
+		meta:      make(map[cedar.PolicyID]Info),
+		schema:    schema,
+		constants: newConstants(),
+	}
+	if e.validator, e.actions, e.args, err = newValidator(fsys, e.schema); err != nil {
+		return nil, err
+	}
+	for _, name := range policyFiles {
+		if err := e.loadFile(fsys, name); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// policyDir lists the policy files (*.cedar) of fsys's top directory and
+// names its one schema file (*.cedarschema); a *LoadError says what is
+// missing or repeated.
+func policyDir(fsys fs.FS) (policyFiles []string, schema string, err error) {
 	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, &LoadError{File: ".", Msg: err.Error()}
+		return nil, "", &LoadError{File: ".", Msg: err.Error()}
 	}
-	var policyFiles, schemaFiles []string
+	var schemaFiles []string
 	for _, de := range entries {
 		if de.IsDir() {
 			continue
@@ -70,54 +95,47 @@ func Load(fsys fs.FS) (*Engine, error) {
 	}
 	switch {
 	case len(schemaFiles) == 0:
-		return nil, &LoadError{File: ".", Msg: "no *.cedarschema file"}
+		return nil, "", &LoadError{File: ".", Msg: "no *.cedarschema file"}
 	case len(schemaFiles) > 1:
-		return nil, &LoadError{File: ".", Msg: fmt.Sprintf("more than one schema file: %s", strings.Join(schemaFiles, ", "))}
+		return nil, "", &LoadError{File: ".", Msg: fmt.Sprintf("more than one schema file: %s", strings.Join(schemaFiles, ", "))}
 	case len(policyFiles) == 0:
-		return nil, &LoadError{File: ".", Msg: "no *.cedar policy file"}
+		return nil, "", &LoadError{File: ".", Msg: "no *.cedar policy file"}
 	}
+	return policyFiles, schemaFiles[0], nil
+}
 
-	e := &Engine{
-		set:       cedar.NewPolicySet(),
-		meta:      make(map[cedar.PolicyID]Info),
-		schema:    schemaFiles[0],
-		constants: newConstants(),
+// loadFile parses the policy file name of fsys and adds each policy,
+// checked (annotations, a unique @id, the schema), to e.
+func (e *Engine) loadFile(fsys fs.FS, name string) error {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return &LoadError{File: name, Msg: err.Error()}
 	}
-	if e.validator, e.actions, e.args, err = newValidator(fsys, e.schema); err != nil {
-		return nil, err
+	list, err := cedar.NewPolicyListFromBytes(name, b)
+	if err != nil {
+		// cedar-go wraps the parser's error in "parser error: %w";
+		// the parser's own error is the message to show.
+		if inner := errors.Unwrap(err); inner != nil {
+			err = inner
+		}
+		return positioned(name, err.Error())
 	}
-
-	for _, name := range policyFiles {
-		b, err := fs.ReadFile(fsys, name)
+	for _, p := range list {
+		info, err := describe(name, p)
 		if err != nil {
-			return nil, &LoadError{File: name, Msg: err.Error()}
+			return err
 		}
-		list, err := cedar.NewPolicyListFromBytes(name, b)
-		if err != nil {
-			// cedar-go wraps the parser's error in "parser error: %w";
-			// the parser's own error is the message to show.
-			if inner := errors.Unwrap(err); inner != nil {
-				err = inner
-			}
-			return nil, positioned(name, err.Error())
+		if prev, dup := e.meta[cedar.PolicyID(info.ID)]; dup {
+			return policyError(name, p, info.ID, fmt.Sprintf("duplicate @id %q (first at %s:%d)", info.ID, prev.File, prev.Line))
 		}
-		for _, p := range list {
-			info, err := describe(name, p)
-			if err != nil {
-				return nil, err
-			}
-			if prev, dup := e.meta[cedar.PolicyID(info.ID)]; dup {
-				return nil, policyError(name, p, info.ID, fmt.Sprintf("duplicate @id %q (first at %s:%d)", info.ID, prev.File, prev.Line))
-			}
-			if err := validatePolicy(e.validator, info.ID, p); err != nil {
-				return nil, policyError(name, p, info.ID, joinLines(err.Error()))
-			}
-			e.set.Add(cedar.PolicyID(info.ID), p)
-			e.meta[cedar.PolicyID(info.ID)] = info
-			e.policies = append(e.policies, loaded{info: info, policy: p})
+		if err := validatePolicy(e.validator, info.ID, p); err != nil {
+			return policyError(name, p, info.ID, joinLines(err.Error()))
 		}
+		e.set.Add(cedar.PolicyID(info.ID), p)
+		e.meta[cedar.PolicyID(info.ID)] = info
+		e.policies = append(e.policies, loaded{info: info, policy: p})
 	}
-	return e, nil
+	return nil
 }
 
 // describe checks a policy's annotations and returns its Info.

@@ -46,23 +46,10 @@ func (e *Engine) Evaluate(r Request) Result {
 	}
 	slices.Sort(ids)
 	if len(diag.Errors) > 0 {
-		msgs := make([]string, len(diag.Errors))
-		var over []string
-		for i, de := range diag.Errors {
-			msgs[i] = fmt.Sprintf("policy %q: %s", de.PolicyID, de.Message)
-			// cedar-go's overflow errors are not exported; its messages
-			// all begin so ("integer overflow while attempting to add").
-			if strings.HasPrefix(de.Message, "integer overflow") {
-				over = append(over, string(de.PolicyID))
-			}
-		}
 		if decision == cedar.Allow {
 			ids = nil // permits do not determine a denial
 		}
-		res := failed(msgs, ids, e.reasons(ids))
-		slices.Sort(over)
-		res.Overflowed = slices.Compact(over)
-		return res
+		return e.evaluationFailed(diag.Errors, ids)
 	}
 	res := Result{Verdict: intent.Deny, Level: intent.LevelAuto, Policies: ids, Reasons: e.reasons(ids)}
 	switch {
@@ -85,6 +72,27 @@ func (e *Engine) Evaluate(r Request) Result {
 		}
 		res.Verdict, res.Level = intent.StepUp, level
 	}
+	return res
+}
+
+// evaluationFailed is the result of an evaluation whose policies failed
+// (errs, cedar-go's diagnostic), ids the forbids that determined it: each
+// error as "policy X: message", and the policies whose arithmetic
+// overflowed named apart (Result.Overflowed).
+func (e *Engine) evaluationFailed(errs []cedar.DiagnosticError, ids []string) Result {
+	msgs := make([]string, len(errs))
+	var over []string
+	for i, de := range errs {
+		msgs[i] = fmt.Sprintf("policy %q: %s", de.PolicyID, de.Message)
+		// cedar-go's overflow errors are not exported; its messages
+		// all begin so ("integer overflow while attempting to add").
+		if strings.HasPrefix(de.Message, "integer overflow") {
+			over = append(over, string(de.PolicyID))
+		}
+	}
+	res := failed(msgs, ids, e.reasons(ids))
+	slices.Sort(over)
+	res.Overflowed = slices.Compact(over)
 	return res
 }
 
