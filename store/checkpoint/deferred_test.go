@@ -21,7 +21,7 @@ func TestDeferred(t *testing.T) {
 	ctx := context.Background()
 	_, priv, _ := ed25519.GenerateKey(seed(3))
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	st, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"), embedded.Options{})
+	st, err := embedded.Open(filepath.Join(t.TempDir(), "state.db"), embedded.Options{Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDeferred(t *testing.T) {
 
 	// Over a store that cannot defer, AppendDeferred is Append.
 	m := mem.New(func() time.Time { return now })
-	cm := checkpoint.Wrap(m, sk, receipt.NewEd25519Signer("cp-1", priv), checkpoint.Config{Every: 100})
+	cm := checkpoint.Wrap(m, sk, receipt.NewEd25519Signer("cp-1", priv), checkpoint.Config{Every: 100, Now: func() time.Time { return now }})
 	if err := cm.AppendDeferred(ctx, receipt.Receipt{Owner: "noah", Time: now, Verdict: intent.Deny}); err != nil {
 		t.Fatal(err)
 	}
