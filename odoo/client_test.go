@@ -190,8 +190,11 @@ func (c *cutAfter) RoundTrip(r *http.Request) (*http.Response, error) {
 		c.after.Add(1)
 		return nil, errors.New("connection reset by peer")
 	}
-	body, _ := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	var body []byte
+	if r.Body != nil { // GET /web/version has none
+		body, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	resp, err := http.DefaultTransport.RoundTrip(r)
 	if bytes.Contains(body, []byte(c.marker)) || strings.HasSuffix(r.URL.Path, "/"+c.marker) { // XML-RPC, JSON-2
 		c.cut.Store(true)
