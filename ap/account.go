@@ -3,6 +3,7 @@ package ap
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/intentplane/intentplane/core/normalize"
@@ -142,11 +143,17 @@ func sanitizedNumbers(key string) []string {
 
 // accountsWithKey reads the accounts of the company that may hold the
 // account with key (see sanitizedNumbers), with q's other fields: one read
-// per number, so one for all but UK accounts.
+// per number the source does not select already (an IBAN's number selects
+// its "IBAN"-prefixed spelling too, erp.QueryNumbers), so one for all but
+// UK accounts.
 func accountsWithKey(ctx context.Context, src erp.Source, company, key string, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
 	var out []erp.BankAccount
 	seen := map[string]bool{}
-	for _, n := range sanitizedNumbers(key) {
+	numbers := sanitizedNumbers(key)
+	for i, n := range numbers {
+		if slices.ContainsFunc(numbers[:i], func(m string) bool { return erp.SameNumber(n, m) }) {
+			continue // selected with m
+		}
 		q.Number = n
 		as, err := src.BankAccounts(ctx, company, q)
 		if err != nil {

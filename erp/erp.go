@@ -328,9 +328,12 @@ type BankAccountQuery struct {
 	// Vendor selects the accounts of the vendor with this ID.
 	Vendor string
 	// Number selects accounts whose sanitized number equals
-	// Sanitize(Number). The sanitized number folds look-alikes in Odoo
-	// (ß is stored as SS): a caller that matches a number compares the
-	// raw Number of each account itself.
+	// Sanitize(Number), or, for a number of an IBAN's shape, that number
+	// after "IBAN" (an account typed "IBAN DE89 …" or "IBAN: …", which
+	// Odoo sanitizes to "IBANDE89…"; see SameNumber), in one read. The
+	// sanitized number folds look-alikes in Odoo (ß is stored as SS): a
+	// caller that matches a number compares the raw Number of each account
+	// itself.
 	Number string
 	// Active selects active accounts only: archived accounts are never
 	// candidates for a payment.
@@ -517,6 +520,34 @@ func (e *TooManyError) Error() string {
 
 // Unwrap returns ErrTooMany.
 func (e *TooManyError) Unwrap() error { return ErrTooMany }
+
+// SameNumber reports whether an account whose sanitized number is
+// sanitized is selected by the sanitized query number (BankAccountQuery):
+// the same, or, for a number of an IBAN's shape (two letters, two
+// digits), the number after the "IBAN" that Odoo keeps of a typed
+// "IBAN " prefix.
+func SameNumber(sanitized, number string) bool {
+	return sanitized == number || (ibanShaped(number) && len(sanitized) == len(number)+4 && sanitized[:4] == "IBAN" && sanitized[4:] == number)
+}
+
+// QueryNumbers returns the sanitized numbers a query for the sanitized
+// number selects (SameNumber): number, and "IBAN"+number for a number of
+// an IBAN's shape.
+func QueryNumbers(number string) []string {
+	if ibanShaped(number) {
+		return []string{number, "IBAN" + number}
+	}
+	return []string{number}
+}
+
+// ibanShaped reports whether a sanitized number starts as an IBAN does:
+// two letters, two digits.
+func ibanShaped(n string) bool {
+	return len(n) > 4 && isLetter(n[0]) && isLetter(n[1]) && isDigit(n[2]) && isDigit(n[3])
+}
+
+func isLetter(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
 // Sanitize returns an account number as Odoo's sanitized_acc_number
 // stores it: every character that is not an ASCII letter or digit removed,

@@ -322,7 +322,7 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 	holders := map[string]bool{}
 	if q.Holders && q.Number != "" {
 		for _, a := range m.accounts {
-			if a.Sanitized == number && (a.Active || !q.Active) {
+			if SameNumber(a.Sanitized, number) && (a.Active || !q.Active) {
 				holders[a.Vendor] = true
 			}
 		}
@@ -337,7 +337,7 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 		}
 		x := *a
 		x.OtherHolders = nil
-		if q.Holders && q.Number != "" && x.Active && x.Sanitized == number {
+		if q.Holders && q.Number != "" && x.Active && SameNumber(x.Sanitized, number) {
 			x.OtherHolders = m.otherHolders(company, x)
 		}
 		out = append(out, x)
@@ -351,7 +351,7 @@ func (m *Mem) BankAccounts(ctx context.Context, company string, q BankAccountQue
 // holds the number, also matches) and Active.
 func memAccountMatches(a BankAccount, q BankAccountQuery, number string, holders map[string]bool) bool {
 	return (q.ID == "" || a.ID == q.ID) && (q.Vendor == "" || a.Vendor == q.Vendor) &&
-		(q.Number == "" || a.Sanitized == number || holders[a.Vendor]) && (!q.Active || a.Active)
+		(q.Number == "" || SameNumber(a.Sanitized, number) || holders[a.Vendor]) && (!q.Active || a.Active)
 }
 
 // otherHolders are the vendors of company other than a's holding an
@@ -362,7 +362,7 @@ func (m *Mem) otherHolders(company string, a BankAccount) []string {
 		if v := m.vendors[o.Vendor]; v == nil || v.company != company {
 			continue
 		}
-		if o.Active && o.Sanitized == a.Sanitized && o.Vendor != a.Vendor && !slices.Contains(out, o.Vendor) {
+		if o.Active && (SameNumber(o.Sanitized, a.Sanitized) || SameNumber(a.Sanitized, o.Sanitized)) && o.Vendor != a.Vendor && !slices.Contains(out, o.Vendor) {
 			out = append(out, o.Vendor)
 		}
 	}

@@ -213,7 +213,9 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		return nil, err
 	}
 	if q.Number != "" {
-		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool { return a.Sanitized != number && !(q.Holders && holders[a.Vendor]) })
+		out = slices.DeleteFunc(out, func(a erp.BankAccount) bool {
+			return !erp.SameNumber(a.Sanitized, number) && !(q.Holders && holders[a.Vendor])
+		})
 	}
 	if withHolders {
 		otherHolders(number, out, dups)
@@ -248,7 +250,7 @@ func decodeAccounts(rs []record, d *dialect, q erp.BankAccountQuery, cid, id, ve
 		if !accountWanted(a, co, cid, id, vendor, q.Active) {
 			continue
 		}
-		if q.Number != "" && a.Sanitized == number && a.Active {
+		if q.Number != "" && erp.SameNumber(a.Sanitized, number) && a.Active {
 			holders[a.Vendor] = true
 		}
 		out = append(out, a)
@@ -270,12 +272,12 @@ func decodeAccounts(rs []record, d *dialect, q erp.BankAccountQuery, cid, id, ve
 func otherHolders(number string, as []erp.BankAccount, dups map[string][]int64) {
 	var partners []string
 	for _, a := range as {
-		if a.Active && a.Sanitized == number && !slices.Contains(partners, a.Vendor) {
+		if a.Active && erp.SameNumber(a.Sanitized, number) && !slices.Contains(partners, a.Vendor) {
 			partners = append(partners, a.Vendor)
 		}
 	}
 	for i, a := range as {
-		if !a.Active || a.Sanitized != number {
+		if !a.Active || !erp.SameNumber(a.Sanitized, number) {
 			continue
 		}
 		var others []string
@@ -373,11 +375,15 @@ func accountDomain(cid int64, q erp.BankAccountQuery) (domain []any, id, vendor 
 		if !numberChars(q.Number) || number == "" {
 			return nil, 0, 0, false
 		}
+		numbers := make([]any, 0, 2)
+		for _, n := range erp.QueryNumbers(number) {
+			numbers = append(numbers, n)
+		}
 		if q.Holders {
 			// bank_ids lists a partner's active accounts only.
-			domain = append(domain, "|", leaf("sanitized_acc_number", "=", number), leaf("partner_id.bank_ids.sanitized_acc_number", "=", number))
+			domain = append(domain, "|", leaf("sanitized_acc_number", "in", numbers), leaf("partner_id.bank_ids.sanitized_acc_number", "in", numbers))
 		} else {
-			domain = append(domain, leaf("sanitized_acc_number", "=", number))
+			domain = append(domain, leaf("sanitized_acc_number", "in", numbers))
 		}
 	}
 	if q.Active {
