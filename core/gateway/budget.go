@@ -24,7 +24,7 @@ func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 	st.resID = state.ReservationID(st.operation, st.route.contract.Action, m.Owner)
 	err := g.store.Reserve(ctx, budgetAccount(m, b), b, st.resID, intent.Money{Currency: b.Currency, Amount: st.amount})
 	if errors.Is(err, state.ErrDuplicate) {
-		return refusals.Executing.with(st.operation[:16])
+		return refusals.Executing(st.operation)
 	}
 	if err != nil {
 		// A retry of an operation that executed, once the budget is
@@ -44,10 +44,10 @@ func (g *Gateway) approval(ctx context.Context, st *decision) *intent.Refusal {
 	for _, a := range st.grant.Approvals {
 		err := g.store.Consume(ctx, state.ApprovalKey(a.ID), a.ExpiresAt)
 		if errors.Is(err, state.ErrReplayed) {
-			return refusals.Approval.with()
+			return refusals.Approval()
 		}
 		if err != nil {
-			return refusals.Unavailable.with()
+			return refusals.Unavailable()
 		}
 	}
 	return nil
@@ -69,18 +69,18 @@ func noBudget(m *mandate.Mandate, currency string, amount intent.Amount) *intent
 	for _, b := range m.AllBudgets() {
 		have = append(have, b.String())
 	}
-	return refusals.NoBudget.with(intent.Money{Currency: currency, Amount: amount}.Decimal(), currency, currency, strings.Join(have, ", "), currency)
+	return refusals.NoBudget(intent.Money{Currency: currency, Amount: amount}, strings.Join(have, ", "))
 }
 
 func (g *Gateway) budgetRefusal(ctx context.Context, m *mandate.Mandate, b intent.Money, amount intent.Amount, err error) *intent.Refusal {
 	if !errors.Is(err, state.ErrExceeded) && !errors.Is(err, state.ErrCurrency) {
-		return refusals.Unavailable.with()
+		return refusals.Unavailable()
 	}
 	remaining := "unknown"
 	if u, uerr := g.store.Usage(ctx, budgetAccount(m, b)); uerr == nil {
 		remaining = intent.Money{Currency: b.Currency, Amount: b.Amount - u.Committed - u.Reserved}.String()
 	}
-	return refusals.BudgetExceeded.with(intent.Money{Currency: b.Currency, Amount: amount}.Decimal(), b.Currency, remaining, b.Decimal(), b.Currency)
+	return refusals.BudgetExceeded(intent.Money{Currency: b.Currency, Amount: amount}, remaining, b)
 }
 
 // budgetFits checks, without holding anything, that amount still fits the
@@ -101,7 +101,7 @@ func (g *Gateway) budgetFits(ctx context.Context, m *mandate.Mandate, currency s
 	// each other's probes as spending.
 	u, err := g.store.Usage(ctx, budgetAccount(m, b))
 	if err != nil {
-		return refusals.Unavailable.with()
+		return refusals.Unavailable()
 	}
 	if b.Amount-u.Committed-u.Reserved < amount {
 		return g.budgetRefusal(ctx, m, b, amount, state.ErrExceeded)

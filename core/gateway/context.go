@@ -33,19 +33,19 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 	if err != nil {
 		var ve *VisibleError
 		if errors.As(err, &ve) {
-			return refusals.SystemsInsufficient.with(ve.Msg)
+			return refusals.SystemsInsufficient(ve.Msg)
 		}
-		return refusals.SystemsUnreadable.with()
+		return refusals.SystemsUnreadable()
 	}
 	if !validText(facts, st.res) {
 		st.args, st.out.Resolved = st.sent, nil // keep only what the receipt can record
-		return refusals.InvalidText.with()
+		return refusals.InvalidText()
 	}
 	st.out.Facts = facts
 	op := intent.Operation{Action: c.Action, Args: st.args, MandateID: m.ID, Owner: m.Owner}
 	hash, err := op.Hash()
 	if err != nil {
-		return refusals.Unencodable.with()
+		return refusals.Unencodable()
 	}
 	st.out.Operation, st.out.OperationHash = &op, hash
 	st.nonce = state.NonceKey(hash)
@@ -57,7 +57,7 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 			v, ok := facts[c.BudgetCurrency]
 			if !ok || v.Kind != intent.KindString || v.Str == "" {
 				g.log.Error("the budget currency fact is missing", "action", c.Action, "fact", c.BudgetCurrency)
-				return refusals.SystemsUnreadable.with()
+				return refusals.SystemsUnreadable()
 			}
 			st.currency = v.Str
 		}
@@ -123,11 +123,11 @@ func checkScale(c *contract.Contract, st *decision) *intent.Refusal {
 	}
 	for _, p := range c.Params {
 		if cp := p.Type.Currency(); p.Name == c.Budget && cp != "" && st.args[cp].Str != st.currency {
-			return refusals.CurrencyMismatch.with(c.Budget, st.args[cp].Str, st.currency, st.currency)
+			return refusals.CurrencyMismatch(c.Budget, st.args[cp].Str, st.currency)
 		}
 	}
 	if e := (intent.Money{Currency: st.currency}).Exponent(); int(v.Scale) != e {
-		return refusals.ScaleMismatch.with(c.Budget, v.Scale, st.currency, e)
+		return refusals.ScaleMismatch(c.Budget, int(v.Scale), st.currency, e)
 	}
 	return nil
 }
@@ -148,7 +148,7 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 		if errors.Is(err, state.ErrHeld) {
 			return heldRefusal(c, err, g.lockTTL)
 		}
-		return refusals.Unavailable.with()
+		return refusals.Unavailable()
 	}
 	st.lock, st.holder = key, holder
 	return nil
@@ -163,10 +163,10 @@ func heldRefusal(c *contract.Contract, err error, ttl time.Duration) *intent.Ref
 	what := strings.Join(c.Exclusive, " and ")
 	var he *state.HeldError
 	if !errors.As(err, &he) || he.Until.IsZero() {
-		return refusals.InFlight.with(what)
+		return refusals.InFlight(what)
 	}
-	until := he.Until.UTC().Truncate(time.Second)
-	return refusals.InFlightUntil.with(what, until.Add(-ttl).Format(time.DateTime), until.Format(time.DateTime))
+	until := he.Until.Truncate(time.Second)
+	return refusals.InFlightUntil(what, until.Add(-ttl), until)
 }
 
 // holders makes the lock-holder ids of one gateway: "holder:" and 32 hex

@@ -23,7 +23,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 			return g.replayed(ctx, st)
 		}
 		if err != nil {
-			return refusals.Unavailable.with()
+			return refusals.Unavailable()
 		}
 	}
 	st.executing = true
@@ -51,7 +51,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) *intent.Refusal {
 	if !errors.Is(err, ErrNotExecuted) {
 		st.result, st.spent = receipt.ResultFailed, true
-		return refusals.ExecutionFailed.with()
+		return refusals.ExecutionFailed()
 	}
 	if !st.route.contract.ReadOnly {
 		// This decision consumed the nonce and holds it: no other can
@@ -66,7 +66,7 @@ func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) 
 	if errors.As(err, &ve) {
 		why = ve.Msg
 	}
-	return refusals.ExecutionRefused.with(why)
+	return refusals.ExecutionRefused(why)
 }
 
 // cleanup settles what the decision holds when it ends, even if the

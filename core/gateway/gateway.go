@@ -391,10 +391,10 @@ func (g *Gateway) runGuarded(ctx context.Context, st *decision) (r *intent.Refus
 			st.out.Executed, st.out.Output = false, ""
 			if st.executing {
 				st.result = receipt.ResultFailed
-				r = refusals.ExecutionFailed.with()
+				r = refusals.ExecutionFailed()
 				return
 			}
-			r = refusals.Internal.with()
+			r = refusals.Internal()
 		}
 	}()
 	return g.run(ctx, st)

@@ -52,15 +52,15 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			return r
 		}
 		st.out.Level = pr.Level
-		return refusals.ApprovalRequired.with(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.operation[:16])
+		return refusals.ApprovalRequired(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.operation)
 	}
 	if len(pr.Errors) > 0 && len(pr.Overflowed) == len(pr.Errors) {
 		// Only overflows: the amount (with a total) is beyond what the
 		// policy can add up, which the agent can be told.
-		return refusals.PolicyOverflow.with(strings.Join(pr.Overflowed, ", "))
+		return refusals.PolicyOverflow(strings.Join(pr.Overflowed, ", "))
 	}
 	if len(pr.Errors) > 0 {
-		return refusals.PolicyError.with()
+		return refusals.PolicyError()
 	}
 	// An operation that already executed is answered as such, not with
 	// what the policy now finds (the bill it paid is paid): a retry of a
@@ -76,7 +76,7 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			reasons = append(reasons, pr.Reasons[i])
 		}
 	}
-	return refusals.PolicyDenied.with(st.withTotals(reasonText(withFacts(reasons, st.out.Facts))))
+	return refusals.PolicyDenied(st.withTotals(reasonText(withFacts(reasons, st.out.Facts))))
 }
 
 // checkApprovals checks the approvals presented with the request against
@@ -86,16 +86,16 @@ func (g *Gateway) checkApprovals(st *decision) *intent.Refusal {
 		return nil
 	}
 	if g.cfg.Approvers == nil {
-		return refusals.ApprovalsOff.with()
+		return refusals.ApprovalsOff()
 	}
 	m := st.mandate
 	grant, err := approval.Evaluate(g.cfg.Approvers, st.out.OperationHash, m.ID, st.now, st.req.Approvals)
 	if err != nil {
-		return refusals.ApprovalInvalid.with(err)
+		return refusals.ApprovalInvalid(err)
 	}
 	for _, a := range grant.Approvals {
 		if g.cfg.ApproverScope != nil && !g.cfg.ApproverScope(a.Approver, m.Owner) {
-			return refusals.ApproverOutOfScope.with()
+			return refusals.ApproverOutOfScope()
 		}
 	}
 	for _, a := range grant.Approvals {
@@ -126,9 +126,9 @@ func (g *Gateway) executedBefore(ctx context.Context, st *decision) *intent.Refu
 // tell, Replayed, as before.
 func (g *Gateway) replayed(ctx context.Context, st *decision) *intent.Refusal {
 	if not, err := g.store.Consumed(ctx, state.NotExecutedKey(st.out.OperationHash)); err == nil && not {
-		return refusals.NotExecuted.with(st.operation[:16])
+		return refusals.NotExecuted(st.operation)
 	}
-	return refusals.Replayed.with(st.operation[:16])
+	return refusals.Replayed(st.operation)
 }
 
 func levelText(l intent.Level) string {

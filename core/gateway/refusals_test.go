@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
 )
@@ -34,18 +36,21 @@ func TestRefusalCatalogueDocumented(t *testing.T) {
 	}
 	v := reflect.ValueOf(refusals)
 	for i := range v.NumField() {
-		m := v.Field(i).Interface().(message)
+		m := catalogued(v.Field(i))
 		name := v.Type().Field(i).Name
-		if m.code == "" || m.text == "" {
-			t.Errorf("refusals.%s has no code or no text", name)
+		if m == nil || m.Code == "" || m.Message == "" {
+			t.Errorf("refusals.%s gives no refusal, no code or no text", name)
 			continue
 		}
-		inCatalogue[m.code] = true
-		if !documented[m.code] {
-			t.Errorf("refusals.%s: code %s is not documented in docs/reason-codes.md", name, m.code)
+		if strings.Contains(m.Message, "%!") {
+			t.Errorf("refusals.%s formats its text wrongly: %q", name, m.Message)
 		}
-		if !strings.Contains(m.text, "othing was done") && !strings.Contains(m.text, "not execute again") && !strings.Contains(m.text, "may or may not have taken effect") {
-			t.Errorf("refusals.%s does not say whether anything was done: %q", name, m.text)
+		inCatalogue[m.Code] = true
+		if !documented[m.Code] {
+			t.Errorf("refusals.%s: code %s is not documented in docs/reason-codes.md", name, m.Code)
+		}
+		if !strings.Contains(m.Message, "othing was done") && !strings.Contains(m.Message, "not execute again") && !strings.Contains(m.Message, "may or may not have taken effect") {
+			t.Errorf("refusals.%s does not say whether anything was done: %q", name, m.Message)
 		}
 	}
 	for c := range documented {
@@ -56,4 +61,24 @@ func TestRefusalCatalogueDocumented(t *testing.T) {
 	if len(documented) < 19 {
 		t.Errorf("found %d codes in docs/reason-codes.md; the table was not read", len(documented))
 	}
+}
+
+// catalogued calls one constructor of the catalogue with the zero value
+// of each of its parameters (an error and a time given as real values, so
+// that the text is formatted as a step would have it).
+func catalogued(f reflect.Value) *intent.Refusal {
+	in := make([]reflect.Value, f.Type().NumIn())
+	for i := range in {
+		switch pt := f.Type().In(i); {
+		case pt == reflect.TypeFor[error]():
+			in[i] = reflect.ValueOf(errors.New("why")).Convert(pt)
+		case pt == reflect.TypeFor[time.Time]():
+			in[i] = reflect.ValueOf(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+		default:
+			in[i] = reflect.Zero(pt)
+		}
+	}
+	out := f.Call(in)
+	r, _ := out[0].Interface().(*intent.Refusal)
+	return r
 }

@@ -98,7 +98,7 @@ func (g *Gateway) decode(ctx context.Context, st *decision) *intent.Refusal {
 		if me := (*contract.MalformedError)(nil); errors.As(err, &me) {
 			reason = me.Reason
 		}
-		return refusals.Malformed.with(reason)
+		return refusals.Malformed(reason)
 	}
 	st.proposal, st.decoded = p, true
 	return nil
@@ -108,7 +108,7 @@ func (g *Gateway) decode(ctx context.Context, st *decision) *intent.Refusal {
 func (g *Gateway) checkMandate(ctx context.Context, st *decision) *intent.Refusal {
 	m, err := g.verifyMandate(ctx, st.req.Mandate)
 	if err != nil {
-		r := refusals.MandateInvalid.with(err)
+		r := refusals.MandateInvalid(err)
 		var me *mandate.Error
 		if errors.As(err, &me) {
 			r.Code = me.Code()
@@ -117,7 +117,7 @@ func (g *Gateway) checkMandate(ctx context.Context, st *decision) *intent.Refusa
 	}
 	st.mandate = m
 	if !m.Allows(st.proposal.Action) {
-		return refusals.OutOfScope.with(truncate(string(st.proposal.Action)), m.ID)
+		return refusals.OutOfScope(truncate(string(st.proposal.Action)), m.ID)
 	}
 	return nil
 }
@@ -126,12 +126,12 @@ func (g *Gateway) checkMandate(ctx context.Context, st *decision) *intent.Refusa
 func (g *Gateway) contract(st *decision) *intent.Refusal {
 	rt, ok := g.contracts[st.proposal.Action]
 	if !ok {
-		return refusals.UnknownAction.with(truncate(string(st.proposal.Action)))
+		return refusals.UnknownAction(truncate(string(st.proposal.Action)))
 	}
 	st.route = rt
 	args, err := rt.contract.Decode(st.proposal.Args)
 	if err != nil {
-		return refusals.BadArgument.with(err)
+		return refusals.BadArgument(err)
 	}
 	st.args = args
 	return nil
@@ -155,7 +155,7 @@ func (g *Gateway) resolve(ctx context.Context, st *decision) *intent.Refusal {
 func resolutionRefusal(c *contract.Contract, err error) *intent.Refusal {
 	var re *resolve.Error
 	if !errors.As(err, &re) {
-		return refusals.SourcesUnreadable.with()
+		return refusals.SourcesUnreadable()
 	}
 	prm, _ := c.Param(re.Param)
 	sent := fmt.Sprintf(" (%q)", truncate(re.Sent))
@@ -165,15 +165,15 @@ func resolutionRefusal(c *contract.Contract, err error) *intent.Refusal {
 	}
 	switch {
 	case errors.Is(re, resolve.ErrNotNormalizable):
-		return refusals.BadValue.with(re.Param, detail)
+		return refusals.BadValue(re.Param, detail)
 	case errors.Is(re, resolve.ErrNoMatch):
 		hint := "Only values the user authorised or records on file can be used; if the user wants another one, they must add it themselves through a trusted channel, not through you."
 		if prm.OnNoMatch != "" {
 			hint = prm.OnNoMatch
 		}
-		return refusals.NotTrusted.with(re.Param, sent, re.Detail, hint)
+		return refusals.NotTrusted(re.Param, sent, re.Detail, hint)
 	}
-	return refusals.SourceUnreadable.with(re.Param)
+	return refusals.SourceUnreadable(re.Param)
 }
 
 func truncate(s string) string {

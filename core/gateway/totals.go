@@ -64,7 +64,7 @@ func (g *Gateway) totalsAmount(st *decision) (amount intent.Amount, cur, convert
 	a, cu := facts[c.TotalsAmount], facts[c.TotalsCurrency]
 	if a.Kind != intent.KindInt || cu.Kind != intent.KindString || cu.Str == "" {
 		g.log.Error("the totals' amount or currency fact is missing", "action", c.Action, "facts", c.TotalsAmount+", "+c.TotalsCurrency)
-		return 0, "", "", refusals.SystemsUnreadable.with()
+		return 0, "", "", refusals.SystemsUnreadable()
 	}
 	if cu.Str != cur {
 		converted = fmt.Sprintf(" (%s)", intent.Money{Currency: cu.Str, Amount: intent.Amount(a.Int)})
@@ -105,13 +105,13 @@ func (g *Gateway) totalFacts(st *decision, us []state.Usage, values [][]string, 
 			v, ok := facts[t.Outside]
 			if !ok || v.Kind != intent.KindInt {
 				g.log.Error("a total's outside fact is missing", "action", c.Action, "total", t.Name, "fact", t.Outside)
-				return nil, false, refusals.Internal.with()
+				return nil, false, refusals.Internal()
 			}
 			before = addSaturating(before, intent.Amount(max(v.Int, 0)))
 		}
 		if _, dup := facts[t.Name]; dup {
 			g.log.Error("a total's name is also a fact", "action", c.Action, "total", t.Name)
-			return nil, false, refusals.Internal.with()
+			return nil, false, refusals.Internal()
 		}
 		facts[t.Name] = intent.Int(int64(before))
 		nonzero = nonzero || before > 0
@@ -133,11 +133,11 @@ func (g *Gateway) totalFacts(st *decision, us []state.Usage, values [][]string, 
 func totalRefusal(err error, st *decision, amount intent.Money, what string) *intent.Refusal {
 	switch {
 	case errors.Is(err, state.ErrDuplicate):
-		return refusals.Executing.with(st.operation[:16])
+		return refusals.Executing(st.operation)
 	case errors.Is(err, state.ErrExceeded):
-		return refusals.TotalTooLarge.with(amount.Decimal(), amount.Currency, what)
+		return refusals.TotalTooLarge(amount.Decimal(), amount.Currency, what)
 	}
-	return refusals.Unavailable.with()
+	return refusals.Unavailable()
 }
 
 // reserveTotals makes the reservations on the running totals and returns
