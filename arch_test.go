@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -273,6 +274,30 @@ func TestPackageDocs(t *testing.T) {
 		}
 		if strings.TrimSpace(p.Doc) == "" {
 			t.Errorf("package %s has no package doc", p.ImportPath)
+		}
+	}
+}
+
+// TestHarnessOutsideProduct: the evaluation harness (agentdojo) is a
+// module of its own, so no package of the product's module can import it
+// and its exported names are not the product's API.
+func TestHarnessOutsideProduct(t *testing.T) {
+	t.Parallel()
+	mod, err := os.ReadFile("agentdojo/go.mod")
+	if err != nil {
+		t.Fatalf("agentdojo is not a module of its own: %v", err)
+	}
+	if !strings.HasPrefix(string(mod), "module "+module+"/agentdojo\n") {
+		t.Errorf("agentdojo/go.mod does not declare module %s/agentdojo", module)
+	}
+	for _, p := range listPackages(t) {
+		if under(p.ImportPath, "agentdojo") {
+			t.Errorf("the product's module holds %s", p.ImportPath)
+		}
+		for _, d := range p.Deps {
+			if under(d, "agentdojo") {
+				t.Errorf("%s depends on the evaluation harness (%s)", p.ImportPath, d)
+			}
 		}
 	}
 }

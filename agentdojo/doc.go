@@ -39,4 +39,8 @@
 //
 // agentdojo is a front door like cmd/: it may import banking, workspace, core/* and
 // store/mem; no pack or core package may import it.
+//
+// The package and its command (cmd/agentdojo) are the evaluation harness,
+// a Go module of their own: the product's module never imports them, so
+// their exported names are not the product's API (issue 27).
 package agentdojo

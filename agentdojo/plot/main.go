@@ -3,7 +3,7 @@
 // that the approver approves a wrong step-up), one line per ablation. It
 // reads the sweep's JSON report and writes a PNG or SVG, 8 by 3.5 inches:
 //
-//	go run ./cmd/intentplane agentdojo sweep --json > sweep.json
+//	go run -C agentdojo ./cmd/agentdojo sweep --json > sweep.json
 //	go run -C agentdojo/plot . -in ../../sweep.json -out ../../docs/agentdojo-sweep.png
 //
 // It is a module of its own so that the plotting library stays out of the

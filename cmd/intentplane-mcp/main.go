@@ -15,7 +15,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,35 +28,17 @@ import (
 
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/admin"
 	"github.com/intentplane/intentplane/cmd/intentplane-mcp/internal/config"
-	"github.com/intentplane/intentplane/internal/version"
+	"github.com/intentplane/intentplane/internal/cli"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		var ee *exitError
-		if errors.As(err, &ee) {
-			if ee.msg != "" {
-				fmt.Fprintln(os.Stderr, "intentplane-mcp:", ee.msg)
-			}
-			os.Exit(ee.code)
-		}
-		fmt.Fprintln(os.Stderr, "intentplane-mcp:", err)
-		os.Exit(1)
-	}
+	cli.Exit("intentplane-mcp", err)
 }
 
-// exitError carries an exit code other than 1 (kong's usage errors: 2).
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-type cli struct {
+type commandLine struct {
 	Version   kong.VersionFlag `help:"Print the version (module, commit, Go) and exit."`
 	Config    string           `required:"" type:"path" help:"TOML configuration file." placeholder:"FILE"`
 	Check     bool             `help:"Check the configuration (start the downstream servers, load policies and registries, compare the tools with their pins), print the tools and exit."`
@@ -69,28 +50,10 @@ type cli struct {
 // run parses args, wires the proxy and serves it on stdin and stdout
 // until stdin ends or ctx is done. Logs go to stderr.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var c cli
-	exit := -1
-	parser, err := kong.New(&c,
-		kong.Name("intentplane-mcp"),
-		kong.Description("intentplane's MCP proxy: the agent proposes, a deterministic gateway decides."),
-		kong.Writers(stdout, stderr),
-		kong.Exit(func(code int) { exit = code }),
-		kong.UsageOnError(),
-		kong.Vars{"version": version.Read().String("intentplane-mcp")},
-	)
-	if err != nil {
+	var c commandLine
+	kctx, err := cli.Parse(&c, "intentplane-mcp", "intentplane's MCP proxy: the agent proposes, a deterministic gateway decides.", args, stdout, stderr)
+	if kctx == nil {
 		return err
-	}
-	_, err = parser.Parse(args)
-	if exit >= 0 {
-		if exit == 0 {
-			return nil
-		}
-		return &exitError{code: exit}
-	}
-	if err != nil {
-		return &exitError{code: 2, msg: err.Error()}
 	}
 	var level slog.Level
 	_ = level.UnmarshalText([]byte(c.LogLevel))
@@ -105,7 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if c.Pin {
 		if c.Check {
-			return &exitError{code: 2, msg: "--pin and --check do not go together: pin first, then check"}
+			return &cli.ExitError{Code: 2, Msg: "--pin and --check do not go together: pin first, then check"}
 		}
 		return runPin(ctx, cfg, stdout, stderr, log)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/internal/cli"
 )
 
 type receiptsCmd struct {
@@ -29,7 +30,7 @@ type receiptsVerifyCmd struct {
 
 func (c *receiptsVerifyCmd) Run(e *env) error {
 	if (c.File == "") == (c.Store == "") {
-		return &exitError{code: 2, msg: "receipts verify: give either FILE or --store"}
+		return &cli.ExitError{Code: 2, Msg: "receipts verify: give either FILE or --store"}
 	}
 	name := c.File
 	var in io.Reader

@@ -11,6 +11,7 @@ import (
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/internal/cli"
 	"github.com/intentplane/intentplane/odoo"
 )
 
@@ -34,7 +35,7 @@ func (c *reconcileCmd) Run(e *env) error {
 		older = 0
 	}
 	if older < 0 {
-		return &exitError{code: 2, msg: "reconcile: --older-than must not be negative"}
+		return &cli.ExitError{Code: 2, Msg: "reconcile: --older-than must not be negative"}
 	}
 	packs, err := c.packs(e.ctx)
 	if err != nil {
@@ -70,7 +71,7 @@ func (c *reconcileCmd) Run(e *env) error {
 		return fmt.Errorf("reconcile: %w", err)
 	}
 	if n := rep.Count(gateway.OutcomeUnsettled); n > 0 {
-		return &exitError{code: 3, msg: fmt.Sprintf("%d reservations stay open: their outcome is unknown (see above)", n)}
+		return &cli.ExitError{Code: 3, Msg: fmt.Sprintf("%d reservations stay open: their outcome is unknown (see above)", n)}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/state"
+	"github.com/intentplane/intentplane/internal/cli"
 	"github.com/intentplane/intentplane/store/embedded"
 )
 
@@ -46,8 +47,8 @@ func TestReconcileCommand(t *testing.T) {
 	}
 
 	out, err := runCLI(t, "reconcile", "--store", path)
-	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != 3 || !strings.Contains(ee.msg, "1 reservations stay open") {
+	var ee *cli.ExitError
+	if !errors.As(err, &ee) || ee.Code != 3 || !strings.Contains(ee.Msg, "1 reservations stay open") {
 		t.Fatalf("reconcile: %v\n%s", err, out)
 	}
 	if strings.Contains(out, "\x00") {
@@ -82,7 +83,7 @@ func TestReconcileCommand(t *testing.T) {
 
 	// A second run finds only what stays unsettled.
 	out, err = runCLI(t, "reconcile", "--store", "embedded:"+path)
-	if !errors.As(err, &ee) || ee.code != 3 || !strings.Contains(out, "0 reservations settled") {
+	if !errors.As(err, &ee) || ee.Code != 3 || !strings.Contains(out, "0 reservations settled") {
 		t.Fatalf("second reconcile: %v\n%s", err, out)
 	}
 	if _, err := runCLI(t, "reconcile", "--store", path, "--older-than", "-1s"); err == nil {

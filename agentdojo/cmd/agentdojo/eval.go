@@ -26,7 +26,7 @@ func printReport(e *env, r report, asJSON bool) error {
 	return r.WriteTable(e.stdout)
 }
 
-type agentdojoAdaptiveCmd struct {
+type adaptiveCmd struct {
 	Suite string  `default:"banking" enum:"banking,workspace" help:"Suite to attack (banking or workspace)."`
 	Data  string  `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool    `help:"Print a JSON object instead of a table."`
@@ -35,7 +35,7 @@ type agentdojoAdaptiveCmd struct {
 	Q     float64 `default:"0" help:"Probability that the approver rejects a right step-up."`
 }
 
-func (c *agentdojoAdaptiveCmd) Run(e *env) error {
+func (c *adaptiveCmd) Run(e *env) error {
 	if c.P < 0 || c.P > 1 || c.Q < 0 || c.Q > 1 {
 		return fmt.Errorf("agentdojo adaptive: --p and --q are probabilities, between 0 and 1")
 	}
@@ -46,7 +46,7 @@ func (c *agentdojoAdaptiveCmd) Run(e *env) error {
 	return printReport(e, r, c.JSON)
 }
 
-type agentdojoSweepCmd struct {
+type sweepCmd struct {
 	Suite string    `default:"banking" enum:"banking,workspace" help:"Suite to sweep (banking or workspace)."`
 	Data  string    `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool      `help:"Print a JSON object instead of a table."`
@@ -57,7 +57,7 @@ type agentdojoSweepCmd struct {
 	Mode  string    `default:"known_counterparties" enum:"known_counterparties,strict" help:"Mode of the mandates."`
 }
 
-func (c *agentdojoSweepCmd) Run(e *env) error {
+func (c *sweepCmd) Run(e *env) error {
 	if c.Reps < 1 {
 		return fmt.Errorf("agentdojo sweep: --reps must be at least 1")
 	}
@@ -70,7 +70,7 @@ func (c *agentdojoSweepCmd) Run(e *env) error {
 	return printReport(e, r, c.JSON)
 }
 
-type agentdojoRegistryCmd struct {
+type registryCmd struct {
 	Suite string `default:"banking" enum:"banking,workspace" help:"Suite (banking: the beneficiaries registry; workspace: the counterparties, the addresses of the mail, calendar and drive)."`
 	Data  string `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool   `help:"Print a JSON object instead of a table."`
@@ -79,7 +79,7 @@ type agentdojoRegistryCmd struct {
 	K     []int  `name:"k" placeholder:"K,..." help:"Percentages of the legitimate counterparties removed (default 0,25,50,75,100)."`
 }
 
-func (c *agentdojoRegistryCmd) Run(e *env) error {
+func (c *registryCmd) Run(e *env) error {
 	if c.Reps < 1 {
 		return fmt.Errorf("agentdojo registry: --reps must be at least 1")
 	}
@@ -90,7 +90,7 @@ func (c *agentdojoRegistryCmd) Run(e *env) error {
 	return printReport(e, r, c.JSON)
 }
 
-type agentdojoRunCmd struct {
+type runCmd struct {
 	Suite         string `default:"banking" enum:"banking,workspace" help:"Suite to run (banking or workspace)."`
 	Data          string `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON          bool   `help:"Print a JSON object instead of a table."`
@@ -106,7 +106,7 @@ type agentdojoRunCmd struct {
 	Scripted      string `enum:",obey,user" default:"" help:"Instead of a model, start a deterministic stand-in on 127.0.0.1 that obeys injected instructions (obey) or follows only the user (user)."`
 }
 
-func (c *agentdojoRunCmd) Run(e *env) error {
+func (c *runCmd) Run(e *env) error {
 	opts := agentdojo.RunOptions{
 		Suite: c.Suite, DataDir: c.Data, Model: c.Model, BaseURL: c.BaseURL, APIKey: os.Getenv(c.APIKeyEnv), Seed: c.Seed,
 		UserTasks: c.UserTask, InjectionTasks: c.InjectionTask, MaxTurns: c.MaxTurns, Mode: mandate.Mode(c.Mode), NoGateway: c.NoGateway,

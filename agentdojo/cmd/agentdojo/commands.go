@@ -6,15 +6,7 @@ import (
 	"github.com/intentplane/intentplane/agentdojo"
 )
 
-type agentdojoCmd struct {
-	Replay   agentdojoReplayCmd   `cmd:"" help:"Replay every user task x injection task pair without an LLM: the agent executes the attacker's goal verbatim, then the user's task."`
-	Adaptive agentdojoAdaptiveCmd `cmd:"" help:"Gateway-aware attacks (disguised values, making the attacker known, abuse of legitimate values) replayed worst case against each user task, in both mandate modes."`
-	Sweep    agentdojoSweepCmd    `cmd:"" help:"A fallible approver (approves a wrong step-up with probability p, rejects a right one with q) swept over p, with the ablations resolution alone, approval alone, both, neither; its --json report is what agentdojo/plot draws."`
-	Registry agentdojoRegistryCmd `cmd:"" help:"Registries with k% of the legitimate counterparties removed (seeded): step-ups, refusals, utility and attacks against k."`
-	Run      agentdojoRunCmd      `cmd:"" help:"A real agent: a model behind an OpenAI-compatible chat-completions endpoint calls the suite's tools through the gateway, under AgentDojo-style injections (or --scripted, a local stand-in)."`
-}
-
-type agentdojoReplayCmd struct {
+type replayCmd struct {
 	Suite      string `default:"banking" enum:"banking,workspace" help:"Suite to replay (banking or workspace)."`
 	JSON       bool   `help:"Print a JSON object instead of a table."`
 	NoGateway  bool   `name:"no-gateway" help:"Call the suite's tools directly, without intentplane: AgentDojo's no-defence baseline."`
@@ -24,7 +16,7 @@ type agentdojoReplayCmd struct {
 	Data       string `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data (a directory holding workspace/environment.yaml, include/ and injection_vectors.yaml, as in AgentDojo's src/agentdojo/data/suites); default ../shared/agentdojo-data, looked up from the working directory upwards."`
 }
 
-func (c *agentdojoReplayCmd) Run(e *env) error {
+func (c *replayCmd) Run(e *env) error {
 	orders := map[string]agentdojo.Order{}
 	for _, o := range []agentdojo.Order{agentdojo.AttackerFirst, agentdojo.AfterExposure, agentdojo.AttackerLast} {
 		orders[o.String()] = o

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
 )
@@ -11,7 +13,7 @@ import (
 // upwards), through the gateway, as JSON; and the refusals of bad flags.
 func TestAgentdojoWorkspaceCommands(t *testing.T) {
 	t.Parallel()
-	out, err := runCLI(t, "agentdojo", "run", "--suite", "workspace", "--scripted", "obey", "--user-task", "13", "--injection-task", "4,13", "--json")
+	out, err := runCLI(t, "run", "--suite", "workspace", "--scripted", "obey", "--user-task", "13", "--injection-task", "4,13", "--json")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, out)
 	}
@@ -31,12 +33,20 @@ func TestAgentdojoWorkspaceCommands(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"agentdojo", "sweep", "--suite", "workspace", "--reps", "0"},
-		{"agentdojo", "registry", "--suite", "workspace", "--k", "101"},
-		{"agentdojo", "run", "--suite", "travel", "--scripted", "obey"},
+		{"sweep", "--suite", "workspace", "--reps", "0"},
+		{"registry", "--suite", "workspace", "--k", "101"},
+		{"run", "--suite", "travel", "--scripted", "obey"},
 	} {
 		if out, err := runCLI(t, args...); err == nil {
 			t.Errorf("%v: no error\n%s", args, out)
 		}
 	}
+}
+
+// runCLI runs the command line with args, returning what it printed.
+func runCLI(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	return out.String() + errb.String(), err
 }
