@@ -33,6 +33,10 @@ const (
 	// DemoPaidBill is DemoVendor's bill of October, 612.00 EUR, paid on
 	// 2026-10-30 by hand in the ERP: DemoVendor was paid before.
 	DemoPaidBill = "INV-2187"
+	// DemoOpenBill is the bill the demo leaves open, 1,180.00 EUR, for an
+	// assistant to pay through intentplane-mcp afterwards; `intentplane
+	// odoo setup` enters it (odoo.DemoOpenBill), DemoERP does not.
+	DemoOpenBill = "INV-2302"
 	// DemoOtherVendor, DemoOtherIBAN and DemoOtherBill belong to
 	// DemoOtherCompany: its vendor, that vendor's account and its bill
 	// INV-7001 for 990.00 EUR.

@@ -24,6 +24,10 @@ const (
 	DemoBill        = "INV-2290"                    // 850.00 EUR, naming DemoIBAN
 	DemoBill2       = "INV-2291"                    // 2,400.00 EUR
 	DemoPaidBill    = "INV-2187"                    // 612.00 EUR, paid: ACME was paid before
+	// DemoOpenBill is left open by `intentplane odoo demo`, which pays
+	// DemoBill and DemoBill2: 1,180.00 EUR, due 2026-12-22, for an
+	// assistant to pay through intentplane-mcp after the demo.
+	DemoOpenBill = "INV-2302"
 )
 
 // SetupConfig says what Setup sets up. The zero value of an optional field
@@ -43,8 +47,9 @@ type SetupConfig struct {
 	// skipped if its Login is empty.
 	Reader, Payer, BankAdmin Identity
 	// DemoData enters ACME Supplies (in Germany), its accounts and bills
-	// INV-2290 and INV-2291 in Company, and its bill INV-2187, paid, so
-	// that paying ACME is not a first payment; what is there is kept.
+	// INV-2290 and INV-2291 (the demo's) and INV-2302 (left for
+	// intentplane-mcp) in Company, and its bill INV-2187, paid, so that
+	// paying ACME is not a first payment; what is there is kept.
 	DemoData bool
 	// Progress is told each step as it starts; nil means silence.
 	Progress func(step string)
@@ -110,7 +115,7 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 		return Config{}, err
 	}
 	if sc.DemoData {
-		say("demo data: " + DemoVendor + ", its bank accounts, bills " + DemoBill + " and " + DemoBill2)
+		say("demo data: " + DemoVendor + ", its bank accounts, bills " + DemoBill + " and " + DemoBill2 + " (for odoo demo) and " + DemoOpenBill + " (for intentplane-mcp)")
 		if err := demoData(ctx, a, sc.Company); err != nil {
 			return Config{}, err
 		}
@@ -303,6 +308,7 @@ func demoData(ctx context.Context, a *Admin, company string) error {
 	for _, b := range []erp.Bill{
 		{Ref: DemoBill, Vendor: v.ID, Currency: "EUR", Total: 85000, Due: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), BankAccount: onFile.ID},
 		{Ref: DemoBill2, Vendor: v.ID, Currency: "EUR", Total: 240000, Due: time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC)},
+		{Ref: DemoOpenBill, Vendor: v.ID, Currency: "EUR", Total: 118000, Due: time.Date(2026, 12, 22, 0, 0, 0, 0, time.UTC)},
 		{Ref: DemoPaidBill, Vendor: v.ID, Currency: "EUR", Total: 61200, Date: time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC),
 			Due: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC), BankAccount: onFile.ID},
 	} {

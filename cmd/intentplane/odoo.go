@@ -85,7 +85,8 @@ func (c *odooSetupCmd) Run(e *env) error {
 			"export ODOO_READER_PASSWORD=%s ODOO_PAYER_PASSWORD=%s ODOO_BANKADMIN_PASSWORD=%s\n",
 			odoo.KeyDays, cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password)
 	}
-	fmt.Fprintf(e.stdout, "Next: intentplane odoo demo --url %s --db %s\n", c.URL, c.DB)
+	fmt.Fprintf(e.stdout, "Next: intentplane odoo demo --url %s --db %s (it pays %s and %s, and leaves %s open for an assistant to pay through intentplane-mcp)\n",
+		c.URL, c.DB, odoo.DemoBill, odoo.DemoBill2, odoo.DemoOpenBill)
 	return nil
 }
 

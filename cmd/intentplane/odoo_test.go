@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kong"
+
+	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
@@ -64,9 +67,46 @@ func odooSetupAndDemo(t *testing.T, url, master, db string) {
 		t.Error("the demo reports an unexpected outcome")
 	}
 	out.Reset()
-	if err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not open") {
-		t.Errorf("a second demo on paid bills: %v; want a refusal to run", err)
+	if err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not open") || !strings.Contains(err.Error(), odoo.DemoOpenBill) {
+		t.Errorf("a second demo on paid bills: %v; want a refusal to run that names what is left to pay", err)
 	}
+	leftOpen(t, url, db)
+}
+
+// leftOpen checks, as the reader intentplane-mcp would be configured
+// with, that the demo left DemoOpenBill open and unpaid for an assistant to
+// pay through intentplane-mcp: the README's next step.
+func leftOpen(t *testing.T, url, db string) {
+	t.Helper()
+	var c odooDemoCmd
+	if _, err := kong.Must(&c).Parse([]string{"--url", url, "--db", db}); err != nil {
+		t.Fatal(err)
+	}
+	r, p, b, err := c.identities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := odoo.Config{URL: url, DB: db, Reader: r, Payer: p, BankAdmin: b, Transport: c.Transport}
+	ctx := context.Background()
+	cid, err := odoo.LookupCompany(ctx, cfg, odoo.DemoCompanyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Companies = map[string]int64{odoo.DemoCompany: cid}
+	client, err := odoo.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open, err := client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Open: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bl := range open {
+		if bl.Ref == odoo.DemoOpenBill && bl.PaymentState == erp.NotPaid && bl.Residual == 118000 {
+			return
+		}
+	}
+	t.Errorf("after setup and the demo, %s is not open for intentplane-mcp: open bills %+v", odoo.DemoOpenBill, open)
 }
 
 func TestOdooSetupAndDemoOnFake(t *testing.T) {

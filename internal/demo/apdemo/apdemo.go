@@ -165,7 +165,8 @@ func (r *run) findData(ctx context.Context) error {
 	}
 	for _, ref := range []string{ap.DemoBill, ap.DemoBill2} {
 		if bl, ok := r.bills[ref]; !ok || bl.PaymentState != erp.NotPaid {
-			return fmt.Errorf("apdemo: bill %s is not open and unpaid (the demo ran on this database already?): set up a new database with intentplane odoo setup --db", ref)
+			return fmt.Errorf("apdemo: bill %s is not open and unpaid: the demo ran on this database already (it pays each bill once). "+
+				"To play it again, set up a new database (intentplane odoo setup --db NEW); %s, if still open, is left for an assistant to pay through intentplane-mcp", ref, ap.DemoOpenBill)
 		}
 	}
 	accounts, err := r.books.BankAccounts(ctx, company, erp.BankAccountQuery{Vendor: vs[0].ID})
