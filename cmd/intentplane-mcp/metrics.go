@@ -20,6 +20,16 @@ func (a *app) gatewayStore() admin.ReconcilingStore {
 	return a.metrics.CountErrors(a.store)
 }
 
+// deferredLost returns, with [admin], what counts a deferred receipt the
+// store's write lost (intentplane_store_errors_total{op="append_deferred"});
+// nil without.
+func (a *app) deferredLost() func() {
+	if a.metrics == nil {
+		return nil
+	}
+	return func() { a.metrics.StoreFailed("append_deferred") }
+}
+
 // watchPage counts, with [admin] and a page, the requests this proxy put on
 // the approval page that are still pending
 // (intentplane_pending_approvals{channel="page"}).

@@ -48,7 +48,11 @@ var (
 // openStore opens the store [store] names. The PostgreSQL connection
 // string is read from the environment variable named by dsn_env, never
 // from the file.
-func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store, error) {
+//
+// lost, if not nil, is told of each deferred receipt (the receipt of a
+// decision that changed nothing) that the embedded store's write lost
+// after the answer was given; it is logged in any case.
+func openStore(ctx context.Context, c *config.Config, log *slog.Logger, lost func()) (*store, error) {
 	sc := c.Store
 	at := []string{"store"}
 	s := &store{close: func() error { return nil }}
@@ -59,7 +63,11 @@ func openStore(ctx context.Context, c *config.Config, log *slog.Logger) (*store,
 		s.Store, s.audit, s.entries = m, memAudit{m}, m
 		log.Warn("intentplane-mcp: [store] kind = \"mem\": budgets, spent nonces, executed operations and receipts are lost when this process exits, and a restart starts a new mandate with its whole budget; use kind = \"embedded\" (docs/stores.md)")
 	case "embedded":
-		st, err := embedded.Open(c.File(sc.Path), embedded.Options{Logger: log})
+		opts := embedded.Options{Logger: log}
+		if lost != nil {
+			opts.Lost = func(intent.Owner, error) { lost() }
+		}
+		st, err := embedded.Open(c.File(sc.Path), opts)
 		if err != nil {
 			return nil, c.ErrAt(append(at, "path"), "%v", err)
 		}

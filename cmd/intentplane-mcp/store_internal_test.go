@@ -20,7 +20,7 @@ func TestMemStoreWarns(t *testing.T) {
 	}{{"mem", "", true}, {"", "", true}, {"embedded", filepath.Join(t.TempDir(), "s.db"), false}} {
 		var buf bytes.Buffer
 		log := slog.New(slog.NewTextHandler(&buf, nil))
-		s, err := openStore(context.Background(), &config.Config{Store: config.Store{Kind: tc.kind, Path: tc.path}}, log)
+		s, err := openStore(context.Background(), &config.Config{Store: config.Store{Kind: tc.kind, Path: tc.path}}, log, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -108,7 +108,7 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	}
 	a.lock = w.lock
 	a.tools = w.clientTools()
-	if a.store, err = openStore(ctx, c, log); err != nil {
+	if a.store, err = openStore(ctx, c, log, a.deferredLost()); err != nil {
 		return nil, err
 	}
 	w.cbs.kept.Store = a.store.entries // call-backs outlive a restart

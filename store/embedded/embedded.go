@@ -56,6 +56,12 @@ type Options struct {
 	// Logger receives the deferred receipts a failed write lost (see
 	// AppendDeferred); nil means discard.
 	Logger *slog.Logger
+	// Lost is called, from the commit loop, once for each deferred
+	// receipt a failed write lost, with the write's error, so that an
+	// operator's metrics count it (intentplane-mcp:
+	// intentplane_store_errors_total{op="append_deferred"}); nil means
+	// none. It must not block.
+	Lost func(owner intent.Owner, err error)
 }
 
 // Bucket names. Every key in them starts with a one-byte tag, so that empty
@@ -90,6 +96,7 @@ type Store struct {
 	db       *bolt.DB
 	now      func() time.Time
 	log      *slog.Logger
+	lost     func(intent.Owner, error)
 	maxBatch int
 	maxQueue int
 
@@ -158,6 +165,7 @@ func Open(path string, opts Options) (*Store, error) {
 		db:       db,
 		now:      opts.Now,
 		log:      opts.Logger,
+		lost:     opts.Lost,
 		maxBatch: opts.MaxBatch,
 		maxQueue: opts.MaxQueue,
 		done:     make(chan struct{}),
@@ -331,6 +339,9 @@ func (s *Store) commit(batch []*request) {
 		}
 		if r.err != nil {
 			s.log.Error("deferred receipt lost: its write failed", "owner", r.owner, "err", r.err)
+			if s.lost != nil {
+				s.lost(r.owner, r.err)
+			}
 		}
 		s.deferred.Add(-1)
 	}
