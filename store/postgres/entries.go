@@ -32,8 +32,8 @@ func (s *Store) Entry(ctx context.Context, space, key string) ([]byte, bool, err
 	var v []byte
 	found := false
 	err := s.do(ctx, "read entry", func(ctx context.Context) error {
-		err := s.pool.QueryRow(ctx, `SELECT value FROM entries WHERE space = $1 AND key = $2 AND expires > now()`,
-			[]byte(space), []byte(key)).Scan(&v)
+		err := s.pool.QueryRow(ctx, `SELECT value FROM entries WHERE space = $1 AND key = $2 AND expires > $3`,
+			[]byte(space), []byte(key), s.cfg.Now().UTC()).Scan(&v)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -52,7 +52,7 @@ func (s *Store) Entries(ctx context.Context, space string, fn func(key string, v
 	var keys, vals [][]byte
 	err := s.do(ctx, "list entries", func(ctx context.Context) error {
 		keys, vals = nil, nil
-		rows, err := s.pool.Query(ctx, `SELECT key, value FROM entries WHERE space = $1 AND expires > now() ORDER BY key`, []byte(space))
+		rows, err := s.pool.Query(ctx, `SELECT key, value FROM entries WHERE space = $1 AND expires > $2 ORDER BY key`, []byte(space), s.cfg.Now().UTC())
 		if err != nil {
 			return err
 		}
@@ -99,8 +99,8 @@ func (s *Store) SwapEntry(ctx context.Context, space, key string, old, value []b
 	err := s.do(ctx, "swap entry", func(ctx context.Context) error {
 		tag, err := s.pool.Exec(ctx, `
 UPDATE entries SET value = $4, expires = $5
-WHERE space = $1 AND key = $2 AND (value = $3 OR value = $4) AND expires > now()`,
-			[]byte(space), []byte(key), old, value, expires.UTC())
+WHERE space = $1 AND key = $2 AND (value = $3 OR value = $4) AND expires > $6`,
+			[]byte(space), []byte(key), old, value, expires.UTC(), s.cfg.Now().UTC())
 		swapped = err == nil && tag.RowsAffected() == 1
 		return err
 	})

@@ -73,15 +73,16 @@ func (s *Store) writeHolds(ctx context.Context, batch []*job[holdReq, struct{}])
 				refused = append(refused, []byte(k))
 			}
 		}
-		rows, err = s.pool.Query(ctx, `SELECT key, expires FROM record_locks WHERE key = ANY($1)`, refused)
+		rows, err = s.pool.Query(ctx, `SELECT key, expires - clock_timestamp() FROM record_locks WHERE key = ANY($1)`, refused)
 		if err != nil {
 			return err
 		}
 		clear(until)
+		now := s.cfg.Now()
 		var k []byte
-		var t time.Time
-		_, err = pgx.ForEachRow(rows, []any{&k, &t}, func() error {
-			until[string(k)] = t.UTC()
+		var left time.Duration
+		_, err = pgx.ForEachRow(rows, []any{&k, &left}, func() error {
+			until[string(k)] = now.Add(left).UTC()
 			return nil
 		})
 		return err
@@ -120,17 +121,19 @@ func (s *Store) holdOne(ctx context.Context, r holdReq) error {
 
 // held returns the *state.HeldError of a Hold refused on key, with the
 // other holder's expiry: one more read, made only when a record is held.
-// Its Until is zero if the hold was given back meanwhile.
+// Its Until is zero if the hold was given back meanwhile. A hold's expiry
+// is kept on the database server's clock; Until is on the gateway's
+// (Config.Now): now plus what is left of the hold.
 func (s *Store) held(ctx context.Context, key string) error {
-	var until time.Time
-	err := s.pool.QueryRow(ctx, `SELECT expires FROM record_locks WHERE key = $1`, []byte(key)).Scan(&until)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+	var left time.Duration
+	err := s.pool.QueryRow(ctx, `SELECT expires - clock_timestamp() FROM record_locks WHERE key = $1`, []byte(key)).Scan(&left)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return &state.HeldError{}
+	case err != nil:
 		return err
 	}
-	if !until.IsZero() {
-		until = until.UTC()
-	}
-	return &state.HeldError{Until: until}
+	return &state.HeldError{Until: s.cfg.Now().Add(left).UTC()}
 }
 
 // Unhold implements state.Locks. Concurrent Unholds of this process are

@@ -50,6 +50,14 @@ type Config struct {
 	MaxBatch int
 	// Logger receives a line per retried call; nil means discard.
 	Logger *slog.Logger
+	// Now is the gateway's clock, the one the expiries given to the Store
+	// (entries, records, consumed keys) were computed with, so that they
+	// are compared with it, as the other stores do, and not with the
+	// database server's; nil means time.Now. Record holds, whose length is
+	// a duration, start and end on the database server's clock, and a
+	// reservation is stamped with it; what the Store tells of them (a
+	// hold's end, a reservation's age) is given on Now's clock.
+	Now func() time.Time
 	// NoMigrate opens a store a gateway has already created, without
 	// creating or upgrading anything: Open fails with ErrNotMigrated when
 	// the connection's schema holds no intentplane store or an older one.
@@ -86,6 +94,9 @@ type Store struct {
 // ErrNotMigrated with cfg.NoMigrate and no current store, and an error
 // for a DSN that does not parse.
 func Open(ctx context.Context, dsn string, cfg Config) (*Store, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 5 * time.Second
 	}

@@ -13,13 +13,20 @@ import (
 var _ state.Reconciler = (*Store)(nil)
 
 // OpenReservations implements state.Reconciler: the open reservations
-// made before before, by the database server's clock.
+// made before before, a time of the gateway's clock (Config.Now). A
+// reservation is stamped with the database server's clock when it is
+// made, so the two are compared by age: a reservation is listed if it is
+// older than Now() - before by the database's clock, and its Since is
+// given back on the gateway's clock, so that a skew between the two
+// clocks shifts neither.
 func (s *Store) OpenReservations(ctx context.Context, before time.Time) ([]state.Reservation, error) {
 	var out []state.Reservation
+	now := s.cfg.Now()
+	age := now.Sub(before)
 	err := s.do(ctx, "open reservations", func(ctx context.Context) error {
-		rows, err := s.pool.Query(ctx, `SELECT r.id, r.account, r.amount, a.currency, r.created_at
+		rows, err := s.pool.Query(ctx, `SELECT r.id, r.account, r.amount, a.currency, (now() - r.created_at) AS age
 			FROM budget_reservations r JOIN budget_accounts a ON a.account = r.account
-			WHERE r.created_at < $1`, before.UTC())
+			WHERE r.created_at < now() - $1 * interval '1 microsecond'`, age.Microseconds())
 		if err != nil {
 			return err
 		}
@@ -27,8 +34,9 @@ func (s *Store) OpenReservations(ctx context.Context, before time.Time) ([]state
 			var r state.Reservation
 			var id, account []byte // opaque keys: bytea
 			var amount int64
-			err := row.Scan(&id, &account, &amount, &r.Amount.Currency, &r.Since)
-			r.ID, r.Account, r.Amount.Amount, r.Since = string(id), string(account), intent.Amount(amount), r.Since.UTC()
+			var since time.Duration
+			err := row.Scan(&id, &account, &amount, &r.Amount.Currency, &since)
+			r.ID, r.Account, r.Amount.Amount, r.Since = string(id), string(account), intent.Amount(amount), now.Add(-since).UTC()
 			return r, err
 		})
 		return err

@@ -13,7 +13,7 @@ import (
 var _ state.Records = (*Store)(nil)
 
 // Keep implements state.Records in one statement: the row is inserted, or
-// replaced when it expired by the database's clock, and the row that holds
+// replaced when it expired by the gateway's clock (Config.Now), and the row that holds
 // the key afterwards is returned, so that replicas keeping one key at once
 // all get the first one's value. Errors other than ErrKeyTooLong wrap
 // ErrUnavailable.
@@ -28,9 +28,9 @@ func (s *Store) Keep(ctx context.Context, key string, value []byte, expires time
 		return s.pool.QueryRow(ctx, `
 INSERT INTO records (key, value, expires) VALUES ($1, $2, $3)
 ON CONFLICT (key) DO UPDATE SET
-  value   = CASE WHEN records.expires <= now() THEN excluded.value   ELSE records.value   END,
-  expires = CASE WHEN records.expires <= now() THEN excluded.expires ELSE records.expires END
-RETURNING value, expires`, []byte(key), value, expires.UTC()).Scan(&kept, &exp)
+  value   = CASE WHEN records.expires <= $4 THEN excluded.value   ELSE records.value   END,
+  expires = CASE WHEN records.expires <= $4 THEN excluded.expires ELSE records.expires END
+RETURNING value, expires`, []byte(key), value, expires.UTC(), s.cfg.Now().UTC()).Scan(&kept, &exp)
 	})
 	if err != nil {
 		return nil, time.Time{}, err
@@ -44,8 +44,8 @@ func (s *Store) Kept(ctx context.Context, key string) ([]byte, time.Time, bool, 
 	var exp time.Time
 	found := false
 	err := s.do(ctx, "read record", func(ctx context.Context) error {
-		err := s.pool.QueryRow(ctx, `SELECT value, expires FROM records WHERE key = $1 AND expires > now()`,
-			[]byte(key)).Scan(&val, &exp)
+		err := s.pool.QueryRow(ctx, `SELECT value, expires FROM records WHERE key = $1 AND expires > $2`,
+			[]byte(key), s.cfg.Now().UTC()).Scan(&val, &exp)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}

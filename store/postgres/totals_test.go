@@ -46,7 +46,7 @@ func TestTotalsAcrossReplicas(t *testing.T) {
 	}
 	var gws [2]*gateway.Gateway
 	for i := range gws {
-		st, err := postgres.Open(ctx, dsn, postgres.Config{})
+		st, err := postgres.Open(ctx, dsn, postgres.Config{Now: clock})
 		if err != nil {
 			t.Fatal(err)
 		}

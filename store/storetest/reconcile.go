@@ -36,8 +36,9 @@ func testOpenReservations(t *testing.T, s state.Store) {
 	if err := s.Release(ctx, "a3"); err != nil {
 		t.Fatal(err)
 	}
-	// Store clocks differ (the database server's for PostgreSQL): bound
-	// far in the future to list everything, far in the past for nothing.
+	// Bound far in the future to list everything, far in the past for
+	// nothing; Since is on the store's clock (here the wall clock), by
+	// whatever clock the store stamps a reservation with.
 	open, err := rs.OpenReservations(ctx, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,7 @@ func testOpenReservations(t *testing.T, s state.Store) {
 		open[1].ID != "b1 pay.send emma with spaces" || open[1].Account != "m-b" {
 		t.Fatalf("OpenReservations = %+v, want a1 on m-a and b1 on m-b, 1.00 EUR each", open)
 	}
+	checkSince(t, open)
 	if old, err := rs.OpenReservations(ctx, time.Now().Add(-24*time.Hour)); err != nil || len(old) != 0 {
 		t.Errorf("OpenReservations before yesterday = %+v, %v; want none", old, err)
 	}
@@ -57,5 +59,16 @@ func testOpenReservations(t *testing.T, s state.Store) {
 	}
 	if open, err := rs.OpenReservations(ctx, time.Now().Add(time.Hour)); err != nil || len(open) != 0 {
 		t.Errorf("after releasing every one: %+v, %v", open, err)
+	}
+}
+
+// checkSince: each reservation was made now, by its Since on the store's
+// clock (here the wall clock), whatever clock the store stamps it with.
+func checkSince(t *testing.T, open []state.Reservation) {
+	t.Helper()
+	for _, r := range open {
+		if d := time.Since(r.Since); d < -time.Minute || d > time.Minute {
+			t.Errorf("reservation %s made %v ago by its Since (%v); want now", r.ID, d, r.Since)
+		}
 	}
 }
