@@ -17,14 +17,14 @@ func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 		return nil
 	}
 	m := st.mandate
-	b, ok := m.BudgetIn(st.currency)
+	b, ok := m.BudgetIn(st.op.currency)
 	if !ok {
-		return noBudget(m, st.currency, st.amount)
+		return noBudget(m, st.op.currency, st.op.amount)
 	}
-	st.resID = state.ReservationID(st.operation, st.route.contract.Action, m.Owner)
-	err := g.store.Reserve(ctx, budgetAccount(m, b), b, st.resID, intent.Money{Currency: b.Currency, Amount: st.amount})
+	st.reserve.id = state.ReservationID(st.op.hash, st.route.contract.Action, m.Owner)
+	err := g.store.Reserve(ctx, budgetAccount(m, b), b, st.reserve.id, intent.Money{Currency: b.Currency, Amount: st.op.amount})
 	if errors.Is(err, state.ErrDuplicate) {
-		return refusals.Executing(st.operation)
+		return refusals.Executing(st.op.hash)
 	}
 	if err != nil {
 		// A retry of an operation that executed, once the budget is
@@ -33,15 +33,15 @@ func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 		if r := g.executedBefore(ctx, st); r != nil {
 			return r
 		}
-		return g.budgetRefusal(ctx, m, b, st.amount, err)
+		return g.budgetRefusal(ctx, m, b, st.op.amount, err)
 	}
-	st.reserved = true
+	st.reserve.budget = true
 	return nil
 }
 
 // 8. Approval: each approval is used once.
 func (g *Gateway) approval(ctx context.Context, st *decision) *intent.Refusal {
-	for _, a := range st.grant.Approvals {
+	for _, a := range st.approved.grant.Approvals {
 		err := g.store.Consume(ctx, state.ApprovalKey(a.ID), a.ExpiresAt)
 		if errors.Is(err, state.ErrReplayed) {
 			return refusals.Approval()

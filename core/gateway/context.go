@@ -48,18 +48,18 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 		return refusals.Unencodable()
 	}
 	st.out.Operation, st.out.OperationHash = &op, hash
-	st.nonce = state.NonceKey(hash)
-	st.operation = strings.TrimPrefix(st.nonce, "op:")
+	st.op.nonce = state.NonceKey(hash)
+	st.op.hash = strings.TrimPrefix(st.op.nonce, "op:")
 	if c.Budget != "" {
-		st.amount = intent.Amount(st.args[c.Budget].Int)
-		st.currency = m.Budget.Currency
+		st.op.amount = intent.Amount(st.args[c.Budget].Int)
+		st.op.currency = m.Budget.Currency
 		if c.BudgetCurrency != "" {
 			v, ok := facts[c.BudgetCurrency]
 			if !ok || v.Kind != intent.KindString || v.Str == "" {
 				g.log.Error("the budget currency fact is missing", "action", c.Action, "fact", c.BudgetCurrency)
 				return refusals.SystemsUnreadable()
 			}
-			st.currency = v.Str
+			st.op.currency = v.Str
 		}
 		// An amount read at another scale than its currency's minor unit
 		// (2 decimals for a JPY budget) would be counted and shown off by
@@ -122,12 +122,12 @@ func checkScale(c *contract.Contract, st *decision) *intent.Refusal {
 		return nil
 	}
 	for _, p := range c.Params {
-		if cp := p.Type.Currency(); p.Name == c.Budget && cp != "" && st.args[cp].Str != st.currency {
-			return refusals.CurrencyMismatch(c.Budget, st.args[cp].Str, st.currency)
+		if cp := p.Type.Currency(); p.Name == c.Budget && cp != "" && st.args[cp].Str != st.op.currency {
+			return refusals.CurrencyMismatch(c.Budget, st.args[cp].Str, st.op.currency)
 		}
 	}
-	if e := (intent.Money{Currency: st.currency}).Exponent(); int(v.Scale) != e {
-		return refusals.ScaleMismatch(c.Budget, int(v.Scale), st.currency, e)
+	if e := (intent.Money{Currency: st.op.currency}).Exponent(); int(v.Scale) != e {
+		return refusals.ScaleMismatch(c.Budget, int(v.Scale), st.op.currency, e)
 	}
 	return nil
 }
@@ -150,7 +150,7 @@ func (g *Gateway) hold(ctx context.Context, st *decision) *intent.Refusal {
 		}
 		return refusals.Unavailable()
 	}
-	st.lock, st.holder = key, holder
+	st.held.key, st.held.holder = key, holder
 	return nil
 }
 

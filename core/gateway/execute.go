@@ -18,7 +18,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 		// The verifier accepts a mandate until DefaultSkew after its
 		// expiry; the nonce must outlive that, or a store that forgets
 		// expired keys lets the operation execute again in between.
-		err := g.store.Consume(ctx, st.nonce, m.Expiry.Add(mandate.DefaultSkew))
+		err := g.store.Consume(ctx, st.op.nonce, m.Expiry.Add(mandate.DefaultSkew))
 		if errors.Is(err, state.ErrReplayed) {
 			return g.replayed(ctx, st)
 		}
@@ -26,18 +26,18 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 			return refusals.Unavailable()
 		}
 	}
-	st.executing = true
+	st.exec.running = true
 	out, err := st.route.pack.Executor.Execute(ctx, *st.out.Operation, st.out.OperationHash)
-	st.executing = false
+	st.exec.running = false
 	if err != nil {
 		return g.executionFailed(ctx, st, err)
 	}
-	st.spent = true
-	st.result = receipt.ResultExecuted
+	st.exec.spent = true
+	st.exec.result = receipt.ResultExecuted
 	st.out.Executed, st.out.Output = true, out.Output
-	st.summary = out.Summary
-	if st.summary == "" && out.Output != "" {
-		st.summary = receipt.OutputDigest(out.Output)
+	st.exec.summary = out.Summary
+	if st.exec.summary == "" && out.Output != "" {
+		st.exec.summary = receipt.OutputDigest(out.Output)
 	}
 	return nil
 }
@@ -50,15 +50,15 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 // stays held, its nonce consumed and its amount committed.
 func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) *intent.Refusal {
 	if !errors.Is(err, ErrNotExecuted) {
-		st.result, st.spent = receipt.ResultFailed, true
+		st.exec.result, st.exec.spent = receipt.ResultFailed, true
 		return refusals.ExecutionFailed()
 	}
 	if !st.route.contract.ReadOnly {
 		// This decision consumed the nonce and holds it: no other can
 		// have consumed it meanwhile. If it cannot be given back, a retry
 		// is refused as replayed, which is safe.
-		if err := g.store.Unconsume(context.WithoutCancel(ctx), st.nonce); err != nil {
-			g.log.Error("nonce not given back after a refused execution", "operation", st.operation, "err", err)
+		if err := g.store.Unconsume(context.WithoutCancel(ctx), st.op.nonce); err != nil {
+			g.log.Error("nonce not given back after a refused execution", "operation", st.op.hash, "err", err)
 		}
 	}
 	why := "it gave no reason that can be shown"
@@ -78,7 +78,7 @@ func (g *Gateway) executionFailed(ctx context.Context, st *decision, err error) 
 // else executes on those records while the operation may still reach the
 // system of record (reconciliation relies on it, see Gateway.Reconcile).
 func (g *Gateway) cleanup(ctx context.Context, st *decision) {
-	if !st.reserved && st.lock == "" && len(st.totalIDs) == 0 {
+	if !st.reserve.budget && st.held.key == "" && len(st.reserve.totalIDs) == 0 {
 		return
 	}
 	if ctx.Done() != nil { // a context that cannot be cancelled needs no shield
@@ -86,24 +86,24 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	}
 	// Settled together: one round trip to a store that is a
 	// state.Settler.
-	ids := slices.Clone(st.totalIDs)
-	if st.reserved {
-		ids = append(ids, st.resID)
+	ids := slices.Clone(st.reserve.totalIDs)
+	if st.reserve.budget {
+		ids = append(ids, st.reserve.id)
 	}
-	if len(ids) > 0 && !st.executing {
-		for i, err := range state.Settle(ctx, g.store, ids, st.spent) {
+	if len(ids) > 0 && !st.exec.running {
+		for i, err := range state.Settle(ctx, g.store, ids, st.exec.spent) {
 			switch {
 			case err == nil:
-			case st.spent:
+			case st.exec.spent:
 				g.log.Error("budget commit failed", "reservation", ids[i], "err", err)
 			default:
 				g.log.Error("budget release failed", "reservation", ids[i], "err", err)
 			}
 		}
 	}
-	if st.lock != "" && !st.executing {
-		if err := g.store.Unhold(ctx, st.lock, st.holder); err != nil {
-			g.log.Error("lock release failed", "lock", st.lock, "err", err)
+	if st.held.key != "" && !st.exec.running {
+		if err := g.store.Unhold(ctx, st.held.key, st.held.holder); err != nil {
+			g.log.Error("lock release failed", "lock", st.held.key, "err", err)
 		}
 	}
 }

@@ -253,7 +253,7 @@ func (g *Gateway) Actions() []intent.Action {
 // an operation that executed, or may have, is durable before Decide
 // returns.
 func (g *Gateway) Decide(ctx context.Context, req Request) (Decision, error) {
-	st := &decision{req: req, now: g.now().UTC(), result: receipt.ResultNotExecuted}
+	st := &decision{req: req, now: g.now().UTC(), exec: executionState{result: receipt.ResultNotExecuted}}
 	d := &st.out
 	d.Verdict = intent.Allow
 	if r := g.runGuarded(ctx, st); r != nil {
@@ -298,7 +298,7 @@ func (g *Gateway) receipt(ctx context.Context, st *decision) (Decision, error) {
 // receipt must be durable for: it executed nothing, or only a read-only
 // action.
 func (st *decision) changedNothing() bool {
-	switch st.result {
+	switch st.exec.result {
 	case receipt.ResultNotExecuted:
 		return true
 	case receipt.ResultExecuted:
@@ -331,10 +331,10 @@ func (g *Gateway) receiptOf(st *decision) receipt.Receipt {
 		Facts:     d.Facts,
 		Verdict:   d.Verdict,
 		Policies:  d.Policies,
-		Approvals: st.evidence,
-		Result:    st.result,
-		Output:    st.summary,
-		Operation: st.operation,
+		Approvals: st.approved.evidence,
+		Result:    st.exec.result,
+		Output:    st.exec.summary,
+		Operation: st.op.hash,
 	}
 	if d.Refusal != nil {
 		r.Code, r.Message = d.Refusal.Code, d.Refusal.Message
@@ -389,8 +389,8 @@ func (g *Gateway) runGuarded(ctx context.Context, st *decision) (r *intent.Refus
 		if p := recover(); p != nil {
 			g.log.Error("panic in the decision pipeline", "action", st.proposal.Action, "panic", fmt.Sprint(p))
 			st.out.Executed, st.out.Output = false, ""
-			if st.executing {
-				st.result = receipt.ResultFailed
+			if st.exec.running {
+				st.exec.result = receipt.ResultFailed
 				r = refusals.ExecutionFailed()
 				return
 			}

@@ -30,10 +30,10 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 		Standard: &policy.Standard{
 			Args:     st.args,
 			Facts:    st.out.Facts,
-			Confirm:  st.grant.Confirm || st.grant.FourEyes,
-			FourEyes: st.grant.FourEyes,
+			Confirm:  st.approved.grant.Confirm || st.approved.grant.FourEyes,
+			FourEyes: st.approved.grant.FourEyes,
 			Mode:     string(m.Mode),
-			Amount:   st.amount,
+			Amount:   st.op.amount,
 		},
 	})
 	st.out.Policies = pr.Policies
@@ -48,11 +48,11 @@ func (g *Gateway) policy(ctx context.Context, st *decision) *intent.Refusal {
 			return r
 		}
 		// Nor what the budget cannot pay.
-		if r := g.budgetFits(ctx, m, st.currency, st.amount); r != nil {
+		if r := g.budgetFits(ctx, m, st.op.currency, st.op.amount); r != nil {
 			return r
 		}
 		st.out.Level = pr.Level
-		return refusals.ApprovalRequired(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.operation)
+		return refusals.ApprovalRequired(levelText(pr.Level), st.withTotals(reasonText(withFacts(pr.Reasons, st.out.Facts))), st.op.hash)
 	}
 	if len(pr.Errors) > 0 && len(pr.Overflowed) == len(pr.Errors) {
 		// Only overflows: the amount (with a total) is beyond what the
@@ -99,9 +99,9 @@ func (g *Gateway) checkApprovals(st *decision) *intent.Refusal {
 		}
 	}
 	for _, a := range grant.Approvals {
-		st.evidence = append(st.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
+		st.approved.evidence = append(st.approved.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
 	}
-	st.grant = grant
+	st.approved.grant = grant
 	return nil
 }
 
@@ -113,7 +113,7 @@ func (g *Gateway) executedBefore(ctx context.Context, st *decision) *intent.Refu
 	if st.route.contract.ReadOnly {
 		return nil
 	}
-	if done, err := g.store.Consumed(ctx, st.nonce); err == nil && done {
+	if done, err := g.store.Consumed(ctx, st.op.nonce); err == nil && done {
 		return g.replayed(ctx, st)
 	}
 	return nil
@@ -126,9 +126,9 @@ func (g *Gateway) executedBefore(ctx context.Context, st *decision) *intent.Refu
 // tell, Replayed, as before.
 func (g *Gateway) replayed(ctx context.Context, st *decision) *intent.Refusal {
 	if not, err := g.store.Consumed(ctx, state.NotExecutedKey(st.out.OperationHash)); err == nil && not {
-		return refusals.NotExecuted(st.operation)
+		return refusals.NotExecuted(st.op.hash)
 	}
-	return refusals.Replayed(st.operation)
+	return refusals.Replayed(st.op.hash)
 }
 
 func levelText(l intent.Level) string {

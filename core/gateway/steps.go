@@ -16,11 +16,14 @@ import (
 )
 
 // decision carries one decision through the pipeline: what each step
-// found, for the steps after it and for the receipt.
+// found, for the steps after it and for the receipt. Steps 1 to 4 fill the
+// first group; each later step writes only its own group.
 type decision struct {
-	req      Request
-	now      time.Time
-	out      Decision // what Decide returns
+	req Request
+	now time.Time
+	out Decision // what Decide returns
+
+	// 1-4: decode, checkMandate, contract, resolve.
 	proposal intent.Proposal
 	decoded  bool // proposal holds the decoded proposal
 	mandate  *mandate.Mandate
@@ -28,24 +31,49 @@ type decision struct {
 	args     intent.Args // the decoded arguments, then the resolved ones
 	sent     intent.Args // the decoded arguments, before resolution
 	res      resolve.Output
+
+	op       operationState   // 5, context
+	held     holdState        // 5, hold
+	reserve  reservationState // 6 and 7, totals and budget
+	approved approvalState    // 8, approval
+	exec     executionState   // 9, execute
+}
+
+// operationState is what the context step builds of the operation.
+type operationState struct {
+	hash     string        // the operation hash in hex
+	nonce    string        // state.NonceKey of the operation
 	amount   intent.Amount // minor units of currency reserved against the budget
 	currency string        // the amount's currency: the contract's BudgetCurrency fact, or the main budget's
+}
+
+// holdState is the record hold the hold step took, if any.
+type holdState struct {
+	key    string // the record-lock key held
+	holder string // this decision's holder id for key
+}
+
+// reservationState is what the totals and budget steps reserved in the
+// store, for execute and cleanup to commit or release.
+type reservationState struct {
+	id       string   // the reservations' id: state.ReservationID of the operation
+	budget   bool     // a budget reservation is open under id
+	totalIDs []string // the open reservations on the contract's totals
+	totals   string   // the totals for people, "" if none
+}
+
+// approvalState is what the approval step accepted.
+type approvalState struct {
 	grant    approval.Grant
 	evidence []receipt.Evidence
+}
 
-	operation string   // the operation hash in hex, once built
-	nonce     string   // state.NonceKey of the operation
-	lock      string   // the record-lock key held, if any
-	holder    string   // this decision's holder id for lock
-	reserved  bool     // a budget reservation is open under resID
-	resID     string   // the reservation's id: state.ReservationID of the operation
-	totalIDs  []string // the open reservations on the contract's totals
-	totals    string   // the totals for people, "" if none
-
-	executing bool
-	spent     bool   // the reservation is committed, not released, at cleanup
-	result    string // receipt.ResultExecuted, ResultFailed or ResultNotExecuted
-	summary   string // what the receipt keeps of the output
+// executionState is what execute did.
+type executionState struct {
+	running bool
+	spent   bool   // the reservation is committed, not released, at cleanup
+	result  string // receipt.ResultExecuted, ResultFailed or ResultNotExecuted
+	summary string // what the receipt keeps of the output
 }
 
 // run is the pipeline, steps 1 to 9 (the receipt, step 10, is Decide's):

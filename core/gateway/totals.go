@@ -30,7 +30,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	if r != nil {
 		return r
 	}
-	st.resID = state.ReservationID(st.operation, c.Action, st.mandate.Owner)
+	st.reserve.id = state.ReservationID(st.op.hash, c.Action, st.mandate.Owner)
 	reqs, values := totalRequests(st, amount, cur)
 	us, r := g.reserveTotals(ctx, st, reqs, func(i int) string {
 		return "to " + nameOf(facts, c.Totals[i].By[0], values[i][0]) + " " + c.Totals[i].Text()
@@ -45,7 +45,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 	// The amount converted is shown whenever it differs, so that the
 	// person asked to approve sees both amounts.
 	if nonzero || converted != "" {
-		st.totals = fmt.Sprintf("this payment %s%s; %s", intent.Money{Currency: st.currency, Amount: st.amount}, converted, strings.Join(parts, ", "))
+		st.reserve.totals = fmt.Sprintf("this payment %s%s; %s", intent.Money{Currency: st.op.currency, Amount: st.op.amount}, converted, strings.Join(parts, ", "))
 	}
 	return nil
 }
@@ -57,7 +57,7 @@ func (g *Gateway) totals(ctx context.Context, st *decision) *intent.Refusal {
 // amount counts as zero (it is the policy's to refuse).
 func (g *Gateway) totalsAmount(st *decision) (amount intent.Amount, cur, converted string, r *intent.Refusal) {
 	c, facts := st.route.contract, st.out.Facts
-	amount, cur = max(st.amount, 0), st.currency
+	amount, cur = max(st.op.amount, 0), st.op.currency
 	if c.TotalsAmount == "" {
 		return amount, cur, "", nil
 	}
@@ -86,7 +86,7 @@ func totalRequests(st *decision, amount intent.Amount, cur string) ([]state.Rese
 		}
 		acct := state.TotalAccount(m.Owner, st.route.pack.Name, t.Name, cur, t.Period(st.now, m.ID), values[i]...)
 		reqs[i] = state.ReserveRequest{Account: acct, Limit: intent.Money{Currency: cur, Amount: state.TotalLimit},
-			ID: state.TotalReservationID(st.resID, i), Amount: intent.Money{Currency: cur, Amount: amount}}
+			ID: state.TotalReservationID(st.reserve.id, i), Amount: intent.Money{Currency: cur, Amount: amount}}
 	}
 	return reqs, values
 }
@@ -133,7 +133,7 @@ func (g *Gateway) totalFacts(st *decision, us []state.Usage, values [][]string, 
 func totalRefusal(err error, st *decision, amount intent.Money, what string) *intent.Refusal {
 	switch {
 	case errors.Is(err, state.ErrDuplicate):
-		return refusals.Executing(st.operation)
+		return refusals.Executing(st.op.hash)
 	case errors.Is(err, state.ErrExceeded):
 		return refusals.TotalTooLarge(amount.Decimal(), amount.Currency, what)
 	}
@@ -150,7 +150,7 @@ func (g *Gateway) reserveTotals(ctx context.Context, st *decision, reqs []state.
 	var r *intent.Refusal
 	for i, err := range errs {
 		if err == nil || errors.Is(err, state.ErrUsageUnread) {
-			st.totalIDs = append(st.totalIDs, reqs[i].ID)
+			st.reserve.totalIDs = append(st.reserve.totalIDs, reqs[i].ID)
 		}
 		if r == nil && err != nil {
 			r = totalRefusal(err, st, reqs[i].Amount, what(i))
@@ -164,10 +164,10 @@ func (g *Gateway) reserveTotals(ctx context.Context, st *decision, reqs []state.
 // asked to approve see what the payment adds up to ("this payment 400.01
 // EUR; paid to ACME Supplies today 1999.99 EUR").
 func (st *decision) withTotals(reasons string) string {
-	if st.totals == "" {
+	if st.reserve.totals == "" {
 		return reasons
 	}
-	return reasons + " (" + st.totals + ")"
+	return reasons + " (" + st.reserve.totals + ")"
 }
 
 // noteOf returns " (" + the text of the fact note + ")" when note names a
