@@ -68,7 +68,10 @@ type duplicateFacts struct {
 //     or after the number, extends: "INV-2290A", "INV-2290/2026"; or the
 //     keys are equal once their '.' are left out: "INV-2-290" and
 //     "INV-2290", "2290-1" and "22901") and they have nearly the same
-//     amount or close invoice dates;
+//     amount or close invoice dates, or one key is the other with one
+//     digit added that a letter may have written (letterAdded: "22908",
+//     "INV-2290B" read by rule 2, and "2290") and they have nearly the
+//     same amount;
 //   - have nearly the same amount and a reference that cannot be compared:
 //     once the other is paid in part or in full, a person confirms
 //     (bill_ref_unclear when it is this bill's reference, paid_refs_unclear
@@ -136,7 +139,7 @@ func creditedBills(siblings []erp.Bill) map[string]intent.Amount {
 // pairSignals are the signals two bills of one vendor share (see
 // suspectDuplicates).
 type pairSignals struct {
-	number, amount, nearAmount, near, unkeyed, resubmitted, extended, regrouped bool
+	number, amount, nearAmount, near, unkeyed, resubmitted, extended, regrouped, letterAdded bool
 }
 
 // compareBills returns the signals bill (whose duplicate key is key, or
@@ -144,18 +147,28 @@ type pairSignals struct {
 func compareBills(bill, s erp.Bill, key string, kerr error, window time.Duration) pairSignals {
 	k, err := normalize.DuplicateKey(s.Ref)
 	var p pairSignals
-	p.unkeyed = kerr != nil || err != nil
-	p.number = !p.unkeyed && k == key
-	p.extended = !p.unkeyed && !p.number && (extends(k, key) || extends(key, k))
-	if !p.unkeyed && !p.number && !p.extended {
-		a, b := strings.ReplaceAll(k, ".", ""), strings.ReplaceAll(key, ".", "")
-		p.regrouped = a == b || extends(a, b) || extends(b, a)
+	if p.unkeyed = kerr != nil || err != nil; !p.unkeyed {
+		p.compareKeys(k, key)
 	}
 	p.amount = s.Total == bill.Total && s.Currency == bill.Currency
 	p.nearAmount = s.Currency == bill.Currency && nearAmount(s.Total, bill.Total)
 	p.near = !bill.Date.IsZero() && !s.Date.IsZero() && absDuration(bill.Date.Sub(s.Date)) <= window
 	p.resubmitted = p.nearAmount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
 	return p
+}
+
+// compareKeys sets the signals of two duplicate keys: the same number,
+// or numbers that look alike (extends, then regrouped, then letterAdded:
+// each only when the ones before it are not).
+func (p *pairSignals) compareKeys(k, key string) {
+	p.number = k == key
+	p.extended = !p.number && (extends(k, key) || extends(key, k))
+	if p.number || p.extended {
+		return
+	}
+	a, b := strings.ReplaceAll(k, ".", ""), strings.ReplaceAll(key, ".", "")
+	p.regrouped = a == b || extends(a, b) || extends(b, a)
+	p.letterAdded = !p.regrouped && (letterAdded(k, key) || letterAdded(key, k))
 }
 
 // nearAmount reports whether two totals (minor units of one currency,
@@ -190,6 +203,7 @@ func (p pairSignals) why() []string {
 		{p.nearAmount && !p.amount, nearlySame},
 		{p.extended && (p.nearAmount || p.near), addedTo},
 		{p.regrouped && (p.nearAmount || p.near), regrouped},
+		{p.letterAdded && p.nearAmount, addedTo},
 		{p.near && (p.number || p.amount || p.lookAlike()), closeDates},
 		{p.unkeyed && p.nearAmount, noNumber},
 		{p.resubmitted, resubmission},
@@ -210,7 +224,7 @@ func (f *duplicateFacts) add(p pairSignals, settled, ownUnkeyed bool) bool {
 		f.likelyOfSettled = true
 	case p.likely():
 		f.others++
-	case p.amount && p.near, p.resubmitted, p.lookAlike() && (p.nearAmount || p.near):
+	case p.amount && p.near, p.resubmitted, p.lookAlike() && (p.nearAmount || p.near), p.letterAdded && p.nearAmount:
 		f.others++
 	case p.nearAmount && p.unkeyed && settled && ownUnkeyed:
 		f.refUnclear = true
@@ -282,6 +296,20 @@ func extends(long, short string) bool {
 		return true
 	}
 	return strings.HasSuffix(long, short) && !isDigit(long[len(long)-len(short)-1])
+}
+
+// letterAdded reports whether the duplicate key long is short, a number,
+// with one digit added at its end or its start that a letter may have
+// written (0 1 2 5 8: O I L Z S B, rule 2 of normalize.DuplicateKey):
+// "22908" is "INV-2290B" as well as "INV-22908", so it may be "INV-2290"
+// with a letter added, a copy marked as AP clerks mark them.
+func letterAdded(long, short string) bool {
+	if len(long) != len(short)+1 || short == "" || !isDigit(short[0]) || !isDigit(short[len(short)-1]) {
+		return false
+	}
+	const fromLetters = "01258"
+	return strings.HasPrefix(long, short) && strings.IndexByte(fromLetters, long[len(short)]) >= 0 ||
+		strings.HasSuffix(long, short) && strings.IndexByte(fromLetters, long[0]) >= 0
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
