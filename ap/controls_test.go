@@ -332,11 +332,6 @@ func TestBankCountry(t *testing.T) {
 // ("INV-22903") is not.
 func TestRegressionCopyWithSuffix(t *testing.T) {
 	t.Parallel()
-	const (
-		refused = "refused"
-		asked   = "asked"
-		paid    = "paid"
-	)
 	for ref, want := range map[string]string{
 		"INV-2290 copy": refused, "INV-2290-DUP": refused, "Invoice #2290 (reminder)": refused, "COPY INV-2290": refused,
 		"INV-2290A": asked, "INV-2290/2026": asked, "2290 INV": asked, "INV-2290B": asked, "INV-22901": asked,

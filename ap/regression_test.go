@@ -483,3 +483,83 @@ func TestLookupSettles(t *testing.T) {
 		t.Error("Lookup of a bank change: no error")
 	}
 }
+
+// TestRegressionDuplicateFormsIssue24 (the trial of issue 24): with the
+// vendor's "INV-2290" of 480.00 paid 40 days before, a copy of it entered
+// as a new bill was paid with nobody asked when its number was written
+// with separators inside the digits (a space, a comma, a dot, a thin or
+// no-break space: thousands grouping), with a prefix or a suffix added,
+// or with a look-alike character, as soon as the dates were more than 7
+// days apart or the amount was changed by one cent. Grouped digits and
+// copy marks are now the same key (refused once the original is paid);
+// a number that looks like it, or a reference that cannot be compared,
+// at nearly the same amount asks a person. An instalment "INV-2290-1" of
+// another amount, and another invoice of nearly the same amount, are
+// still paid.
+func TestRegressionDuplicateFormsIssue24(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ref   string
+		total intent.Amount
+		want  string
+	}{
+		{"INV 2 290", 48000, refused},
+		{"2,290", 47999, refused},
+		{"INV-2.290", 48001, refused},
+		{"2\u2009290", 48000, refused},
+		{"2\u00a0290", 48000, refused},
+		{"2'290", 48000, refused},
+		{"COPY INV-2290", 48001, refused},
+		{"INV-2290 (reminder)", 47999, refused},
+		{"INV-2290A", 47999, asked},
+		{"INV-2290B", 48001, asked},
+		{"INV-2290-R", 48000, asked},
+		{"INV-2290/2026", 47999, asked},
+		{"ACME-2290", 48001, asked},
+		{"INV-22-90", 47999, asked},
+		{"\u0406NV-2290", 47999, asked},
+		{"INV-22\u200b90", 48001, asked},
+		{"INV-\uff12\uff12\uff19\uff10", 48000, asked},
+		{"INV-2290-1", 24000, paid},
+		{"INV-2291", 47999, paid},
+		{"INV-2290A", 30000, paid},
+	} {
+		t.Run(tc.ref, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			vendor, iban := e.contoso(false)
+			e.contosoBill("BILL/2026/10/0101", "INV-2290", 48000, t0.AddDate(0, 0, -41), "", true)
+			copy2 := e.contosoBill("BILL/2026/11/0102", tc.ref, tc.total, t0.AddDate(0, 0, -1), "", false)
+			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+			d := e.decide(tok, ap.ActionPayBill, pay(vendor, copy2.Name, iban, intent.FormatAmount(tc.total, 2)))
+			if got := outcome(d); got != tc.want {
+				t.Fatalf("%q at %s, 40 days after the paid INV-2290: %s (%s); want %s", tc.ref, intent.FormatAmount(tc.total, 2), got, message(d), tc.want)
+			}
+			if tc.want != paid && !strings.Contains(message(d), `BILL/2026/10/0101 (vendor reference "INV-2290", 480.00 EUR`) {
+				t.Errorf("the message does not name the paid bill: %s", message(d))
+			}
+		})
+	}
+}
+
+// The outcomes of a payment for a person: refused, asked (a person's
+// confirmation), or paid.
+const (
+	refused = "refused"
+	asked   = "asked"
+	paid    = "paid"
+)
+
+// outcome names d's outcome: refused, asked, paid, or its verdict and
+// level when it is none of those (four eyes).
+func outcome(d gateway.Decision) string {
+	switch {
+	case d.Executed:
+		return paid
+	case d.Verdict == intent.Deny:
+		return refused
+	case d.Verdict == intent.StepUp && d.Level == intent.LevelConfirm:
+		return asked
+	}
+	return d.Verdict.String() + " " + string(d.Level)
+}
