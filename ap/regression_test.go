@@ -563,3 +563,57 @@ func outcome(d gateway.Decision) string {
 	}
 	return d.Verdict.String() + " " + string(d.Level)
 }
+
+// TestRegressionCompanyCurrencyThresholds (issue 24, checking that no
+// control assumes two decimals for the company's currency): the
+// thresholds of Config were compared as minor units of the company's
+// currency, so the default 1,000.00 confirmation threshold was ¥100,000
+// for a company in JPY (a ¥5,000 payment executed unasked) and 100.000
+// KWD for one in KWD (a 500.000 KWD payment was asked about). They are
+// hundredths of a unit, scaled by each decision to the minor unit of
+// the company's currency: ¥1,000 and 1,000.000 KWD by default, and the
+// person is shown them so.
+func TestRegressionCompanyCurrencyThresholds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		currency string
+		total    intent.Amount // the bill, minor units
+		pay      string
+		want     string
+	}{
+		{"JPY", 50000, "900", paid},
+		{"JPY", 50000, "5000", asked},
+		{"JPY", 50000, "20000", refused},
+		{"KWD", 5000000, "500.000", paid},
+		{"KWD", 5000000, "1500.000", asked},
+		{"KWD", 50000000, "12000.000", refused},
+		{"EUR", 5000000, "900.00", paid},
+		{"EUR", 5000000, "1500.00", asked},
+	} {
+		t.Run(tc.currency+" "+tc.pay, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			ctx := t.Context()
+			if err := e.erp.SetCompanyCurrency(ap.DemoCompany, tc.currency); err != nil {
+				t.Fatal(err)
+			}
+			acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+			if _, err := e.erp.AddBill(ctx, ap.DemoCompany, erp.Bill{Ref: "INV-9000", Vendor: acme.ID, Currency: tc.currency, Total: tc.total}); err != nil {
+				t.Fatal(err)
+			}
+			tok := e.mandate("m-1", ap.DemoCompany, tc.currency)
+			args := pay(ap.DemoVendor, "INV-9000", ap.DemoIBAN, tc.pay)
+			args["currency"] = tc.currency
+			d := e.decide(tok, ap.ActionPayBill, args)
+			if got := outcome(d); got != tc.want {
+				t.Fatalf("%s %s for a company in %s: %s (%s); want %s", tc.pay, tc.currency, tc.currency, got, message(d), tc.want)
+			}
+			// The defaults, 1,000.00 and 10,000.00, in minor units of the
+			// company's currency.
+			unit := map[string]int64{"JPY": 1, "KWD": 1000, "EUR": 100}[tc.currency]
+			if d.Facts["confirm_above"] != intent.Int(1000*unit) || d.Facts["max_amount"] != intent.Int(10000*unit) {
+				t.Errorf("confirm_above %v, max_amount %v; want %d and %d", d.Facts["confirm_above"], d.Facts["max_amount"], 1000*unit, 10000*unit)
+			}
+		})
+	}
+}
