@@ -127,6 +127,7 @@ func TestDuplicateSet(t *testing.T) {
 		"number-reused-next-year":    "the same number at one vendor is refused once paid: only the accounting team tells a reused number from a copy",
 		"weekly-same-amount":         "the same amount within the 7-day window: a person tells two deliveries from one invoice entered twice",
 		"instalments-same-day":       "the same amount on the same day",
+		"supplement-same-week":       "a number with something added, within the 7-day window, whatever the amounts",
 		"digit-appended-same-amount": "the same amount, and one number is the other with a digit a letter may have written (\"2290B\" keys as 22908)",
 	}
 	type count struct{ n, held, refused int }
@@ -180,7 +181,7 @@ func TestDuplicateSet(t *testing.T) {
 		d.held, d.n, pct(d.held, d.n), c.held, c.n, pct(c.held, c.n), x.held, x.n, pct(x.held, x.n))
 	// The false-hold rate docs/controls.md states: the forms of
 	// heldDistinct, nothing else.
-	const maxFalseHolds = 0.17
+	const maxFalseHolds = 0.19
 	if float64(x.held) > maxFalseHolds*float64(x.n) {
 		t.Errorf("false holds %d/%d, above the %.0f%% docs/controls.md states", x.held, x.n, 100*maxFalseHolds)
 	}

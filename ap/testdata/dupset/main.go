@@ -380,6 +380,11 @@ func (g *gen) distinct() {
 		p.refA, p.refB = "INV-"+n+"-1", "INV-"+n+"-2"
 		p.days = 0
 	})
+	g.add(10, "supplement-same-week", d, na, "own", func(p *pair) {
+		n := strconv.Itoa(g.num())
+		p.refA, p.refB = "INV-"+n, "INV-"+n+g.pick("-1", "/S", "-SUP", "A")
+		p.totalB, p.days = g.otherAmount(p.totalA), g.between(0, 7)
+	})
 	g.add(10, "digit-appended-same-amount", d, na, "own", func(p *pair) {
 		n := strconv.Itoa(g.num())
 		p.refA, p.refB = "INV-"+n, "INV-"+n+g.pick("0", "1", "2", "5", "8")
