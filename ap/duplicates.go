@@ -83,11 +83,13 @@ type duplicateFacts struct {
 // common case, and the key serves suspicion only.
 //
 // Which of the vendor's bills can matter, for a reader that preselects
-// them (issue 24): every bill whose key equals this bill's, extends it or
-// is extended by it, or equals it once '.' are left out (for this the
-// reference's text is not enough: see normalize.DuplicateKey, "What two
-// references with one key share"); every bill whose total is nearly the
-// same (nearAmount) in the bill's currency; every bill dated within the
+// them (issue 24): every bill whose key has the same number or a number
+// that looks alike, that is, whose key's digits (its characters 0-9, in
+// order) contain this bill's key's digits as one unbroken run, or are
+// such a run of them (for this the reference's text is not enough: see
+// normalize.DuplicateKey, "What two references with one key share");
+// every bill whose total is nearly the same (nearAmount) in the bill's
+// currency (a resubmission among them); every bill dated within the
 // window of this one; and every bill whose reference has no key (empty,
 // or with a character other than ASCII). A bill outside all four is never
 // suspected.

@@ -2,6 +2,9 @@ package ap
 
 import (
 	"math"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/intentplane/intentplane/core/intent"
@@ -88,5 +91,63 @@ func TestNumbersThatLookAlike(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%q (%s) and %q (%s): %q, want %q", tc.a, ka, tc.b, kb, got, tc.want)
 		}
+		// What suspectDuplicates promises a reader that preselects: the
+		// digits of one key are an unbroken run of the other's.
+		if da, db := keyDigits(ka), keyDigits(kb); got != "" && !strings.Contains(da, db) && !strings.Contains(db, da) {
+			t.Errorf("%q and %q look alike, but neither key's digits (%s, %s) are a run of the other's", tc.a, tc.b, da, db)
+		}
+	}
+}
+
+// keyDigits returns the digits of a duplicate key, in order.
+func keyDigits(k string) string {
+	return strings.Map(func(r rune) rune {
+		if '0' <= r && r <= '9' {
+			return r
+		}
+		return -1
+	}, k)
+}
+
+// TestLookAlikeDigits checks suspectDuplicates' promise to a reader that
+// preselects candidates on every two references of the labelled set
+// (testdata/duplicates.tsv, issue 24): whenever two keys have the same
+// number or numbers that look alike, the digits of one are an unbroken
+// run of the other's.
+func TestLookAlikeDigits(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("testdata/duplicates.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var keys []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n")[1:] {
+		for _, col := range strings.Split(line, "\t")[4:6] {
+			ref, err := strconv.Unquote(col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k, err := normalize.DuplicateKey(ref); err == nil && !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	pairs := 0
+	for i, a := range keys {
+		for _, b := range keys[i+1:] {
+			var p pairSignals
+			if p.compareKeys(a, b); !p.number && !p.extended && !p.regrouped && !p.letterAdded {
+				continue
+			}
+			pairs++
+			if da, db := keyDigits(a), keyDigits(b); !strings.Contains(da, db) && !strings.Contains(db, da) {
+				t.Errorf("keys %s and %s look alike, but neither's digits are a run of the other's", a, b)
+			}
+		}
+	}
+	if pairs < 100 {
+		t.Errorf("only %d pairs of keys that look alike among %d keys; the check is too weak", pairs, len(keys))
 	}
 }
