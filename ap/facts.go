@@ -211,7 +211,10 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	if err := creditedNote(facts, bill, siblings, conv); err != nil {
 		return nil, err
 	}
-	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
+	terms, credits, err := termsFacts(ctx, bill, siblings, intent.Amount(q.Args["amount"].Int), conv)
+	if err != nil {
+		return nil, err
+	}
 	maps.Copy(facts, terms)
 	p.decided.keepCredits(company, bill.ID, credits)
 	return facts, nil

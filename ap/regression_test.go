@@ -617,3 +617,36 @@ func TestRegressionCompanyCurrencyThresholds(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionOtherCurrencyCreditConverted (issue 24): a vendor's open
+// credit note in another currency than the bill's was ignored silently;
+// it is named to the person who confirms paying without it (never
+// netted), now with what it holds in the company's currency at the ERP's
+// rate of the payment's date, or with the ERP holding no such rate, which
+// never refuses the payment.
+func TestRegressionOtherCurrencyCreditConverted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate, want string
+	}{
+		{"1.25", "(100.00 USD, 80.00 EUR at the ERP's rate of 2026-11-01)"},
+		{"", "(100.00 USD; the ERP gives no usable rate of USD for " + t0.Format(time.DateOnly) + ")"},
+	} {
+		e := newEnv(t)
+		if tc.rate != "" {
+			if err := e.erp.SetRate(t.Context(), ap.DemoCompany, "USD", "2026-11-01", tc.rate); err != nil {
+				t.Fatal(err)
+			}
+		}
+		acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+		if _, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Name: "RBILL/2026/11/0078", Ref: "CN-78", Vendor: acme.ID,
+			Kind: erp.KindCreditNote, Currency: "USD", Total: 10000}); err != nil {
+			t.Fatal(err)
+		}
+		tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+		d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00"))
+		if outcome(d) != asked || !strings.Contains(message(d), "RBILL/2026/11/0078 "+tc.want) {
+			t.Errorf("rate %q: %s: %s; want a person asked, naming the credit note %s", tc.rate, outcome(d), message(d), tc.want)
+		}
+	}
+}
