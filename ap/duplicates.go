@@ -26,7 +26,7 @@ const (
 	closeDates   = "invoice dates close together"                         // within Config.DuplicateWindow
 	noNumber     = "a reference that cannot be compared"                  // one of the two has no duplicate key
 	resubmission = "resubmitted after the earlier one fell due"           // the earlier one is unpaid and overdue
-	addedTo      = "one invoice number is the other with something added" // extends
+	addedTo      = "one invoice number is the other with something added" // extends, letterAdded
 	regrouped    = "the same invoice number, separated differently"       // the keys without '.' are equal
 	nearlySame   = "nearly the same amount"                               // nearAmount, not equal
 )
@@ -183,6 +183,7 @@ func nearAmount(a, b intent.Amount) bool {
 	}
 	lo, hi := min(a, b), max(a, b)
 	d := hi - lo // cannot overflow: both are in [0, MaxInt64]
+	// hi·nearPercent/100, rounded down, without overflowing hi·nearPercent.
 	return d <= 1 || d <= hi/100*nearPercent+hi%100*nearPercent/100
 }
 
