@@ -2,6 +2,7 @@ package ap
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -48,10 +49,14 @@ const residualDoc = `What the bill still owes before this payment, as ap.list_op
 //   - bill_other_credit_notes (String; only when there is some): the
 //     vendor's open credit notes in another currency than the bill's
 //     that would concern it (see otherCurrencyCredits), never netted: a
-//     person confirms paying without them.
+//     person confirms paying without them. Each is named with what it
+//     holds converted into the company's currency at the ERP's rate of
+//     the payment's date, or with the ERP holding no such rate
+//     (otherCurrencyNames; conv nil: the name and amount only).
 //
-// It also returns the credit notes netted, for the execution.
-func termsFacts(bill erp.Bill, docs []erp.Bill, amount intent.Amount) (map[string]intent.Value, []erp.Bill) {
+// It also returns the credit notes netted, for the execution, and an
+// error when the ERP cannot be read for a rate.
+func termsFacts(ctx context.Context, bill erp.Bill, docs []erp.Bill, amount intent.Amount, conv *conversion) (map[string]intent.Value, []erp.Bill, error) {
 	same := 0
 	for _, p := range bill.Payments {
 		if p.Key != "" && p.State != erp.PaymentCancelled && p.Amount.Amount == amount {
@@ -72,10 +77,49 @@ func termsFacts(bill erp.Bill, docs []erp.Bill, amount intent.Amount) (map[strin
 		facts["bill_free_credit"] = intent.Int(int64(free))
 		facts["bill_free_credit_notes"] = intent.Str(strings.Join(names, "; "))
 	}
-	if _, names := creditTotal(otherCurrencyCredits(bill, docs), nil); len(names) > 0 {
+	if others := otherCurrencyCredits(bill, docs); len(others) > 0 {
+		names, err := otherCurrencyNames(ctx, others, conv)
+		if err != nil {
+			return nil, nil, err
+		}
 		facts["bill_other_credit_notes"] = intent.Str(strings.Join(names, "; "))
 	}
-	return facts, credits
+	return facts, credits, nil
+}
+
+// otherCurrencyNames names credit notes in another currency than the
+// bill's for the person who decides to pay without them: "RBILL/18
+// (100.00 USD, 92.00 EUR at the ERP's rate of 2026-12-07)", or "RBILL/18
+// (100.00 USD; the ERP gives no usable rate of USD for 2026-12-07)". The
+// rate is the one of conv's day (the payment's), read for the name only:
+// a missing or unusable one (erp.ErrNoRate, erp.ErrRefused) never refuses
+// the payment (it is not conv's missing rate); an ERP that cannot be read
+// is an error.
+// With conv nil, a credit note is named with its amount only.
+func otherCurrencyNames(ctx context.Context, cs []erp.Bill, conv *conversion) ([]string, error) {
+	names := make([]string, 0, len(cs))
+	for _, c := range cs {
+		name := c.Name + " (" + money(c.Residual, c.Currency) + " " + c.Currency
+		if conv == nil {
+			names = append(names, name+")")
+			continue
+		}
+		r, err := conv.src.Rate(ctx, conv.company, c.Currency, conv.day)
+		var v intent.Amount
+		if err == nil {
+			v, err = r.Convert(c.Residual)
+		}
+		switch {
+		case err == nil:
+			name += ", " + money(v, r.Company) + " " + r.Company + " at the ERP's rate of " + r.Day
+		case errors.Is(err, erp.ErrNoRate), errors.Is(err, erp.ErrRefused):
+			name += "; the ERP gives no usable rate of " + c.Currency + " for " + conv.day
+		default:
+			return nil, err // the ERP could not be read
+		}
+		names = append(names, name+")")
+	}
+	return names, nil
 }
 
 // nettedCredits splits the credit notes that concern bill (creditsFor)

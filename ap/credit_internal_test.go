@@ -54,7 +54,10 @@ func TestCreditsFor(t *testing.T) {
 	if got := creditsFor(docs[3], docs); got != nil {
 		t.Errorf("a credit note concerns no credit: %v", ids(got))
 	}
-	facts, cs := termsFacts(this, docs, 50000)
+	facts, cs, err := termsFacts(t.Context(), this, docs, 50000, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(cs) != 4 || facts["bill_credit"].Int != 18000 || facts["bill_net_due"].Int != 82000 ||
 		facts["bill_credit_notes"].Str != "RBILL/10 (100.00 EUR); RBILL/11 (50.00 EUR); RBILL/13 (20.00 EUR); RBILL/14 (10.00 EUR)" {
 		t.Errorf("facts %v", facts)
@@ -83,7 +86,7 @@ func TestCreditsFor(t *testing.T) {
 			t.Errorf("%d: kept (-want, +got):\n%s", c.amount, diff)
 		}
 	}
-	facts, _ = termsFacts(this, docs, 90000)
+	facts, _, _ = termsFacts(t.Context(), this, docs, 90000, nil)
 	if facts["bill_credit"].Int != 10000 || facts["bill_net_due"].Int != 90000 || facts["bill_free_credit"].Int != 8000 ||
 		facts["bill_free_credit_notes"].Str != "RBILL/11 (50.00 EUR); RBILL/13 (20.00 EUR); RBILL/14 (10.00 EUR)" {
 		t.Errorf("facts of a payment gross of the free credit: %v", facts)

@@ -26,16 +26,26 @@ const (
 	closeDates   = "invoice dates close together"                         // within Config.DuplicateWindow
 	noNumber     = "a reference that cannot be compared"                  // one of the two has no duplicate key
 	resubmission = "resubmitted after the earlier one fell due"           // the earlier one is unpaid and overdue
-	addedTo      = "one invoice number is the other with something added" // extends
+	addedTo      = "one invoice number is the other with something added" // extends, letterAdded
+	regrouped    = "the same invoice number, separated differently"       // the keys without '.' are equal
+	nearlySame   = "nearly the same amount"                               // nearAmount, not equal
 )
+
+// nearPercent is how close two totals in one currency are to count as
+// nearly the same amount: they differ by at most this percentage of the
+// larger, or by one minor unit (a cent, a yen). A copy of an invoice
+// entered twice differs by a keying error in the cents, a rounding of
+// tax, a fee added; a vendor's distinct invoices rarely come within 1%
+// of each other under numbers that also look alike.
+const nearPercent = 1
 
 // duplicateFacts are the facts of the duplicate control of one payment,
 // as payFacts gives them (see there).
 type duplicateFacts struct {
 	likelyOfSettled bool // a likely duplicate of a bill paid in part or in full: refused
 	others          int  // likely duplicates of unpaid bills and possible duplicates with comparable numbers: confirm
-	refUnclear      bool // the bill's reference cannot be compared and a paid bill of the same amount could be the same invoice
-	paidUnclear     int  // paid bills of the same amount whose reference cannot be compared
+	refUnclear      bool // the bill's reference cannot be compared and a paid bill of nearly the same amount could be the same invoice
+	paidUnclear     int  // paid bills of nearly the same amount whose reference cannot be compared
 	named           []string
 }
 
@@ -51,12 +61,19 @@ type duplicateFacts struct {
 //     person confirms;
 //   - are a possible duplicate, which a person confirms whatever the other
 //     bill's state, when they have the same amount and close invoice
-//     dates, or the other bill is unpaid and fell due on or before this
-//     one's invoice date (a vendor resubmitting an unpaid invoice), or one
-//     duplicate key is the other with something added before or after the
-//     number (extends: "INV-2290 copy", "INV-2290A", "INV-2290/2026");
-//   - have the same amount and a reference that cannot be compared: once
-//     the other is paid in part or in full, a person confirms
+//     dates, or nearly the same amount (nearAmount) and the other bill is
+//     unpaid and fell due on or before this one's invoice date (a vendor
+//     resubmitting an unpaid invoice), or when their invoice numbers look
+//     alike (one duplicate key is the other with something added before
+//     or after the number, extends: "INV-2290A", "INV-2290/2026"; or the
+//     keys are equal once their '.' are left out: "INV-2-290" and
+//     "INV-2290", "2290-1" and "22901") and they have nearly the same
+//     amount or close invoice dates, or one key is the other with one
+//     digit added that a letter may have written (letterAdded: "22908",
+//     "INV-2290B" read by rule 2, and "2290") and they have nearly the
+//     same amount;
+//   - have nearly the same amount and a reference that cannot be compared:
+//     once the other is paid in part or in full, a person confirms
 //     (bill_ref_unclear when it is this bill's reference, paid_refs_unclear
 //     when the other's); while neither is paid, paying the first is no
 //     loss, and the person is asked when the second is paid.
@@ -64,6 +81,18 @@ type duplicateFacts struct {
 // Bills whose numbers differ and that have nothing else in common but
 // their amount are never suspected: a vendor's distinct invoices are the
 // common case, and the key serves suspicion only.
+//
+// Which of the vendor's bills can matter, for a reader that preselects
+// them (issue 24): every bill whose key has the same number or a number
+// that looks alike, that is, whose key's digits (its characters 0-9, in
+// order) contain this bill's key's digits as one unbroken run, or are
+// such a run of them (for this the reference's text is not enough: see
+// normalize.DuplicateKey, "What two references with one key share");
+// every bill whose total is nearly the same (nearAmount) in the bill's
+// currency (a resubmission among them); every bill dated within the
+// window of this one; and every bill whose reference has no key (empty,
+// or with a character other than ASCII). A bill outside all four is never
+// suspected.
 func suspectDuplicates(bill erp.Bill, siblings []erp.Bill, window time.Duration) duplicateFacts {
 	var f duplicateFacts
 	key, kerr := normalize.DuplicateKey(bill.Ref)
@@ -112,7 +141,7 @@ func creditedBills(siblings []erp.Bill) map[string]intent.Amount {
 // pairSignals are the signals two bills of one vendor share (see
 // suspectDuplicates).
 type pairSignals struct {
-	number, amount, near, unkeyed, resubmitted, extended bool
+	number, amount, nearAmount, near, unkeyed, resubmitted, extended, regrouped, letterAdded bool
 }
 
 // compareBills returns the signals bill (whose duplicate key is key, or
@@ -120,14 +149,47 @@ type pairSignals struct {
 func compareBills(bill, s erp.Bill, key string, kerr error, window time.Duration) pairSignals {
 	k, err := normalize.DuplicateKey(s.Ref)
 	var p pairSignals
-	p.unkeyed = kerr != nil || err != nil
-	p.number = !p.unkeyed && k == key
-	p.extended = !p.unkeyed && !p.number && (extends(k, key) || extends(key, k))
+	if p.unkeyed = kerr != nil || err != nil; !p.unkeyed {
+		p.compareKeys(k, key)
+	}
 	p.amount = s.Total == bill.Total && s.Currency == bill.Currency
+	p.nearAmount = s.Currency == bill.Currency && nearAmount(s.Total, bill.Total)
 	p.near = !bill.Date.IsZero() && !s.Date.IsZero() && absDuration(bill.Date.Sub(s.Date)) <= window
-	p.resubmitted = p.amount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
+	p.resubmitted = p.nearAmount && unpaid(s) && !s.Due.IsZero() && !bill.Date.IsZero() && !s.Due.After(bill.Date)
 	return p
 }
+
+// compareKeys sets the signals of two duplicate keys: the same number,
+// or numbers that look alike (extends, then regrouped, then letterAdded:
+// each only when the ones before it are not).
+func (p *pairSignals) compareKeys(k, key string) {
+	p.number = k == key
+	p.extended = !p.number && (extends(k, key) || extends(key, k))
+	if p.number || p.extended {
+		return
+	}
+	a, b := strings.ReplaceAll(k, ".", ""), strings.ReplaceAll(key, ".", "")
+	p.regrouped = a == b || extends(a, b) || extends(b, a)
+	p.letterAdded = !p.regrouped && (letterAdded(k, key) || letterAdded(key, k))
+}
+
+// nearAmount reports whether two totals (minor units of one currency,
+// not below zero) are nearly the same: equal, one minor unit apart, or
+// apart by at most nearPercent percent of the larger. A negative total
+// is near only an equal one.
+func nearAmount(a, b intent.Amount) bool {
+	if a < 0 || b < 0 {
+		return a == b
+	}
+	lo, hi := min(a, b), max(a, b)
+	d := hi - lo // cannot overflow: both are in [0, MaxInt64]
+	// hi·nearPercent/100, rounded down, without overflowing hi·nearPercent.
+	return d <= 1 || d <= hi/100*nearPercent+hi%100*nearPercent/100
+}
+
+// lookAlike reports whether the signals are of two invoice numbers that
+// are not the same key but may be one number written two ways.
+func (p pairSignals) lookAlike() bool { return p.extended || p.regrouped }
 
 // likely reports whether the signals make a likely duplicate.
 func (p pairSignals) likely() bool { return p.number || (p.amount && p.near && p.unkeyed) }
@@ -141,10 +203,13 @@ func (p pairSignals) why() []string {
 	}{
 		{p.number, sameNumber},
 		{p.amount, sameAmount},
-		{p.near && (p.number || p.amount), closeDates},
-		{p.unkeyed && p.amount, noNumber},
+		{p.nearAmount && !p.amount, nearlySame},
+		{p.extended && (p.nearAmount || p.near), addedTo},
+		{p.regrouped && (p.nearAmount || p.near), regrouped},
+		{p.letterAdded && p.nearAmount, addedTo},
+		{p.near && (p.number || p.amount || p.lookAlike()), closeDates},
+		{p.unkeyed && p.nearAmount, noNumber},
 		{p.resubmitted, resubmission},
-		{p.extended && p.amount, addedTo},
 	} {
 		if s.on {
 			why = append(why, s.text)
@@ -162,17 +227,19 @@ func (f *duplicateFacts) add(p pairSignals, settled, ownUnkeyed bool) bool {
 		f.likelyOfSettled = true
 	case p.likely():
 		f.others++
-	case p.amount && (p.near || p.resubmitted || p.extended):
+	case p.amount && p.near, p.resubmitted, p.lookAlike() && (p.nearAmount || p.near), p.letterAdded && p.nearAmount:
 		f.others++
-	case p.amount && p.unkeyed && settled && ownUnkeyed:
+	case p.nearAmount && p.unkeyed && settled && ownUnkeyed:
 		f.refUnclear = true
-	case p.amount && p.unkeyed && settled:
+	case p.nearAmount && p.unkeyed && settled:
 		f.paidUnclear++
 	default:
-		// Not suspected: numbers that differ, or the same amount with
-		// nothing else in common (a vendor's distinct invoices); or an
-		// unpaid bill whose reference cannot be compared, which is asked
-		// about when the second of the two is paid.
+		// Not suspected: numbers that differ, or nearly the same amount
+		// with nothing else in common (a vendor's distinct invoices);
+		// numbers that look alike with amounts and dates apart (an
+		// instalment "2290-1" of "2290"); or an unpaid bill whose
+		// reference cannot be compared, which is asked about when the
+		// second of the two is paid.
 		return false
 	}
 	return true
@@ -232,6 +299,20 @@ func extends(long, short string) bool {
 		return true
 	}
 	return strings.HasSuffix(long, short) && !isDigit(long[len(long)-len(short)-1])
+}
+
+// letterAdded reports whether the duplicate key long is short, a number,
+// with one digit added at its end or its start that a letter may have
+// written (0 1 2 5 8: O I L Z S B, rule 2 of normalize.DuplicateKey):
+// "22908" is "INV-2290B" as well as "INV-22908", so it may be "INV-2290"
+// with a letter added, a copy marked as AP clerks mark them.
+func letterAdded(long, short string) bool {
+	if len(long) != len(short)+1 || short == "" || !isDigit(short[0]) || !isDigit(short[len(short)-1]) {
+		return false
+	}
+	const fromLetters = "01258"
+	return strings.HasPrefix(long, short) && strings.IndexByte(fromLetters, long[len(short)]) >= 0 ||
+		strings.HasSuffix(long, short) && strings.IndexByte(fromLetters, long[0]) >= 0
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

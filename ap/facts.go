@@ -183,8 +183,8 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"outside_bill":           intent.Int(int64(max(outBill, 0))),
 		"outside_today":          intent.Int(int64(today)),
 		"outside_week":           intent.Int(int64(week)),
-		"four_eyes_daily_above":  intent.Int(int64(p.cfg.FourEyesDailyAbove)),
-		"max_vendor_total":       intent.Int(int64(p.cfg.MaxVendorTotal)),
+		"four_eyes_daily_above":  intent.Int(int64(conv.threshold(p.cfg.FourEyesDailyAbove))),
+		"max_vendor_total":       intent.Int(int64(conv.threshold(p.cfg.MaxVendorTotal))),
 		"bill_residual":          intent.Int(int64(bill.Residual)),
 		"bill_already_paid":      intent.Bool(bill.PaymentState.Settled() || bill.Residual <= 0),
 		"bill_blocked":           intent.Bool(bill.PaymentState == erp.Blocked),
@@ -196,8 +196,8 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		"paid_refs_unclear":      intent.Int(int64(dup.paidUnclear)),
 		"open_credit":            intent.Int(int64(openCredit)),
 		"budget_currency":        intent.Str(budgetCurrency(q, bill.Currency)),
-		"confirm_above":          intent.Int(int64(p.cfg.ConfirmAbove)),
-		"max_amount":             intent.Int(int64(p.cfg.MaxAmount)),
+		"confirm_above":          intent.Int(int64(conv.threshold(p.cfg.ConfirmAbove))),
+		"max_amount":             intent.Int(int64(conv.threshold(p.cfg.MaxAmount))),
 		"vendor_first_payment":   intent.Bool(first),
 	}
 	name, err := p.vendorName(ctx, company, bill)
@@ -211,7 +211,10 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 	if err := creditedNote(facts, bill, siblings, conv); err != nil {
 		return nil, err
 	}
-	terms, credits := termsFacts(bill, siblings, intent.Amount(q.Args["amount"].Int))
+	terms, credits, err := termsFacts(ctx, bill, siblings, intent.Amount(q.Args["amount"].Int), conv)
+	if err != nil {
+		return nil, err
+	}
 	maps.Copy(facts, terms)
 	p.decided.keepCredits(company, bill.ID, credits)
 	return facts, nil

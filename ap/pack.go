@@ -86,32 +86,37 @@ const (
 // Config configures the pack. The zero value of each field means the
 // default stated on it.
 type Config struct {
-	// The thresholds below are in minor units of the company's currency
-	// (the ERP's: EUR for a EUR company): a bill in another currency is
+	// The thresholds below are in hundredths of a unit of the company's
+	// currency (the ERP's: EUR for a EUR company), whatever its exponent:
+	// 100000 is 1,000.00 EUR, ¥1,000 for a company in JPY and 1,000.000
+	// KWD for one in KWD (issue 24: read as minor units, they were a
+	// hundred times too high in JPY). Each decision scales them to the
+	// minor unit of the company's currency as the ERP gives it
+	// (conversion.threshold). A bill in another currency is
 	// compared with them converted at the ERP's rate of the payment's date
 	// (erp.Rates; docs/mandates.md, "Thresholds and currencies"), and the
 	// cumulative totals are kept in the company's currency too.
 
-	// ConfirmAbove is the amount, in minor units of the company's currency,
+	// ConfirmAbove is the amount, in hundredths of a unit of the company's currency,
 	// above which a payment needs a person's confirmation; zero means
 	// DefaultConfirmAbove (1,000.00). It applies to cumulative amounts:
 	// the payment with what was already paid of the bill, or to the
 	// vendor on the same day, in the same week or under the same mandate
 	// (see the totals in docs/controls.md).
 	ConfirmAbove intent.Amount
-	// FourEyesDailyAbove is the amount, in minor units of the company's
+	// FourEyesDailyAbove is the amount, in hundredths of a unit of the company's
 	// currency, above which what
 	// is paid to one vendor in one day (this payment with the day's
 	// earlier ones) needs the approval of two people; zero means
 	// DefaultFourEyesDaily (5,000.00).
 	FourEyesDailyAbove intent.Amount
-	// MaxAmount is the amount, in minor units of the company's currency,
+	// MaxAmount is the amount, in hundredths of a unit of the company's currency,
 	// above which a payment never
 	// executes through the agent, approved or not; zero means
 	// DefaultMaxAmount (10,000.00). It applies to cumulative amounts, as
 	// ConfirmAbove does. The mandate's budget caps spending too.
 	MaxAmount intent.Amount
-	// MaxVendorTotal is the amount, in minor units of the company's
+	// MaxVendorTotal is the amount, in hundredths of a unit of the company's
 	// currency, above which what is
 	// paid to one vendor in a day, a week or under a mandate (this payment
 	// included) never executes through the agent; zero means MaxAmount,

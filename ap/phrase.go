@@ -291,9 +291,9 @@ func paymentWhy(f phraseFacts) []string {
 		case "confirm-possible-duplicate":
 			why = append(why, "This bill may be the same invoice as another bill of the vendor: "+f.str("duplicate_of")+". Check that it is not the same invoice twice.")
 		case "confirm-ref-unclear":
-			why = append(why, "The bill's vendor reference cannot be compared with the vendor's other bills, and a paid bill of the same amount may be the same invoice: "+f.str("duplicate_of")+".")
+			why = append(why, "The bill's vendor reference cannot be compared with the vendor's other bills, and a paid bill of the same or nearly the same amount may be the same invoice: "+f.str("duplicate_of")+".")
 		case "confirm-paid-ref-unclear":
-			why = append(why, "A paid bill of the same amount has a vendor reference that cannot be compared: "+f.str("duplicate_of")+". Check that it is not this invoice.")
+			why = append(why, "A paid bill of the same or nearly the same amount has a vendor reference that cannot be compared: "+f.str("duplicate_of")+". Check that it is not this invoice.")
 		case "confirm-open-credit":
 			c, _ := f.billMoney("bill_credit")
 			why = append(why, fmt.Sprintf("A credit note of %s is netted with this payment: confirm the net amount.", c))

@@ -43,9 +43,12 @@ import (
 // Among its rules (issue 13): a payment of a bill whose duplicate key
 // (normalize.DuplicateKey, the shared definition of the key, not the
 // pack's rules) equals that of a paid bill of the same vendor never
-// executes, and one of an unpaid duplicate, the first payment to a vendor
-// never paid before, or a payment to a bank in another country than the
-// vendor's, never executes without a person's approval.
+// executes, and one of an unpaid duplicate, of a bill whose invoice
+// number looks like another's at nearly the same amount (issue 24:
+// lookAlikes), the first payment to a vendor never paid before, or a
+// payment to a bank in another country than the vendor's, never executes
+// without a person's approval. The clerks enter copies of invoices under
+// grouped digits, copy marks and added letters (issue 24).
 //
 // INTENTPLANE_PROPERTY_N sets the number of proposals (default 6,000);
 // INTENTPLANE_PROPERTY_SEED replays a run (the seed is logged, and printed
@@ -541,7 +544,22 @@ func (w *pworld) clerkBill(c string) {
 		g := fmt.Sprintf("%s/%s/%d", c, v.id, n)
 		total := pwTotal(r)
 		w.addBill(v, fmt.Sprintf("INV-%d", n), cur, total, erp.StatePosted, g)
-		w.addBill(v, fmt.Sprintf([]string{"INV %d", "INV-0%d", "inv%d", "INV/%d", "INV.00%d"}[r.IntN(5)], n), cur, total, erp.StatePosted, g)
+		// Issue 24: grouped digits and copy marks are the same invoice too.
+		spelled := []string{"INV %d", "INV-0%d", "inv%d", "INV/%d", "INV.00%d", "INV-%d copy", "COPY INV-%d", "INV-%d-DUP", "Invoice %d (reminder)"}
+		second := fmt.Sprintf(spelled[r.IntN(len(spelled))], n)
+		if r.IntN(3) == 0 {
+			second = fmt.Sprintf("INV %d%s%03d", n/1000, []string{" ", ",", ".", "'", "\u00a0", "\u2009"}[r.IntN(6)], n%1000)
+		}
+		w.addBill(v, second, cur, total, erp.StatePosted, g)
+		return
+	}
+	if r.IntN(8) == 0 {
+		// Issue 24: the same invoice entered again with something added
+		// to its number and a cent less: not the same key, so not a
+		// likely duplicate, but a person is asked (lookAlikes).
+		n, total := w.refN, pwTotal(r)
+		w.addBill(v, fmt.Sprintf("INV-%d", n), cur, total, erp.StatePosted, "")
+		w.addBill(v, fmt.Sprintf("INV-%d%s", n, []string{"A", "B", "/2026", "-R", "-1"}[r.IntN(5)]), cur, total-1, erp.StatePosted, "")
 		return
 	}
 	w.addBill(v, fmt.Sprintf("INV-%d", w.refN), cur, pwTotal(r), erp.StatePosted, "")
@@ -938,6 +956,9 @@ func (w *pworld) checkPayment(c string, p erp.Payment) string {
 		}
 		need, why = max(need, 1), "a duplicate of the unpaid "+o.name
 	}
+	for _, o := range w.lookAlikes(b) {
+		need, why = max(need, 1), "an invoice number like that of "+o.name+" ("+o.ref+") at nearly the same amount"
+	}
 	if !v.paidBefore {
 		need, why = max(need, 1), "the first payment to "+v.name
 	}
@@ -1195,6 +1216,73 @@ func (w *pworld) duplicates(b *pwBill) []*pwBill {
 	return out
 }
 
+// lookAlikes returns the other bills of b's vendor, neither cancelled nor
+// reversed in full, whose invoice number looks like b's without having its
+// duplicate key, at nearly the same amount (issue 24): paying b needs a
+// person's confirmation whatever their state. Two keys look alike when one
+// is the other, a number, with something added before or after it that
+// does not continue it ("2290A", "2290.2026"), or with one digit added
+// that a letter may have written (0 1 2 5 8: "2290B" keys as 22908), or
+// when they are equal, or one so extends the other, once their '.' are
+// left out. The totals are nearly the same in one currency when they are
+// at most 1% of the larger, or one minor unit, apart. (The world's bills
+// have no invoice dates, so close dates, the other signal that asks about
+// numbers that look alike, never apply.)
+func (w *pworld) lookAlikes(b *pwBill) []*pwBill {
+	k, err := normalize.DuplicateKey(b.ref)
+	if err != nil || b.kind != erp.KindBill {
+		return nil
+	}
+	var out []*pwBill
+	for _, o := range w.billList[b.company] {
+		if o == b || o.vendor != b.vendor || o.kind != erp.KindBill || o.state == erp.StateCancelled || o.reversed() || o.currency != b.currency {
+			continue
+		}
+		ok, err := normalize.DuplicateKey(o.ref)
+		if err != nil || ok == k || !pwNearTotal(o.total, b.total) {
+			continue
+		}
+		if pwAdded(ok, k, false) || pwAdded(k, ok, false) {
+			out = append(out, o)
+			continue
+		}
+		a, c := strings.ReplaceAll(ok, ".", ""), strings.ReplaceAll(k, ".", "")
+		if a == c || pwAdded(a, c, true) || pwAdded(c, a, true) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// pwAdded reports whether key long is key short, a number, with something
+// added before or after it that does not continue it, or (unless
+// noLetters) with one digit a letter may have written added.
+func pwAdded(long, short string, noLetters bool) bool {
+	if short == "" || len(long) <= len(short) || !pwDigit(short[0]) || !pwDigit(short[len(short)-1]) {
+		return false
+	}
+	letter := func(c byte) bool {
+		return !noLetters && len(long) == len(short)+1 && strings.IndexByte("01258", c) >= 0
+	}
+	if strings.HasPrefix(long, short) && (!pwDigit(long[len(short)]) || letter(long[len(short)])) {
+		return true
+	}
+	i := len(long) - len(short) - 1
+	return strings.HasSuffix(long, short) && (!pwDigit(long[i]) || letter(long[i]))
+}
+
+func pwDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// pwNearTotal reports whether two totals of one currency are at most 1% of
+// the larger, or one minor unit, apart.
+func pwNearTotal(a, b intent.Amount) bool {
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return d <= 1 || d*100 <= max(a, b)
+}
+
 // reversed reports whether credit notes reversing b settle all of it: the
 // ERP's way to cancel a posted bill, after which a bill of the same number
 // is its re-issue, not a duplicate.
@@ -1381,7 +1469,10 @@ func (w *pworld) payIntent(m *pwMandate) *pwIntent {
 	case 1:
 		in.level = intent.LevelConfirm
 	}
-	if (len(w.duplicates(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || w.otherCurrencyCredit(b) || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0) && in.level == intent.LevelAuto {
+	if len(w.lookAlikes(b)) > 0 {
+		w.count("legit/pay/look-alike-number")
+	}
+	if (len(w.duplicates(b)) > 0 || len(w.lookAlikes(b)) > 0 || !v.paidBefore || abroad(v, a) || credit > 0 || w.otherCurrencyCredit(b) || in.residual == 0 && w.sameAmount[fmt.Sprintf("%s|%d", b.id, in.amount)] > 0) && in.level == intent.LevelAuto {
 		in.level = intent.LevelConfirm
 	}
 	if w.now.Sub(a.setAt) < pwCoolingOff {

@@ -3,6 +3,7 @@ package ap
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
@@ -65,6 +66,26 @@ func (c *conversion) amount(m intent.Money) (intent.Amount, error) {
 		return 0, nil
 	}
 	return r.Convert(m.Amount)
+}
+
+// threshold returns a, one of Config's thresholds (hundredths of a unit
+// of the company's currency), in minor units of the company's currency
+// with the exponent the ERP gives it (erp.Rate.CompanyDecimals, the unit
+// of amount_company and the totals): 100000 is 1000 for JPY (no
+// decimals), 100000 for EUR, 1000000 for KWD (three). Scaling down
+// truncates, which no "above" comparison with whole minor units can tell
+// from the exact value; scaling up saturates at MaxInt64.
+func (c *conversion) threshold(a intent.Amount) intent.Amount {
+	for d := c.bill.CompanyDecimals; d < 2; d++ {
+		a /= 10
+	}
+	for d := c.bill.CompanyDecimals; d > 2; d-- {
+		if a > math.MaxInt64/10 {
+			return math.MaxInt64
+		}
+		a *= 10
+	}
+	return a
 }
 
 // facts are the facts of the conversion (see payFacts): amountCompany is

@@ -483,3 +483,170 @@ func TestLookupSettles(t *testing.T) {
 		t.Error("Lookup of a bank change: no error")
 	}
 }
+
+// TestRegressionDuplicateFormsIssue24 (the trial of issue 24): with the
+// vendor's "INV-2290" of 480.00 paid 40 days before, a copy of it entered
+// as a new bill was paid with nobody asked when its number was written
+// with separators inside the digits (a space, a comma, a dot, a thin or
+// no-break space: thousands grouping), with a prefix or a suffix added,
+// or with a look-alike character, as soon as the dates were more than 7
+// days apart or the amount was changed by one cent. Grouped digits and
+// copy marks are now the same key (refused once the original is paid);
+// a number that looks like it, or a reference that cannot be compared,
+// at nearly the same amount asks a person. An instalment "INV-2290-1" of
+// another amount, and another invoice of nearly the same amount, are
+// still paid.
+func TestRegressionDuplicateFormsIssue24(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		ref   string
+		total intent.Amount
+		want  string
+	}{
+		{"INV 2 290", 48000, refused},
+		{"2,290", 47999, refused},
+		{"INV-2.290", 48001, refused},
+		{"2\u2009290", 48000, refused},
+		{"2\u00a0290", 48000, refused},
+		{"2'290", 48000, refused},
+		{"COPY INV-2290", 48001, refused},
+		{"INV-2290 (reminder)", 47999, refused},
+		{"INV-2290A", 47999, asked},
+		{"INV-2290B", 48001, asked},
+		{"INV-2290-R", 48000, asked},
+		{"INV-2290/2026", 47999, asked},
+		{"ACME-2290", 48001, asked},
+		{"INV-22-90", 47999, asked},
+		{"\u0406NV-2290", 47999, asked},
+		{"INV-22\u200b90", 48001, asked},
+		{"INV-\uff12\uff12\uff19\uff10", 48000, asked},
+		{"INV-2290-1", 24000, paid},
+		{"INV-2291", 47999, paid},
+		{"INV-2290A", 30000, paid},
+	} {
+		t.Run(tc.ref, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			vendor, iban := e.contoso(false)
+			e.contosoBill("BILL/2026/10/0101", "INV-2290", 48000, t0.AddDate(0, 0, -41), "", true)
+			copy2 := e.contosoBill("BILL/2026/11/0102", tc.ref, tc.total, t0.AddDate(0, 0, -1), "", false)
+			tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+			d := e.decide(tok, ap.ActionPayBill, pay(vendor, copy2.Name, iban, intent.FormatAmount(tc.total, 2)))
+			if got := outcome(d); got != tc.want {
+				t.Fatalf("%q at %s, 40 days after the paid INV-2290: %s (%s); want %s", tc.ref, intent.FormatAmount(tc.total, 2), got, message(d), tc.want)
+			}
+			if tc.want != paid && !strings.Contains(message(d), `BILL/2026/10/0101 (vendor reference "INV-2290", 480.00 EUR`) {
+				t.Errorf("the message does not name the paid bill: %s", message(d))
+			}
+		})
+	}
+}
+
+// The outcomes of a payment for a person: refused, asked (a person's
+// confirmation), or paid.
+const (
+	refused = "refused"
+	asked   = "asked"
+	paid    = "paid"
+)
+
+// outcome names d's outcome: refused, asked, paid, or its verdict and
+// level when it is none of those (four eyes).
+func outcome(d gateway.Decision) string {
+	switch {
+	case d.Executed:
+		return paid
+	case d.Verdict == intent.Deny:
+		return refused
+	case d.Verdict == intent.StepUp && d.Level == intent.LevelConfirm:
+		return asked
+	}
+	return d.Verdict.String() + " " + string(d.Level)
+}
+
+// TestRegressionCompanyCurrencyThresholds (issue 24, checking that no
+// control assumes two decimals for the company's currency): the
+// thresholds of Config were compared as minor units of the company's
+// currency, so the default 1,000.00 confirmation threshold was ¥100,000
+// for a company in JPY (a ¥5,000 payment executed unasked) and 100.000
+// KWD for one in KWD (a 500.000 KWD payment was asked about). They are
+// hundredths of a unit, scaled by each decision to the minor unit of
+// the company's currency: ¥1,000 and 1,000.000 KWD by default, and the
+// person is shown them so.
+func TestRegressionCompanyCurrencyThresholds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		currency string
+		total    intent.Amount // the bill, minor units
+		pay      string
+		want     string
+	}{
+		{"JPY", 50000, "900", paid},
+		{"JPY", 50000, "5000", asked},
+		{"JPY", 50000, "20000", refused},
+		{"KWD", 5000000, "500.000", paid},
+		{"KWD", 5000000, "1500.000", asked},
+		{"KWD", 50000000, "12000.000", refused},
+		{"EUR", 5000000, "900.00", paid},
+		{"EUR", 5000000, "1500.00", asked},
+	} {
+		t.Run(tc.currency+" "+tc.pay, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			ctx := t.Context()
+			if err := e.erp.SetCompanyCurrency(ap.DemoCompany, tc.currency); err != nil {
+				t.Fatal(err)
+			}
+			acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+			if _, err := e.erp.AddBill(ctx, ap.DemoCompany, erp.Bill{Ref: "INV-9000", Vendor: acme.ID, Currency: tc.currency, Total: tc.total}); err != nil {
+				t.Fatal(err)
+			}
+			tok := e.mandate("m-1", ap.DemoCompany, tc.currency)
+			args := pay(ap.DemoVendor, "INV-9000", ap.DemoIBAN, tc.pay)
+			args["currency"] = tc.currency
+			d := e.decide(tok, ap.ActionPayBill, args)
+			if got := outcome(d); got != tc.want {
+				t.Fatalf("%s %s for a company in %s: %s (%s); want %s", tc.pay, tc.currency, tc.currency, got, message(d), tc.want)
+			}
+			// The defaults, 1,000.00 and 10,000.00, in minor units of the
+			// company's currency.
+			unit := map[string]int64{"JPY": 1, "KWD": 1000, "EUR": 100}[tc.currency]
+			if d.Facts["confirm_above"] != intent.Int(1000*unit) || d.Facts["max_amount"] != intent.Int(10000*unit) {
+				t.Errorf("confirm_above %v, max_amount %v; want %d and %d", d.Facts["confirm_above"], d.Facts["max_amount"], 1000*unit, 10000*unit)
+			}
+		})
+	}
+}
+
+// TestRegressionOtherCurrencyCreditConverted (issue 24): a vendor's open
+// credit note in another currency than the bill's was ignored silently;
+// it is named to the person who confirms paying without it (never
+// netted), now with what it holds in the company's currency at the ERP's
+// rate of the payment's date, or with the ERP holding no such rate, which
+// never refuses the payment.
+func TestRegressionOtherCurrencyCreditConverted(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate, want string
+	}{
+		{"1.25", "(100.00 USD, 80.00 EUR at the ERP's rate of 2026-11-01)"},
+		{"", "(100.00 USD; the ERP gives no usable rate of USD for " + t0.Format(time.DateOnly) + ")"},
+	} {
+		e := newEnv(t)
+		if tc.rate != "" {
+			if err := e.erp.SetRate(t.Context(), ap.DemoCompany, "USD", "2026-11-01", tc.rate); err != nil {
+				t.Fatal(err)
+			}
+		}
+		acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+		if _, err := e.erp.AddBill(t.Context(), ap.DemoCompany, erp.Bill{Name: "RBILL/2026/11/0078", Ref: "CN-78", Vendor: acme.ID,
+			Kind: erp.KindCreditNote, Currency: "USD", Total: 10000}); err != nil {
+			t.Fatal(err)
+		}
+		tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+		d := e.decide(tok, ap.ActionPayBill, pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00"))
+		if outcome(d) != asked || !strings.Contains(message(d), "RBILL/2026/11/0078 "+tc.want) {
+			t.Errorf("rate %q: %s: %s; want a person asked, naming the credit note %s", tc.rate, outcome(d), message(d), tc.want)
+		}
+	}
+}

@@ -125,11 +125,11 @@ func (d *driver) prepare(p payment) (args map[string]any, amount intent.Amount, 
 	if listed, ok := d.listed(p.vendor, p.bill); ok {
 		residual = listed.Residual
 		if listed.Credit != "" {
-			credit, _ := intent.ParseAmount(listed.Credit, 2)
+			credit, _ := intent.ParseAmount(listed.Credit, intent.Money{Currency: p.currency}.Exponent())
 			amount -= credit
 		}
 	}
-	args = map[string]any{"vendor": p.vendor, "bill": p.bill, "iban": shown.Account.IBAN, "amount": intent.FormatAmount(amount, 2), "currency": p.currency}
+	args = map[string]any{"vendor": p.vendor, "bill": p.bill, "iban": shown.Account.IBAN, "amount": intent.Money{Currency: p.currency, Amount: amount}.Decimal(), "currency": p.currency}
 	if residual != "" {
 		args["residual"] = residual
 	}

@@ -275,7 +275,7 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 		exp := l.expect(p, eur, paidVendor[p.vendor], paidBill[p.bill], p.newVendor && !paidVendors[p.vendor])
 		level, dec := d.submit(args, &f)
 		times = append(times, time.Since(start))
-		what := fmt.Sprintf("%s %s %s %s", p.vendor, p.bill, intent.FormatAmount(amount, 2), p.currency)
+		what := fmt.Sprintf("%s %s %s %s", p.vendor, p.bill, intent.Money{Currency: p.currency, Amount: amount}.Decimal(), p.currency)
 		if level != "" && level != exp.level && !(level == "confirm" && exp.level == "four_eyes") {
 			f.Needless++
 			t.Logf("needless %s for %s (expected %q: %s): %s", level, what, cmp.Or(exp.level, exp.limit), exp.why, message(dec))

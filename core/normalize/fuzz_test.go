@@ -222,7 +222,7 @@ func FuzzParseAccount(f *testing.F) {
 
 func FuzzDuplicateKey(f *testing.F) {
 	for _, s := range append(seeds, "Invoice No. 2290", "Rechnung Nr. 2290", "INV-229O", "inv 02290", "Facture n\u00b0 2290",
-		"Factura n\u00fam. 2290", "2290-1", "No2290", "R\u00e9f. \u00c9-2290", "ZZ9O", "2024/INV/12") {
+		"Factura n\u00fam. 2290", "2290-1", "No2290", "R\u00e9f. \u00c9-2290", "ZZ9O", "2024/INV/12", "2 290", "1.234.567", "COPY 2290", "2290-DUP", "copy of invoice 2290") {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, ref string) {
@@ -255,6 +255,7 @@ func FuzzDuplicateKey(f *testing.F) {
 			"INV-" + ref,
 			strings.ReplaceAll(ref, " ", "\u00a0"),
 			strings.NewReplacer("0", "O", "1", "I", "5", "S", "8", "B", "2", "Z").Replace(ref),
+			ref + " (copy)", // a copy mark after the number (issue 24)
 		} {
 			if utf8.RuneCountInString(variant) > 128 {
 				continue

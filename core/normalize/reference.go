@@ -14,8 +14,9 @@ const maxReference = 128
 // Odoo, account.move's ref: the number the vendor printed on its invoice):
 // two references with the same key may be the same invoice entered twice,
 // and a payment of the second deserves suspicion. "INV-2290", "Invoice No.
-// 2290", "Rechnung Nr. 2290", "2290", "INV-229O" and "inv 02290" all have
-// the key "2290"; "INV-2291" has "2291".
+// 2290", "Rechnung Nr. 2290", "2290", "INV-229O", "inv 02290", "2 290",
+// "2,290", "COPY 2290" and "INV-2290-DUP" all have the key "2290";
+// "INV-2291" has "2291", "INV-2290-1" has "2290.1".
 //
 // The key serves suspicion only: it tells a control to look again, or to
 // ask a person, never which bill a reference names. Resolution never
@@ -28,8 +29,9 @@ const maxReference = 128
 //
 //  1. Letters are upper-cased. Spaces (ASCII and Unicode, category Zs),
 //     punctuation, the Unicode dashes (category Pd: the en dash "–" and
-//     the em dash a PDF or a word processor puts for '-') and the numero
-//     marks '°', 'º' and '№' separate words and are dropped.
+//     the em dash a PDF or a word processor puts for '-'), the
+//     typographic apostrophe '’' and the numero marks '°', 'º' and '№'
+//     separate words and are dropped.
 //  2. Letters that OCR and typing confuse with digits are read as those
 //     digits, in every word: O as 0, I and l as 1, S as 5, B as 8, Z as 2.
 //  3. Document words and prefixes at the start are dropped, in the
@@ -41,8 +43,19 @@ const maxReference = 128
 //     (factuur, factuurnummer, nr, nummer) and Portuguese (fatura, nº).
 //     One may also be glued to the number that follows it ("INV2290",
 //     "Nr.2290").
-//  4. Leading zeros of every run of digits are dropped.
-//  5. What remains is joined without separators, except that two runs of
+//  4. Copy marks before or after the number are dropped: the words that
+//     mark an invoice sent or printed again (copy, dup, duplicate,
+//     reprint, reissue, resent, resubmitted, reminder; Kopie, Duplikat,
+//     Zweitschrift, Mahnung; copie, duplicata, rappel; copia, duplicado,
+//     duplicato, sollecito; duplicaat, herinnering and others, copyMarks),
+//     glued or not ("2290DUP", "COPY2290"), a first one with the small
+//     words that join it to the document ("copy of invoice 2290").
+//  5. A number written with thousands grouping is one number: words of
+//     digits, the first of one to three digits and every other of exactly
+//     three, each apart from the next by one space (any Zs), comma, dot or
+//     apostrophe, the same throughout ("2 290", "2.290", "1'234'567").
+//  6. Leading zeros of every run of digits are dropped.
+//  7. What remains is joined without separators, except that two runs of
 //     digits that were apart stay apart with a '.' ("2290-1" is "2290.1",
 //     not "22901", which is another invoice).
 //
@@ -51,11 +64,24 @@ const maxReference = 128
 // and DuplicateKey refuses it rather than fold it: a Cyrillic or full-width
 // look-alike, Arabic-Indic digits, an invisible character (an error
 // wrapping [ErrLookAlike]); a control character, invalid UTF-8, more than
-// 128 characters, or nothing but document words and separators (an error
-// wrapping [ErrInvalid] only). The accented letters of the document words
-// (núm, numéro, réf) are read only as part of those words. Every error is
-// an [*Error] of Kind [KindReference]; its reason says the reference
-// cannot be compared, so that a control asks a person instead.
+// 128 characters, or nothing but document words, copy marks and
+// separators (an error wrapping [ErrInvalid] only). The accented letters
+// of the document words (núm, numéro, réf) are read only as part of those
+// words. Every error is an [*Error] of Kind [KindReference]; its reason
+// says the reference cannot be compared, so that a control asks a person
+// instead.
+//
+// What two references with one key share, for a reader that preselects
+// candidates by their text: the key's digits (its characters 0-9, '.' and
+// letters left out), in order. Every reference whose key is K holds them
+// in its text in that order, each written as itself or as a letter read as
+// it (rule 2: 0 as O or o; 1 as I, i, L or l; 2 as Z or z; 5 as S or s; 8
+// as B or b), with anything between any two of them: leading zeros,
+// separators of every kind (grouping too: "2 290"), letters. Nothing
+// coarser holds: "INV-229O", "2,290", "Z29O" and "0022-90" all have a key
+// whose digits are 2290, and only the first three have the key "2290"; a
+// preselection that compares the reference's own digits in the ERP
+// ("ref contains 2290") misses all three.
 func DuplicateKey(ref string) (string, error) {
 	const kind = KindReference
 	if n := utf8.RuneCountInString(ref); n > maxReference {
@@ -65,16 +91,10 @@ func DuplicateKey(ref string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	for len(words) > 0 && documentWord(words[0]) {
-		words = words[1:]
-	}
-	if len(words) > 0 {
-		words[0] = trimDocumentPrefix(words[0])
-	}
-	key := joinReferenceWords(words)
+	key := joinReferenceWords(joinGroups(trimReferenceWords(words)))
 	switch {
 	case key == "":
-		return "", fail(kind, ref, "has no number or name besides document words and separators; the reference cannot be compared")
+		return "", fail(kind, ref, "has no number or name besides document words, copy marks and separators; the reference cannot be compared")
 	case strings.ContainsAny(key, "ÉÚ"):
 		return "", failLookAlike(kind, ref, "has an accented letter outside the document words (num, numero, ref and their accented spellings); the reference cannot be compared, a person compares it")
 	}
@@ -84,40 +104,123 @@ func DuplicateKey(ref string) (string, error) {
 // referenceWords splits ref into its words of capital letters and digits:
 // letters are upper-cased and folded by confusable, é and ú kept as É and
 // Ú (for the document words), and every other ASCII character, a degree
-// or ordinal sign, '№', a space separator and a dash end a word. A control
-// character, invalid UTF-8 or any other non-ASCII character is refused
-// with an *Error of KindReference.
-func referenceWords(ref string) ([]string, error) {
+// or ordinal sign, '№', a space separator, a dash and the typographic
+// apostrophe '’' end a word. Words of digits written as one number with
+// thousands grouping can be joined (joinGroups: the words' seps record
+// the separators between them). A control character, invalid UTF-8 or
+// any other non-ASCII character is refused with an *Error of
+// KindReference.
+func referenceWords(ref string) (refWords, error) {
 	const kind = KindReference
 	var (
 		words []string
+		seps  []byte // seps[i]: the grouping separator between words[i] and words[i+1] (groupSeparator), 0 if none
 		word  []byte
+		sep   byte // the one grouping separator since the last word, 0 if none or several characters
+		gap   int  // characters since the last word
 		pos   int
 	)
-	flush := func() {
-		if len(word) > 0 {
-			words = append(words, string(word))
-			word = word[:0]
-		}
-	}
 	for i, r := range ref {
 		pos++
 		switch {
 		case r == utf8.RuneError:
-			return nil, refuseRuneError(kind, ref, i, pos, "; the reference cannot be compared")
+			return refWords{}, refuseRuneError(kind, ref, i, pos, "; the reference cannot be compared")
 		case r < 0x20 || r == 0x7f || unicode.IsControl(r):
-			return nil, fail(kind, ref, "contains the control character %s at position %d; the reference cannot be compared", describe(r), pos)
+			return refWords{}, fail(kind, ref, "contains the control character %s at position %d; the reference cannot be compared", describe(r), pos)
 		}
+		before := len(word)
 		var end, ok bool
 		if word, end, ok = appendReferenceRune(word, r); !ok {
-			return nil, failLookAlike(kind, ref, "contains the non-ASCII character %s at position %d; the reference cannot be compared: look-alike characters are never folded, a person compares it", describe(r), pos)
+			return refWords{}, failLookAlike(kind, ref, "contains the non-ASCII character %s at position %d; the reference cannot be compared: look-alike characters are never folded, a person compares it", describe(r), pos)
 		}
-		if end {
-			flush()
+		switch {
+		case end && before > 0:
+			words = append(words, string(word))
+			word, sep, gap = word[:0], groupSeparator(r), 1
+		case end:
+			sep, gap = 0, gap+1
+		case before == 0 && len(words) > 0:
+			if gap != 1 {
+				sep = 0
+			}
+			seps = append(seps, sep)
 		}
 	}
-	flush()
-	return words, nil
+	if len(word) > 0 {
+		words = append(words, string(word))
+	}
+	return refWords{words, seps}, nil
+}
+
+// refWords are the words of a reference (referenceWords) and, between
+// words[i] and words[i+1], seps[i]: the one grouping separator that
+// stands between them (groupSeparator), 0 if none or several characters.
+type refWords struct {
+	words []string
+	seps  []byte
+}
+
+// drop returns w without its first word (first) or its last.
+func (w refWords) drop(first bool) refWords {
+	if first {
+		return refWords{w.words[1:], w.seps[min(1, len(w.seps)):]}
+	}
+	return refWords{w.words[:len(w.words)-1], w.seps[:max(len(w.seps)-1, 0)]}
+}
+
+// groupSeparator returns the class of r as a thousands separator inside a
+// number ("2 290", "2,290", "2.290", "2'290", "2’290"): ' ' for every
+// space separator (the no-break and thin spaces of typeset numbers), a
+// comma, a dot, or an apostrophe for the ASCII and the typographic
+// apostrophes of Swiss numbers; 0 for any other character.
+func groupSeparator(r rune) byte {
+	switch {
+	case r == ',' || r == '.' || r == '\'':
+		return byte(r)
+	case r == '’':
+		return '\''
+	case unicode.Is(unicode.Zs, r):
+		return ' '
+	}
+	return 0
+}
+
+// joinGroups joins the words of one number written with thousands
+// grouping: a maximal run of at least two words of digits, each separated
+// from the next by one grouping separator of one class (seps, as
+// referenceWords records them), the first of one to three digits and
+// every other of exactly three ("2 290", "1.234.567"). Any other run is
+// left apart: "2290 1", "2024 001" and "2 29" are not grouped numbers.
+func joinGroups(w refWords) []string {
+	words, seps := w.words, w.seps
+	out := words[:0:0]
+	for i := 0; i < len(words); {
+		j := i + 1
+		for j < len(words) && seps[j-1] != 0 && seps[j-1] == seps[i] && allDigits(words[j-1]) && allDigits(words[j]) {
+			j++
+		}
+		if j-i >= 2 && grouped(words[i:j]) {
+			out = append(out, strings.Join(words[i:j], ""))
+		} else {
+			out = append(out, words[i:j]...)
+		}
+		i = j
+	}
+	return out
+}
+
+// grouped reports whether the words of digits ws are the groups of one
+// number: the first of one to three digits, the others of three.
+func grouped(ws []string) bool {
+	if len(ws[0]) > 3 {
+		return false
+	}
+	for _, w := range ws[1:] {
+		if len(w) != 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // appendReferenceRune appends r, a printable character of a reference,
@@ -130,7 +233,7 @@ func appendReferenceRune(word []byte, r rune) (_ []byte, end, ok bool) {
 		return append(word, confusable(byte(r)-('a'-'A'))), false, true
 	case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
 		return append(word, confusable(byte(r))), false, true
-	case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', unicode.Is(unicode.Zs, r), unicode.Is(unicode.Pd, r):
+	case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', r == '’', unicode.Is(unicode.Zs, r), unicode.Is(unicode.Pd, r):
 		return word, true, true
 	case r == 'é' || r == 'É':
 		return append(word, "É"...), false, true
@@ -214,15 +317,80 @@ func confusableWord(w string) string {
 	return string(b)
 }
 
-// documentWord reports whether w, upper-cased and mapped, is a document
-// word.
-func documentWord(w string) bool { return documentWords[w] }
+// copyMarks are the words that mark an invoice sent or printed again,
+// written before or after its number ("COPY 2290", "2290-DUP", "Invoice
+// 2290 (reminder)"), as documentWords are kept: a copy, a duplicate, a
+// reprint, a reissue or a reminder of an invoice is that invoice. Words
+// that name a new document (a revision, a credit note, an instalment)
+// are not marks: those are other invoices, or the same only maybe, which
+// the duplicate control asks a person about (extends, in package ap).
+var copyMarks = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`
+		COPY DUP DUPL DUPLICATE REPRINT REPRINTED RESENT RESEND RESUBMITTED RESUBMISSION REISSUE REISSUED REMINDER
+		KOPIE DUPLIKAT ZWEITSCHRIFT ABSCHRIFT MAHNUNG ERINNERUNG ZAHLUNGSERINNERUNG
+		COPIE DUPLICATA RAPPEL RELANCE
+		COPIA DUPLICADO RECORDATORIO
+		DUPLICATO SOLLECITO
+		DUPLICAAT HERINNERING AANMANING
+		LEMBRETE`) {
+		m[confusableWord(w)] = true
+	}
+	return m
+}()
 
-// trimDocumentPrefix drops from w the longest document word that is
-// followed by a digit: "1NV2290" (INV2290) becomes "2290".
+// copyFillers are the small words that join a copy mark written first to
+// the document it marks: "copy of invoice 2290", "copie de la facture
+// 2290". They are dropped only after a copy mark.
+var copyFillers = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`OF THE DE LA DU DER DES VON DI DEL DELLA VAN HET DA DO`) {
+		m[confusableWord(w)] = true
+	}
+	return m
+}()
+
+// trimReferenceWords drops the document words and copy marks in front of
+// a reference's number, the copy marks after it, and a document word or
+// copy mark glued to it ("INV2290", "COPY2290", "2290DUP"); a copy mark
+// first may be followed by a filler word ("copy of invoice 2290").
+func trimReferenceWords(w refWords) refWords {
+	marked := false
+	for len(w.words) > 0 {
+		first := w.words[0]
+		if !documentWords[first] && !copyMarks[first] && !(marked && copyFillers[first]) {
+			break
+		}
+		marked = marked || copyMarks[first]
+		w = w.drop(true)
+	}
+	for len(w.words) > 0 && copyMarks[w.words[len(w.words)-1]] {
+		w = w.drop(false)
+	}
+	if n := len(w.words); n > 0 {
+		w.words[0] = trimDocumentPrefix(w.words[0])
+		w.words[n-1] = trimCopySuffix(w.words[n-1])
+	}
+	return w
+}
+
+// trimCopySuffix drops from w the longest copy mark that follows a digit:
+// "2290C0PY" (2290COPY) becomes "2290".
+func trimCopySuffix(w string) string {
+	for n := 1; n < len(w); n++ {
+		if isDigit(w[n-1]) && copyMarks[w[n:]] {
+			return w[:n]
+		}
+	}
+	return w
+}
+
+// trimDocumentPrefix drops from w the longest document word or copy mark
+// that is followed by a digit: "1NV2290" (INV2290) and "C0PY2290"
+// (COPY2290) become "2290".
 func trimDocumentPrefix(w string) string {
 	for n := len(w) - 1; n > 0; n-- {
-		if isDigit(w[n]) && documentWords[w[:n]] {
+		if isDigit(w[n]) && (documentWords[w[:n]] || copyMarks[w[:n]]) {
 			return w[n:]
 		}
 	}

@@ -39,11 +39,28 @@ func TestDuplicateKey(t *testing.T) {
 			"INV\u20132290", "INV \u2014 2290", "INV\u20102290", "INV\u20112290", "Rg.\u2013Nr. 2290",
 			// OCR and typing confusions.
 			"INV-229o", "229O", "ZZ9O",
+			// Thousands grouping inside the number (issue 24): spaces, the
+			// no-break, narrow no-break and thin spaces of typeset numbers,
+			// commas, dots, ASCII and typographic apostrophes.
+			"2 290", "INV 2 290", "2,290", "INV-2,290", "2.290", "2'290", "2’290", "2 290", "2 290", "2 290",
+			"Bill 2 290", "INV2 290", "Z Z9O", "02,290", "2 290 ",
+			// Copy marks before or after the number, glued or not (issue 24).
+			"COPY 2290", "2290-DUP", "INV-2290 copy", "Invoice #2290 (reminder)", "copy of invoice 2290", "2290COPY", "DUP2290",
+			"DUPLICATE INVOICE 2290", "INV-2290 [DUPLICATE]", "Reprint INV-2290", "Kopie Rechnung Nr. 2290", "Mahnung 2290",
+			"Rechnung 2290 Duplikat", "copie de la facture 2290", "Facture 2290 duplicata", "Copia factura 2290",
+			"Fattura 2290 sollecito", "Factuur 2290 herinnering", "2 290 copy",
 		}},
 		{"2291", []string{"INV-2291", "Invoice No. 2291", "229l", "229I", "ZZ9I"}},
 		{"2250", []string{"INV-22SO", "2250", "INV-22so"}},
 		{"8102", []string{"B1O2", "8102", "INV-BIOZ"}},
-		{"2290.1", []string{"INV-2290-1", "2290/01", "2290 1", "Invoice 2290-001"}},
+		{"2290.1", []string{"INV-2290-1", "2290/01", "2290 1", "Invoice 2290-001", "2,290-1", "COPY 2290-1"}},
+		{"2.290", []string{"2-290", "2/290", "2 , 290"}},
+		{"2290A", []string{"INV-2290A", "2290 A"}},
+		{"2290.2026", []string{"INV-2290/2026", "2290-2026"}},
+		{"1234567", []string{"1.234.567", "1 234 567", "1,234,567"}},
+		{"2024.1.2", []string{"2024 001 002"}},
+		{"2.29", []string{"2 29", "2.29"}},
+		{"2290.5", []string{"2.290,5"}},
 		{"22901", []string{"INV-22901", "22901"}},
 		{"ACME2290", []string{"ACME-2290", "ACME 2290", "acme2290", "ACME-02290"}},
 		{"2024.12", []string{"2024-12", "2024 - 0012"}},
@@ -73,7 +90,8 @@ func TestDuplicateKeyRefused(t *testing.T) {
 		name, in, reason string
 		lookAlike        bool
 	}{
-		{"empty", "", "has no number or name besides document words and separators; the reference cannot be compared", false},
+		{"empty", "", "has no number or name besides document words, copy marks and separators; the reference cannot be compared", false},
+		{"only copy marks", "Copy of invoice (duplicate)", "has no number or name", false},
 		{"only separators", " -- / ", "has no number or name", false},
 		{"only document words", "Invoice No.", "has no number or name", false},
 		{"Cyrillic I", "\u0406NV-2290", "contains the non-ASCII character U+0406 at position 1; the reference cannot be compared", true},
