@@ -43,7 +43,7 @@ var refusals = struct {
 	SystemsInsufficient                                         message
 	InvalidText                                                 message
 	PolicyDenied, TotalTooLarge, PolicyOverflow, PolicyError    message
-	ApprovalRequired                                            message
+	ApprovalRequired, RunLine, RunDuplicate                     message
 	ApprovalsOff, ApprovalInvalid, ApproverOutOfScope, Approval message
 	BudgetExceeded, NoBudget                                    message
 	Replayed, Executing, NotExecuted                            message
@@ -91,6 +91,12 @@ var refusals = struct {
 	// The level, the policies' reasons, the operation hash's first 16
 	// hex digits.
 	ApprovalRequired: message{intent.CodeApprovalRequired, "This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval."},
+
+	// The operation hash's first 16 hex digits.
+	RunLine: message{intent.CodeApprovalRequired, "This operation needs no approval of its own; as a line of a run it executes only once a person approves the run that holds it (operation %s). Nothing was done yet."},
+
+	// The operation hash's first 16 hex digits.
+	RunDuplicate: message{intent.CodeMalformed, "This operation is already a line of the same run (operation %s); it was left out. Nothing was done."},
 
 	ApprovalsOff:       message{intent.CodeApprovalInvalid, "Approvals are not configured on this gateway. Nothing was done."},
 	ApprovalInvalid:    message{intent.CodeApprovalInvalid, "The approval presented is not valid for this exact operation (%v). Nothing was done. Any change to the operation needs a new approval."},

@@ -42,6 +42,11 @@ type decision struct {
 	totalIDs  []string // the open reservations on the contract's totals
 	totals    string   // the totals for people, "" if none
 
+	// held, for a line of a run (DecideRun), collects the reservations on
+	// the totals that the run holds until all its lines are decided; the
+	// line then stops after the policy, executing nothing. Nil otherwise.
+	held *[]string
+
 	executing bool
 	spent     bool   // the reservation is committed, not released, at cleanup
 	result    string // receipt.ResultExecuted, ResultFailed or ResultNotExecuted
@@ -75,6 +80,9 @@ func (g *Gateway) run(ctx context.Context, st *decision) *intent.Refusal {
 	}
 	if r := g.policy(ctx, st); r != nil {
 		return r
+	}
+	if st.held != nil {
+		return g.runLine(ctx, st)
 	}
 	if r := g.budget(ctx, st); r != nil {
 		return r
