@@ -89,9 +89,12 @@ func (g *Gateway) DecideRun(ctx context.Context, req RunRequest) (Run, error) {
 
 // decideLine decides proposal p as a line of a run whose lines so far
 // are before, holding its totals' reservations in held, and appends its
-// receipt. A line that is already in the run is refused (RunDuplicate).
+// receipt. A line that is already in the run is refused (RunDuplicate). A
+// refused line's reservations are given back at once: it will not execute,
+// so the lines after it do not count it.
 func (g *Gateway) decideLine(ctx context.Context, token string, p []byte, before []intent.OperationHash, held *[]string) (Decision, error) {
-	st := &decision{req: Request{Mandate: token, Proposal: p}, now: g.now().UTC(), result: receipt.ResultNotExecuted, held: held}
+	var mine []string
+	st := &decision{req: Request{Mandate: token, Proposal: p}, now: g.now().UTC(), result: receipt.ResultNotExecuted, held: &mine}
 	d := &st.out
 	r := g.runGuarded(ctx, st)
 	d.Verdict, d.Refusal = intent.Deny, r
@@ -100,6 +103,11 @@ func (g *Gateway) decideLine(ctx context.Context, token string, p []byte, before
 		if slices.Contains(before, d.OperationHash) {
 			d.Verdict, d.Refusal = intent.Deny, refusals.RunDuplicate.with(st.operation[:16])
 		}
+	}
+	if d.Verdict == intent.StepUp {
+		*held = append(*held, mine...)
+	} else {
+		g.release(ctx, &mine)
 	}
 	return g.receipt(ctx, st)
 }
