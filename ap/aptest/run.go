@@ -317,16 +317,24 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 	if len(times) > 0 {
 		f.Median = times[len(times)/2]
 	}
+	f.finish(t, d, e, "")
+	return f
+}
+
+// finish checks the figures' totals and the ERP and receipts against
+// them (driver.check), and logs them; how names the way the book was paid
+// ("" bill by bill, " in runs").
+func (f *Figures) finish(t testing.TB, d *driver, e Env, how string) {
+	t.Helper()
 	if f.Needless > 0 {
 		t.Errorf("%d needless step-ups (logged above): each asks a person for no reason AP practice gives", f.Needless)
 	}
 	if f.Paid+f.limited()+f.FalseRefusals != f.Payments {
 		t.Errorf("%d payments: %d paid, %d refused by a configured limit, %d false refusals", f.Payments, f.Paid, f.limited(), f.FalseRefusals)
 	}
-	d.check(e, &f)
-	t.Logf("legitimate workload on %s: %s", cmp.Or(e.Name, "the ERP"), f)
+	d.check(e, f)
+	t.Logf("legitimate workload%s on %s: %s", how, cmp.Or(e.Name, "the ERP"), f)
 	t.Logf("step-ups and why:\n%s", f.Reasons())
-	return f
 }
 
 // checkLimited counts a payment practice expects the company's limit

@@ -49,15 +49,7 @@ func PayRuns(t testing.TB, e Env, bk *Book, by RunsOf) Figures {
 		d.clock.AdvanceTo(run[len(run)-1].at)
 		r.run(t, &bk.b, run)
 	}
-	if f.Needless > 0 {
-		t.Errorf("%d needless step-ups (logged above): each asks a person for no reason AP practice gives", f.Needless)
-	}
-	if f.Paid+f.limited()+f.FalseRefusals != f.Payments {
-		t.Errorf("%d payments: %d paid, %d refused by a configured limit, %d false refusals", f.Payments, f.Paid, f.limited(), f.FalseRefusals)
-	}
-	d.check(e, &f)
-	t.Logf("legitimate workload in runs on %s: %s", cmp.Or(e.Name, "the ERP"), f)
-	t.Logf("runs' approvals and why:\n%s", f.Reasons())
+	f.finish(t, d, e, " in runs")
 	return f
 }
 
