@@ -393,6 +393,7 @@ type requestView struct {
 	NotApprover                                                   string         // the fact that names the signed-in approver as one who may not approve; "" if none
 	Execution                                                     *executionView // nil: not executed yet, or unknown
 	Watch                                                         bool           // approved: the page can tell once it executes
+	Run                                                           *runView       // a run's lines; nil for one operation
 }
 
 func (s *Server) list(c echo.Context) error {
@@ -409,7 +410,8 @@ func (s *Server) list(c echo.Context) error {
 		if !me.mayDecide(r.op.Owner) {
 			continue // another owner's: not this approver's to see
 		}
-		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: r.amountText(), Payee: r.payeeText(),
+		_, amount, payee := s.headline(r)
+		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: amount, Payee: payee,
 			Level: string(r.level), Status: string(r.status), Expires: r.expires.Format("15:04:05 UTC"),
 			Hash: r.hash.String()[:16], Refusal: r.refusal, Have: len(r.approvals), Need: r.need()}
 		if r.status == StatusPending {
@@ -484,7 +486,11 @@ func (s *Server) show(c echo.Context) error {
 	}
 	v.CanDecide = r.status == StatusPending && !v.Decided
 	v.NotApprover = s.named(r, ss.approver)
-	if r.status != StatusRefused {
+	switch {
+	case r.status != StatusRefused && len(r.lines) > 0:
+		rv, why := s.runView(r)
+		v.Run, v.Summary, v.Why, v.Args = &rv, runSummary(rv), why, r.argViews()
+	case r.status != StatusRefused:
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.
 		p := s.phrase(r)
@@ -606,10 +612,36 @@ func (s *Server) voteForm(c echo.Context, approve bool, reason string) error {
 	if err != nil {
 		return s.decisionError(c, ErrOtherOperation)
 	}
-	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, approve, "page", reason); err != nil {
+	ticked, err := tickedLines(c, approve)
+	if err != nil {
+		return s.decisionError(c, err)
+	}
+	if _, err := s.decideLines(c.Request().Context(), id, ss.approver, shown, approve, "page", reason, ticked); err != nil {
 		return s.decisionError(c, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/requests/"+id)
+}
+
+// tickedLines returns the lines of a run ticked on its approval form (the
+// form says run=1): their operation hashes, none when none is ticked; nil
+// for any other form, whose approval covers every open line.
+func tickedLines(c echo.Context, approve bool) ([]intent.OperationHash, error) {
+	if !approve || c.FormValue("run") != "1" {
+		return nil, nil
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return nil, ErrOtherOperation
+	}
+	ticked := []intent.OperationHash{}
+	for _, v := range form["line"] {
+		h, err := intent.ParseOperationHash(v)
+		if err != nil {
+			return nil, ErrOtherOperation
+		}
+		ticked = append(ticked, h)
+	}
+	return ticked, nil
 }
 
 // decisionError shows a refused decision in fixed words: no internal
@@ -631,6 +663,8 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 		code, title, text = http.StatusConflict, "Not yours to approve", "The request's facts name you as someone who may not approve it (you recorded the call-back it relies on), so nothing was approved. Two other approvers must approve it; you may still reject it."
 	case errors.Is(err, ErrSameApprover):
 		code, title, text = http.StatusConflict, "Already decided by you", "You already decided on this request; your approval never counts twice. Four eyes need a second, different approver."
+	case errors.Is(err, ErrNoLines):
+		code, title, text = http.StatusConflict, "No payment ticked", "You ticked none of the run's payments, so nothing was approved. Tick the payments to approve, or reject the run."
 	case errors.Is(err, ErrOtherOperation):
 		code, title, text = http.StatusConflict, "Operation changed", "The form does not name this request's operation, so nothing was approved. Open the request again and check it."
 	default:
