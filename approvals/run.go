@@ -18,7 +18,9 @@ import (
 type runView struct {
 	Count  int
 	Payees []runPayeeView
-	Totals []string // per currency, "12,345.00 EUR"
+	Totals []string // per currency, "12,345.00 EUR", of the lines not left out
+	Asked  []string // per currency, of every line: what the run asks
+	Left   int      // the lines left out
 }
 
 // runPayeeView is one payee's lines of a run.
@@ -94,7 +96,7 @@ func (s *Server) runView(r *request) (runView, []string) {
 	v := runView{Count: len(r.lines)}
 	left := r.leftOut()
 	byPayee := map[string]int{}
-	var all money
+	var all, kept money
 	payeeSums := map[string]*money{}
 	why := map[string]int{}
 	var whyOrder []string
@@ -112,7 +114,13 @@ func (s *Server) runView(r *request) (runView, []string) {
 			if payeeSums[payee] == nil {
 				payeeSums[payee] = &money{}
 			}
-			payeeSums[payee].add(cur, amt)
+			if lv.Left == "" {
+				kept.add(cur, amt)
+				payeeSums[payee].add(cur, amt)
+			}
+		}
+		if lv.Left != "" {
+			v.Left++
 		}
 		j, ok := byPayee[payee]
 		if !ok {
@@ -133,7 +141,7 @@ func (s *Server) runView(r *request) (runView, []string) {
 			v.Payees[i].Totals = strings.Join(m.texts(), ", ")
 		}
 	}
-	v.Totals = all.texts()
+	v.Totals, v.Asked = kept.texts(), all.texts()
 	reasons := make([]string, 0, len(whyOrder))
 	for _, w := range whyOrder {
 		reasons = append(reasons, fmt.Sprintf("%s (%s)", w, plural(why[w], "payment")))
@@ -144,8 +152,8 @@ func (s *Server) runView(r *request) (runView, []string) {
 // runSummary is the sentence a run's page leads with.
 func runSummary(v runView) string {
 	total := "nothing"
-	if len(v.Totals) > 0 {
-		total = strings.Join(v.Totals, " and ")
+	if len(v.Asked) > 0 {
+		total = strings.Join(v.Asked, " and ")
 	}
 	return fmt.Sprintf("Pay a run of %s to %s: %s in all", plural(v.Count, "payment"), plural(len(v.Payees), "payee"), total)
 }
@@ -234,5 +242,5 @@ func (s *Server) headline(r *request) (summary, amount, payee string) {
 	for _, p := range v.Payees {
 		names = append(names, p.Payee)
 	}
-	return runSummary(v), strings.Join(v.Totals, ", "), strings.Join(names, ", ")
+	return runSummary(v), strings.Join(v.Asked, ", "), strings.Join(names, ", ")
 }

@@ -24,7 +24,7 @@ func runOf(t *testing.T, level intent.Level, lines ...approval.Request) approval
 	for _, l := range lines {
 		hs = append(hs, l.Hash)
 	}
-	op, err := approval.RunOperation("m-emma", "emma", hs)
+	op, err := approval.RunOperation(lines[0].Operation.MandateID, lines[0].Operation.Owner, hs)
 	if err != nil {
 		t.Fatal(err)
 	}
