@@ -730,6 +730,14 @@ type executionView struct {
 // executionOf returns the first receipt after r's that executed (or
 // failed) r's operation, or nil when none has yet or the audit view is off.
 func (s *Server) executionOf(ctx context.Context, r *request) (*executionView, error) {
+	m, err := s.executions(ctx, r, []intent.OperationHash{r.hash})
+	return m[r.hash], err
+}
+
+// executions returns, for each of the operation hashes hs of r (r's own,
+// or its lines' for a run), the first receipt after r's own that executed
+// it or failed executing it; an operation without one is absent.
+func (s *Server) executions(ctx context.Context, r *request, hs []intent.OperationHash) (map[intent.OperationHash]*executionView, error) {
 	a := s.auditOf()
 	if a == nil || r.receipt.Seq == 0 {
 		return nil, nil
@@ -738,18 +746,23 @@ func (s *Server) executionOf(ctx context.Context, r *request) (*executionView, e
 	if err != nil && !errors.Is(err, receipt.ErrNotFound) {
 		return nil, err
 	}
-	want := r.hash.String()
+	want := map[string]intent.OperationHash{}
+	for _, h := range hs {
+		want[h.String()] = h
+	}
+	out := map[intent.OperationHash]*executionView{}
 	for _, x := range rs {
-		if x.Operation != want || x.Result != receipt.ResultExecuted && x.Result != receipt.ResultFailed {
+		h, ok := want[x.Operation]
+		if !ok || out[h] != nil || x.Result != receipt.ResultExecuted && x.Result != receipt.ResultFailed {
 			continue
 		}
-		return &executionView{
+		out[h] = &executionView{
 			Result: x.Result, Output: x.Output, Time: x.Time.UTC().Format("2006-01-02 15:04:05 UTC"),
 			Receipt:  fmt.Sprintf("%s #%d", ownerText(x.Owner), x.Seq),
 			Executed: x.Result == receipt.ResultExecuted, Failed: x.Result == receipt.ResultFailed,
-		}, nil
+		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // auditOn answers 404 for the audit pages while the view is off.

@@ -488,7 +488,13 @@ func (s *Server) show(c echo.Context) error {
 	v.NotApprover = s.named(r, ss.approver)
 	switch {
 	case r.status != StatusRefused && len(r.lines) > 0:
-		rv, why := s.runView(r)
+		var exec map[intent.OperationHash]*executionView
+		if r.status == StatusApproved {
+			if exec, err = s.executions(c.Request().Context(), r, r.lineHashList()); err != nil {
+				s.logger.Error("approval page: reading the executions", "id", r.id, "err", err)
+			}
+		}
+		rv, why := s.runView(r, exec)
 		v.Run, v.Summary, v.Why, v.Args = &rv, runSummary(rv), why, r.argViews()
 	case r.status != StatusRefused:
 		// Shown only if it is what the hash names; a refused request
@@ -498,7 +504,7 @@ func (s *Server) show(c echo.Context) error {
 		v.Values, v.Amounts, v.Others = r.valueViews(p), r.amountViews(p), r.otherViews(p)
 		v.Trusted, v.Args, v.Facts = r.views(now, p), r.argViews(), r.factViews()
 	}
-	if r.status == StatusApproved && s.auditOf() != nil {
+	if r.status == StatusApproved && s.auditOf() != nil && len(r.lines) == 0 {
 		v.Watch = true
 		if v.Execution, err = s.executionOf(c.Request().Context(), r); err != nil {
 			s.logger.Error("approval page: reading the execution", "id", r.id, "err", err)

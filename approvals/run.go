@@ -40,6 +40,9 @@ type runLineView struct {
 	Asks    string   // what the line alone would ask, in words
 	Why     []string // why, in the pack's words
 	Left    string   // who left it out (rejected it); "" if no one
+	// Execution is the line's execution, once the run is approved and the
+	// audit view is on; nil when not executed yet, or not known.
+	Execution *executionView
 }
 
 // money sums minor units per currency, in the order first seen.
@@ -90,9 +93,10 @@ func (r *request) lineAmount(p approval.Phrase) (intent.Value, string, bool) {
 }
 
 // runView returns r's lines grouped by payee in the order first named,
-// with the totals per currency, and the reasons lines ask, each with how
-// many lines give it, for the run's "Why you are asked".
-func (s *Server) runView(r *request) (runView, []string) {
+// with the totals per currency and each line's execution from exec (nil:
+// none known), and the reasons lines ask, each with how many lines give
+// it, for the run's "Why you are asked".
+func (s *Server) runView(r *request, exec map[intent.OperationHash]*executionView) (runView, []string) {
 	v := runView{Count: len(r.lines)}
 	left := r.leftOut()
 	byPayee := map[string]int{}
@@ -103,7 +107,7 @@ func (s *Server) runView(r *request) (runView, []string) {
 	for i, l := range r.lines {
 		p := s.phrase(l)
 		lv := runLineView{N: i + 1, Hash: l.hash.String(), Short: l.hash.String()[:16], Summary: p.Summary, Asks: lineAsks(l.level),
-			Why: whyViews(p), Left: left[l.hash]}
+			Why: whyViews(p), Left: left[l.hash], Execution: exec[l.hash]}
 		payee := l.payeeName(p)
 		if payee == "" {
 			payee = "(no payee)"
@@ -237,10 +241,19 @@ func (s *Server) headline(r *request) (summary, amount, payee string) {
 	if len(r.lines) == 0 {
 		return s.phrase(r).Summary, r.amountText(), r.payeeText()
 	}
-	v, _ := s.runView(r)
+	v, _ := s.runView(r, nil)
 	names := make([]string, 0, len(v.Payees))
 	for _, p := range v.Payees {
 		names = append(names, p.Payee)
 	}
 	return runSummary(v), strings.Join(v.Asked, ", "), strings.Join(names, ", ")
+}
+
+// lineHashList returns the operation hashes of r's lines, in order.
+func (r *request) lineHashList() []intent.OperationHash {
+	out := make([]intent.OperationHash, len(r.lines))
+	for i, l := range r.lines {
+		out[i] = l.hash
+	}
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -78,6 +79,19 @@ func TestRunApprovedOnce(t *testing.T) {
 		if _, err := approval.Evaluate(keys, l.Hash, "m-emma", t0, []approval.Approval{a}); err != nil {
 			t.Errorf("line %s: %v", l.Operation.Args["memo"].Str, err)
 		}
+	}
+	// Once a line executes (its receipt in the owner's chain), the run's
+	// page says so on that line only.
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.log.Append(t.Context(), receipt.Receipt{Owner: "emma", Time: t0, Action: "pay.send", Args: lines[1].Operation.Args,
+		Verdict: intent.Allow, Result: receipt.ResultExecuted, Output: "paid TX-77", Operation: lines[1].Hash.String()}); err != nil {
+		t.Fatal(err)
+	}
+	p = c.do("GET", "/requests/"+tk.ID, nil, nil)
+	if strings.Count(p.body, "<strong>Executed</strong>") != 1 || !strings.Contains(p.body, "paid TX-77") {
+		t.Errorf("the run's page does not show the one line executed")
 	}
 	_, other := operation(t, 150001, "INV-1")
 	if _, err := approval.Evaluate(keys, other, "m-emma", t0, []approval.Approval{a}); !errors.Is(err, approval.ErrOtherOperation) {
@@ -200,5 +214,26 @@ func TestTrackerRun(t *testing.T) {
 	}
 	if _, err := tr.Request(ctx, c); !errors.Is(err, approval.ErrRejected) {
 		t.Errorf("the line left out, alone: %v", err)
+	}
+}
+
+// TestRunSurvivesRestart: a run's lines are kept with it: after a
+// restart its page still lists them, and its approval covers them.
+func TestRunSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	lines := threeLines(t)
+	tk := f.request(runOf(t, intent.LevelConfirm, lines...))
+	f.restart(nil)
+	c := f.signedIn("bob")
+	if p := c.do("GET", "/requests/"+tk.ID, nil, nil); strings.Count(p.body, `name="line"`) != 3 {
+		t.Fatalf("after a restart the run lists %d lines", strings.Count(p.body, `name="line"`))
+	}
+	if got := c.decide(tk.ID, true); got.code != http.StatusSeeOther {
+		t.Fatalf("approve: %d", got.code)
+	}
+	f.restart(nil)
+	if out := f.outcome(tk.ID); out.Status != approvals.StatusApproved || len(out.Approvals[0].Lines) != 3 {
+		t.Fatalf("after another restart: %s %+v", out.Status, out.Approvals)
 	}
 }
