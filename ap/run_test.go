@@ -3,6 +3,7 @@ package ap_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -219,4 +220,39 @@ func TestRunRedTeam(t *testing.T) {
 
 func cloneHashes(hs []intent.OperationHash) []intent.OperationHash {
 	return append([]intent.OperationHash(nil), hs...)
+}
+
+// TestRunFitsTheBudget: a run must fit the mandate's budget as a whole:
+// with 3,000.00 left, 850.00 and 2,400.00 each fit, not both; the second
+// line is refused, and the run is the first alone.
+func TestRunFitsTheBudget(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok, err := issue(ap.DemoCompany, 300000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1, l2 := pay(ap.DemoVendor, ap.DemoBill, ap.DemoIBAN, "850.00"), pay(ap.DemoVendor, ap.DemoBill2, ap.DemoIBAN, "2400.00")
+	if alone := e.run(tok, l2); len(alone.Operations) != 1 {
+		t.Fatalf("2,400.00 alone: %s", message(alone.Lines[0]))
+	}
+	r := e.run(tok, l1, l2)
+	if len(r.Operations) != 1 || r.Lines[1].Verdict != intent.Deny || code(r.Lines[1]) != intent.CodeBudgetExceeded {
+		t.Fatalf("run over the budget: %d lines may execute, the second %s %s", len(r.Operations), code(r.Lines[1]), message(r.Lines[1]))
+	}
+	if again := e.run(tok, l2); len(again.Operations) != 1 {
+		t.Fatalf("the run's budget reservations were not given back: %s", message(again.Lines[0]))
+	}
+}
+
+// TestRunBounds: a run holds 1 to approval.MaxRunLines proposals.
+func TestRunBounds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok := e.mandate("m-bounds", ap.DemoCompany, "EUR")
+	for _, n := range []int{0, approval.MaxRunLines + 1} {
+		if _, err := e.gw.DecideRun(context.Background(), gateway.RunRequest{Mandate: tok, Proposals: make([][]byte, n)}); !errors.Is(err, gateway.ErrRun) {
+			t.Errorf("%d proposals: %v, want ErrRun", n, err)
+		}
+	}
 }

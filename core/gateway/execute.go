@@ -87,14 +87,14 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	// Settled together: one round trip to a store that is a
 	// state.Settler.
 	ids := slices.Clone(st.totalIDs)
-	if st.held != nil {
-		// A line of a run: its totals stay reserved until the run is
-		// decided (DecideRun), so that the lines after it count it.
-		*st.held = append(*st.held, st.totalIDs...)
-		ids = nil
-	}
 	if st.reserved {
 		ids = append(ids, st.resID)
+	}
+	if st.held != nil {
+		// A line of a run: its totals and budget stay reserved until the
+		// run is decided (DecideRun), so that the lines after it count it.
+		*st.held = append(*st.held, ids...)
+		ids = nil
 	}
 	if len(ids) > 0 && !st.executing {
 		for i, err := range state.Settle(ctx, g.store, ids, st.spent) {

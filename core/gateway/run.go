@@ -112,19 +112,24 @@ func (g *Gateway) decideLine(ctx context.Context, token string, p []byte, before
 	return g.receipt(ctx, st)
 }
 
-// runLine ends a line of a run that the policy allows: it needs no
-// approval of its own, but executes only with the run's. An operation
-// already executed, or that the budget cannot pay, is refused as it would
-// be on its own.
-func (g *Gateway) runLine(ctx context.Context, st *decision) *intent.Refusal {
-	if r := g.executedBefore(ctx, st); r != nil {
+// runLine ends a line of a run that the policy allows (stepUp nil) or
+// steps up (stepUp): its amount is reserved on the budget, held with its
+// totals until the run is decided, so that the run as a whole must fit
+// the budget; a line the budget cannot pay is refused. A line the policy
+// allows needs no approval of its own, but executes only with the run's
+// (RunLine); one already executed is refused as it would be on its own.
+func (g *Gateway) runLine(ctx context.Context, st *decision, stepUp *intent.Refusal) *intent.Refusal {
+	if stepUp == nil {
+		if r := g.executedBefore(ctx, st); r != nil {
+			return r
+		}
+		st.out.Level = intent.LevelAuto
+		stepUp = refusals.RunLine.with(st.operation[:16])
+	}
+	if r := g.budget(ctx, st); r != nil {
 		return r
 	}
-	if r := g.budgetFits(ctx, st.mandate, st.currency, st.amount); r != nil {
-		return r
-	}
-	st.out.Level = intent.LevelAuto
-	return refusals.RunLine.with(st.operation[:16])
+	return stepUp
 }
 
 // release gives back the reservations a run held on the totals.

@@ -78,11 +78,12 @@ func (g *Gateway) run(ctx context.Context, st *decision) *intent.Refusal {
 	if r := g.totals(ctx, st); r != nil {
 		return r
 	}
-	if r := g.policy(ctx, st); r != nil {
-		return r
+	r := g.policy(ctx, st)
+	if st.held != nil && (r == nil || r.Code == intent.CodeApprovalRequired) {
+		return g.runLine(ctx, st, r)
 	}
-	if st.held != nil {
-		return g.runLine(ctx, st)
+	if r != nil {
+		return r
 	}
 	if r := g.budget(ctx, st); r != nil {
 		return r
