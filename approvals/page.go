@@ -72,6 +72,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/audit", s.auditList, s.auditOn, s.auth)
 	e.GET("/audit.csv", s.auditCSV, s.auditOn, s.auth)
 	e.GET("/audit/decision", s.auditReceipt, s.auditOn, s.auth)
+	e.GET("/audit/callbacks", s.evidenceList, s.auditOn, s.auth)
+	e.GET("/audit/callbacks.csv", s.evidenceCSV, s.auditOn, s.auth)
 	if s.cfg.Callbacks != nil {
 		e.GET("/callbacks", s.callbackForm, s.auth)
 		e.POST("/callbacks", s.recordCallbackForm, s.auth)
@@ -192,7 +194,7 @@ func safeNext(next string) string {
 	switch id, isRequest := strings.CutPrefix(u.Path, "/requests/"); {
 	case isRequest && idPattern.MatchString(id):
 		return u.Path
-	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision":
+	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision", u.Path == "/audit/callbacks":
 		if q := u.Query().Encode(); q != "" {
 			return u.Path + "?" + q
 		}
