@@ -237,3 +237,19 @@ func TestRunSurvivesRestart(t *testing.T) {
 		t.Fatalf("after another restart: %s %+v", out.Status, out.Approvals)
 	}
 }
+
+// TestRunNotApprover: a person a line's facts name as one who may not
+// approve it (who recorded its call-back) may not approve the run.
+func TestRunNotApprover(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, func(c *approvals.Config) { c.NotApprovers = []string{"iban_called_by"} })
+	lines := threeLines(t)
+	lines[1].Facts = map[string]intent.Value{"iban_called_by": intent.Str("alice")}
+	tk := f.request(runOf(t, intent.LevelFourEyes, lines...))
+	if p := f.signedIn("alice").decide(tk.ID, true); p.code != http.StatusConflict {
+		t.Fatalf("alice approves a run with a line she called back for: %d", p.code)
+	}
+	if out := f.outcome(tk.ID); len(out.Approvals) != 0 {
+		t.Fatalf("%d approvals", len(out.Approvals))
+	}
+}

@@ -668,10 +668,17 @@ func (r *request) outcome() Outcome {
 }
 
 // named returns the fact of Config.NotApprovers that names approver in
-// r's facts, or "" when none does.
+// r's facts (or a run's line's), or "" when none does.
 func (s *Server) named(r *request, approver string) string {
 	for _, f := range s.cfg.NotApprovers {
 		if v, ok := r.facts[f]; ok && v.Kind == intent.KindString && v.Str == approver {
+			return f
+		}
+	}
+	// A run's approval approves each line: a person a line's facts name
+	// may not approve the run.
+	for _, l := range r.lines {
+		if f := s.named(l, approver); f != "" {
 			return f
 		}
 	}

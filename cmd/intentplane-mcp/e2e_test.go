@@ -950,7 +950,7 @@ func TestPackMount(t *testing.T) {
 func TestPageExample(t *testing.T) {
 	t.Parallel()
 	out, err := checkPageExample(t, nil)
-	if err != nil || !strings.Contains(string(out), "configuration OK: 8 tools") || strings.Contains(string(out), "warning") {
+	if err != nil || !strings.Contains(string(out), "configuration OK: 9 tools") || strings.Contains(string(out), "warning") {
 		t.Fatalf("--check: %v\n%s", err, out)
 	}
 }

@@ -93,7 +93,7 @@ var refusals = struct {
 	ApprovalRequired: message{intent.CodeApprovalRequired, "This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval."},
 
 	// The operation hash's first 16 hex digits.
-	RunLine: message{intent.CodeApprovalRequired, "This operation needs no approval of its own; as a line of a run it executes only once a person approves the run that holds it (operation %s). Nothing was done yet."},
+	RunLine: message{intent.CodeApprovalRequired, "This operation needs no approval of its own; as a line of a run it executes with the run, once a person approves the run if any of its lines needs one (operation %s). Nothing was done yet."},
 
 	// The operation hash's first 16 hex digits.
 	RunDuplicate: message{intent.CodeMalformed, "This operation is already a line of the same run (operation %s); it was left out. Nothing was done."},

@@ -78,13 +78,23 @@ func (g *Gateway) DecideRun(ctx context.Context, req RunRequest) (Run, error) {
 		}
 	}
 	if len(run.Operations) > 0 {
-		h, err := approval.RunHash(run.Lines[0].Receipt.MandateID, run.Operations)
+		h, err := approval.RunHash(run.mandateID(), run.Operations)
 		if err != nil {
 			return run, err
 		}
 		run.Hash = h
 	}
 	return run, nil
+}
+
+// mandateID is the mandate of the run's lines that may execute.
+func (r Run) mandateID() string {
+	for _, d := range r.Lines {
+		if d.Verdict == intent.StepUp && d.Operation != nil {
+			return d.Operation.MandateID
+		}
+	}
+	return ""
 }
 
 // decideLine decides proposal p as a line of a run whose lines so far
