@@ -2,9 +2,11 @@ package approvals_test
 
 import (
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -251,5 +253,30 @@ func TestRunNotApprover(t *testing.T) {
 	}
 	if out := f.outcome(tk.ID); len(out.Approvals) != 0 {
 		t.Fatalf("%d approvals", len(out.Approvals))
+	}
+}
+
+// TestRunWebhook: a run is posted with its lines, each with its
+// operation hash, arguments and level, so that a chat approver sees what
+// the run's approval approves.
+func TestRunWebhook(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, nil)
+	var got approvals.WebhookPayload
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewDecoder(r.Body).Decode(&got)
+	}))
+	defer receiver.Close()
+	hook, err := approvals.NewWebhook(f.srv, approvals.WebhookConfig{URL: receiver.URL, Key: key(21)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := threeLines(t)
+	if _, err := hook.Request(t.Context(), runOf(t, intent.LevelConfirm, lines...)); err != nil {
+		t.Fatal(err)
+	}
+	if got.Action != "run" || len(got.Lines) != 3 || got.Lines[1].Operation != lines[1].Hash.String() ||
+		got.Lines[1].Args["amount"].Text != "200.00 EUR" || got.Lines[2].Level != "auto" || got.Lines[0].Type != "run.line" {
+		t.Fatalf("payload %+v", got)
 	}
 }
