@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 )
@@ -439,10 +440,16 @@ func rowOf(r receipt.Receipt, ro ArgRoles) decisionRow {
 	for _, e := range r.Approvals {
 		who = append(who, e.Approver)
 	}
+	payee := payeeText(r, ro)
+	if n := r.Args["count"]; r.Action == approval.RunAction && n.Kind == intent.KindInt {
+		// A payment run's request and decisions: its payments are the
+		// receipts of their own operations.
+		payee = fmt.Sprintf("payment run of %d", n.Int)
+	}
 	return decisionRow{
 		Owner: visible(ownerText(r.Owner)), OwnerID: string(r.Owner), Seq: r.Seq,
 		Time: r.Time.UTC().Format("2006-01-02 15:04:05"), at: r.Time,
-		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payeeText(r, ro),
+		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payee,
 		Amount: visible(amountsText(r, ro)), Result: visible(r.Result), Approvers: visible(strings.Join(who, ", ")),
 		Operation: r.Operation, Hash: r.Hash.String(), OK: r.Verdict == intent.Allow,
 	}

@@ -95,6 +95,10 @@ func TestRunApprovedOnce(t *testing.T) {
 	if strings.Count(p.body, "<strong>Executed</strong>") != 1 || !strings.Contains(p.body, "paid TX-77") {
 		t.Errorf("the run's page does not show the one line executed")
 	}
+	// The audit names the run's own receipts as a run.
+	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "payment run of 3") {
+		t.Errorf("the audit does not name the run's receipts")
+	}
 	_, other := operation(t, 150001, "INV-1")
 	if _, err := approval.Evaluate(keys, other, "m-emma", t0, []approval.Approval{a}); !errors.Is(err, approval.ErrOtherOperation) {
 		t.Errorf("a line changed by one cent: %v", err)
