@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
 )
@@ -439,10 +440,16 @@ func rowOf(r receipt.Receipt, ro ArgRoles) decisionRow {
 	for _, e := range r.Approvals {
 		who = append(who, e.Approver)
 	}
+	payee := payeeText(r, ro)
+	if n := r.Args["count"]; r.Action == approval.RunAction && n.Kind == intent.KindInt {
+		// A payment run's request and decisions: its payments are the
+		// receipts of their own operations.
+		payee = fmt.Sprintf("payment run of %d", n.Int)
+	}
 	return decisionRow{
 		Owner: visible(ownerText(r.Owner)), OwnerID: string(r.Owner), Seq: r.Seq,
 		Time: r.Time.UTC().Format("2006-01-02 15:04:05"), at: r.Time,
-		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payeeText(r, ro),
+		Action: visible(string(r.Action)), Verdict: r.Verdict.String(), Code: visible(string(r.Code)), Payee: payee,
 		Amount: visible(amountsText(r, ro)), Result: visible(r.Result), Approvers: visible(strings.Join(who, ", ")),
 		Operation: r.Operation, Hash: r.Hash.String(), OK: r.Verdict == intent.Allow,
 	}
@@ -730,6 +737,14 @@ type executionView struct {
 // executionOf returns the first receipt after r's that executed (or
 // failed) r's operation, or nil when none has yet or the audit view is off.
 func (s *Server) executionOf(ctx context.Context, r *request) (*executionView, error) {
+	m, err := s.executions(ctx, r, []intent.OperationHash{r.hash})
+	return m[r.hash], err
+}
+
+// executions returns, for each of the operation hashes hs of r (r's own,
+// or its lines' for a run), the first receipt after r's own that executed
+// it or failed executing it; an operation without one is absent.
+func (s *Server) executions(ctx context.Context, r *request, hs []intent.OperationHash) (map[intent.OperationHash]*executionView, error) {
 	a := s.auditOf()
 	if a == nil || r.receipt.Seq == 0 {
 		return nil, nil
@@ -738,18 +753,23 @@ func (s *Server) executionOf(ctx context.Context, r *request) (*executionView, e
 	if err != nil && !errors.Is(err, receipt.ErrNotFound) {
 		return nil, err
 	}
-	want := r.hash.String()
+	want := map[string]intent.OperationHash{}
+	for _, h := range hs {
+		want[h.String()] = h
+	}
+	out := map[intent.OperationHash]*executionView{}
 	for _, x := range rs {
-		if x.Operation != want || x.Result != receipt.ResultExecuted && x.Result != receipt.ResultFailed {
+		h, ok := want[x.Operation]
+		if !ok || out[h] != nil || x.Result != receipt.ResultExecuted && x.Result != receipt.ResultFailed {
 			continue
 		}
-		return &executionView{
+		out[h] = &executionView{
 			Result: x.Result, Output: x.Output, Time: x.Time.UTC().Format("2006-01-02 15:04:05 UTC"),
 			Receipt:  fmt.Sprintf("%s #%d", ownerText(x.Owner), x.Seq),
 			Executed: x.Result == receipt.ResultExecuted, Failed: x.Result == receipt.ResultFailed,
-		}, nil
+		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // auditOn answers 404 for the audit pages while the view is off.

@@ -83,6 +83,11 @@ type Vote struct {
 	Reason string
 	// Receipt is the receipt recorded for the decision, as stored.
 	Receipt receipt.Receipt
+	// Left, for an approval of a run, are the lines the approver left out
+	// of it: rejected, finally, as a rejection of the run would be. The
+	// approval covers the run's other open lines (Approval.Lines). Nil
+	// otherwise.
+	Left []intent.OperationHash `json:",omitempty"`
 }
 
 // Outcome is the state of a request.
@@ -134,6 +139,9 @@ var (
 	// ErrOtherOperation: the decision names another operation hash than the
 	// request's (the page shown was not this operation).
 	ErrOtherOperation = errors.New("approvals: decision is for another operation")
+	// ErrNoLines: an approval of a run ticks none of its open lines
+	// (approve some, or reject the run).
+	ErrNoLines = errors.New("approvals: an approval of a run must keep at least one of its lines")
 	// ErrUnknownApprover: the approver is not configured.
 	ErrUnknownApprover = errors.New("approvals: unknown approver")
 	// ErrOtherOwner: the approver may not decide for the request's owner

@@ -72,6 +72,8 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/audit", s.auditList, s.auditOn, s.auth)
 	e.GET("/audit.csv", s.auditCSV, s.auditOn, s.auth)
 	e.GET("/audit/decision", s.auditReceipt, s.auditOn, s.auth)
+	e.GET("/audit/callbacks", s.evidenceList, s.auditOn, s.auth)
+	e.GET("/audit/callbacks.csv", s.evidenceCSV, s.auditOn, s.auth)
 	if s.cfg.Callbacks != nil {
 		e.GET("/callbacks", s.callbackForm, s.auth)
 		e.POST("/callbacks", s.recordCallbackForm, s.auth)
@@ -192,7 +194,7 @@ func safeNext(next string) string {
 	switch id, isRequest := strings.CutPrefix(u.Path, "/requests/"); {
 	case isRequest && idPattern.MatchString(id):
 		return u.Path
-	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision":
+	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision", u.Path == "/audit/callbacks":
 		if q := u.Query().Encode(); q != "" {
 			return u.Path + "?" + q
 		}
@@ -393,6 +395,7 @@ type requestView struct {
 	NotApprover                                                   string         // the fact that names the signed-in approver as one who may not approve; "" if none
 	Execution                                                     *executionView // nil: not executed yet, or unknown
 	Watch                                                         bool           // approved: the page can tell once it executes
+	Run                                                           *runView       // a run's lines; nil for one operation
 }
 
 func (s *Server) list(c echo.Context) error {
@@ -409,7 +412,8 @@ func (s *Server) list(c echo.Context) error {
 		if !me.mayDecide(r.op.Owner) {
 			continue // another owner's: not this approver's to see
 		}
-		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: r.amountText(), Payee: r.payeeText(),
+		_, amount, payee := s.headline(r)
+		sv := summaryView{ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner), Amount: amount, Payee: payee,
 			Level: string(r.level), Status: string(r.status), Expires: r.expires.Format("15:04:05 UTC"),
 			Hash: r.hash.String()[:16], Refusal: r.refusal, Have: len(r.approvals), Need: r.need()}
 		if r.status == StatusPending {
@@ -484,7 +488,17 @@ func (s *Server) show(c echo.Context) error {
 	}
 	v.CanDecide = r.status == StatusPending && !v.Decided
 	v.NotApprover = s.named(r, ss.approver)
-	if r.status != StatusRefused {
+	switch {
+	case r.status != StatusRefused && len(r.lines) > 0:
+		var exec map[intent.OperationHash]*executionView
+		if r.status == StatusApproved {
+			if exec, err = s.executions(c.Request().Context(), r, r.lineHashList()); err != nil {
+				s.logger.Error("approval page: reading the executions", "id", r.id, "err", err)
+			}
+		}
+		rv, why := s.runView(r, exec)
+		v.Run, v.Summary, v.Why, v.Args = &rv, runSummary(rv), why, r.argViews()
+	case r.status != StatusRefused:
 		// Shown only if it is what the hash names; a refused request
 		// shows no operation at all, only why it was refused.
 		p := s.phrase(r)
@@ -492,7 +506,7 @@ func (s *Server) show(c echo.Context) error {
 		v.Values, v.Amounts, v.Others = r.valueViews(p), r.amountViews(p), r.otherViews(p)
 		v.Trusted, v.Args, v.Facts = r.views(now, p), r.argViews(), r.factViews()
 	}
-	if r.status == StatusApproved && s.auditOf() != nil {
+	if r.status == StatusApproved && s.auditOf() != nil && len(r.lines) == 0 {
 		v.Watch = true
 		if v.Execution, err = s.executionOf(c.Request().Context(), r); err != nil {
 			s.logger.Error("approval page: reading the execution", "id", r.id, "err", err)
@@ -606,10 +620,36 @@ func (s *Server) voteForm(c echo.Context, approve bool, reason string) error {
 	if err != nil {
 		return s.decisionError(c, ErrOtherOperation)
 	}
-	if _, err := s.decide(c.Request().Context(), id, ss.approver, shown, approve, "page", reason); err != nil {
+	ticked, err := tickedLines(c, approve)
+	if err != nil {
+		return s.decisionError(c, err)
+	}
+	if _, err := s.decideLines(c.Request().Context(), id, ss.approver, shown, approve, "page", reason, ticked); err != nil {
 		return s.decisionError(c, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/requests/"+id)
+}
+
+// tickedLines returns the lines of a run ticked on its approval form (the
+// form says run=1): their operation hashes, none when none is ticked; nil
+// for any other form, whose approval covers every open line.
+func tickedLines(c echo.Context, approve bool) ([]intent.OperationHash, error) {
+	if !approve || c.FormValue("run") != "1" {
+		return nil, nil
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return nil, ErrOtherOperation
+	}
+	ticked := []intent.OperationHash{}
+	for _, v := range form["line"] {
+		h, err := intent.ParseOperationHash(v)
+		if err != nil {
+			return nil, ErrOtherOperation
+		}
+		ticked = append(ticked, h)
+	}
+	return ticked, nil
 }
 
 // decisionError shows a refused decision in fixed words: no internal
@@ -631,6 +671,8 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 		code, title, text = http.StatusConflict, "Not yours to approve", "The request's facts name you as someone who may not approve it (you recorded the call-back it relies on), so nothing was approved. Two other approvers must approve it; you may still reject it."
 	case errors.Is(err, ErrSameApprover):
 		code, title, text = http.StatusConflict, "Already decided by you", "You already decided on this request; your approval never counts twice. Four eyes need a second, different approver."
+	case errors.Is(err, ErrNoLines):
+		code, title, text = http.StatusConflict, "No payment ticked", "You ticked none of the run's payments, so nothing was approved. Tick the payments to approve, or reject the run."
 	case errors.Is(err, ErrOtherOperation):
 		code, title, text = http.StatusConflict, "Operation changed", "The form does not name this request's operation, so nothing was approved. Open the request again and check it."
 	default:

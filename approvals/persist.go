@@ -42,13 +42,23 @@ type requestRecord struct {
 	Approvals []approval.Approval     `json:"approvals,omitempty"`
 	Votes     []Vote                  `json:"votes,omitempty"`
 	Receipt   receipt.Receipt         `json:"receipt"`
+	Lines     []requestRecord         `json:"lines,omitempty"` // a run's
 }
 
 func (r *request) record() requestRecord {
 	return requestRecord{V: recordVersion, ID: r.id, Op: r.op, Hash: r.hash, Level: r.level, Resolved: r.resolved,
 		Facts: r.facts, Reason: r.reason, Policies: r.policies, Currency: r.currency, Requester: r.requester, Created: r.created,
 		Expires: r.expires, Via: r.via, Status: r.status, Refusal: r.refusal, Approvals: r.approvals,
-		Votes: r.votes, Receipt: r.receipt}
+		Votes: r.votes, Receipt: r.receipt, Lines: lineRecords(r.lines)}
+}
+
+func lineRecords(lines []*request) []requestRecord {
+	var out []requestRecord
+	for _, l := range lines {
+		out = append(out, requestRecord{V: recordVersion, Op: l.op, Hash: l.hash, Level: l.level, Resolved: l.resolved,
+			Facts: l.facts, Reason: l.reason, Policies: l.policies, Currency: l.currency})
+	}
+	return out
 }
 
 var errRecordVersion = errors.New("approvals: kept entry of an unknown version")
@@ -61,10 +71,15 @@ func decodeRequest(b []byte) (*request, error) {
 	if rec.V != recordVersion {
 		return nil, errRecordVersion
 	}
-	return &request{id: rec.ID, op: rec.Op, hash: rec.Hash, level: rec.Level, resolved: rec.Resolved,
+	r := &request{id: rec.ID, op: rec.Op, hash: rec.Hash, level: rec.Level, resolved: rec.Resolved,
 		facts: rec.Facts, reason: rec.Reason, policies: rec.Policies, currency: rec.Currency, requester: rec.Requester,
 		created: rec.Created, expires: rec.Expires, via: rec.Via, status: rec.Status, refusal: rec.Refusal,
-		approvals: rec.Approvals, votes: rec.Votes, receipt: rec.Receipt}, nil
+		approvals: rec.Approvals, votes: rec.Votes, receipt: rec.Receipt}
+	for _, l := range rec.Lines {
+		r.lines = append(r.lines, &request{op: l.Op, hash: l.Hash, level: l.Level, resolved: l.Resolved,
+			facts: l.Facts, reason: l.Reason, policies: l.Policies, currency: l.Currency})
+	}
+	return r, nil
 }
 
 // save keeps r until Config.Retain after it expires.

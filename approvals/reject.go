@@ -41,8 +41,8 @@ func (s *Server) showReject(c echo.Context, code int, reason, problem string) er
 		return s.decisionError(c, map[Status]error{StatusExpired: ErrExpired, StatusRefused: ErrTampered, StatusApproved: ErrDecided, StatusRejected: ErrDecided}[status])
 	}
 	v := rejectView{Session: ss, CSRF: ss.csrf, ID: r.id, Action: string(r.op.Action), Owner: string(r.op.Owner),
-		Amount: r.amountText(), Payee: r.payeeText(), Hash: r.hash.String(), Reason: reason, Error: problem,
-		Summary: s.phrase(r).Summary}
+		Hash: r.hash.String(), Reason: reason, Error: problem}
+	v.Summary, v.Amount, v.Payee = s.headline(r)
 	return s.page(c, code, "reject", v)
 }
 

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -17,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -219,6 +221,10 @@ type request struct {
 	approvals []approval.Approval
 	votes     []Vote
 	receipt   receipt.Receipt // the request's receipt
+	// lines, for a run (approval.Request.Lines), are its operations, each
+	// with its op, hash, level, resolved values, facts, reason, policies
+	// and currency; nil for one operation.
+	lines []*request
 }
 
 type recentEntry struct {
@@ -508,6 +514,9 @@ func (s *Server) submit(ctx context.Context, p approval.Request, via string) (Ti
 		created: now, expires: exp, via: via, status: StatusPending,
 	}
 	r.op.Args = p.Operation.Args.Clone()
+	for _, l := range p.Lines {
+		r.lines = append(r.lines, lineOf(l, p.Currency))
+	}
 	if why := r.check(); why != "" {
 		r.status, r.refusal = StatusRefused, why
 	}
@@ -561,18 +570,61 @@ func (s *Server) room(ctx context.Context) error {
 	return nil
 }
 
+// lineOf is a line of a run as the request keeps it: its currency, when
+// it has none, the run's.
+func lineOf(l approval.Request, currency string) *request {
+	r := &request{
+		op: l.Operation, hash: l.Hash, level: l.Level,
+		resolved: append([]intent.Resolved(nil), l.Resolved...),
+		facts:    maps.Clone(l.Facts), reason: l.Reason, policies: slices.Clone(l.Policies), currency: cmp.Or(l.Currency, currency),
+	}
+	r.op.Args = l.Operation.Args.Clone()
+	return r
+}
+
 // check returns why r must be refused, or "" if what it shows is exactly
-// the operation its hash names.
+// the operation its hash names (for a run, each line's too, and the run
+// is the run of its lines).
 func (r *request) check() string {
 	h, err := r.op.Hash()
 	if err != nil || h != r.hash {
 		return "what it shows does not hash to the operation hash the gateway named"
+	}
+	if len(r.lines) > 0 || r.op.Action == approval.RunAction {
+		return r.checkRun()
 	}
 	for _, res := range r.resolved {
 		v, ok := r.op.Args[res.Param]
 		if !ok || v.String() != res.Value {
 			return fmt.Sprintf("the trusted value shown for %q is not the operation's argument", res.Param)
 		}
+	}
+	return ""
+}
+
+// checkRun returns why the run r must be refused, or "": each line shows
+// exactly its operation, under the run's mandate and owner, at a level the
+// run's covers, and the run's operation is the run of the lines' hashes.
+func (r *request) checkRun() string {
+	hashes := make([]intent.OperationHash, 0, len(r.lines))
+	for i, l := range r.lines {
+		if why := l.check(); why != "" {
+			return fmt.Sprintf("line %d: %s", i+1, why)
+		}
+		if l.op.MandateID != r.op.MandateID || l.op.Owner != r.op.Owner || l.op.Action == approval.RunAction {
+			return fmt.Sprintf("line %d is not an operation of the run's mandate", i+1)
+		}
+		if !l.level.Valid() || l.level.Rank() > r.level.Rank() {
+			return fmt.Sprintf("line %d needs more than the run asks", i+1)
+		}
+		hashes = append(hashes, l.hash)
+	}
+	run, err := approval.RunOperation(r.op.MandateID, r.op.Owner, hashes)
+	if err != nil {
+		return "it is not a run of operations: " + err.Error()
+	}
+	if h, err := run.Hash(); err != nil || h != r.hash {
+		return "the run's hash is not the hash of its lines"
 	}
 	return ""
 }
@@ -616,10 +668,17 @@ func (r *request) outcome() Outcome {
 }
 
 // named returns the fact of Config.NotApprovers that names approver in
-// r's facts, or "" when none does.
+// r's facts (or a run's line's), or "" when none does.
 func (s *Server) named(r *request, approver string) string {
 	for _, f := range s.cfg.NotApprovers {
 		if v, ok := r.facts[f]; ok && v.Kind == intent.KindString && v.Str == approver {
+			return f
+		}
+	}
+	// A run's approval approves each line: a person a line's facts name
+	// may not approve the run.
+	for _, l := range r.lines {
+		if f := s.named(l, approver); f != "" {
 			return f
 		}
 	}
@@ -725,6 +784,14 @@ func (s *Server) notify(id string) {
 // that decided it meanwhile, does not count, and the approver is told so
 // with ErrVoteLost and a receipt saying that the vote did not count.
 func (s *Server) decide(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via, reason string) (Outcome, error) {
+	return s.decideLines(ctx, id, approver, shown, approve, via, reason, nil)
+}
+
+// decideLines is decide for a run whose approver ticked the lines
+// ticked: the approval covers those of the run's open lines, and the
+// others are left out, rejected (Vote.Left). Nil ticked means every open
+// line (and is what one operation's decision passes).
+func (s *Server) decideLines(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via, reason string, ticked []intent.OperationHash) (Outcome, error) {
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	now := s.now().UTC()
@@ -741,7 +808,7 @@ func (s *Server) decide(ctx context.Context, id, approver string, shown intent.O
 			return Outcome{}, err
 		}
 		if v == nil {
-			if v, err = s.makeVote(ctx, r, approver, approve, via, reason, now); err != nil {
+			if v, err = s.makeVote(ctx, r, ballot{approver: approver, approve: approve, via: via, reason: reason, ticked: ticked}, now); err != nil {
 				return Outcome{}, err
 			}
 		}
@@ -814,34 +881,39 @@ func (s *Server) mayVote(r *request, approver string, shown intent.OperationHash
 	return nil
 }
 
-// makeVote signs approver's approval (if approve) and records the vote's
-// receipt, as decided on r as read at now.
-func (s *Server) makeVote(ctx context.Context, r *request, approver string, approve bool, via, reason string, now time.Time) (*vote, error) {
+// ballot is what an approver decided: approve or reject, on which
+// channel, why (a rejection's reason), and for a run which lines they
+// ticked (nil: all).
+type ballot struct {
+	approver, via, reason string
+	approve               bool
+	ticked                []intent.OperationHash
+}
+
+// makeVote signs the approver's approval (if b.approve) and records the
+// vote's receipt, as decided on r as read at now.
+func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Time) (*vote, error) {
 	rec := r.baseReceipt(now)
 	rec.Code = intent.CodeApprovalRequired
-	v := &vote{Vote: Vote{Approver: approver, Approve: approve, At: now, Via: via, Reason: reason}}
-	if approve {
-		aid, err := approval.NewID(s.rand)
-		if err != nil {
-			return nil, err
-		}
-		ap, err := approval.Sign(approval.Approval{
-			ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: approver,
-			IssuedAt: now, ExpiresAt: r.expires,
-		}, s.approvers[approver].key)
-		if err != nil {
-			return nil, err
-		}
-		v.approval = &ap
-		rec.Verdict = intent.StepUp
-		rec.Message = fmt.Sprintf("Request %s approved by %s on the %s channel (%d of %d for %s).", r.id, approver, via, len(r.approvals)+1, r.need(), r.level)
-		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
-	} else {
+	v := &vote{Vote: Vote{Approver: b.approver, Approve: b.approve, At: now, Via: b.via, Reason: b.reason}}
+	if !b.approve {
 		rec.Verdict = intent.Deny
-		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", r.id, approver, via)
-		if reason != "" {
-			rec.Message += " Reason: " + reason
+		rec.Message = fmt.Sprintf("Request %s rejected by %s on the %s channel; nothing will be approved for it.", r.id, b.approver, b.via)
+		if b.reason != "" {
+			rec.Message += " Reason: " + b.reason
 		}
+	} else {
+		ap, err := s.sign(r, &v.Vote, b.ticked, now)
+		if err != nil {
+			return nil, err
+		}
+		v.approval = ap
+		rec.Verdict = intent.StepUp
+		rec.Message = fmt.Sprintf("Request %s approved by %s on the %s channel (%d of %d for %s).", r.id, b.approver, b.via, len(r.approvals)+1, r.need(), r.level)
+		if len(r.lines) > 0 {
+			rec.Message += fmt.Sprintf(" The approval covers %d of the run's %d lines%s.", len(ap.Lines), len(r.lines), leftText(v.Left))
+		}
+		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
 	}
 	stored, err := s.log.Append(ctx, rec)
 	if err != nil {
@@ -849,6 +921,47 @@ func (s *Server) makeVote(ctx context.Context, r *request, approver string, appr
 	}
 	v.Receipt = stored
 	return v, nil
+}
+
+// sign signs v.Approver's approval of r: over its operation hash, or for
+// a run over the run of the open lines ticked, the others set in v.Left.
+func (s *Server) sign(r *request, v *Vote, ticked []intent.OperationHash, now time.Time) (*approval.Approval, error) {
+	aid, err := approval.NewID(s.rand)
+	if err != nil {
+		return nil, err
+	}
+	a := approval.Approval{ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: v.Approver, IssuedAt: now, ExpiresAt: r.expires}
+	if len(r.lines) > 0 {
+		lines, left, err := r.chosen(ticked)
+		if err != nil {
+			return nil, err
+		}
+		if a.Operation, err = approval.RunHash(r.op.MandateID, lines); err != nil {
+			return nil, err
+		}
+		a.Lines, v.Left = approval.SortedLines(lines), left
+	}
+	ap, err := approval.Sign(a, s.approvers[v.Approver].key)
+	if err != nil {
+		return nil, err
+	}
+	return &ap, nil
+}
+
+// leftText names how many lines an approval of a run left out, if any.
+func leftText(left []intent.OperationHash) string {
+	if len(left) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; it leaves out, and so rejects, %d: %s", len(left), strings.Join(shortHashes(left), ", "))
+}
+
+func shortHashes(hs []intent.OperationHash) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.String()[:16]
+	}
+	return out
 }
 
 // apply adds v to r and sets r's status: approved once it holds the

@@ -79,19 +79,27 @@ type ticketRecord struct {
 	ID        string    `json:"id"`
 	URL       string    `json:"url"`
 	ExpiresAt time.Time `json:"expires"`
+	// Lines are a run's lines' operation hashes (hex): rejected with it.
+	Lines []string `json:"lines,omitempty"`
 }
 
 // ticket returns op's open request, if one is kept and unexpired.
 func (t *Tracker) ticket(ctx context.Context, op intent.OperationHash) (Ticket, bool, error) {
+	rec, ok, err := t.kept(ctx, op)
+	return Ticket{ID: rec.ID, URL: rec.URL, ExpiresAt: rec.ExpiresAt}, ok, err
+}
+
+// kept returns op's open request as kept, if one is and is unexpired.
+func (t *Tracker) kept(ctx context.Context, op intent.OperationHash) (ticketRecord, bool, error) {
 	b, ok, err := t.st.Entry(ctx, SpaceOperations, op.String())
 	if err != nil || !ok {
-		return Ticket{}, false, err
+		return ticketRecord{}, false, err
 	}
 	var rec ticketRecord
 	if err := json.Unmarshal(b, &rec); err != nil || rec.V != recordVersion || !t.now().Before(rec.ExpiresAt) {
-		return Ticket{}, false, nil
+		return ticketRecord{}, false, nil
 	}
-	return Ticket{ID: rec.ID, URL: rec.URL, ExpiresAt: rec.ExpiresAt}, true, nil
+	return rec, true, nil
 }
 
 // Request submits r to the channel (with the configured currency when r has
@@ -106,6 +114,15 @@ func (t *Tracker) Request(ctx context.Context, r approval.Request) (link string,
 	defer t.mu.Unlock()
 	if err := t.rejected(ctx, r.Hash); err != nil {
 		return "", err
+	}
+	var lines []string
+	for _, l := range r.Lines {
+		// A run holding a line rejected before is refused: rejected
+		// stays rejected, in a run or alone.
+		if err := t.rejected(ctx, l.Hash); err != nil {
+			return "", err
+		}
+		lines = append(lines, l.Hash.String())
 	}
 	if tk, ok, err := t.ticket(ctx, r.Hash); err != nil || ok {
 		return tk.URL, err
@@ -124,7 +141,7 @@ func (t *Tracker) Request(ctx context.Context, r approval.Request) (link string,
 		// The webhook missed it, but the request is on the page.
 		t.log.Warn("approval request not delivered to the webhook; it is on the page", "id", tk.ID, "err", err)
 	}
-	b, err := json.Marshal(ticketRecord{V: recordVersion, ID: tk.ID, URL: tk.URL, ExpiresAt: tk.ExpiresAt})
+	b, err := json.Marshal(ticketRecord{V: recordVersion, ID: tk.ID, URL: tk.URL, ExpiresAt: tk.ExpiresAt, Lines: lines})
 	if err != nil {
 		return "", err
 	}
@@ -146,7 +163,7 @@ func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.
 	if err := t.rejected(ctx, op); err != nil {
 		return nil, err
 	}
-	tk, ok, err := t.ticket(ctx, op)
+	tk, ok, err := t.kept(ctx, op)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -164,6 +181,14 @@ func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.
 		if !t.now().Before(out.ExpiresAt) {
 			break
 		}
+		// The lines an approver left out of a run are rejected.
+		for _, v := range out.Votes {
+			for _, h := range v.Left {
+				if err := t.reject(ctx, h.String(), fmt.Sprintf("left out of run request %s by %s", tk.ID, v.Approver)); err != nil {
+					return nil, err
+				}
+			}
+		}
 		used, err := t.used(ctx, out.Approvals)
 		if err != nil {
 			return nil, err
@@ -179,11 +204,10 @@ func (t *Tracker) Await(ctx context.Context, op intent.OperationHash, wait time.
 			}
 		}
 		why := fmt.Sprintf("request %s, by %s", tk.ID, who)
-		if t.now().Before(t.cfg.Until) {
-			// Kept until the mandate expires: no operation of it can
-			// run after.
-			if err := t.st.PutEntry(ctx, SpaceRejections, op.String(), []byte(why), t.cfg.Until); err != nil {
-				return nil, fmt.Errorf("approvals: rejection of request %s not kept: %w", tk.ID, err)
+		// A run's rejection rejects each of its lines too.
+		for _, h := range append([]string{op.String()}, tk.Lines...) {
+			if err := t.reject(ctx, h, why); err != nil {
+				return nil, err
 			}
 		}
 		if err := t.forget(ctx, op, tk.ID); err != nil {
@@ -209,6 +233,18 @@ func (t *Tracker) used(ctx context.Context, as []approval.Approval) (bool, error
 		}
 	}
 	return false, nil
+}
+
+// reject keeps the operation of hash h (hex) rejected, for why, until the
+// mandate expires: no operation of it can run after.
+func (t *Tracker) reject(ctx context.Context, h, why string) error {
+	if !t.now().Before(t.cfg.Until) {
+		return nil
+	}
+	if err := t.st.PutEntry(ctx, SpaceRejections, h, []byte(why), t.cfg.Until); err != nil {
+		return fmt.Errorf("approvals: rejection (%s) not kept: %w", why, err)
+	}
+	return nil
 }
 
 // rejected returns an error wrapping approval.ErrRejected if a person

@@ -143,6 +143,11 @@ type WebhookPayload struct {
 	Currency string `json:"currency,omitempty"`
 	// Expires is when the request lapses (RFC 3339, UTC).
 	Expires time.Time `json:"expires"`
+	// Lines, for a payment run (action "run"), are its operations, each
+	// described as a payload of type "run.line" (without ID, URL and
+	// Expires): what an approval of the run approves, line by line. A
+	// callback approves every line; approving some only is done on the page.
+	Lines []WebhookPayload `json:"lines,omitempty"`
 }
 
 // WebhookArg is one argument: its kind ("string", "int", "amount",
@@ -256,6 +261,11 @@ func (r *request) payload(t Ticket) WebhookPayload {
 	for _, res := range r.resolved {
 		p.Resolved = append(p.Resolved, WebhookResolved{Param: res.Param, Value: res.Value, Sent: res.Sent,
 			Source: res.Provenance.Source, Record: res.Provenance.RecordID, Version: res.Provenance.Version, At: res.Provenance.At})
+	}
+	for _, l := range r.lines {
+		lp := l.payload(Ticket{})
+		lp.Type, lp.Expires = "run.line", time.Time{}
+		p.Lines = append(p.Lines, lp)
 	}
 	return p
 }

@@ -68,6 +68,10 @@ type Tool struct {
 	// to the client's elicitation: a client that answers by itself must
 	// not confirm them. Four eyes always goes to the page.
 	PageOnly bool
+	// RunOf, for a tool proposing a run of Action (RunTool), names its
+	// input's one property: the list of each line's arguments. Empty for a
+	// tool of one proposal.
+	RunOf string
 }
 
 // Signer signs approvals for "the user at the MCP client": when that user
@@ -285,6 +289,9 @@ func (p *Proxy) addTools(tools []Tool) (map[*Downstream]bool, error) {
 		if _, dup := p.tools[t.Name]; dup {
 			return nil, fmt.Errorf("mcpproxy: tool %q declared twice", t.Name)
 		}
+		if _, ok := p.decider.(RunDecider); t.RunOf != "" && !ok {
+			return nil, fmt.Errorf("mcpproxy: tool %q proposes runs, which the decider cannot decide", t.Name)
+		}
 		mt, err := mcpTool(t)
 		if err != nil {
 			return nil, err
@@ -360,6 +367,9 @@ func (p *Proxy) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) err
 
 // handler turns a call of t into proposals.
 func (p *Proxy) handler(t Tool) server.ToolHandlerFunc {
+	if t.RunOf != "" {
+		return p.runHandler(t)
+	}
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if code, why := p.unavailable(t.Name); why != "" {
 			return refusal(code, intent.Deny, why), nil

@@ -209,15 +209,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies,
 		})
 		if err == nil {
-			if p.cfg.ApprovalWait > 0 {
-				select {
-				case p.pending <- struct{}{}:
-					as, err = p.cfg.Approvals.Await(ctx, d.OperationHash, p.cfg.ApprovalWait)
-					<-p.pending
-				default:
-					// Enough calls already wait: answer with the link now.
-				}
-			}
+			as, err = p.waitOnPage(ctx, d.OperationHash)
 			if err == nil && len(as) == 0 {
 				who := "The user"
 				if d.Level == intent.LevelFourEyes {
@@ -250,6 +242,23 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		return refusal(d2.Refusal.Code, d2.Verdict, d2.Refusal.Message+" The approvals given so far are not enough.")
 	}
 	return refused(cs, d2)
+}
+
+// waitOnPage waits up to ApprovalWait for the approvals of op on the
+// page when a waiting slot is free (waits count in
+// MaxPendingConfirmations, since each holds a worker); with no wait
+// configured, or enough calls already waiting, it returns none at once.
+func (p *Proxy) waitOnPage(ctx context.Context, op intent.OperationHash) ([]approval.Approval, error) {
+	if p.cfg.ApprovalWait <= 0 {
+		return nil, nil
+	}
+	select {
+	case p.pending <- struct{}{}:
+		defer func() { <-p.pending }()
+		return p.cfg.Approvals.Await(ctx, op, p.cfg.ApprovalWait)
+	default:
+		return nil, nil
+	}
 }
 
 // describe writes the confirmation the user reads. What the gateway

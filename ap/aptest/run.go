@@ -59,9 +59,12 @@ type Figures struct {
 	// (get_vendor refused included): the target is 0, and each fails the
 	// test.
 	FalseRefusals int
-	// Confirms and FourEyes count the step-ups asked; Needless those no
+	// Confirms and FourEyes count the step-ups asked (with PayRuns, the
+	// approvals asked: one per run that needs a person); Needless those no
 	// practice asks for.
 	Confirms, FourEyes, Needless int
+	// Runs is the number of payment runs proposed (PayRuns); zero with Pay.
+	Runs int
 	// Why counts the step-ups by level and reason ("confirm: ...").
 	Why map[string]int
 	// Median is the median wall time per payment: get_vendor,
@@ -82,8 +85,22 @@ func (f Figures) limited() int {
 
 // String is the figures in one line.
 func (f Figures) String() string {
-	return fmt.Sprintf("%d payments, %d paid, refused by a configured limit: %d %v, %d false refusals, %d confirmations, %d four-eyes step-ups, %d needless step-ups, median %v per payment",
-		f.Payments, f.Paid, f.limited(), f.Limited, f.FalseRefusals, f.Confirms, f.FourEyes, f.Needless, f.Median.Round(10*time.Microsecond))
+	runs := ""
+	if f.Runs > 0 {
+		runs = fmt.Sprintf(" in %d runs", f.Runs)
+	}
+	return fmt.Sprintf("%d payments%s, %d paid, refused by a configured limit: %d %v, %d false refusals, %d confirmations, %d four-eyes step-ups, %d needless step-ups, median %v per payment; %.1f asked a person per 100 paid",
+		f.Payments, runs, f.Paid, f.limited(), f.Limited, f.FalseRefusals, f.Confirms, f.FourEyes, f.Needless, f.Median.Round(10*time.Microsecond), f.PerHundred())
+}
+
+// PerHundred is the approvals asked of people (confirmations and
+// four-eyes step-ups, each one request a person decides) per 100
+// payments paid; zero when nothing was paid.
+func (f Figures) PerHundred() float64 {
+	if f.Paid == 0 {
+		return 0
+	}
+	return 100 * float64(f.Confirms+f.FourEyes) / float64(f.Paid)
 }
 
 // Reasons is the step-ups by reason, one a line, most frequent first:
@@ -300,16 +317,24 @@ func Pay(t testing.TB, e Env, bk *Book) Figures {
 	if len(times) > 0 {
 		f.Median = times[len(times)/2]
 	}
+	f.finish(t, d, e, "")
+	return f
+}
+
+// finish checks the figures' totals and the ERP and receipts against
+// them (driver.check), and logs them; how names the way the book was paid
+// ("" bill by bill, " in runs").
+func (f *Figures) finish(t testing.TB, d *driver, e Env, how string) {
+	t.Helper()
 	if f.Needless > 0 {
 		t.Errorf("%d needless step-ups (logged above): each asks a person for no reason AP practice gives", f.Needless)
 	}
 	if f.Paid+f.limited()+f.FalseRefusals != f.Payments {
 		t.Errorf("%d payments: %d paid, %d refused by a configured limit, %d false refusals", f.Payments, f.Paid, f.limited(), f.FalseRefusals)
 	}
-	d.check(e, &f)
-	t.Logf("legitimate workload on %s: %s", cmp.Or(e.Name, "the ERP"), f)
+	d.check(e, f)
+	t.Logf("legitimate workload%s on %s: %s", how, cmp.Or(e.Name, "the ERP"), f)
 	t.Logf("step-ups and why:\n%s", f.Reasons())
-	return f
 }
 
 // checkLimited counts a payment practice expects the company's limit

@@ -361,7 +361,7 @@ func TestListing(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{"ap_change_vendor_bank", "ap_get_vendor", "ap_list_open_bills", "ap_pay_bill", "get_balance", "list_payments", "read_inbox", "send_money", "test_crash", "test_slow"}
+	want := []string{"ap_change_vendor_bank", "ap_get_vendor", "ap_list_open_bills", "ap_pay_bill", "ap_propose_payment_run", "get_balance", "list_payments", "read_inbox", "send_money", "test_crash", "test_slow"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools: got %v, want %v (delete_account must not be shown)", names, want)
 	}
@@ -950,7 +950,7 @@ func TestPackMount(t *testing.T) {
 func TestPageExample(t *testing.T) {
 	t.Parallel()
 	out, err := checkPageExample(t, nil)
-	if err != nil || !strings.Contains(string(out), "configuration OK: 8 tools") || strings.Contains(string(out), "warning") {
+	if err != nil || !strings.Contains(string(out), "configuration OK: 9 tools") || strings.Contains(string(out), "warning") {
 		t.Fatalf("--check: %v\n%s", err, out)
 	}
 }

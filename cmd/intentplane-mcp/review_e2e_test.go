@@ -221,7 +221,7 @@ func TestCheckOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(out)
-	if !strings.HasSuffix(s, "configuration OK: 10 tools; a mandate is issued for northwind each time the proxy starts\n") {
+	if !strings.HasSuffix(s, "configuration OK: 11 tools; a mandate is issued for northwind each time the proxy starts\n") {
 		t.Fatalf("--check output: %q", s)
 	}
 }

@@ -205,6 +205,9 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 				t.PageOnly = sc.Confirm == config.ConfirmPage
 				w.tools = append(w.tools, namedTool{name, t})
 			}
+			if run, ok := runTool(p, sc.Prefix); ok {
+				w.tools = append(w.tools, namedTool{name, run})
+			}
 			continue
 		}
 		d, err := dialServer(ctx, c, name, w.calls, stderr, log)
@@ -215,6 +218,20 @@ func (w *wiring) startServers(ctx context.Context, c *config.Config, stderr io.W
 		w.servers[name] = d
 	}
 	return nil
+}
+
+// runTool is the payment-run tool of the ap pack p (ap.RunTool over
+// ap.pay_bill, named with prefix); ok is false for another pack.
+func runTool(p gateway.Pack, prefix string) (mcpproxy.Tool, bool) {
+	if p.Name != ap.Name {
+		return mcpproxy.Tool{}, false
+	}
+	for _, c := range p.Contracts {
+		if c.Action == ap.ActionPayBill {
+			return mcpproxy.RunTool(prefix+ap.RunTool, c, ap.RunItems, ap.RunDoc), true
+		}
+	}
+	return mcpproxy.Tool{}, false
 }
 
 // dialServer starts the downstream server [servers.name] (a command or a

@@ -28,6 +28,13 @@ type Approval struct {
 	ExpiresAt time.Time
 	// Sig is the approver's Ed25519 signature over SignedBytes.
 	Sig []byte
+	// Lines, for the approval of a run (a payment run), are the operation
+	// hashes of its lines, sorted (SortedLines); Operation is then
+	// RunHash(MandateID, Lines), so the signature covers exactly these
+	// operations, each executing at most once (the gateway consumes the
+	// approval once per line). Nil for the approval of one operation. Not
+	// signed itself: the run's hash is.
+	Lines []intent.OperationHash `json:",omitempty"`
 }
 
 const signContext = "intentplane-approval-v1\x00"
@@ -122,7 +129,8 @@ func (g Grant) Level() intent.Level {
 	return intent.LevelAuto
 }
 
-// Evaluate checks every approval against the operation hash, mandate and
+// Evaluate checks every approval against the operation hash (a run's
+// approval, against the run's lines: op must be one of them), mandate and
 // time now, and returns what they grant together. Any approval that is
 // forged, for another operation or mandate, expired, or repeated (same id
 // or same approver twice) makes Evaluate return an error: presenting a bad
@@ -145,7 +153,7 @@ func Evaluate(keys Keys, op intent.OperationHash, mandateID string, now time.Tim
 		if err != nil || !ed25519.Verify(pk, msg, a.Sig) {
 			return Grant{}, fmt.Errorf("%w (%s)", ErrBadSignature, a.ID)
 		}
-		if a.Operation != op {
+		if !a.covers(op) {
 			return Grant{}, fmt.Errorf("%w (%s)", ErrOtherOperation, a.ID)
 		}
 		if a.MandateID != mandateID {

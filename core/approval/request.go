@@ -48,6 +48,15 @@ type Request struct {
 	// (the user of the agent's client); empty means none. Like every
 	// approver's, the requester's approval counts at most once.
 	Requester string
+	// Lines, for a run of operations approved together (a payment run),
+	// are its operations, each a Request of its own with its Operation,
+	// Hash, Level (what it needs as a line of the run: intent.LevelAuto
+	// for none of its own), Resolved, Reason, Policies and Facts.
+	// Operation is then RunOperation of their hashes (in any order) under
+	// the same mandate and owner, Hash its hash, and Level at least each
+	// line's; an approval given for it holds the lines' hashes in
+	// Approval.Lines. Nil for one operation.
+	Lines []Request
 	// ExpiresAt is when the request lapses, and with it every approval
 	// given for it, in UTC; zero means the channel's default lifetime.
 	ExpiresAt time.Time

@@ -39,10 +39,15 @@ func (g *Gateway) budget(ctx context.Context, st *decision) *intent.Refusal {
 	return nil
 }
 
-// 8. Approval: each approval is used once.
+// 8. Approval: each approval is used once; a run's approval once for
+// each of its lines.
 func (g *Gateway) approval(ctx context.Context, st *decision) *intent.Refusal {
 	for _, a := range st.approved.grant.Approvals {
-		err := g.store.Consume(ctx, state.ApprovalKey(a.ID), a.ExpiresAt)
+		key := state.ApprovalKey(a.ID)
+		if len(a.Lines) > 0 {
+			key = state.LineApprovalKey(a.ID, st.out.OperationHash)
+		}
+		err := g.store.Consume(ctx, key, a.ExpiresAt)
 		if errors.Is(err, state.ErrReplayed) {
 			return refusals.Approval()
 		}

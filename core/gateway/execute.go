@@ -90,6 +90,12 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 	if st.reserve.budget {
 		ids = append(ids, st.reserve.id)
 	}
+	if st.reserve.run != nil {
+		// A line of a run: its totals and budget stay reserved until the
+		// run is decided (DecideRun), so that the lines after it count it.
+		*st.reserve.run = append(*st.reserve.run, ids...)
+		ids = nil
+	}
 	if len(ids) > 0 && !st.exec.running {
 		for i, err := range state.Settle(ctx, g.store, ids, st.exec.spent) {
 			switch {

@@ -54,6 +54,7 @@ var refusals = struct {
 	PolicyOverflow                   func(policies string) *intent.Refusal
 	PolicyError                      func() *intent.Refusal
 	ApprovalRequired                 func(level, reasons, operation string) *intent.Refusal
+	RunLine, RunDuplicate            func(operation string) *intent.Refusal
 	ApprovalsOff, ApproverOutOfScope func() *intent.Refusal
 	ApprovalInvalid                  func(err error) *intent.Refusal
 	Approval                         func() *intent.Refusal
@@ -144,6 +145,14 @@ var refusals = struct {
 	// The level in words, the policies' reasons, the operation hash.
 	ApprovalRequired: func(level, reasons, operation string) *intent.Refusal {
 		return refuse(intent.CodeApprovalRequired, "This operation needs %s before it can execute: %s. Nothing was done yet. A person must approve this exact operation (%s) on the approval channel; any change to it needs a new approval.", level, reasons, short(operation))
+	},
+
+	// A line of a run that needs no approval of its own.
+	RunLine: func(operation string) *intent.Refusal {
+		return refuse(intent.CodeApprovalRequired, "This operation needs no approval of its own; as a line of a run it executes with the run, once a person approves the run if any of its lines needs one (operation %s). Nothing was done yet.", short(operation))
+	},
+	RunDuplicate: func(operation string) *intent.Refusal {
+		return refuse(intent.CodeMalformed, "This operation is already a line of the same run (operation %s); it was left out. Nothing was done.", short(operation))
 	},
 
 	ApprovalsOff: func() *intent.Refusal {

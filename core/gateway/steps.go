@@ -60,6 +60,11 @@ type reservationState struct {
 	budget   bool     // a budget reservation is open under id
 	totalIDs []string // the open reservations on the contract's totals
 	totals   string   // the totals for people, "" if none
+	// run, for a line of a run (DecideRun), collects the reservations on
+	// the totals and budget that the run holds until all its lines are
+	// decided; the line then stops after the policy, executing nothing.
+	// Nil otherwise.
+	run *[]string
 }
 
 // approvalState is what the approval step accepted.
@@ -101,7 +106,11 @@ func (g *Gateway) run(ctx context.Context, st *decision) *intent.Refusal {
 	if r := g.totals(ctx, st); r != nil {
 		return r
 	}
-	if r := g.policy(ctx, st); r != nil {
+	r := g.policy(ctx, st)
+	if st.reserve.run != nil && (r == nil || r.Code == intent.CodeApprovalRequired) {
+		return g.runLine(ctx, st, r)
+	}
+	if r != nil {
 		return r
 	}
 	if r := g.budget(ctx, st); r != nil {

@@ -65,6 +65,14 @@ func SettleKey(r Reservation) string {
 // ApprovalKey is the single-use key of an approval: "approval:" and its id.
 func ApprovalKey(id string) string { return "approval:" + id }
 
+// LineApprovalKey is the single-use key of a run's approval (one with
+// approval.Approval.Lines) for one of its lines: ApprovalKey of its id,
+// "/" and the line's operation hash in hex. A run's approval is used
+// once per line.
+func LineApprovalKey(id string, op intent.OperationHash) string {
+	return ApprovalKey(id) + "/" + op.String()
+}
+
 // LockKey is the record-lock key of an owner's operations of action on the
 // records named by values (the resolved values of a contract's Exclusive
 // parameters): "lock:", the owner, the action and each value, separated by
