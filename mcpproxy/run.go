@@ -154,7 +154,7 @@ func runRequest(run gateway.Run) approval.Request {
 			reason = d.Refusal.Message
 		}
 		lines = append(lines, approval.Request{Operation: *d.Operation, Hash: d.OperationHash, Level: d.Level,
-			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies})
+			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies, Currency: d.Currency})
 	}
 	op, _ := approval.RunOperation(mandateID, owner, run.Operations) // the gateway's own lines
 	return approval.Request{Operation: op, Hash: run.Hash, Level: run.Level, Lines: lines}

@@ -206,7 +206,7 @@ func (p *Proxy) viaPage(ctx, dctx context.Context, cs *call, t Tool, proposal []
 		var link string
 		link, err = p.cfg.Approvals.Request(ctx, approval.Request{
 			Level: d.Level, Operation: *d.Operation, Hash: d.OperationHash,
-			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies,
+			Resolved: d.Resolved, Reason: reason, Facts: d.Facts, Policies: d.Policies, Currency: d.Currency,
 		})
 		if err == nil {
 			as, err = p.waitOnPage(ctx, d.OperationHash)
@@ -302,7 +302,7 @@ func describe(t Tool, d gateway.Decision) string {
 		for _, name := range names {
 			if v := op.Args[name]; v.Kind == intent.KindAmount {
 				if _, ok := prov[name]; !ok {
-					fmt.Fprintf(&b, "  %s: %s%s\n", name, v.String(), currencyOf(d.Facts))
+					fmt.Fprintf(&b, "  %s: %s%s\n", name, v.String(), currencyOf(d))
 				}
 			}
 		}
@@ -359,10 +359,14 @@ func nameOnFile(facts map[string]intent.Value, param string) string {
 	return ""
 }
 
-// currencyOf returns " " and the currency of the budget the operation's
-// amount is reserved against (the fact budget_currency), or "".
-func currencyOf(facts map[string]intent.Value) string {
-	if v, ok := facts["budget_currency"]; ok && v.Kind == intent.KindString && v.Str != "" {
+// currencyOf returns " " and the currency the operation's amount is
+// reserved in (the gateway's Decision.Currency, else the fact
+// budget_currency), or "".
+func currencyOf(d gateway.Decision) string {
+	if d.Currency != "" {
+		return " " + shown(d.Currency)
+	}
+	if v, ok := d.Facts["budget_currency"]; ok && v.Kind == intent.KindString && v.Str != "" {
 		return " " + shown(v.Str)
 	}
 	return ""

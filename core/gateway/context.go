@@ -67,6 +67,7 @@ func (g *Gateway) context(ctx context.Context, st *decision) *intent.Refusal {
 		if r := checkScale(c, st); r != nil {
 			return r
 		}
+		st.out.Currency = st.op.currency
 	}
 	return nil
 }

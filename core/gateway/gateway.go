@@ -88,6 +88,12 @@ type Decision struct {
 	Facts map[string]intent.Value
 	// Policies are the determining policies, sorted.
 	Policies []string
+	// Currency is the ISO 4217 code of the operation's amount (the one
+	// reserved against the budget): the contract's BudgetCurrency fact,
+	// else the currency of the mandate's main budget; "" when the action
+	// moves no money or the decision ended before the context step. A
+	// front door shows amounts in it (approval.Request.Currency).
+	Currency string
 	// Executed reports whether the operation was carried out.
 	Executed bool
 	// Output is the executor's output on Allow.

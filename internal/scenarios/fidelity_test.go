@@ -20,6 +20,7 @@ import (
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/approvals/passcode"
+	"github.com/intentplane/intentplane/banking"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
@@ -88,7 +89,7 @@ func TestApprovalFidelity(t *testing.T) {
 			k := fidelityParams[r.IntN(len(fidelityParams))]
 			args[k] = pick(r, fidelityPools[k])
 		}
-		a, e := fidelityCase(t, args)
+		a, e := fidelityCase(t, apFidelity(t), ap.ActionPayBill, args)
 		asked, executed = asked+a, executed+e
 		if t.Failed() {
 			t.Fatalf("case %d: %v", i, args)
@@ -104,43 +105,64 @@ func TestApprovalFidelity(t *testing.T) {
 
 func pick(r *rand.Rand, xs []string) string { return xs[r.IntN(len(xs))] }
 
-// fidelityCase decides one ap.pay_bill on a fresh demo ERP; when the
-// gateway asks, it has the request approved on the page, by as many people
-// as its level needs, after reading what the page shows, and checks that
-// what executed is that. It returns whether a person was asked and whether
-// the payment then executed.
-func fidelityCase(t *testing.T, args map[string]any) (asked, executed int) {
-	t.Helper()
-	ctx := context.Background()
+// fidelityPack is one pack's side of the fidelity test: its pack and
+// phraser on fresh books, the mandate's owner and scope, and the check of
+// what executed against what the page showed, read from the books.
+type fidelityPack struct {
+	pack    gateway.Pack
+	phraser approval.Phraser
+	owner   intent.Owner
+	scope   []intent.Action
+	start   time.Time
+	params  []string // the arguments the page must show as values
+	check   func(t *testing.T, d gateway.Decision, shown fidelityShown)
+}
+
+// apFidelity is the AP pack on a fresh demo ERP.
+func apFidelity(t *testing.T) fidelityPack {
 	clk := testclock.New(apStart)
 	books := ap.DemoERP(clk.Now)
 	pack, err := ap.NewPack(books, ap.Config{Callbacks: &ap.CallbackMem{}, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fidelityPack{pack: pack, phraser: ap.Phraser(), owner: ap.DemoCompany, scope: apActions, start: apStart,
+		params: []string{"vendor", "bill", "iban"},
+		check:  func(t *testing.T, d gateway.Decision, shown fidelityShown) { checkShownExecuted(t, books, d, shown) }}
+}
+
+// fidelityCase decides one proposal of action with args on fp's fresh
+// books; when the gateway asks, it has the request approved on the page,
+// by as many people as its level needs, after reading what the page
+// shows, and checks that what executed is that. It returns whether a
+// person was asked and whether the operation then executed.
+func fidelityCase(t *testing.T, fp fidelityPack, action intent.Action, args map[string]any) (asked, executed int) {
+	t.Helper()
+	ctx := context.Background()
+	clk := testclock.New(fp.start)
 	st := mem.New(clk.Now)
 	var h http.Handler
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.ServeHTTP(w, r) }))
 	defer ts.Close()
 	page, err := approvals.New(approvals.Config{BaseURL: ts.URL, Now: clk.Now, Approvers: fidelityApprovers(),
-		Phrasers: []approval.Phraser{ap.Phraser()}}, st, st)
+		Phrasers: []approval.Phraser{fp.phraser}}, st, st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h = page.Handler()
 	issuerPub, issuer, _ := ed25519.GenerateKey(nil)
 	gw, err := gateway.New(gateway.Config{Audience: "intentplane-test", Issuers: mandate.StaticKeys{"finance": issuerPub},
-		Approvers: page.Keys(), Now: clk.Now}, st, pack)
+		Approvers: page.Keys(), Now: clk.Now}, st, fp.pack)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := mandate.Issue(mandate.Mandate{ID: "m-fidelity", Issuer: "finance", Audience: "intentplane-test", Owner: ap.DemoCompany,
-		Scope: apActions, Budget: intent.Money{Currency: "EUR", Amount: 5000000}, Mode: mandate.ModeKnownCounterparties,
-		NotBefore: apStart, Expiry: apStart.Add(8 * time.Hour)}, "finance", issuer)
+	tok, err := mandate.Issue(mandate.Mandate{ID: "m-fidelity", Issuer: "finance", Audience: "intentplane-test", Owner: fp.owner,
+		Scope: fp.scope, Budget: intent.Money{Currency: "EUR", Amount: 5000000}, Mode: mandate.ModeKnownCounterparties,
+		NotBefore: fp.start, Expiry: fp.start.Add(8 * time.Hour)}, "finance", issuer)
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, err := json.Marshal(map[string]any{"action": ap.ActionPayBill, "args": args})
+	body, err := json.Marshal(map[string]any{"action": action, "args": args})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +174,7 @@ func fidelityCase(t *testing.T, args map[string]any) (asked, executed int) {
 		return 0, 0
 	}
 	tk, err := page.Request(ctx, approval.Request{Operation: *d.Operation, Hash: d.OperationHash, Level: d.Level,
-		Resolved: d.Resolved, Reason: d.Refusal.Message, Facts: d.Facts, Policies: d.Policies})
+		Resolved: d.Resolved, Reason: d.Refusal.Message, Facts: d.Facts, Policies: d.Policies, Currency: d.Currency})
 	if err != nil {
 		t.Fatalf("the page refused the gateway's request: %v", err)
 	}
@@ -162,7 +184,7 @@ func fidelityCase(t *testing.T, args map[string]any) (asked, executed int) {
 	}
 	var shown fidelityShown
 	for _, a := range fidelityApprovers()[:need] {
-		shown = approveOnPage(t, ts.URL, tk.ID, a.Name)
+		shown = approveOnPage(t, ts.URL, tk.ID, a.Name, fp.params)
 	}
 	out, err := page.Outcome(ctx, tk.ID)
 	if err != nil || out.Status != approvals.StatusApproved {
@@ -177,12 +199,16 @@ func fidelityCase(t *testing.T, args map[string]any) (asked, executed int) {
 		// executed, so nothing can differ from the page.
 		return 1, 0
 	}
-	checkShownExecuted(t, books, d, shown)
+	fp.check(t, d, shown)
 	return 1, 1
 }
 
-// fidelityShown is what the request page shows of a payment.
-type fidelityShown struct{ amount, vendor, bill, iban, summary string }
+// fidelityShown is what the request page shows of a payment: its amount,
+// its sentence, and each value by parameter.
+type fidelityShown struct {
+	amount, summary string
+	values          map[string]string
+}
 
 var (
 	csrfRE    = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
@@ -202,7 +228,7 @@ func valueShown(t *testing.T, page, param string) string {
 
 // approveOnPage signs in as name, reads the request page and approves it
 // with its form, returning what the page showed.
-func approveOnPage(t *testing.T, base, id, name string) fidelityShown {
+func approveOnPage(t *testing.T, base, id, name string, params []string) fidelityShown {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -235,9 +261,9 @@ func approveOnPage(t *testing.T, base, id, name string) fidelityShown {
 		t.Fatalf("sign-in of %s: %d", name, code)
 	}
 	page := get("/requests/" + id)
-	shown := fidelityShown{
-		amount: first(amountRE, page, "amount"), summary: first(summaryRE, page, "summary"),
-		vendor: valueShown(t, page, "vendor"), bill: valueShown(t, page, "bill"), iban: valueShown(t, page, "iban"),
+	shown := fidelityShown{amount: first(amountRE, page, "amount"), summary: first(summaryRE, page, "summary"), values: map[string]string{}}
+	for _, p := range params {
+		shown.values[p] = valueShown(t, page, p)
 	}
 	form := url.Values{"csrf": {first(csrfRE, page, "csrf")}, "operation": {first(opRE, page, "operation")}}
 	if code := post("/requests/"+id+"/approve", form); code >= 400 {
@@ -280,14 +306,14 @@ func checkShownExecuted(t *testing.T, books *erp.Mem, d gateway.Decision, shown 
 	if !sameAmount(shown.amount, paid.Amount) {
 		t.Errorf("the page showed %q; the ERP paid %s %s", shown.amount, paid.Amount.Decimal(), paid.Amount.Currency)
 	}
-	if !strings.Contains(shown.vendor, vendors[0].Name) {
-		t.Errorf("the page showed the vendor %q; the ERP paid %s", shown.vendor, vendors[0].Name)
+	if !strings.Contains(shown.values["vendor"], vendors[0].Name) {
+		t.Errorf("the page showed the vendor %q; the ERP paid %s", shown.values["vendor"], vendors[0].Name)
 	}
-	if !strings.Contains(shown.bill, bills[0].Ref) && !strings.Contains(shown.bill, bills[0].Name) {
-		t.Errorf("the page showed the bill %q; the ERP paid %s (%s)", shown.bill, bills[0].Ref, bills[0].Name)
+	if !strings.Contains(shown.values["bill"], bills[0].Ref) && !strings.Contains(shown.values["bill"], bills[0].Name) {
+		t.Errorf("the page showed the bill %q; the ERP paid %s (%s)", shown.values["bill"], bills[0].Ref, bills[0].Name)
 	}
-	if normalize.FormatIBAN(accounts[0].Sanitized) != shown.iban && accounts[0].Sanitized != erp.Sanitize(shown.iban) {
-		t.Errorf("the page showed the account %q; the ERP paid %s", shown.iban, accounts[0].Number)
+	if normalize.FormatIBAN(accounts[0].Sanitized) != shown.values["iban"] && accounts[0].Sanitized != erp.Sanitize(shown.values["iban"]) {
+		t.Errorf("the page showed the account %q; the ERP paid %s", shown.values["iban"], accounts[0].Number)
 	}
 	if !strings.Contains(shown.summary, vendors[0].Name) || !strings.Contains(strings.ReplaceAll(shown.summary, " ", ""), accounts[0].Sanitized) {
 		t.Errorf("the page's sentence %q does not name the vendor %s and the account %s paid", shown.summary, vendors[0].Name, accounts[0].Sanitized)
@@ -303,4 +329,57 @@ func sameAmount(text string, m intent.Money) bool {
 	}
 	a, err := intent.ParseAmount(strings.ReplaceAll(num, ",", ""), m.Exponent())
 	return err == nil && a == m.Amount
+}
+
+// TestApprovalFidelityBanking is TestApprovalFidelity for
+// banking.send_money: the recipient's account and the amount the page
+// shows are the transaction the bank then holds.
+func TestApprovalFidelityBanking(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(25, 2027))
+	recipients := []string{bankFriend, "gb29 nwbk 6016 1331 9268 19", "GB29 NWBK 6016 1331 9268 18", bankAttacker, "IBAN GB29NWBK60161331926819"}
+	amounts := []string{"1500.00", "1,500.00", "2000", "5.00", "999.99", "12000.00", "1500.001"}
+	asked, executed := 0, 0
+	for i := range 60 {
+		args := map[string]any{"recipient": pick(r, recipients), "amount": pick(r, amounts), "subject": pick(r, []string{"Car", "rent", "INV-1"}), "date": "2022-04-01"}
+		a, e := fidelityCase(t, bankingFidelity(t), banking.ActionSendMoney, args)
+		asked, executed = asked+a, executed+e
+		if t.Failed() {
+			t.Fatalf("case %d: %v", i, args)
+		}
+	}
+	if asked < 5 || executed < 5 {
+		t.Fatalf("%d cases asked a person and %d executed after approval; the draws do not exercise the page", asked, executed)
+	}
+	t.Logf("60 cases: %d asked a person on the page, %d executed after approval", asked, executed)
+}
+
+// bankingFidelity is the banking pack over a fresh bank holding emma's
+// account and one past recipient.
+func bankingFidelity(t *testing.T) fidelityPack {
+	bank := banking.NewMem()
+	err := bank.Open(bankOwner, banking.Account{IBAN: "DE89370400440532013000", Balance: 5000000,
+		Transactions: []banking.Transaction{{ID: 1, Sender: "me", Recipient: bankFriend, Amount: 20000, Subject: "New year gift", Date: "2022-02-12"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack, err := banking.NewPack(bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fidelityPack{pack: pack, phraser: banking.Phraser(), owner: bankOwner, scope: []intent.Action{banking.ActionSendMoney},
+		start: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC), params: []string{"recipient"},
+		check: func(t *testing.T, d gateway.Decision, shown fidelityShown) {
+			acct, err := bank.Account(bankOwner)
+			if err != nil || len(acct.Transactions) < 2 {
+				t.Fatalf("executed, and the bank holds %d transactions (%v)", len(acct.Transactions), err)
+			}
+			tx := acct.Transactions[len(acct.Transactions)-1]
+			if normalize.FormatIBAN(tx.Recipient) != shown.values["recipient"] && tx.Recipient != erp.Sanitize(shown.values["recipient"]) {
+				t.Errorf("the page showed the recipient %q; the bank sent to %s", shown.values["recipient"], tx.Recipient)
+			}
+			if !sameAmount(shown.amount, intent.Money{Currency: "EUR", Amount: intent.Amount(tx.Amount)}) {
+				t.Errorf("the page showed %q; the bank sent %d cents", shown.amount, tx.Amount)
+			}
+		}}
 }
