@@ -47,8 +47,9 @@ var ErrRun = errors.New("gateway: a run holds 1 to 200 proposals")
 // DecideRun decides a run of proposals as a whole without executing any:
 // each line goes through the pipeline up to the policy, in order, and the
 // amounts it reserves on the running totals (contract.Total: what is paid
-// to a vendor today, on a bill) stay reserved until every line is
-// decided, so that each line's policy sees the lines before it. The level
+// to a vendor today, on a bill) and on the budget stay reserved until
+// every line is decided, so that each line's policy sees the lines before
+// it and the run must fit the budget as a whole. The level
 // a run needs is thus at least what any line needs given the run's
 // totals, and splitting a run never lowers what is asked: a line of a
 // later run sees the earlier run's lines once they executed, and each
@@ -65,7 +66,7 @@ func (g *Gateway) DecideRun(ctx context.Context, req RunRequest) (Run, error) {
 	}
 	var held []string
 	defer g.release(ctx, &held)
-	var run Run
+	run := Run{Level: intent.LevelAuto}
 	for _, p := range req.Proposals {
 		dec, err := g.decideLine(ctx, req.Mandate, p, run.Operations, &held)
 		run.Lines = append(run.Lines, dec)
