@@ -21,14 +21,16 @@ const maxDuplicatesNamed = 3
 // The signals that another bill of the vendor may be the same invoice as
 // the bill paid (see docs/controls.md, "Duplicate invoices").
 const (
-	sameNumber   = "same invoice number"                                  // equal normalize.DuplicateKey
-	sameAmount   = "same amount"                                          // equal total, same currency
-	closeDates   = "invoice dates close together"                         // within Config.DuplicateWindow
-	noNumber     = "a reference that cannot be compared"                  // one of the two has no duplicate key
-	resubmission = "resubmitted after the earlier one fell due"           // the earlier one is unpaid and overdue
-	addedTo      = "one invoice number is the other with something added" // extends, letterAdded
-	regrouped    = "the same invoice number, separated differently"       // the keys without '.' are equal
-	nearlySame   = "nearly the same amount"                               // nearAmount, not equal
+	sameNumber   = "same invoice number"                                   // equal normalize.DuplicateKey
+	sameAmount   = "same amount"                                           // equal total, same currency
+	closeDates   = "invoice dates close together"                          // within Config.DuplicateWindow
+	noNumber     = "a reference that cannot be compared"                   // one of the two has no duplicate key
+	resubmission = "resubmitted after the earlier one fell due"            // the earlier one is unpaid and overdue
+	addedTo      = "one invoice number is the other with something added"  // extends, letterAdded
+	regrouped    = "the same invoice number, separated differently"        // the keys without '.' are equal
+	looseSame    = "the same invoice number in characters that look alike" // equal look-alike keys
+	looseLike    = "invoice numbers that look alike, in characters that look alike"
+	nearlySame   = "nearly the same amount" // nearAmount, not equal
 )
 
 // nearPercent is how close two totals in one currency are to count as
@@ -72,6 +74,12 @@ type duplicateFacts struct {
 //     digit added that a letter may have written (letterAdded: "22908",
 //     "INV-2290B" read by rule 2, and "2290") and they have nearly the
 //     same amount;
+//   - are a possible duplicate too when one reference cannot be compared
+//     but, read with its look-alike characters as the ASCII they imitate
+//     (normalize.LookAlikeKey: "ІNV-2290" with a Cyrillic І), has the
+//     other's number, whatever the amounts and dates, or a number that
+//     looks like it, with nearly the same amount or close dates (issue 24:
+//     a look-alike character is a reason to ask, never to pay);
 //   - have nearly the same amount and a reference that cannot be compared:
 //     once the other is paid in part or in full, a person confirms
 //     (bill_ref_unclear when it is this bill's reference, paid_refs_unclear
@@ -86,7 +94,8 @@ type duplicateFacts struct {
 // them (issue 24): every bill whose key has the same number or a number
 // that looks alike, that is, whose key's digits (its characters 0-9, in
 // order) contain this bill's key's digits as one unbroken run, or are
-// such a run of them (for this the reference's text is not enough: see
+// such a run of them (for a bill whose reference has no key, the digits
+// of its look-alike key) (for this the reference's text is not enough: see
 // normalize.DuplicateKey, "What two references with one key share");
 // every bill whose total is nearly the same (nearAmount) in the bill's
 // currency (a resubmission among them); every bill dated within the
@@ -142,6 +151,11 @@ func creditedBills(siblings []erp.Bill) map[string]intent.Amount {
 // suspectDuplicates).
 type pairSignals struct {
 	number, amount, nearAmount, near, unkeyed, resubmitted, extended, regrouped, letterAdded bool
+	// looseNumber and looseLike: one reference cannot be compared, but
+	// read with its look-alike characters as the ASCII they imitate
+	// (normalize.LookAlikeKey) it has the other's number, or a number
+	// that looks like it.
+	looseNumber, looseLike bool
 }
 
 // compareBills returns the signals bill (whose duplicate key is key, or
@@ -151,6 +165,8 @@ func compareBills(bill, s erp.Bill, key string, kerr error, window time.Duration
 	var p pairSignals
 	if p.unkeyed = kerr != nil || err != nil; !p.unkeyed {
 		p.compareKeys(k, key)
+	} else {
+		p.looseNumber, p.looseLike = compareLoose(bill.Ref, s.Ref)
 	}
 	p.amount = s.Total == bill.Total && s.Currency == bill.Currency
 	p.nearAmount = s.Currency == bill.Currency && nearAmount(s.Total, bill.Total)
@@ -171,6 +187,30 @@ func (p *pairSignals) compareKeys(k, key string) {
 	a, b := strings.ReplaceAll(k, ".", ""), strings.ReplaceAll(key, ".", "")
 	p.regrouped = a == b || extends(a, b) || extends(b, a)
 	p.letterAdded = !p.regrouped && (letterAdded(k, key) || letterAdded(key, k))
+}
+
+// compareLoose reports whether two references, one of which at least
+// DuplicateKey refuses, have the same number (same) or numbers that look
+// alike (like, as compareKeys says) once their look-alike characters are
+// read as the ASCII they imitate (normalize.LookAlikeKey): "ІNV-2290"
+// with a Cyrillic І and "INV-2290" have the same number.
+func compareLoose(a, b string) (same, like bool) {
+	ka, okA := looseKey(a)
+	kb, okB := looseKey(b)
+	if !okA || !okB {
+		return false, false
+	}
+	var q pairSignals
+	q.compareKeys(ka, kb)
+	return q.number, q.extended || q.regrouped || q.letterAdded
+}
+
+// looseKey returns ref's duplicate key, or else its look-alike key.
+func looseKey(ref string) (string, bool) {
+	if k, err := normalize.DuplicateKey(ref); err == nil {
+		return k, true
+	}
+	return normalize.LookAlikeKey(ref)
 }
 
 // nearAmount reports whether two totals (minor units of one currency,
@@ -207,7 +247,9 @@ func (p pairSignals) why() []string {
 		{p.extended && (p.nearAmount || p.near), addedTo},
 		{p.regrouped && (p.nearAmount || p.near), regrouped},
 		{p.letterAdded && p.nearAmount, addedTo},
-		{p.near && (p.number || p.amount || p.lookAlike()), closeDates},
+		{p.looseNumber, looseSame},
+		{p.looseLike && (p.nearAmount || p.near), looseLike},
+		{p.near && (p.number || p.amount || p.lookAlike() || p.looseNumber || p.looseLike), closeDates},
 		{p.unkeyed && p.nearAmount, noNumber},
 		{p.resubmitted, resubmission},
 	} {
@@ -228,6 +270,8 @@ func (f *duplicateFacts) add(p pairSignals, settled, ownUnkeyed bool) bool {
 	case p.likely():
 		f.others++
 	case p.amount && p.near, p.resubmitted, p.lookAlike() && (p.nearAmount || p.near), p.letterAdded && p.nearAmount:
+		f.others++
+	case p.looseNumber, p.looseLike && (p.nearAmount || p.near):
 		f.others++
 	case p.nearAmount && p.unkeyed && settled && ownUnkeyed:
 		f.refUnclear = true

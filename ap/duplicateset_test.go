@@ -3,6 +3,7 @@ package ap_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -194,6 +195,17 @@ func TestDuplicateSet(t *testing.T) {
 	doc, err := os.ReadFile("../docs/controls.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// docs/controls.md reports the numbers measured here.
+	for _, want := range []string{
+		fmt.Sprintf("| duplicates in the forms the control claims | %d | **%d (recall %.0f%%)** |", c.n, c.held, pct(c.held, c.n)),
+		fmt.Sprintf("| all duplicates | %d | %d (recall %.1f%%) |", d.n, d.held, pct(d.held, d.n)),
+		fmt.Sprintf("| distinct pairs | %d | **%d (false-hold rate %.1f%%)** |", x.n, x.held, pct(x.held, x.n)),
+		fmt.Sprintf("`ap/testdata/duplicates.tsv`, %d pairs of bills", len(pairs)),
+	} {
+		if !strings.Contains(string(doc), want) {
+			t.Errorf("docs/controls.md does not report %q", want)
+		}
 	}
 	for _, p := range pairs {
 		for src := range strings.SplitSeq(p.source, ",") {

@@ -81,8 +81,9 @@ var _ gateway.ContextProvider = payFacts{}
 //     mismatch;
 //   - confirm_above, four_eyes_daily_above, max_amount and
 //     max_vendor_total (Long, minor units of the company's currency):
-//     Config's thresholds, so that an operator changes them without
-//     editing the embedded policy;
+//     Config's thresholds (hundredths of a unit) scaled to that minor
+//     unit (conversion.threshold), so that an operator changes them
+//     without editing the embedded policy;
 //   - the conversion into the company's currency (conversion), in which
 //     the thresholds and the totals apply: company_currency (String),
 //     amount_company (Long: the payment's amount in minor units of it,

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/core/approval"
@@ -560,6 +561,16 @@ func (w *pworld) clerkBill(c string) {
 		n, total := w.refN, pwTotal(r)
 		w.addBill(v, fmt.Sprintf("INV-%d", n), cur, total, erp.StatePosted, "")
 		w.addBill(v, fmt.Sprintf("INV-%d%s", n, []string{"A", "B", "/2026", "-R", "-1"}[r.IntN(5)]), cur, total-1, erp.StatePosted, "")
+		return
+	}
+	if r.IntN(12) == 0 {
+		// Issue 24: the same invoice entered again with a look-alike
+		// character, at another amount: it has no key, but read as the
+		// ASCII it imitates it has the first's number, and a person is
+		// asked (lookAlikes).
+		n, total := w.refN, pwTotal(r)
+		w.addBill(v, fmt.Sprintf("INV-%d", n), cur, total, erp.StatePosted, "")
+		w.addBill(v, fmt.Sprintf([]string{"\u0406NV-%d", "INV-\u200b%d", "C\u041ePY INV-%d"}[r.IntN(3)], n), cur, total+total/5+1, erp.StatePosted, "")
 		return
 	}
 	w.addBill(v, fmt.Sprintf("INV-%d", w.refN), cur, pwTotal(r), erp.StatePosted, "")
@@ -1198,7 +1209,7 @@ func abroad(v *pwVendor, a *pwAccount) bool {
 // one of them never executes, and while none is, only with a person's
 // confirmation (issue 13). A credit note netted is not money paid: it
 // makes no bill paid. A reference without a key is never a duplicate here
-// (the world's references all have one).
+// (lookAlikes asks about it).
 func (w *pworld) duplicates(b *pwBill) []*pwBill {
 	k, err := normalize.DuplicateKey(b.ref)
 	if err != nil || b.kind != erp.KindBill {
@@ -1217,41 +1228,69 @@ func (w *pworld) duplicates(b *pwBill) []*pwBill {
 }
 
 // lookAlikes returns the other bills of b's vendor, neither cancelled nor
-// reversed in full, whose invoice number looks like b's without having its
-// duplicate key, at nearly the same amount (issue 24): paying b needs a
-// person's confirmation whatever their state. Two keys look alike when one
-// is the other, a number, with something added before or after it that
-// does not continue it ("2290A", "2290.2026"), or with one digit added
-// that a letter may have written (0 1 2 5 8: "2290B" keys as 22908), or
-// when they are equal, or one so extends the other, once their '.' are
-// left out. The totals are nearly the same in one currency when they are
-// at most 1% of the larger, or one minor unit, apart. (The world's bills
-// have no invoice dates, so close dates, the other signal that asks about
-// numbers that look alike, never apply.)
+// reversed in full, that make paying b need a person's confirmation
+// whatever their state, though b has not their duplicate key (issue 24;
+// pwLookAlike says when).
 func (w *pworld) lookAlikes(b *pwBill) []*pwBill {
-	k, err := normalize.DuplicateKey(b.ref)
-	if err != nil || b.kind != erp.KindBill {
+	if b.kind != erp.KindBill {
 		return nil
 	}
 	var out []*pwBill
 	for _, o := range w.billList[b.company] {
-		if o == b || o.vendor != b.vendor || o.kind != erp.KindBill || o.state == erp.StateCancelled || o.reversed() || o.currency != b.currency {
+		if o == b || o.vendor != b.vendor || o.kind != erp.KindBill || o.state == erp.StateCancelled || o.reversed() {
 			continue
 		}
-		ok, err := normalize.DuplicateKey(o.ref)
-		if err != nil || ok == k || !pwNearTotal(o.total, b.total) {
-			continue
-		}
-		if pwAdded(ok, k, false) || pwAdded(k, ok, false) {
-			out = append(out, o)
-			continue
-		}
-		a, c := strings.ReplaceAll(ok, ".", ""), strings.ReplaceAll(k, ".", "")
-		if a == c || pwAdded(a, c, true) || pwAdded(c, a, true) {
+		if pwLookAlike(b, o) {
 			out = append(out, o)
 		}
 	}
 	return out
+}
+
+// pwLookAlike reports whether paying b asks a person because of the other
+// bill o of its vendor (issue 24). With both references keyed: their
+// numbers look alike without one key (pwKeysLookAlike) and the totals are
+// nearly the same (pwNearTotal, one currency). With one reference at least
+// that has no key: o is paid (money, not credit) and the totals are nearly
+// the same; or, read with look-alike characters as the ASCII they imitate
+// (normalize.LookAlikeKey, the shared definition), the two have one
+// number, whatever the totals, or numbers that look alike with nearly the
+// same totals. (The world's bills have no invoice dates, so close dates,
+// which also ask about numbers that look alike, never apply.)
+func pwLookAlike(b, o *pwBill) bool {
+	kb, errB := normalize.DuplicateKey(b.ref)
+	ko, errO := normalize.DuplicateKey(o.ref)
+	near := o.currency == b.currency && pwNearTotal(o.total, b.total)
+	if errB == nil && errO == nil {
+		return ko != kb && near && pwKeysLookAlike(ko, kb)
+	}
+	if near && o.paid {
+		return true
+	}
+	lb, okB := pwLooseKey(b.ref)
+	lo, okO := pwLooseKey(o.ref)
+	return okB && okO && (lb == lo || near && pwKeysLookAlike(lo, lb))
+}
+
+// pwLooseKey returns ref's duplicate key, or else its look-alike key.
+func pwLooseKey(ref string) (string, bool) {
+	if k, err := normalize.DuplicateKey(ref); err == nil {
+		return k, true
+	}
+	return normalize.LookAlikeKey(ref)
+}
+
+// pwKeysLookAlike reports whether two different keys look alike: one is
+// the other, a number, with something added before or after it that does
+// not continue it ("2290A", "2290.2026"), or with one digit added that a
+// letter may have written (0 1 2 5 8: "2290B" keys as 22908), or they are
+// equal, or one so extends the other, once their '.' are left out.
+func pwKeysLookAlike(a, b string) bool {
+	if pwAdded(a, b, false) || pwAdded(b, a, false) {
+		return true
+	}
+	x, y := strings.ReplaceAll(a, ".", ""), strings.ReplaceAll(b, ".", "")
+	return x == y || pwAdded(x, y, true) || pwAdded(y, x, true)
 }
 
 // pwAdded reports whether key long is key short, a number, with something
@@ -1502,9 +1541,10 @@ func (w *pworld) uniqueName(v *pwVendor) bool {
 }
 
 // refUnique reports whether b's vendor reference, under the test's own
-// loose comparison, names no other bill of the company.
+// loose comparison, names no other bill of the company, and can be typed:
+// the agent names bills in plain ASCII only.
 func (w *pworld) refUnique(b *pwBill) bool {
-	if b.group != "" {
+	if b.group != "" || strings.ContainsFunc(b.ref, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		return false
 	}
 	k := pwLooseRef(b.ref)

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"errors"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -395,4 +396,74 @@ func trimDocumentPrefix(w string) string {
 		}
 	}
 	return w
+}
+
+// LookAlikeKey returns the key a reference that DuplicateKey refuses for
+// look-alike characters would have if each of them were the ASCII
+// character it imitates: a Cyrillic, Greek or Armenian letter that looks
+// like a Latin one (after the Unicode confusables data, UTS #39), a
+// full-width form, or a decimal digit of another script, with the
+// invisible format characters (zero-width spaces and joiners, soft
+// hyphens: category Cf) left out. "ІNV-2290" (a Cyrillic І),
+// "INV-２２９０" and "INV-22\u200b90" have the look-alike key "2290". ok
+// is false when ref has a key of its own (DuplicateKey), or has no key
+// even so (another character, a control character, invalid UTF-8).
+//
+// The look-alike key serves one purpose: telling a control that a
+// reference it cannot compare may be another bill's number, so that a
+// person compares the two. It is never a bill's key: it never finds a
+// bill and never makes two bills the same invoice.
+func LookAlikeKey(ref string) (key string, ok bool) {
+	if _, err := DuplicateKey(ref); err == nil || !errors.Is(err, ErrLookAlike) {
+		return "", false
+	}
+	var b strings.Builder
+	for _, r := range ref {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case unicode.Is(unicode.Cf, r):
+			// invisible: left out
+		case 0xff01 <= r && r <= 0xff5e: // full-width ASCII
+			b.WriteRune(r - 0xfee0)
+		case unicode.Is(unicode.Nd, r):
+			b.WriteByte('0' + digitValue(r))
+		default:
+			if l, found := latinOf[r]; found {
+				b.WriteByte(l)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	key, err := DuplicateKey(b.String())
+	return key, err == nil
+}
+
+// latinOf maps the letters that look like a Latin letter in common fonts
+// (latinLookAlikes, and the Kelvin sign) to that letter.
+var latinOf = func() map[rune]byte {
+	const pairs = "" +
+		"АA ВB ЕE ЅS ІI ЈJ КK МM НH ОO РP СC ТT УY ХX ҮY ҺH ӀI ԀD ԌG ԚQ ԜW " +
+		"аA еE ѕS іI јJ оO рP сC уY хX үY һH ӏI ԁD ԛQ ԝW " +
+		"ΑA ΒB ΕE ΖZ ΗH ΙI ΚK ΜM ΝN ΟO ΡP ΤT ΥY ΧX ϜF ϲC ϳJ " +
+		"ιI νV οO ρP υU " +
+		"ՕO ՍU օO սU հH ոN զQ ցG \u212aK"
+	m := map[rune]byte{}
+	for _, p := range strings.Fields(pairs) {
+		r, n := utf8.DecodeRuneInString(p)
+		m[r] = p[n]
+	}
+	return m
+}()
+
+// digitValue returns the value of the decimal digit r (category Nd): its
+// distance from the zero that starts its run of consecutive digits,
+// modulo 10 (the mathematical digits run 0-9 five times).
+func digitValue(r rune) byte {
+	start := r
+	for unicode.Is(unicode.Nd, start-1) {
+		start--
+	}
+	return byte((r - start) % 10)
 }

@@ -145,3 +145,33 @@ func BenchmarkDuplicateKey(b *testing.B) {
 		}
 	}
 }
+
+// TestLookAlikeKey (issue 24): a reference refused for look-alike
+// characters has the key of the ASCII it imitates, for suspicion only; a
+// comparable reference and one with other characters have none.
+func TestLookAlikeKey(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		ref, key string
+	}{
+		{"\u0406NV-2290", "2290"},                                // Cyrillic I
+		{"INV-\uff12\uff12\uff19\uff10", "2290"},                 // full-width digits
+		{"INV-22\u200b90", "2290"},                               // zero-width space
+		{"INV-\u0662\u0662\u0669\u0660", "2290"},                 // Arabic-Indic digits
+		{"INV-\U0001d7d0\U0001d7d0\U0001d7d7\U0001d7ce", "2290"}, // mathematical bold digits
+		{"\u0421OPY INV-2290", "2290"},                           // Cyrillic Es in a copy mark
+		{"INV-229\u039f", "2290"},                                // Greek Omicron, then rule 2
+		{"\u212a-2290", "K2290"},                                 // Kelvin sign
+		{"\u0410\u0421\u041c\u0415-2290", "ACME2290"},            // Cyrillic ACME
+		{"INV-2290", ""},                                         // a key of its own
+		{"\u0421\u0427-100", ""},                                 // Cyrillic Che imitates nothing
+		{"INV-2290\u0411", ""},                                   // Cyrillic Be imitates nothing
+		{"R\u00e9f. \u00c9-2290", ""},                            // an accented letter
+		{"INV\t\u0406", ""},                                      // a control character
+	} {
+		key, ok := normalize.LookAlikeKey(tt.ref)
+		if key != tt.key || ok != (tt.key != "") {
+			t.Errorf("LookAlikeKey(%q) = %q, %v; want %q", tt.ref, key, ok, tt.key)
+		}
+	}
+}

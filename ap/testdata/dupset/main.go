@@ -268,6 +268,12 @@ func (g *gen) duplicates() {
 			p.totalB = g.cent(p.totalA)
 		}
 	})
+	g.add(15, "look-alike-character-amount-changed", d, yes, "arbutus,warner", func(p *pair) {
+		n := strconv.Itoa(g.num())
+		p.refA = "INV-" + n
+		p.refB = g.pick("\u0406NV-", "INV-\u200b", "\u0406NV ") + n
+		p.days, p.totalB = g.between(8, 120), g.otherAmount(p.totalA)
+	})
 	g.add(15, "keyed-without-number", d, yes, "acfe", func(p *pair) {
 		p.refA = g.prefixed(g.num())
 		p.refB = g.pick("", "Invoice", "No.", "-")
@@ -366,6 +372,12 @@ func (g *gen) distinct() {
 	g.add(20, "one-digit-apart-other-amount", d, na, "own", func(p *pair) {
 		n := g.num()
 		p.refA, p.refB = "INV-"+strconv.Itoa(n), "INV-"+strconv.Itoa(g.transposed(n))
+		p.totalB, p.days = g.otherAmount(p.totalA), g.between(0, 60)
+	})
+	g.add(15, "non-latin-script-numbers", d, na, "own", func(p *pair) {
+		n := g.num()
+		prefix := g.pick("\u03a4\u0399\u039c-", "\u0421\u0427-", "\u0421\u0447\u0451\u0442 ") // Greek TIM, Cyrillic SCh, Schyot
+		p.refA, p.refB = prefix+strconv.Itoa(n), prefix+strconv.Itoa(n+g.between(1, 30))
 		p.totalB, p.days = g.otherAmount(p.totalA), g.between(0, 60)
 	})
 	// Look-alikes the control holds on purpose (TestDuplicateSet's
