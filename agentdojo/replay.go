@@ -146,6 +146,15 @@ type Report struct {
 	// attaching them, the stolen text in a calendar invitation), replayed
 	// the same way.
 	Variants *VariantReport `json:"variants,omitempty"`
+	// HumanLoad is, for the slack suite, the share of the user tasks'
+	// consequential calls that needed a person.
+	HumanLoad *HumanLoad `json:"human_load,omitempty"`
+	// AttacksCountingProposals is, for the slack suite, the attacks
+	// AgentDojo's own checks would count if given every call the agent
+	// proposed, executed or not: injection task 5's check reads the
+	// calls, not the environment (AttacksExecuted gives it the calls that
+	// executed).
+	AttacksCountingProposals int `json:"attacks_counting_proposals,omitempty"`
 }
 
 // Replay replays the banking suite as the package doc describes. It
@@ -157,8 +166,10 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	case "", "banking":
 	case "workspace":
 		return replayWorkspace(ctx, opts)
+	case "slack":
+		return replaySlack(ctx, opts)
 	default:
-		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking or workspace)", opts.Suite)
+		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking, workspace or slack)", opts.Suite)
 	}
 	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	users, injections := UserTasks(), InjectionTasks()
@@ -613,6 +624,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		who = "no person asked"
 	}
 	fmt.Fprintf(&b, "step-ups:                %d approved, %d declined (%s)\n", approved, declined, who)
+	if h := r.HumanLoad; h != nil {
+		fmt.Fprintf(&b, "human-in-the-loop load:  without attack %s of the user's consequential calls needed a person\n", rate(h.NoAttackAsked, h.NoAttackCalls))
+		fmt.Fprintf(&b, "                         under attack   %s\n", rate(h.UnderAttackAsked, h.UnderAttackCalls))
+		fmt.Fprintf(&b, "                         (%s)\n", strings.Join(h.Tasks, "; "))
+	}
+	if r.Suite == "slack" {
+		fmt.Fprintf(&b, "attacks counting proposals: %d (AgentDojo's check of injection task 5 reads the calls proposed, not those executed)\n", r.AttacksCountingProposals)
+	}
 	if r.Unreachable != nil {
 		fmt.Fprintf(&b, "attacks reachable:       %d of %d (the %d pairs listed below cannot succeed even without a defence)\n", r.AttacksReachable, r.Runs, len(r.Unreachable))
 	}

@@ -20,9 +20,10 @@ var (
 // Registry is one of the pack's registries over the live workspace, read
 // at every lookup: RegistryUsers (the members), RegistryChannels (the
 // channels) or RegistryLinks (the links members wrote in messages, see
-// Workspace.MemberLinks). Lookup takes a normalized value and matches it
-// exactly; the record's ID is "<registry>:<value>" and its Value the
-// value.
+// Workspace.MemberLinks). Lookup takes a normalized value and matches the
+// entry that normalizes to it (see Ident, URL); the record's ID is
+// "<registry>:<value>" and its Value the entry as the workspace spells it
+// (a channel name keeps the spaces around it that Ident trims).
 type Registry struct {
 	WS   *Mem
 	Name string
@@ -35,15 +36,16 @@ func (r Registry) Lookup(ctx context.Context, owner intent.Owner, value string) 
 	if err := ctx.Err(); err != nil {
 		return resolve.Record{}, err
 	}
-	var found bool
+	var entries []string
+	norm := Ident
 	err := r.WS.with(owner, func(w *Workspace) error {
 		switch r.Name {
 		case RegistryUsers:
-			found = slices.Contains(w.Users, value)
+			entries = slices.Clone(w.Users)
 		case RegistryChannels:
-			found = slices.Contains(w.Channels, value)
+			entries = slices.Clone(w.Channels)
 		case RegistryLinks:
-			found = slices.Contains(w.MemberLinks(), value)
+			entries, norm = w.MemberLinks(), URL
 		}
 		return nil
 	})
@@ -53,10 +55,12 @@ func (r Registry) Lookup(ctx context.Context, owner intent.Owner, value string) 
 	if err != nil {
 		return resolve.Record{}, err
 	}
-	if !found {
-		return resolve.Record{}, fmt.Errorf("%w: %q is not in %s", resolve.ErrNoMatch, clip(value), r.Name)
+	for _, e := range entries {
+		if n, err := norm(e); err == nil && n == value {
+			return resolve.Record{ID: r.Name + ":" + value, Value: e}, nil
+		}
 	}
-	return resolve.Record{ID: r.Name + ":" + value, Value: value}, nil
+	return resolve.Record{}, fmt.Errorf("%w: %q is not in %s", resolve.ErrNoMatch, clip(value), r.Name)
 }
 
 // Facts is the pack's context provider. It reads the live workspace and
