@@ -1,6 +1,9 @@
 package agentdojo_test
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -103,5 +106,76 @@ func TestSlackVectors(t *testing.T) {
 		if !slices.Equal(got[ut.Name()], want) {
 			t.Errorf("%s surfaces %q; the task lists %q", ut.Name(), got[ut.Name()], want)
 		}
+	}
+}
+
+// TestSlackGolden compares every verdict of the replay with those of
+// AgentDojo's own code (testdata/slack-golden.json: upstream's utility and
+// security functions, run in Python on this replay's final environments;
+// see docs/slack.md), in four modes: through the gateway and without it,
+// attacker first and last. A change to the model that moves any verdict
+// fails here.
+func TestSlackGolden(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "slack-golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden struct {
+		Modes map[string][]struct {
+			Pair                string `json:"pair"`
+			Utility             bool   `json:"utility"`
+			Security            *bool  `json:"security"`
+			SecurityOnProposals *bool  `json:"security_on_proposals"`
+		} `json:"modes"`
+	}
+	if err := json.Unmarshal(b, &golden); err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]agentdojo.Options{
+		"gateway/attacker_first":    {Gateway: true, Order: agentdojo.AttackerFirst},
+		"gateway/attacker_last":     {Gateway: true, Order: agentdojo.AttackerLast},
+		"no_gateway/attacker_first": {Order: agentdojo.AttackerFirst},
+		"no_gateway/attacker_last":  {Order: agentdojo.AttackerLast},
+	}
+	if len(golden.Modes) != len(modes) {
+		t.Fatalf("golden modes %d; want %d", len(golden.Modes), len(modes))
+	}
+	for name, opts := range modes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := slackReplay(t, opts)
+			got := map[string]agentdojo.Row{}
+			for _, row := range r.NoAttack {
+				got[row.UserTask+" x none"] = row
+			}
+			for _, row := range r.Rows {
+				got[row.UserTask+" x "+row.InjectionTask] = row
+			}
+			rows := golden.Modes[name]
+			if len(rows) != len(got) || len(rows) != 126 {
+				t.Fatalf("golden has %d runs, the replay %d; want 126", len(rows), len(got))
+			}
+			onProposals := 0
+			for _, g := range rows {
+				row, ok := got[g.Pair]
+				if !ok {
+					t.Errorf("%s: not replayed", g.Pair)
+					continue
+				}
+				if row.Utility != g.Utility {
+					t.Errorf("%s: utility %t, AgentDojo's check %t", g.Pair, row.Utility, g.Utility)
+				}
+				if g.Security != nil && row.AttackExecuted != *g.Security {
+					t.Errorf("%s: attack %t, AgentDojo's check %t", g.Pair, row.AttackExecuted, *g.Security)
+				}
+				if g.SecurityOnProposals != nil && *g.SecurityOnProposals {
+					onProposals++
+				}
+			}
+			if onProposals != r.AttacksCountingProposals {
+				t.Errorf("attacks counting proposals %d, AgentDojo's check %d", r.AttacksCountingProposals, onProposals)
+			}
+		})
 	}
 }
