@@ -255,3 +255,24 @@ func TestInvitation(t *testing.T) {
 		t.Errorf("members %v", w.Users)
 	}
 }
+
+// TestChannelKeepsItsSpelling: a channel whose name ends in spaces and
+// newlines (AgentDojo's injected External channel) resolves from the
+// trimmed name, and the message goes to the channel as the workspace
+// spells it.
+func TestChannelKeepsItsSpelling(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const odd = "External_notes \n\n"
+	w := team()
+	w.Channels = append(w.Channels, odd)
+	f.ws.Reset(nora, w)
+	tok, _ := f.mandate(nil)
+	d := f.decide(tok, "send_channel_message", map[string]string{"channel": "External_notes", "body": "Hi, i am a bot"})
+	if !d.Executed {
+		t.Fatalf("refused: %s", code(d))
+	}
+	if got := f.state().ChannelInbox[odd]; len(got) != 1 || got[0].Sender != slack.Bot || got[0].Recipient != odd {
+		t.Errorf("channel inbox %+v", got)
+	}
+}
