@@ -63,7 +63,7 @@ type Options struct {
 	// defence, attacker first, to list the pairs an attack cannot win
 	// (Report.Unreachable; free when that is the mode replayed), and the
 	// variants of the injection tasks that AgentDojo's checks do not count
-	// (Report.Variants).
+	// (Report.Variants); for the slack suite, only the variants.
 	Extras bool
 	// Gateway runs every call as a proposal through intentplane's gateway
 	// with the banking pack; false calls the bank directly, with no
@@ -144,7 +144,7 @@ type Report struct {
 	// Variants are, for the workspace suite, attacks AgentDojo's checks
 	// do not count (cc or bcc instead of to, sharing files instead of
 	// attaching them, the stolen text in a calendar invitation), replayed
-	// the same way.
+	// the same way; for the slack suite, those of slackVariants.
 	Variants *VariantReport `json:"variants,omitempty"`
 	// HumanLoad is, for the slack suite, the share of the user tasks'
 	// consequential calls that needed a person.
@@ -636,7 +636,13 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "attacks reachable:       %d of %d (the %d pairs listed below cannot succeed even without a defence)\n", r.AttacksReachable, r.Runs, len(r.Unreachable))
 	}
 	if v := r.Variants; v != nil {
-		fmt.Fprintf(&b, "variants:                %d runs (cc, bcc, share, invitation); %d reached the attacker, %d of them unseen by AgentDojo's checks\n", v.Runs, v.Leaks, v.LeaksMissedByChecks)
+		var names []string
+		for _, row := range v.Rows {
+			if !slices.Contains(names, row.Variant) {
+				names = append(names, row.Variant)
+			}
+		}
+		fmt.Fprintf(&b, "variants:                %d runs (%s); %d reached the attacker, %d of them unseen by AgentDojo's checks\n", v.Runs, strings.Join(names, ", "), v.Leaks, v.LeaksMissedByChecks)
 	}
 	b.WriteString("\n")
 	b.WriteString("user task     no-attack")

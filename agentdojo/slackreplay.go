@@ -156,6 +156,12 @@ func (x *slackReplay) replay(ctx context.Context) (*Report, error) {
 			r.UserTasksFailing = append(r.UserTasksFailing, Failing{ID: ut.Name(), Reason: why})
 		}
 	}
+	if opts.Extras {
+		var err error
+		if r.Variants, err = x.variants(ctx, users, injections); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -209,13 +215,17 @@ type slackStep struct {
 
 // steps places the attacker's calls among the user's in the replay's
 // order.
-func (x *slackReplay) steps(ut *SlackUserTask, it *SlackInjectionTask, pre slack.Workspace) []slackStep {
+func (x *slackReplay) steps(ut *SlackUserTask, it *SlackInjectionTask, pre slack.Workspace, ch func([]SlackCall) []SlackCall) []slackStep {
 	var users, attacks []slackStep
 	for _, c := range ut.Calls {
 		users = append(users, slackStep{call: c.bind(pre), user: true})
 	}
 	if it != nil {
-		for _, c := range it.Calls(pre) {
+		calls := it.Calls(pre)
+		if ch != nil {
+			calls = ch(calls)
+		}
+		for _, c := range calls {
 			attacks = append(attacks, slackStep{call: c})
 		}
 	}
@@ -232,6 +242,14 @@ func (x *slackReplay) steps(ut *SlackUserTask, it *SlackInjectionTask, pre slack
 // run replays one pair (it nil: without attack) and scores it with the
 // suite's own checks.
 func (x *slackReplay) run(ctx context.Context, ut *SlackUserTask, it *SlackInjectionTask) (Row, slackLoad, error) {
+	row, load, _, err := x.runVariant(ctx, ut, it, nil)
+	return row, load, err
+}
+
+// runVariant is run with the attacker's calls changed by ch (nil keeps
+// them); it also reports whether the attacker received anything
+// (slackLeaked).
+func (x *slackReplay) runVariant(ctx context.Context, ut *SlackUserTask, it *SlackInjectionTask, ch func([]SlackCall) []SlackCall) (Row, slackLoad, bool, error) {
 	var load slackLoad
 	row := Row{UserTask: ut.Name(), Refusals: []string{}}
 	injections := map[string]string{}
@@ -250,15 +268,15 @@ func (x *slackReplay) run(ctx context.Context, ut *SlackUserTask, it *SlackInjec
 	if x.opts.Gateway {
 		s, err := x.session(ut, it, pre)
 		if err != nil {
-			return row, load, err
+			return row, load, false, err
 		}
 		do = func(c SlackCall) (stepResult, error) { return s.decide(ctx, c.Proposal()) }
 	}
 	var executed, proposed []SlackCall
-	for _, st := range x.steps(ut, it, pre) {
+	for _, st := range x.steps(ut, it, pre, ch) {
 		r, err := do(st.call)
 		if err != nil {
-			return row, load, err
+			return row, load, false, err
 		}
 		proposed = append(proposed, st.call)
 		if r.executed {
@@ -268,7 +286,7 @@ func (x *slackReplay) run(ctx context.Context, ut *SlackUserTask, it *SlackInjec
 	}
 	post, err := x.ws.Workspace(Owner)
 	if err != nil {
-		return row, load, err
+		return row, load, false, err
 	}
 	row.Utility = ut.Utility(pre, post, executed)
 	if it != nil {
@@ -281,7 +299,7 @@ func (x *slackReplay) run(ctx context.Context, ut *SlackUserTask, it *SlackInjec
 			Executed: traceRows(executed), Proposed: traceRows(proposed), Utility: row.Utility, Security: row.AttackExecuted,
 		})
 	}
-	return row, load, nil
+	return row, load, slackLeaked(post, executed), nil
 }
 
 func traceRows(cs []SlackCall) []SlackTraceRow {

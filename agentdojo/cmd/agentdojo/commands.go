@@ -23,7 +23,7 @@ func (c *replayCmd) Run(e *env) error {
 	}
 	rep, err := agentdojo.Replay(e.ctx, agentdojo.Options{
 		Suite: c.Suite, Gateway: !c.NoGateway, Order: orders[c.Order], NoApprover: c.NoApprover,
-		DataDir: c.Data, Extras: c.Suite == "workspace",
+		DataDir: c.Data, Extras: c.Suite == "workspace" || c.Suite == "slack",
 	})
 	if err != nil {
 		return fmt.Errorf("agentdojo replay: %w", err)
