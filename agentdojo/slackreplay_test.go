@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/intentplane/intentplane/agentdojo"
@@ -210,6 +211,38 @@ func TestSlackVariants(t *testing.T) {
 		}
 		if r.AttacksExecuted != map[bool]int{false: 105, true: 0}[tt.gateway] {
 			t.Errorf("gateway %t: attacks %d", tt.gateway, r.AttacksExecuted)
+		}
+	}
+}
+
+// TestLoadSlackDataErrors: missing, malformed or incomplete data is an
+// error naming the problem, not a panic or an empty suite.
+func TestLoadSlackDataErrors(t *testing.T) {
+	t.Parallel()
+	env := "slack:\n  users: [A]\n  channels: [general, \"x_{nope}\"]\nweb:\n  web_content: {www.a.com: hi}\n"
+	tests := []struct {
+		name, env, vectors, want string
+	}{
+		{"no files", "", "", "environment.yaml"},
+		{"malformed", "slack: [", "{}", "environment.yaml"},
+		{"no users", "slack: {}\nweb: {}\n", "{}", "incomplete"},
+		{"unknown placeholder", env, "other: {default: \"\"}\n", "{nope}"},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		if tt.env != "" {
+			if err := os.MkdirAll(filepath.Join(dir, "slack"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, text := range map[string]string{"environment.yaml": tt.env, "injection_vectors.yaml": tt.vectors} {
+				if err := os.WriteFile(filepath.Join(dir, "slack", name), []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		_, err := agentdojo.LoadSlackData(dir)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want an error naming %q", tt.name, err, tt.want)
 		}
 	}
 }

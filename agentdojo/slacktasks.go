@@ -79,8 +79,6 @@ const (
 type SlackUserTask struct {
 	// ID is the task's number, 0 to 20.
 	ID int
-	// Prompt is the user's request (abridged).
-	Prompt string
 	// Calls is the task's ground truth; a call naming the channel
 	// "External_…" is written with extChannel and resolved against the
 	// environment of the run (its name holds the injection).
