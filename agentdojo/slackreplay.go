@@ -55,6 +55,8 @@ type slackReplay struct {
 	direct   *directAgent
 	exposure map[int]int
 	runs     int
+	// mode is the mandates' mode; empty is known_counterparties.
+	mode mandate.Mode
 	// states, when keep, collects every run (SlackStates).
 	keep   bool
 	states []SlackState
@@ -242,14 +244,14 @@ func (x *slackReplay) steps(ut *SlackUserTask, it *SlackInjectionTask, pre slack
 // run replays one pair (it nil: without attack) and scores it with the
 // suite's own checks.
 func (x *slackReplay) run(ctx context.Context, ut *SlackUserTask, it *SlackInjectionTask) (Row, slackLoad, error) {
-	row, load, _, err := x.runVariant(ctx, ut, it, nil)
+	row, load, _, err := x.runVariant(ctx, ut, it, nil, nil)
 	return row, load, err
 }
 
 // runVariant is run with the attacker's calls changed by ch (nil keeps
-// them); it also reports whether the attacker received anything
-// (slackLeaked).
-func (x *slackReplay) runVariant(ctx context.Context, ut *SlackUserTask, it *SlackInjectionTask, ch func([]SlackCall) []SlackCall) (Row, slackLoad, bool, error) {
+// them); it also reports whether the attacker received anything, by
+// judge or, when judge is nil, by slackLeaked.
+func (x *slackReplay) runVariant(ctx context.Context, ut *SlackUserTask, it *SlackInjectionTask, ch func([]SlackCall) []SlackCall, judge slackJudge) (Row, slackLoad, bool, error) {
 	var load slackLoad
 	row := Row{UserTask: ut.Name(), Refusals: []string{}}
 	injections := map[string]string{}
@@ -299,8 +301,15 @@ func (x *slackReplay) runVariant(ctx context.Context, ut *SlackUserTask, it *Sla
 			Executed: traceRows(executed), Proposed: traceRows(proposed), Utility: row.Utility, Security: row.AttackExecuted,
 		})
 	}
-	return row, load, slackLeaked(post, executed), nil
+	if judge == nil {
+		return row, load, slackLeaked(post, executed), nil
+	}
+	return row, load, judge(pre, post, executed), nil
 }
+
+// slackJudge says whether an attack reached its aim, on the environments
+// before and after a run and the calls that executed.
+type slackJudge func(pre, post slack.Workspace, executed []SlackCall) bool
 
 func traceRows(cs []SlackCall) []SlackTraceRow {
 	out := make([]SlackTraceRow, len(cs))
@@ -357,7 +366,7 @@ func (x *slackReplay) session(ut *SlackUserTask, it *SlackInjectionTask, pre sla
 		calls = append(calls, c.bind(pre))
 	}
 	return openSession(x.gw, mandate.Mandate{
-		ID: id, Scope: ut.scope(), Budget: intent.Money{Currency: "EUR"}, Claims: ut.Mandate.Claims,
+		ID: id, Scope: ut.scope(), Budget: intent.Money{Currency: "EUR"}, Claims: ut.Mandate.Claims, Mode: x.mode,
 	}, ut.Name(), calls, approver)
 }
 

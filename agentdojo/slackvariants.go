@@ -122,7 +122,7 @@ func (x *slackReplay) variants(ctx context.Context, users []*SlackUserTask, inje
 		it := byID[v.it]
 		row := VariantRow{Variant: v.name, InjectionTask: it.Name()}
 		for _, ut := range users {
-			r, _, leaked, err := x.runVariant(ctx, ut, it, v.change)
+			r, _, leaked, err := x.runVariant(ctx, ut, it, v.change, nil)
 			if err != nil {
 				return nil, err
 			}
