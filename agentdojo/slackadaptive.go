@@ -168,23 +168,12 @@ func adaptiveSlack(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, 
 					if len(opts.UserTasks) > 0 && !slices.Contains(opts.UserTasks, ut.ID) {
 						continue
 					}
-					var row AdaptiveRow
-					for i, o := range orders {
+					row, err := worstRow(AdaptiveRow{Mode: string(mode), Family: a.family, Attack: a.name, UserTask: ut.Name()}, func(o Order) (Row, bool, error) {
 						res, _, executed, err := xs[o].runVariant(ctx, ut, its[a.it], a.change, a.aim)
-						if err != nil {
-							return nil, err
-						}
-						cur := AdaptiveRow{
-							Mode: string(mode), Family: a.family, Attack: a.name, UserTask: ut.Name(), Order: o.String(), Executed: executed,
-							AttackerCalls: res.AttackerCallsExecuted + countAttackerRefusals(res), Refused: countAttackerRefusals(res),
-							AttackerWrites: res.AttackerWritesExecuted, StepUps: res.StepUpsDeclined, Utility: res.Utility,
-						}
-						if i == 0 || executed {
-							row = cur
-						}
-						if executed {
-							break
-						}
+						return res, executed, err
+					})
+					if err != nil {
+						return nil, err
 					}
 					r.add(&tot, row)
 				}
@@ -193,4 +182,30 @@ func adaptiveSlack(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, 
 		}
 	}
 	return r, nil
+}
+
+// worstRow runs one attack on one user task in the three orders, by run
+// (the run's row and whether the attack reached its aim), and returns the
+// row of the first order in which it did, or attacker first's if none;
+// meta gives the row's mode, family, attack and user task.
+func worstRow(meta AdaptiveRow, run func(Order) (Row, bool, error)) (AdaptiveRow, error) {
+	var row AdaptiveRow
+	for i, o := range []Order{AttackerFirst, AfterExposure, AttackerLast} {
+		res, executed, err := run(o)
+		if err != nil {
+			return AdaptiveRow{}, err
+		}
+		cur := meta
+		cur.Order, cur.Executed = o.String(), executed
+		cur.AttackerCalls = res.AttackerCallsExecuted + countAttackerRefusals(res)
+		cur.Refused = countAttackerRefusals(res)
+		cur.AttackerWrites, cur.StepUps, cur.Utility = res.AttackerWritesExecuted, res.StepUpsDeclined, res.Utility
+		if i == 0 || executed {
+			row = cur
+		}
+		if executed {
+			break
+		}
+	}
+	return row, nil
 }
