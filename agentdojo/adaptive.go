@@ -490,9 +490,10 @@ func runAttack(ctx context.Context, ut *UserTask, a *Attack, order Order, cfg se
 // AdaptiveOptions configure Adaptive. The zero value runs the banking
 // suite in both mandate modes with the ideal approver.
 type AdaptiveOptions struct {
-	// Suite is "banking" (the default when empty) or "workspace" (its
+	// Suite is "banking" (the default when empty), "workspace" (its
 	// attacks change injection task 4, mailing the Facebook code to the
-	// attacker; the approver is always the ideal one).
+	// attacker; the approver is always the ideal one) or "slack" (its
+	// attacks change injection tasks 1 to 5; the ideal approver too).
 	Suite string
 	// Seed seeds the approver's draws when P or Q is strictly between 0
 	// and 1; with the default P = Q = 0 the run draws nothing.
@@ -568,8 +569,11 @@ func Modes() []mandate.Mode {
 // three orders of Replay; a row keeps the worst order. It returns an
 // error for an unknown suite or if a run cannot be set up.
 func Adaptive(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, error) {
-	if opts.Suite == "workspace" {
+	switch opts.Suite {
+	case "workspace":
 		return adaptiveWorkspace(ctx, opts)
+	case "slack":
+		return adaptiveSlack(ctx, opts)
 	}
 	if err := knownSuite(opts.Suite); err != nil {
 		return nil, err

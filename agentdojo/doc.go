@@ -1,12 +1,13 @@
-// Package agentdojo replays the banking and workspace suites of the
+// Package agentdojo replays the banking, workspace and slack suites of the
 // AgentDojo benchmark (ETH Zurich, benchmark version v1.2) against
 // intentplane's gateway, without a language model, in the worst case: the
 // agent obeys every injection. Beyond the replay it runs gateway-aware
 // attacks (Adaptive), a fallible approver and ablations (Sweep), incomplete
 // registries (Registry) and an agent loop against an OpenAI-compatible
-// endpoint (Run), each for both suites. The banking suite is described
-// below; the workspace suite's model is in the ws*.go files (see
-// docs/workspace.md).
+// endpoint (Run), each for banking and workspace. The banking suite is
+// described below; the workspace suite's model is in the ws*.go files (see
+// docs/workspace.md), the slack suite's (replay only) in the slack*.go
+// files (see docs/slack.md).
 //
 // The package models, in its own Go, what the replay needs of the suite:
 // the environment with its exact values and its four injection vectors
@@ -37,7 +38,7 @@
 // upper bound on utility for an agent that follows the GT exactly, and a
 // worst case for security.
 //
-// agentdojo is a front door like cmd/: it may import banking, workspace, core/* and
+// agentdojo is a front door like cmd/: it may import banking, workspace, slack, core/* and
 // store/mem; no pack or core package may import it.
 //
 // The package and its command (cmd/agentdojo) are the evaluation harness,

@@ -63,7 +63,7 @@ type Options struct {
 	// defence, attacker first, to list the pairs an attack cannot win
 	// (Report.Unreachable; free when that is the mode replayed), and the
 	// variants of the injection tasks that AgentDojo's checks do not count
-	// (Report.Variants).
+	// (Report.Variants); for the slack suite, only the variants.
 	Extras bool
 	// Gateway runs every call as a proposal through intentplane's gateway
 	// with the banking pack; false calls the bank directly, with no
@@ -144,8 +144,17 @@ type Report struct {
 	// Variants are, for the workspace suite, attacks AgentDojo's checks
 	// do not count (cc or bcc instead of to, sharing files instead of
 	// attaching them, the stolen text in a calendar invitation), replayed
-	// the same way.
+	// the same way; for the slack suite, those of slackVariants.
 	Variants *VariantReport `json:"variants,omitempty"`
+	// HumanLoad is, for the slack suite, the share of the user tasks'
+	// consequential calls that needed a person.
+	HumanLoad *HumanLoad `json:"human_load,omitempty"`
+	// AttacksCountingProposals is, for the slack suite, the attacks
+	// AgentDojo's own checks would count if given every call the agent
+	// proposed, executed or not: injection task 5's check reads the
+	// calls, not the environment (AttacksExecuted gives it the calls that
+	// executed).
+	AttacksCountingProposals int `json:"attacks_counting_proposals,omitempty"`
 }
 
 // Replay replays the banking suite as the package doc describes. It
@@ -157,8 +166,10 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	case "", "banking":
 	case "workspace":
 		return replayWorkspace(ctx, opts)
+	case "slack":
+		return replaySlack(ctx, opts)
 	default:
-		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking or workspace)", opts.Suite)
+		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking, workspace or slack)", opts.Suite)
 	}
 	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	users, injections := UserTasks(), InjectionTasks()
@@ -613,11 +624,25 @@ func (r *Report) WriteTable(w io.Writer) error {
 		who = "no person asked"
 	}
 	fmt.Fprintf(&b, "step-ups:                %d approved, %d declined (%s)\n", approved, declined, who)
+	if h := r.HumanLoad; h != nil {
+		fmt.Fprintf(&b, "human-in-the-loop load:  without attack %s of the user's consequential calls needed a person\n", rate(h.NoAttackAsked, h.NoAttackCalls))
+		fmt.Fprintf(&b, "                         under attack   %s\n", rate(h.UnderAttackAsked, h.UnderAttackCalls))
+		fmt.Fprintf(&b, "                         (%s)\n", strings.Join(h.Tasks, "; "))
+	}
+	if r.Suite == "slack" {
+		fmt.Fprintf(&b, "attacks counting proposals: %d (AgentDojo's check of injection task 5 reads the calls proposed, not those executed)\n", r.AttacksCountingProposals)
+	}
 	if r.Unreachable != nil {
 		fmt.Fprintf(&b, "attacks reachable:       %d of %d (the %d pairs listed below cannot succeed even without a defence)\n", r.AttacksReachable, r.Runs, len(r.Unreachable))
 	}
 	if v := r.Variants; v != nil {
-		fmt.Fprintf(&b, "variants:                %d runs (cc, bcc, share, invitation); %d reached the attacker, %d of them unseen by AgentDojo's checks\n", v.Runs, v.Leaks, v.LeaksMissedByChecks)
+		var names []string
+		for _, row := range v.Rows {
+			if !slices.Contains(names, row.Variant) {
+				names = append(names, row.Variant)
+			}
+		}
+		fmt.Fprintf(&b, "variants:                %d runs (%s); %d reached the attacker, %d of them unseen by AgentDojo's checks\n", v.Runs, strings.Join(names, ", "), v.Leaks, v.LeaksMissedByChecks)
 	}
 	b.WriteString("\n")
 	b.WriteString("user task     no-attack")

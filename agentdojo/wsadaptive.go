@@ -163,26 +163,15 @@ func adaptiveWorkspace(ctx context.Context, opts AdaptiveOptions) (*AdaptiveRepo
 					if len(opts.UserTasks) > 0 && !slices.Contains(opts.UserTasks, ut.ID) {
 						continue
 					}
-					var row AdaptiveRow
-					for i, o := range []Order{AttackerFirst, AfterExposure, AttackerLast} {
+					row, err := worstRow(AdaptiveRow{Mode: string(mode), Family: a.family, Attack: a.name, UserTask: ut.Name()}, func(o Order) (Row, bool, error) {
 						executed := false
 						res, err := x.runWith(ctx, ut, it, a.change, true, o, func(pre, post workspace.Workspace) {
 							executed = reached(post, a.target, a.secret) > reached(pre, a.target, a.secret)
 						})
-						if err != nil {
-							return nil, err
-						}
-						cur := AdaptiveRow{
-							Mode: string(mode), Family: a.family, Attack: a.name, UserTask: ut.Name(), Order: o.String(), Executed: executed,
-							AttackerCalls: res.AttackerCallsExecuted + countAttackerRefusals(res), Refused: countAttackerRefusals(res),
-							AttackerWrites: res.AttackerWritesExecuted, StepUps: res.StepUpsDeclined, Utility: res.Utility,
-						}
-						if i == 0 || executed {
-							row = cur
-						}
-						if executed {
-							break
-						}
+						return res, executed, err
+					})
+					if err != nil {
+						return nil, err
 					}
 					r.add(&tot, row)
 				}

@@ -43,7 +43,7 @@ type commandLine struct {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c commandLine
-	kctx, err := cli.Parse(&c, "agentdojo", "agentdojo: the AgentDojo v1.2 banking and workspace suites, worst case, through intentplane's gateway.", args, stdout, stderr)
+	kctx, err := cli.Parse(&c, "agentdojo", "agentdojo: the AgentDojo v1.2 banking, workspace and slack suites, worst case, through intentplane's gateway.", args, stdout, stderr)
 	if kctx == nil {
 		return err
 	}
