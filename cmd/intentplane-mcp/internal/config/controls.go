@@ -51,8 +51,10 @@ type Controls struct {
 	DuplicateWindow Duration `toml:"duplicate_window"`
 }
 
-// amountScale is the number of decimals of the controls' amounts: they
-// are compared with the pack's amounts, in minor units (cents).
+// amountScale is the number of decimals of the controls' amounts: ap.Config
+// holds them in hundredths of a unit of the company's currency, and the
+// pack scales them to that currency's exponent at each decision (¥1,000.00
+// is ¥1,000; 100.00 KWD is 100.000 KWD).
 const amountScale = 2
 
 // APConfig returns the ap.Config of the pack mounted as [servers.name]:
