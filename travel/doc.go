@@ -11,13 +11,13 @@
 // the suite's catalogue, as the user named them or as the user's criteria
 // picked them when the mandate was issued) and for which days and times
 // (claims "days" and "times"); who receives an e-mail (claim
-// "recipients"); the participants and the start of a calendar event
-// (claims "participants", "event_times"); the event cancelled (claim
-// "cancel_events"). A name found only in a review, an e-mail or any other
+// "recipients"); the participants of a calendar event (claim
+// "participants"); the event cancelled (claim "cancel_events"). A name found only in a review, an e-mail or any other
 // text the agent read resolves nowhere.
 //
 // The facts provider adds what the policy in policies/travel needs: a
-// reserved place is in the catalogue (of the right kind), and which of the
+// reserved place is in the catalogue (of the right kind), a new event
+// falls on a day the user asked for one (claim "event_days"), and which of the
 // user's personal data (passport, credit card, ID and bank account
 // numbers, from the profile) outgoing text carries; personal data not
 // named in the mandate (claim "personal_data") is never sent, even to a

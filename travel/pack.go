@@ -65,9 +65,9 @@ const (
 	// comma-separated addresses per value.
 	ClaimRecipients   = "recipients"
 	ClaimParticipants = "participants"
-	// ClaimEventTimes lists the starts ("YYYY-MM-DD HH:MM") of the events
-	// the user asked to create.
-	ClaimEventTimes = "event_times"
+	// ClaimEventDays lists the days ("YYYY-MM-DD") of the events the user
+	// asked to create; the hour is the agent's (see Facts).
+	ClaimEventDays = "event_days"
 	// ClaimCancelEvents lists the ids of the events the user asked to
 	// cancel.
 	ClaimCancelEvents = "cancel_events"
@@ -137,7 +137,7 @@ func Contracts() ([]*contract.Contract, error) {
 		{Action: ActionCreateCalendarEvent, Doc: "Create an event; its participants get an invitation e-mail with the description as body.",
 			Params: []contract.Parameter{
 				text("title", maxShort, true, "title (free text)"),
-				critical("start_time", minute, true, ClaimEventTimes, Minute, hintWhen, "start, YYYY-MM-DD HH:MM"),
+				text("start_time", 32, true, "start, YYYY-MM-DD HH:MM"),
 				text("end_time", 32, true, "end, YYYY-MM-DD HH:MM"),
 				text("description", maxText, false, "description (free text), the body of the invitation"),
 				critical("participants", contract.String(maxList), false, ClaimParticipants, AddressList, hintAddress, "participants' addresses, comma-separated"),

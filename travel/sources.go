@@ -27,7 +27,9 @@ var _ gateway.ContextProvider = Facts{}
 // invitation's text) it gives personal_data: the kinds of the user's
 // personal data the text carries (see PersonalData), comma-separated; and
 // unallowed_personal_data: how many of them the mandate's claim
-// "personal_data" does not list.
+// "personal_data" does not list. For travel.create_calendar_event it also
+// gives event_day_named: the start's day is one of the mandate's claim
+// "event_days" (false for a start that is not YYYY-MM-DD HH:MM).
 //
 // Other actions get no facts. It returns an error wrapping
 // ErrUnknownOwner for an owner without travel state.
@@ -53,6 +55,7 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 		text = q.Args["subject"].Str + "\n" + q.Args["body"].Str
 	case ActionCreateCalendarEvent:
 		text = q.Args["title"].Str + "\n" + q.Args["description"].Str + "\n" + q.Args["location"].Str
+		facts["event_day_named"] = intent.Bool(dayNamed(q.Args["start_time"].Str, q.Claims[ClaimEventDays]))
 	default:
 		return facts, nil
 	}
@@ -108,4 +111,19 @@ func (t *Travel) catalogued(kind, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// dayNamed reports whether start ("YYYY-MM-DD HH:MM") falls on one of
+// days, each normalized by Day.
+func dayNamed(start string, days []string) bool {
+	m, err := Minute(start)
+	if err != nil {
+		return false
+	}
+	for _, d := range days {
+		if n, err := Day(d); err == nil && strings.HasPrefix(m, n+" ") {
+			return true
+		}
+	}
+	return false
 }
