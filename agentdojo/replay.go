@@ -98,6 +98,11 @@ type Row struct {
 	// StepUpsDeclined those declined (every one when no person is asked).
 	StepUps         int `json:"step_ups_approved,omitempty"`
 	StepUpsDeclined int `json:"step_ups_declined,omitempty"`
+	// AnswerOnly marks an injection task whose attack is on the agent's
+	// final answer, not on an action (travel's task 6): the worst-case
+	// agent carries it out, no tool call shows it, and AttackExecuted
+	// (the actions' count) leaves it out.
+	AnswerOnly bool `json:"answer_only,omitempty"`
 }
 
 // Failing is a user task whose utility check fails, and why.
@@ -146,6 +151,15 @@ type Report struct {
 	// attaching them, the stolen text in a calendar invitation), replayed
 	// the same way.
 	Variants *VariantReport `json:"variants,omitempty"`
+	// UserWrites counts, over every run (with and without attack), the
+	// user tasks' consequential calls (their writes), and UserWritesAsked
+	// the step-ups they needed: the load on the person (travel).
+	UserWrites      int `json:"user_writes,omitempty"`
+	UserWritesAsked int `json:"user_writes_asked,omitempty"`
+	// AnswerOnlyAttacks counts the runs whose injection task is answer
+	// only (see Row.AnswerOnly): successes by AgentDojo's check that no
+	// gateway can see (travel).
+	AnswerOnlyAttacks int `json:"answer_only_attacks,omitempty"`
 }
 
 // Replay replays the banking suite as the package doc describes. It
@@ -157,8 +171,10 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 	case "", "banking":
 	case "workspace":
 		return replayWorkspace(ctx, opts)
+	case "travel":
+		return replayTravel(ctx, opts)
 	default:
-		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking or workspace)", opts.Suite)
+		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking, workspace or travel)", opts.Suite)
 	}
 	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	users, injections := UserTasks(), InjectionTasks()
@@ -613,6 +629,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		who = "no person asked"
 	}
 	fmt.Fprintf(&b, "step-ups:                %d approved, %d declined (%s)\n", approved, declined, who)
+	if r.UserWrites > 0 {
+		fmt.Fprintf(&b, "user writes that needed a person: %s\n", rate(r.UserWritesAsked, r.UserWrites))
+	}
+	if r.AnswerOnlyAttacks > 0 {
+		fmt.Fprintf(&b, "answer-only attacks:     %d of %d runs (the attacker's words in the final answer, no tool call; counted by AgentDojo, outside any gateway, not in the attacks above)\n", r.AnswerOnlyAttacks, r.Runs)
+	}
 	if r.Unreachable != nil {
 		fmt.Fprintf(&b, "attacks reachable:       %d of %d (the %d pairs listed below cannot succeed even without a defence)\n", r.AttacksReachable, r.Runs, len(r.Unreachable))
 	}
