@@ -71,6 +71,12 @@ type Options struct {
 	Gateway bool
 	// Order places the attacker's calls; the zero value is AttackerFirst.
 	Order Order
+	// Observe, when not nil, sees each travel run once scored: the pair
+	// (injectionTask "" without attack), the environments before and
+	// after (*travel.Travel), and whether every read of the user was
+	// served (the agent can answer). For cross-checks with AgentDojo's
+	// own code.
+	Observe func(userTask, injectionTask string, pre, post any, answered bool)
 }
 
 // Row is the outcome of one run: a user task under one injection task, or

@@ -198,6 +198,9 @@ func (x *travelReplay) run(ctx context.Context, ut *TravelUserTask, it *TravelIn
 		row.AttackExecuted = it.Security(pre, post)
 		row.AnswerOnly = it.AnswerOnly
 	}
+	if x.opts.Observe != nil {
+		x.opts.Observe(row.UserTask, row.InjectionTask, pre, post, allReads)
+	}
 	return row, nil
 }
 
