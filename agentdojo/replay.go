@@ -79,6 +79,14 @@ type Options struct {
 	Observe func(userTask, injectionTask string, pre, post any, answered bool)
 }
 
+// dataDir is DataDir unless the options name a directory.
+func (o Options) dataDir() string {
+	if o.DataDir != "" {
+		return o.DataDir
+	}
+	return DataDir()
+}
+
 // Row is the outcome of one run: a user task under one injection task, or
 // without attack (InjectionTask empty).
 type Row struct {

@@ -30,11 +30,7 @@ type travelReplay struct {
 }
 
 func newTravelReplay(ctx context.Context, opts Options) (*travelReplay, error) {
-	dir := opts.DataDir
-	if dir == "" {
-		dir = DataDir()
-	}
-	data, err := LoadTravelData(dir)
+	data, err := LoadTravelData(opts.dataDir())
 	if err != nil {
 		return nil, err
 	}

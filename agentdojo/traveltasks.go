@@ -34,19 +34,7 @@ func (c TravelCall) Action() intent.Action { return intent.Action(travel.Name + 
 
 // Proposal returns the call as the proposal an agent sends: lists are
 // comma-separated text, an empty list is left out.
-func (c TravelCall) Proposal() []byte {
-	args := map[string]any{}
-	for k, v := range c.Args {
-		if l, ok := v.([]string); ok {
-			if len(l) == 0 {
-				continue
-			}
-			v = strings.Join(l, ",")
-		}
-		args[k] = v
-	}
-	return proposalOf(c.Action(), args)
-}
+func (c TravelCall) Proposal() []byte { return proposalOf(c.Action(), listArgs(c.Args)) }
 
 // String returns the call in Python's call syntax, for reports.
 func (c TravelCall) String() string { return pyCall(c.Function, c.Args) }
