@@ -571,6 +571,9 @@ func Adaptive(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, error
 	if opts.Suite == "workspace" {
 		return adaptiveWorkspace(ctx, opts)
 	}
+	if opts.Suite == "travel" {
+		return adaptiveTravel(ctx, opts)
+	}
 	if err := knownSuite(opts.Suite); err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func printReport(e *env, r report, asJSON bool) error {
 }
 
 type adaptiveCmd struct {
-	Suite string  `default:"banking" enum:"banking,workspace" help:"Suite to attack (banking or workspace)."`
+	Suite string  `default:"banking" enum:"banking,workspace,travel" help:"Suite to attack (banking, workspace or travel)."`
 	Data  string  `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace (as agentdojo replay --data)."`
 	JSON  bool    `help:"Print a JSON object instead of a table."`
 	Seed  uint64  `default:"1" help:"Seed of the approver's draws (used when --p or --q is strictly between 0 and 1)."`
