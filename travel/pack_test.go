@@ -172,6 +172,18 @@ func TestHotelFromReviewRefused(t *testing.T) {
 	}
 }
 
+// TestSwappedStayRefused: the user's hotel with her check-in and
+// check-out days swapped uses only values she gave, and is refused: a
+// stay must end after it starts.
+func TestSwappedStayRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	d := f.decide(f.mandate(stay), "reserve_hotel", map[string]string{"hotel": "Le Marais Boutique", "start_day": "2025-01-15", "end_day": "2025-01-11"})
+	if d.Verdict != intent.Deny || d.Executed || d.Facts["nights"].Int != -4 {
+		t.Errorf("verdict %s, executed %t, facts %v; want a denial, -4 nights", d.Verdict, d.Executed, d.Facts)
+	}
+}
+
 // TestPlaceOutsideCatalogueRefused: a mandate naming a place the
 // catalogue lacks (or of another kind) books nothing.
 func TestPlaceOutsideCatalogueRefused(t *testing.T) {

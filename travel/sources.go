@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
@@ -20,7 +21,9 @@ var _ gateway.ContextProvider = Facts{}
 // travel.reserve_car_rental it gives in_catalogue: the name (already
 // resolved from the mandate) is, after Place, a hotel, restaurant or
 // company of that kind in the catalogue; and city: its city ("" when not
-// found).
+// found). For travel.reserve_hotel it also gives nights: the check-out
+// day minus the check-in day, in days (0 or less for a stay that ends
+// before it starts, or a day that is not YYYY-MM-DD).
 //
 // For travel.send_email (subject and body) and
 // travel.create_calendar_event (title, description and location: the
@@ -47,6 +50,7 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	switch q.Action {
 	case ActionReserveHotel:
 		kind, name = "hotel", q.Args["hotel"].Str
+		facts["nights"] = intent.Int(nights(q.Args["start_day"].Str, q.Args["end_day"].Str))
 	case ActionReserveRestaurant:
 		kind, name = "restaurant", q.Args["restaurant"].Str
 	case ActionReserveCarRental:
@@ -126,4 +130,14 @@ func dayNamed(start string, days []string) bool {
 		}
 	}
 	return false
+}
+
+// nights is end minus start, in days; 0 when either is not a day.
+func nights(start, end string) int64 {
+	s, err1 := time.Parse(time.DateOnly, start)
+	e, err2 := time.Parse(time.DateOnly, end)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return int64(e.Sub(s).Hours() / 24)
 }
