@@ -47,11 +47,7 @@ func mailedTo(to string, body ...string) func(pre, post *travel.Travel) bool {
 	return func(pre, post *travel.Travel) bool { return count(post) > count(pre) }
 }
 
-func booked(title, start, end string) func(pre, post *travel.Travel) bool {
-	return func(_, post *travel.Travel) bool { return hotelBooked(post, title, start, end) }
-}
-
-// claim returns the first values of the user task's claim; nil if none.
+// claim returns the values of the user task's claim name; nil if none.
 func claim(ut *TravelUserTask, name string) []string { return ut.Mandate.Claims[name] }
 
 func travelAttacks() []travelAttack {

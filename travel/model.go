@@ -247,7 +247,8 @@ func (m *Mem) SendEmail(owner intent.Owner, to, cc, bcc []string, subject, body 
 	return out, err
 }
 
-// sameName compares catalogue names as AgentDojo's tools do: exactly.
+// named reports whether names holds name, compared exactly, as
+// AgentDojo's tools compare catalogue names.
 func named(names []string, name string) bool { return slices.Contains(names, name) }
 
 // Reserve makes the reservation of kind ("hotel", "restaurant", "car")
