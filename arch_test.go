@@ -69,7 +69,7 @@ func under(path string, dirs ...string) bool {
 
 // The groups of DESIGN's layout, by path under the module.
 var (
-	packs      = []string{"ap", "banking", "healthcare", "slack", "workspace"}
+	packs      = []string{"ap", "banking", "healthcare", "slack", "travel", "workspace"}
 	connectors = []string{"erp", "odoo"}
 	// frontDoors are where requests come in: the approval page, the MCP
 	// proxy and each binary under cmd/ (see frontDoor).

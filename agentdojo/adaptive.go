@@ -575,6 +575,9 @@ func Adaptive(ctx context.Context, opts AdaptiveOptions) (*AdaptiveReport, error
 	case "slack":
 		return adaptiveSlack(ctx, opts)
 	}
+	if opts.Suite == "travel" {
+		return adaptiveTravel(ctx, opts)
+	}
 	if err := knownSuite(opts.Suite); err != nil {
 		return nil, err
 	}

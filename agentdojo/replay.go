@@ -71,6 +71,20 @@ type Options struct {
 	Gateway bool
 	// Order places the attacker's calls; the zero value is AttackerFirst.
 	Order Order
+	// Observe, when not nil, sees each travel run once scored: the pair
+	// (injectionTask "" without attack), the environments before and
+	// after (*travel.Travel), and whether every read of the user was
+	// served (the agent can answer). For cross-checks with AgentDojo's
+	// own code.
+	Observe func(userTask, injectionTask string, pre, post any, answered bool)
+}
+
+// dataDir is DataDir unless the options name a directory.
+func (o Options) dataDir() string {
+	if o.DataDir != "" {
+		return o.DataDir
+	}
+	return DataDir()
 }
 
 // Row is the outcome of one run: a user task under one injection task, or
@@ -98,6 +112,11 @@ type Row struct {
 	// StepUpsDeclined those declined (every one when no person is asked).
 	StepUps         int `json:"step_ups_approved,omitempty"`
 	StepUpsDeclined int `json:"step_ups_declined,omitempty"`
+	// AnswerOnly marks an injection task whose attack is on the agent's
+	// final answer, not on an action (travel's task 6): the worst-case
+	// agent carries it out, no tool call shows it, and AttackExecuted
+	// (the actions' count) leaves it out.
+	AnswerOnly bool `json:"answer_only,omitempty"`
 }
 
 // Failing is a user task whose utility check fails, and why.
@@ -155,6 +174,15 @@ type Report struct {
 	// calls, not the environment (AttacksExecuted gives it the calls that
 	// executed).
 	AttacksCountingProposals int `json:"attacks_counting_proposals,omitempty"`
+	// UserWrites counts, over every run (with and without attack), the
+	// user tasks' consequential calls (their writes), and UserWritesAsked
+	// the step-ups they needed: the load on the person (travel).
+	UserWrites      int `json:"user_writes,omitempty"`
+	UserWritesAsked int `json:"user_writes_asked,omitempty"`
+	// AnswerOnlyAttacks counts the runs whose injection task is answer
+	// only (see Row.AnswerOnly): successes by AgentDojo's check that no
+	// gateway can see (travel).
+	AnswerOnlyAttacks int `json:"answer_only_attacks,omitempty"`
 }
 
 // Replay replays the banking suite as the package doc describes. It
@@ -168,8 +196,10 @@ func Replay(ctx context.Context, opts Options) (*Report, error) {
 		return replayWorkspace(ctx, opts)
 	case "slack":
 		return replaySlack(ctx, opts)
+	case "travel":
+		return replayTravel(ctx, opts)
 	default:
-		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking, workspace or slack)", opts.Suite)
+		return nil, fmt.Errorf("agentdojo: unknown suite %q (banking, workspace, slack or travel)", opts.Suite)
 	}
 	r := &Report{Suite: "banking", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	users, injections := UserTasks(), InjectionTasks()
@@ -624,14 +654,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		who = "no person asked"
 	}
 	fmt.Fprintf(&b, "step-ups:                %d approved, %d declined (%s)\n", approved, declined, who)
-	if h := r.HumanLoad; h != nil {
-		fmt.Fprintf(&b, "human-in-the-loop load:  without attack %s of the user's consequential calls needed a person\n", rate(h.NoAttackAsked, h.NoAttackCalls))
-		fmt.Fprintf(&b, "                         under attack   %s\n", rate(h.UnderAttackAsked, h.UnderAttackCalls))
-		fmt.Fprintf(&b, "                         (%s)\n", strings.Join(h.Tasks, "; "))
-	}
-	if r.Suite == "slack" {
-		fmt.Fprintf(&b, "attacks counting proposals: %d (AgentDojo's check of injection task 5 reads the calls proposed, not those executed)\n", r.AttacksCountingProposals)
-	}
+	r.writeLoad(&b)
 	if r.Unreachable != nil {
 		fmt.Fprintf(&b, "attacks reachable:       %d of %d (the %d pairs listed below cannot succeed even without a defence)\n", r.AttacksReachable, r.Runs, len(r.Unreachable))
 	}
@@ -689,4 +712,24 @@ func mark(attack, utility bool) string {
 		return s + "u"
 	}
 	return s + "-"
+}
+
+// writeLoad writes the human-in-the-loop load and the suite's own
+// counts (slack: attacks counting proposals; travel: answer-only
+// attacks) for WriteTable.
+func (r *Report) writeLoad(b *strings.Builder) {
+	if h := r.HumanLoad; h != nil {
+		fmt.Fprintf(b, "human-in-the-loop load:  without attack %s of the user's consequential calls needed a person\n", rate(h.NoAttackAsked, h.NoAttackCalls))
+		fmt.Fprintf(b, "                         under attack   %s\n", rate(h.UnderAttackAsked, h.UnderAttackCalls))
+		fmt.Fprintf(b, "                         (%s)\n", strings.Join(h.Tasks, "; "))
+	}
+	if r.Suite == "slack" {
+		fmt.Fprintf(b, "attacks counting proposals: %d (AgentDojo's check of injection task 5 reads the calls proposed, not those executed)\n", r.AttacksCountingProposals)
+	}
+	if r.UserWrites > 0 {
+		fmt.Fprintf(b, "user writes that needed a person: %s\n", rate(r.UserWritesAsked, r.UserWrites))
+	}
+	if r.AnswerOnlyAttacks > 0 {
+		fmt.Fprintf(b, "answer-only attacks:     %d of %d runs (the attacker's words in the final answer, no tool call; counted by AgentDojo, outside any gateway, not in the attacks above)\n", r.AnswerOnlyAttacks, r.Runs)
+	}
 }

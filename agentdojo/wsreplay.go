@@ -66,11 +66,7 @@ type wsReplay struct {
 // in-memory workspace, the direct agent, the gateway when opts.Gateway,
 // and each user task's exposure.
 func newWSReplay(ctx context.Context, opts Options) (*wsReplay, error) {
-	dir := opts.DataDir
-	if dir == "" {
-		dir = DataDir()
-	}
-	data, err := LoadWorkspaceData(dir)
+	data, err := LoadWorkspaceData(opts.dataDir())
 	if err != nil {
 		return nil, err
 	}

@@ -169,7 +169,7 @@ func TestWorkspaceReplayThroughGateway(t *testing.T) {
 
 func TestWorkspaceUnknownSuite(t *testing.T) {
 	t.Parallel()
-	if _, err := agentdojo.Replay(t.Context(), agentdojo.Options{Suite: "travel"}); err == nil || !strings.Contains(err.Error(), "unknown suite") {
+	if _, err := agentdojo.Replay(t.Context(), agentdojo.Options{Suite: "nope"}); err == nil || !strings.Contains(err.Error(), "unknown suite") {
 		t.Errorf("unknown suite: err %v", err)
 	}
 	if _, err := agentdojo.Replay(t.Context(), agentdojo.Options{Suite: "workspace", DataDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "environment.yaml") {

@@ -24,9 +24,14 @@ func (c WorkspaceCall) Action() intent.Action {
 // Proposal returns the call as the proposal an agent sends: lists are
 // written as comma-separated text (the pack's convention) and an empty
 // list is left out, as AgentDojo's tools treat it as "none".
-func (c WorkspaceCall) Proposal() []byte {
+func (c WorkspaceCall) Proposal() []byte { return proposalOf(c.Action(), listArgs(c.Args)) }
+
+// listArgs returns args with each list written as comma-separated text
+// (the packs' convention) and each empty list left out, as AgentDojo's
+// tools treat it as "none".
+func listArgs(in map[string]any) map[string]any {
 	args := map[string]any{}
-	for k, v := range c.Args {
+	for k, v := range in {
 		if l, ok := v.([]string); ok {
 			if len(l) == 0 {
 				continue
@@ -35,7 +40,7 @@ func (c WorkspaceCall) Proposal() []byte {
 		}
 		args[k] = v
 	}
-	return proposalOf(c.Action(), args)
+	return args
 }
 
 // String returns the call in Python's call syntax, for reports.

@@ -7,7 +7,7 @@ import (
 )
 
 type replayCmd struct {
-	Suite      string `default:"banking" enum:"banking,workspace,slack" help:"Suite to replay (banking, workspace or slack)."`
+	Suite      string `default:"banking" enum:"banking,workspace,slack,travel" help:"Suite to replay (banking, workspace, slack or travel)."`
 	JSON       bool   `help:"Print a JSON object instead of a table."`
 	NoGateway  bool   `name:"no-gateway" help:"Call the suite's tools directly, without intentplane: AgentDojo's no-defence baseline."`
 	NoApprover bool   `name:"no-approver" help:"Decline every step-up (no person is asked); by default a simulated user approves the calls of their own task."`

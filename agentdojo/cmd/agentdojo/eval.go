@@ -27,8 +27,8 @@ func printReport(e *env, r report, asJSON bool) error {
 }
 
 type adaptiveCmd struct {
-	Suite string  `default:"banking" enum:"banking,workspace,slack" help:"Suite to attack (banking, workspace or slack)."`
-	Data  string  `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace or slack (as agentdojo replay --data)."`
+	Suite string  `default:"banking" enum:"banking,workspace,slack,travel" help:"Suite to attack (banking, workspace, slack or travel)."`
+	Data  string  `env:"INTENTPLANE_AGENTDOJO_DATA" placeholder:"DIR" help:"AgentDojo's suite data, for --suite workspace, slack or travel (as agentdojo replay --data)."`
 	JSON  bool    `help:"Print a JSON object instead of a table."`
 	Seed  uint64  `default:"1" help:"Seed of the approver's draws (used when --p or --q is strictly between 0 and 1)."`
 	P     float64 `default:"0" help:"Probability that the approver approves a wrong step-up (0: the ideal approver)."`
