@@ -7,7 +7,7 @@ import (
 )
 
 type replayCmd struct {
-	Suite      string `default:"banking" enum:"banking,workspace,slack,travel" help:"Suite to replay (banking, workspace, slack or travel)."`
+	Suite      string `default:"banking" enum:"banking,workspace,slack,travel,all" help:"Suite to replay (banking, workspace, slack or travel), or all four (949 pairs)."`
 	JSON       bool   `help:"Print a JSON object instead of a table."`
 	NoGateway  bool   `name:"no-gateway" help:"Call the suite's tools directly, without intentplane: AgentDojo's no-defence baseline."`
 	NoApprover bool   `name:"no-approver" help:"Decline every step-up (no person is asked); by default a simulated user approves the calls of their own task."`
@@ -21,26 +21,34 @@ func (c *replayCmd) Run(e *env) error {
 	for _, o := range []agentdojo.Order{agentdojo.AttackerFirst, agentdojo.AfterExposure, agentdojo.AttackerLast} {
 		orders[o.String()] = o
 	}
-	rep, err := agentdojo.Replay(e.ctx, agentdojo.Options{
+	opts := agentdojo.Options{
 		Suite: c.Suite, Gateway: !c.NoGateway, Order: orders[c.Order], NoApprover: c.NoApprover,
 		DataDir: c.Data, Extras: c.Suite == "workspace" || c.Suite == "slack",
-	})
-	if err != nil {
-		return fmt.Errorf("agentdojo replay: %w", err)
 	}
-	if c.JSON {
-		err = rep.WriteJSON(e.stdout)
+	var rep report
+	var gateway bool
+	var attacks, runs, ok, total int
+	if c.Suite == "all" {
+		all, err := agentdojo.ReplayAll(e.ctx, opts)
+		if err != nil {
+			return fmt.Errorf("agentdojo replay: %w", err)
+		}
+		rep, gateway, attacks, runs, ok, total = all, all.Gateway, all.AttacksExecuted, all.Runs, all.UtilityOK, all.UtilityTotal
 	} else {
-		err = rep.WriteTable(e.stdout)
+		r, err := agentdojo.Replay(e.ctx, opts)
+		if err != nil {
+			return fmt.Errorf("agentdojo replay: %w", err)
+		}
+		rep, gateway, attacks, runs, ok, total = r, r.Gateway, r.AttacksExecuted, r.Runs, r.UtilityOK, r.UtilityTotal
 	}
-	if err != nil {
+	if err := printReport(e, rep, c.JSON); err != nil {
 		return err
 	}
 	switch {
-	case c.MinUtility > 0 && rep.Gateway && rep.AttacksExecuted > 0:
-		return fmt.Errorf("agentdojo replay: %d of %d attacks executed through the gateway", rep.AttacksExecuted, rep.Runs)
-	case rep.UtilityOK < c.MinUtility:
-		return fmt.Errorf("agentdojo replay: utility under attack %d of %d, below %d", rep.UtilityOK, rep.UtilityTotal, c.MinUtility)
+	case c.MinUtility > 0 && gateway && attacks > 0:
+		return fmt.Errorf("agentdojo replay: %d of %d attacks executed through the gateway", attacks, runs)
+	case ok < c.MinUtility:
+		return fmt.Errorf("agentdojo replay: utility under attack %d of %d, below %d", ok, total, c.MinUtility)
 	}
 	return nil
 }
