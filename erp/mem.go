@@ -3,6 +3,7 @@ package erp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,6 +33,11 @@ type Mem struct {
 	accounts map[string]*BankAccount
 	bills    map[string]*memBill
 	payments map[string]*memPayment
+	// byVendor and byBill index bills by vendor ID and payments by bill
+	// ID, each in the order entered (ID order): a decision reads one
+	// vendor's documents without visiting every bill of the ERP.
+	byVendor map[string][]*memBill
+	byBill   map[string][]*memPayment
 	keys     map[string]string // company, kind and idempotency key → record ID
 	currency map[string]string // company → its currency, if not DefaultCurrency
 	rates    []memRate
@@ -70,6 +76,8 @@ func NewMem(now func() time.Time) *Mem {
 		accounts: map[string]*BankAccount{},
 		bills:    map[string]*memBill{},
 		payments: map[string]*memPayment{},
+		byVendor: map[string][]*memBill{},
+		byBill:   map[string][]*memPayment{},
 		keys:     map[string]string{},
 		currency: map[string]string{},
 	}
@@ -174,7 +182,9 @@ func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error)
 		b.Residual -= applied
 		b.PaymentState = paymentState(b.Residual)
 	}
-	m.bills[b.ID] = &memBill{company: company, Bill: b}
+	mb := &memBill{company: company, Bill: b}
+	m.bills[b.ID] = mb
+	m.byVendor[b.Vendor] = append(m.byVendor[b.Vendor], mb)
 	return b, nil
 }
 
@@ -246,7 +256,7 @@ func (m *Mem) AddPayment(ctx context.Context, company string, p Payment) (Paymen
 		p.Date = m.now()
 	}
 	p.Date = p.Date.UTC()
-	m.payments[p.ID] = &memPayment{company: company, Payment: p}
+	m.addPayment(company, p)
 	return p, nil
 }
 
@@ -380,28 +390,105 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if q.Decision != nil {
+		return m.decisionBills(company, q), nil
+	}
+	candidates := slices.Collect(maps.Values(m.bills))
+	if q.Vendor != "" {
+		candidates = m.byVendor[q.Vendor]
+	}
 	var out []Bill
-	for _, b := range m.bills {
+	for _, b := range candidates {
 		if b.company != company || !memBillMatches(b.Bill, q) {
 			continue
 		}
-		bill := b.Bill
-		if v := m.vendors[b.Vendor]; v != nil && !q.NoVendorName {
-			bill.VendorName = v.Name
-		}
-		if q.WithPayments {
-			bill.Payments = []Payment{}
-			for _, p := range m.payments {
-				if p.company == company && p.Bill == b.ID {
-					bill.Payments = append(bill.Payments, p.Payment)
-				}
-			}
-			slices.SortFunc(bill.Payments, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
-		}
-		out = append(out, bill)
+		out = append(out, m.billOut(b, q))
 	}
 	slices.SortFunc(out, func(a, b Bill) int { return CompareIDs(a.ID, b.ID) })
 	return page(out, q.Offset, q.Limit), nil
+}
+
+// billOut returns b as q reads it: with its vendor's name unless
+// q.NoVendorName, and with q.WithPayments its payments; m.mu is held.
+func (m *Mem) billOut(b *memBill, q BillQuery) Bill {
+	bill := b.Bill
+	if v := m.vendors[b.Vendor]; v != nil && !q.NoVendorName {
+		bill.VendorName = v.Name
+	}
+	if q.WithPayments {
+		bill.Payments = []Payment{}
+		for _, p := range m.byBill[b.ID] {
+			if p.company == b.company {
+				bill.Payments = append(bill.Payments, p.Payment)
+			}
+		}
+	}
+	return bill
+}
+
+// decisionBills answers a query with q.Decision (see DecisionQuery): the
+// vendor's documents it selects, and with q.WithPayments and
+// q.PaymentsSince the vendor's posted payments of that day on whose bill
+// is not read, with the first bill; m.mu is held. Mem reads the vendor's
+// documents through its index and compares each with the query, as a
+// database does once its index on the vendor found them.
+func (m *Mem) decisionBills(company string, q BillQuery) []Bill {
+	var out []Bill
+	read := map[string]bool{}
+	for _, b := range m.byVendor[q.Vendor] {
+		if b.company != company || !memBillMatches(b.Bill, q) || !m.decisionMatches(b, q.Decision) {
+			continue
+		}
+		out = append(out, m.billOut(b, q))
+		read[b.ID] = true
+	}
+	out = page(out, q.Offset, q.Limit)
+	if !q.WithPayments || q.PaymentsSince == "" || len(out) == 0 {
+		return out
+	}
+	for _, b := range m.byVendor[q.Vendor] {
+		if read[b.ID] || b.company != company {
+			continue
+		}
+		for _, p := range m.byBill[b.ID] {
+			day := p.Day
+			if day == "" {
+				day = p.Date.UTC().Format(time.DateOnly)
+			}
+			if p.company == company && p.State == PaymentPosted && day >= q.PaymentsSince {
+				out[0].Payments = append(out[0].Payments, p.Payment)
+			}
+		}
+	}
+	slices.SortFunc(out[0].Payments, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
+	return out
+}
+
+// decisionMatches reports whether d selects b (see DecisionQuery); m.mu
+// is held.
+func (m *Mem) decisionMatches(b *memBill, d *DecisionQuery) bool {
+	switch {
+	case b.ID == d.Bill:
+		return true
+	case b.State == StatePosted && b.Residual > 0:
+		return true // open
+	case b.Kind == KindBill:
+		return b.State != StateCancelled && d.Suspects.Matches(b.Bill)
+	case b.Reverses == "":
+		return false
+	case b.Reverses == d.Bill:
+		return true
+	}
+	r := m.bills[b.Reverses]
+	return b.State == StatePosted && r != nil && r.State != StateCancelled && d.Suspects.Matches(r.Bill)
+}
+
+// addPayment records p of company and indexes it by its bill; m.mu is
+// held.
+func (m *Mem) addPayment(company string, p Payment) {
+	mp := &memPayment{company: company, Payment: p}
+	m.payments[p.ID] = mp
+	m.byBill[p.Bill] = append(m.byBill[p.Bill], mp)
 }
 
 // memBillMatches reports whether b is selected by q's ID, Vendor,
@@ -553,7 +640,7 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 		ID: m.id(), Bill: b.ID, Vendor: b.Vendor, BankAccount: a.ID,
 		Amount: r.Amount, Date: now, Day: now.Format(time.DateOnly), State: PaymentPosted, Key: r.Key, Reconciled: true,
 	}
-	m.payments[p.ID] = &memPayment{company: company, Payment: p}
+	m.addPayment(company, p)
 	m.keys[key] = p.ID
 	return p, nil
 }
