@@ -38,9 +38,14 @@ type Mem struct {
 	// vendor's documents without visiting every bill of the ERP.
 	byVendor map[string][]*memBill
 	byBill   map[string][]*memPayment
-	keys     map[string]string // company, kind and idempotency key → record ID
-	currency map[string]string // company → its currency, if not DefaultCurrency
-	rates    []memRate
+	// byName indexes bills by number, upper-cased, and byRefGram by each
+	// three-character piece of their reference, upper-cased: a lookup
+	// (BillQuery.Lookup) compares a few bills, not every bill.
+	byName    map[string][]*memBill
+	byRefGram map[string][]*memBill
+	keys      map[string]string // company, kind and idempotency key → record ID
+	currency  map[string]string // company → its currency, if not DefaultCurrency
+	rates     []memRate
 }
 
 // memRate is a rate entered with SetRate; company "" applies to every
@@ -71,15 +76,17 @@ func NewMem(now func() time.Time) *Mem {
 		now = time.Now
 	}
 	return &Mem{
-		now:      now,
-		vendors:  map[string]*memVendor{},
-		accounts: map[string]*BankAccount{},
-		bills:    map[string]*memBill{},
-		payments: map[string]*memPayment{},
-		byVendor: map[string][]*memBill{},
-		byBill:   map[string][]*memPayment{},
-		keys:     map[string]string{},
-		currency: map[string]string{},
+		now:       now,
+		vendors:   map[string]*memVendor{},
+		accounts:  map[string]*BankAccount{},
+		bills:     map[string]*memBill{},
+		payments:  map[string]*memPayment{},
+		byVendor:  map[string][]*memBill{},
+		byBill:    map[string][]*memPayment{},
+		byName:    map[string][]*memBill{},
+		byRefGram: map[string][]*memBill{},
+		keys:      map[string]string{},
+		currency:  map[string]string{},
 	}
 }
 
@@ -184,7 +191,7 @@ func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error)
 	}
 	mb := &memBill{company: company, Bill: b}
 	m.bills[b.ID] = mb
-	m.byVendor[b.Vendor] = append(m.byVendor[b.Vendor], mb)
+	m.indexBill(mb)
 	return b, nil
 }
 
@@ -393,10 +400,7 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	if q.Decision != nil {
 		return m.decisionBills(company, q), nil
 	}
-	candidates := slices.Collect(maps.Values(m.bills))
-	if q.Vendor != "" {
-		candidates = m.byVendor[q.Vendor]
-	}
+	candidates := m.billCandidates(q)
 	var out []Bill
 	for _, b := range candidates {
 		if b.company != company || !memBillMatches(b.Bill, q) {
@@ -406,6 +410,70 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	}
 	slices.SortFunc(out, func(a, b Bill) int { return CompareIDs(a.ID, b.ID) })
 	return page(out, q.Offset, q.Limit), nil
+}
+
+// billCandidates returns the bills among which q's selection is, through
+// Mem's indexes (each bill still compared with q): the bill of q.ID, the
+// vendor's bills, the bills that q.Lookup may name (byRefGram, byName),
+// or all; m.mu is held.
+func (m *Mem) billCandidates(q BillQuery) []*memBill {
+	switch {
+	case q.ID != "":
+		if b := m.bills[q.ID]; b != nil {
+			return []*memBill{b}
+		}
+		return nil
+	case q.Vendor != "":
+		return m.byVendor[q.Vendor]
+	case q.Lookup != "":
+		return m.lookupCandidates(q.Lookup)
+	}
+	return slices.Collect(maps.Values(m.bills))
+}
+
+// lookupCandidates returns the bills that BillQuery.Lookup value may
+// select (a superset; LookupMatches decides): the bill with that ID, the
+// bills with that number (ignoring case), and the bills whose reference
+// holds the rarest three-character piece of the longest piece of
+// LookupPattern(value), or, for a pattern without one, every bill;
+// m.mu is held.
+func (m *Mem) lookupCandidates(value string) []*memBill {
+	longest := ""
+	for _, p := range strings.Split(LookupPattern(value), "%") {
+		if len(p) > len(longest) {
+			longest = p
+		}
+	}
+	if len(longest) < 3 {
+		return slices.Collect(maps.Values(m.bills))
+	}
+	var rarest []*memBill
+	for i := 0; i+3 <= len(longest); i++ {
+		if bs := m.byRefGram[longest[i:i+3]]; rarest == nil || len(bs) < len(rarest) {
+			rarest = bs
+		}
+	}
+	out := slices.Clone(rarest)
+	if b := m.bills[value]; b != nil {
+		out = append(out, b)
+	}
+	out = append(out, m.byName[strings.ToUpper(value)]...)
+	slices.SortFunc(out, func(a, b *memBill) int { return CompareIDs(a.ID, b.ID) })
+	return slices.Compact(out)
+}
+
+// indexBill adds b to Mem's indexes; m.mu is held.
+func (m *Mem) indexBill(b *memBill) {
+	m.byVendor[b.Vendor] = append(m.byVendor[b.Vendor], b)
+	m.byName[strings.ToUpper(b.Name)] = append(m.byName[strings.ToUpper(b.Name)], b)
+	ref := strings.ToUpper(b.Ref)
+	seen := map[string]bool{}
+	for i := 0; i+3 <= len(ref); i++ {
+		if g := ref[i : i+3]; !seen[g] {
+			seen[g] = true
+			m.byRefGram[g] = append(m.byRefGram[g], b)
+		}
+	}
 }
 
 // billOut returns b as q reads it: with its vendor's name unless

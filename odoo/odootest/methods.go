@@ -317,7 +317,7 @@ func (d *db) rpcWrite(q *request) (any, *fault) {
 		}
 	}
 	for _, id := range ids {
-		if f := d.write(m, d.tables[m.name][id], vals); f != nil {
+		if f := d.write(m, d.own(m.name, id), vals); f != nil {
 			return nil, f
 		}
 	}
@@ -410,15 +410,31 @@ func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int6
 			activeTest = false
 		}
 	}
+	// The domain is parsed once and its conjuncts of id or partner narrow
+	// the records through an index; the first record visited is matched
+	// leaf by leaf (match), so that a bad leaf anywhere faults as in Odoo.
+	root, parsed := parse(domain)
+	recs := d.sorted(m.name)
+	if parsed {
+		recs = d.candidates(m, root)
+	}
 	var out []rec
-	for _, r := range d.sorted(m.name) {
+	first := true
+	for _, r := range recs {
 		if hasActive && activeTest && !r.boolean("active") {
 			continue
 		}
 		if !d.visible(m, r, companies) {
 			continue
 		}
-		ok, f := d.match(m, r, domain)
+		var ok bool
+		var f *fault
+		if first || !parsed {
+			ok, f = d.match(m, r, domain)
+		} else {
+			ok, f = d.eval(m, r, root)
+		}
+		first = false
 		if f != nil {
 			return nil, f
 		}

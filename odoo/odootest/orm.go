@@ -377,23 +377,51 @@ func equal(v, w any) bool {
 	return v == w
 }
 
-// like matches s against a SQL LIKE pattern (% and _).
+// like matches s against a SQL LIKE pattern (% and _) in time linear in
+// their lengths, as PostgreSQL does (never backtracking through every way
+// the wildcards could split s): the pieces between % are matched leftmost
+// in order, the first anchored at the start and the last at the end
+// unless the pattern begins or ends with %.
 func like(s, p string) bool {
-	if p == "" {
-		return s == ""
+	pieces := strings.Split(p, "%")
+	if len(pieces) == 1 {
+		return len(s) == len(p) && piece(s, p)
 	}
-	switch p[0] {
-	case '%':
-		for i := 0; i <= len(s); i++ {
-			if like(s[i:], p[1:]) {
-				return true
-			}
-		}
+	first, last := pieces[0], pieces[len(pieces)-1]
+	if len(s) < len(first)+len(last) || !piece(s[:len(first)], first) || !piece(s[len(s)-len(last):], last) {
 		return false
-	case '_':
-		return s != "" && like(s[1:], p[1:])
 	}
-	return s != "" && s[0] == p[0] && like(s[1:], p[1:])
+	rest := s[len(first) : len(s)-len(last)]
+	for _, q := range pieces[1 : len(pieces)-1] {
+		i := index(rest, q)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(q):]
+	}
+	return true
+}
+
+// piece reports whether s, as long as q, matches q, a pattern without %
+// in which _ stands for any one character.
+func piece(s, q string) bool {
+	for i := 0; i < len(q); i++ {
+		if q[i] != '_' && q[i] != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// index is the first place in s where the %-free pattern q matches, or
+// -1.
+func index(s, q string) int {
+	for i := 0; i+len(q) <= len(s); i++ {
+		if piece(s[i:i+len(q)], q) {
+			return i
+		}
+	}
+	return -1
 }
 
 // roundTo rounds an amount to a currency's decimal places.
