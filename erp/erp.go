@@ -508,7 +508,8 @@ var (
 	// decision needs. It is wrapped by a *TooManyError, which says how
 	// many and of what. Asking again gives the same answer while the
 	// records stay as they are: only a page of the selection
-	// (BillQuery.Limit) can be read. Mem has no such limit.
+	// (BillQuery.Limit) can be read, or, for a payment's decision, what
+	// it needs (BillQuery.Decision). Mem has no such limit.
 	ErrTooMany = errors.New("erp: too many records for one read")
 )
 

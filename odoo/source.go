@@ -25,7 +25,10 @@ var vendorFields = []string{"name", "phone", "active", "company_id", "supplier_r
 // read has a domain bound to a vendor, a bill, a number or a name, and
 // this limit; a read that would return more fails (wrapping ErrTooMany)
 // instead of silently dropping records a decision needs. A page of bills
-// (erp.BillQuery.Limit) is read with its own limit.
+// (erp.BillQuery.Limit) is read with its own limit. A payment's decision
+// reads only the vendor's open documents, its payments of the week and
+// the duplicate candidates (erp.BillQuery.Decision): it is refused only
+// for more than MaxRead of those together, never for a long history.
 const MaxRead = 2000
 
 // ErrTooMany is erp.ErrTooMany, wrapped (by an *erp.TooManyError of Max

@@ -114,7 +114,16 @@ func (d *db) rpcSearch(q *request) (any, *fault) {
 	if !ok {
 		return nil, traceback("AssertionError: Domains to normalize must have a 'domain' form: a list or tuple of domain components")
 	}
-	recs, f := d.search(m, dl, q.ctx, q.companies)
+	// In id order (no order asked), a page stops at its last record, as
+	// PostgreSQL's scan of the primary key does.
+	enough := 0
+	if o := str(kw["order"]); (o == "" || o == "id" || o == "id asc") && q.method != "search_count" {
+		if lim, ok := kw["limit"].(int64); ok && lim > 0 {
+			off, _ := kw["offset"].(int64)
+			enough = int(lim + max(off, 0))
+		}
+	}
+	recs, f := d.searchN(m, dl, q.ctx, q.companies, enough)
 	if f != nil {
 		return nil, f
 	}
@@ -400,6 +409,12 @@ func idList(v any) ([]int64, *fault) {
 // search returns the records matching domain that the call may see,
 // archived ones only with active_test False or a leaf on active.
 func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int64) ([]rec, *fault) {
+	return d.searchN(m, domain, ctx, companies, 0)
+}
+
+// searchN is search, stopping at the first enough records found (in id
+// order) when enough is above zero.
+func (d *db) searchN(m *model, domain []any, ctx map[string]any, companies []int64, enough int) ([]rec, *fault) {
 	activeTest := true
 	if v, ok := ctx["active_test"].(bool); ok && !v {
 		activeTest = false
@@ -440,6 +455,9 @@ func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int6
 		}
 		if ok {
 			out = append(out, r)
+			if enough > 0 && len(out) == enough {
+				break
+			}
 		}
 	}
 	return out, nil
