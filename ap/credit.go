@@ -237,7 +237,9 @@ func saturatedAdd(a, b intent.Amount) intent.Amount {
 // that a payment of amount of the bill with this ID nets now (see
 // nettedCredits), for an execution whose decision was made elsewhere.
 func creditsNow(ctx context.Context, src erp.Reader, company, vendor, billID string, amount intent.Amount) ([]erp.Bill, error) {
-	docs, err := src.Bills(ctx, company, erp.BillQuery{Vendor: vendor})
+	// The bill, the vendor's open documents and the credit notes reversing
+	// the bill: all that nettedCredits looks at, however long the history.
+	docs, err := src.Bills(ctx, company, erp.BillQuery{Vendor: vendor, Decision: &erp.DecisionQuery{Bill: billID}})
 	if err != nil {
 		return nil, err
 	}

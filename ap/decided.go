@@ -33,6 +33,7 @@ type decided struct {
 	bills    map[string]keptAt[erp.Bill]        // company and bill ID
 	credits  map[string]keptAt[[]erp.Bill]      // company and bill ID: the credit notes to net (see creditsFor)
 	vendors  map[string]keptAt[string]          // company and vendor ID: its name (see keepVendor)
+	resolved map[string]keptAt[erp.Bill]        // company and bill ID: the bill as the bills registry read it (see keepResolved)
 }
 
 type keptAt[T any] struct {
@@ -42,7 +43,7 @@ type keptAt[T any] struct {
 
 func newDecided(now func() time.Time) *decided {
 	return &decided{now: now, accounts: map[string]keptAt[erp.BankAccount]{}, bills: map[string]keptAt[erp.Bill]{},
-		credits: map[string]keptAt[[]erp.Bill]{}, vendors: map[string]keptAt[string]{}}
+		credits: map[string]keptAt[[]erp.Bill]{}, vendors: map[string]keptAt[string]{}, resolved: map[string]keptAt[erp.Bill]{}}
 }
 
 func (d *decided) keepAccount(company string, a erp.BankAccount) {
@@ -100,6 +101,28 @@ func (d *decided) vendorName(company, vendor string) (name string, ok bool) {
 	return v.v, ok
 }
 
+// keepResolved keeps a bill the bills registry resolved, as it read it,
+// for the context provider of the same decision: its reference, total,
+// currency and invoice date choose what the provider reads of the
+// vendor's history (suspectsOf) before it reads the bill again.
+func (d *decided) keepResolved(company string, b erp.Bill) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	d.resolved[company+"\x00"+b.ID] = keptAt[erp.Bill]{b, d.now()}
+}
+
+// resolvedBill returns the bill kept with keepResolved; ok is false
+// unless it is there and fresh. It is not forgotten: decisions of one
+// bill at once each resolved it.
+func (d *decided) resolvedBill(company, bill string) (erp.Bill, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sweep()
+	b, ok := d.resolved[company+"\x00"+bill]
+	return b.v, ok
+}
+
 // keepCredits keeps the credit notes a decision found to concern the
 // bill with this ID, to be netted with its payment.
 func (d *decided) keepCredits(company, bill string, cs []erp.Bill) {
@@ -136,6 +159,11 @@ func (d *decided) sweep() {
 	for k, v := range d.bills {
 		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
 			delete(d.bills, k)
+		}
+	}
+	for k, v := range d.resolved {
+		if now.Sub(v.at) > decidedTTL || v.at.After(now) {
+			delete(d.resolved, k)
 		}
 	}
 	for k, v := range d.vendors {

@@ -114,21 +114,27 @@ var _ gateway.ContextProvider = payFacts{}
 //
 // It reads all of that in two calls, and one more for a bill in another
 // currency than the company's (its rate; and one per further currency of
-// a payment made by hand this week): the vendor's bills and credit notes
-// with the payments registered through intentplane
-// (erp.BillQuery.WithPayments) and those made by hand this week, without
-// the vendor's name, and at most one posted payment to the
-// vendor (firstPayment); it keeps the bill for the payment's execution
-// (see decided). The vendor's country and the country of the account's
+// a payment made by hand this week): what the decision needs of the
+// vendor's documents (decisionRead, erp.BillQuery.Decision: the bill,
+// the vendor's open bills and credit notes, the credit notes reversing
+// the bill, and the duplicate control's candidates, which the ERP finds
+// in the vendor's whole history, see suspectsOf) with the payments of
+// the bill registered through intentplane and the vendor's posted
+// payments of this week (erp.BillQuery.WithPayments, PaymentsSince),
+// without the vendor's name; and at most one posted payment to the
+// vendor (firstPayment), unless a payment of this week already shows it
+// was paid. It keeps the bill for the payment's execution (see
+// decided). The read's size does not grow with the vendor's history. The vendor's country and the country of the account's
 // bank are the records' attributes (vendor_country, iban_country). Whether the account is the vendor's current one
 // and in its cooling-off period are the account's attributes
 // (iban_current, iban_cooling_off), read with it by the bank-accounts
 // registry in the same decision.
 //
-// A vendor with more bills, credit notes and payments than the ERP
-// gives in one read (erp.ErrTooMany: odoo.MaxRead) cannot be paid: its
-// checks need the vendor's whole history. The error then tells the agent
-// so (see tooMany), for trying again will not help.
+// A vendor with more open bills and credit notes, candidates and
+// payments of this week than the ERP gives in one read (erp.ErrTooMany:
+// odoo.MaxRead, 2,000) cannot be paid: its checks need them all. The
+// error then tells the agent so (see tooMany), for trying again will not
+// help. A long history alone never is refused.
 //
 // Other actions get no facts.
 type payFacts struct {
@@ -145,15 +151,15 @@ func (p payFacts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]in
 		return nil, nil
 	}
 	company, billID := string(q.Owner), q.Args["bill"].Str
-	siblings, err := p.src.Bills(ctx, company, erp.BillQuery{Vendor: q.Args["vendor"].Str, WithPayments: true,
-		PaymentsSince: weekStart(q.Now, p.cfg.Zone), NoVendorName: true})
+	siblings, err := p.decisionRead(ctx, company, q.Args["vendor"].Str, billID, weekStart(q.Now, p.cfg.Zone))
 	if err != nil {
-		return nil, tooMany(err)
+		return nil, err
 	}
 	bill, siblings, err := p.billAmong(ctx, company, billID, siblings)
 	if err != nil {
 		return nil, err
 	}
+	bill = ownPayments(bill)
 	p.decided.keepBill(company, bill)
 	openCredit := openCreditOf(bill, siblings)
 	dup := suspectDuplicates(bill, siblings, p.cfg.DuplicateWindow)
@@ -447,12 +453,12 @@ func tooMany(err error) error {
 	if !errors.Is(err, erp.ErrTooMany) {
 		return err
 	}
-	what := "more bills, credit notes and payments in the ERP than intentplane reads in one decision"
+	what := "more open bills, credit notes, payments and bills resembling this one in the ERP than intentplane reads in one decision"
 	var tm *erp.TooManyError
 	if errors.As(err, &tm) && tm.Max > 0 && tm.What != "" {
 		what = fmt.Sprintf("more than %s %s in the ERP, more than intentplane reads in one decision", thousands(tm.Max), tm.What)
 	}
-	return gateway.Visible("The vendor has "+what+", and the checks of this payment for duplicate invoices need them all. "+
+	return gateway.Visible("The vendor has "+what+", and the checks of this payment (open credit, duplicate invoices) need them all. "+
 		"intentplane cannot pay this vendor's bills today: tell the user to pay this bill in the ERP itself.", err)
 }
 

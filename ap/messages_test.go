@@ -179,8 +179,9 @@ func (h historyFails) Bills(ctx context.Context, company string, q erp.BillQuery
 	return h.Source.Bills(ctx, company, q)
 }
 
-// TestVendorWithTooManyBills: a payment to a vendor with more bills,
-// credit notes and payments than the ERP gives in one read
+// TestVendorWithTooManyBills: a payment to a vendor with more open
+// bills, credit notes, candidates and payments than the ERP gives in one
+// read of a decision (erp.BillQuery.Decision)
 // (erp.ErrTooMany, odoo.MaxRead on Odoo) is refused, and the refusal
 // says so and what the user can do (pay it in the ERP itself), never to
 // try again later, which would never help; any other failure of that
@@ -197,7 +198,7 @@ func TestVendorWithTooManyBills(t *testing.T) {
 				"more than intentplane reads in one decision", "duplicate invoices", "pay this bill in the ERP itself"},
 			[]string{"Try again later", "ask for a page"}},
 		{"too many, no count", erp.ErrTooMany,
-			[]string{"more bills, credit notes and payments in the ERP than intentplane reads in one decision", "in the ERP itself"},
+			[]string{"more open bills, credit notes, payments and bills resembling this one in the ERP than intentplane reads in one decision", "in the ERP itself"},
 			[]string{"Try again later"}},
 		{"unreachable", errors.New("odoo: dial tcp 10.0.0.7:8069: connection refused"),
 			[]string{"could not be read", "Try again later"},

@@ -238,7 +238,7 @@ func NewPack(src erp.Source, cfg Config) (gateway.Pack, error) {
 		Policies:  fsys,
 		Registries: map[string]resolve.Registry{
 			VendorsRegistry:      vendors{src, kept},
-			BillsRegistry:        bills{src},
+			BillsRegistry:        bills{src, kept},
 			BankAccountsRegistry: bankAccounts{src, cfg, kept},
 			CallbacksRegistry:    callbacks{src, cfg},
 		},

@@ -123,8 +123,13 @@ func isID(value string) bool {
 // two decimal places: the only ones the pack pays), state, number, ref and
 // due (YYYY-MM-DD, "" if none). What can change while a payment is decided
 // (residual, payment state) is not an attribute: the context provider
-// reads it once the bill's vendor is held.
-type bills struct{ src erp.Source }
+// reads it once the bill's vendor is held; the bill resolved is kept for
+// it (decided.keepResolved), whose reference and amount choose what of
+// the vendor's history it reads.
+type bills struct {
+	src     erp.Source
+	decided *decided
+}
 
 var _ resolve.ScopedRegistry = bills{}
 
@@ -133,14 +138,25 @@ func (r bills) Lookup(ctx context.Context, owner intent.Owner, value string) (re
 }
 
 func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, resolved map[string]string) (resolve.Record, error) {
-	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value, NoVendorName: true})
+	b, err := r.lookupIn(ctx, owner, value, resolved)
 	if err != nil {
 		return resolve.Record{}, err
+	}
+	if r.decided != nil {
+		r.decided.keepResolved(string(owner), b)
+	}
+	return billRecord(b), nil
+}
+
+func (r bills) lookupIn(ctx context.Context, owner intent.Owner, value string, resolved map[string]string) (erp.Bill, error) {
+	all, err := r.src.Bills(ctx, string(owner), erp.BillQuery{Lookup: value, NoVendorName: true})
+	if err != nil {
+		return erp.Bill{}, err
 	}
 	all = slices.DeleteFunc(all, func(b erp.Bill) bool { return b.Kind != erp.KindBill })
 	for _, b := range all {
 		if b.ID == value {
-			return billRecord(b), nil
+			return b, nil
 		}
 	}
 	var byNumber, byRef []erp.Bill
@@ -162,16 +178,16 @@ func (r bills) LookupIn(ctx context.Context, owner intent.Owner, value string, r
 			// must not hide its re-issue behind "already paid". The
 			// duplicate control still compares the two.
 			if i := slices.IndexFunc(mine, openBill); i >= 0 {
-				return billRecord(mine[i]), nil
+				return mine[i], nil
 			}
-			return billRecord(mine[0]), nil
+			return mine[0], nil
 		}
 		if err := r.nameVendors(ctx, owner, value, bs); err != nil {
-			return resolve.Record{}, err
+			return erp.Bill{}, err
 		}
 		return oneVendor(bs, 0)
 	}
-	return resolve.Record{}, resolve.ErrNoMatch
+	return erp.Bill{}, resolve.ErrNoMatch
 }
 
 // openBill reports whether b is a posted bill that still owes something.
@@ -199,20 +215,20 @@ func (r bills) nameVendors(ctx context.Context, owner intent.Owner, value string
 	return nil
 }
 
-// oneVendor returns the record of bs[i], or an error wrapping ErrNoMatch
-// that names the bills if bs are bills of several vendors.
-func oneVendor(bs []erp.Bill, i int) (resolve.Record, error) {
+// oneVendor returns bs[i], or an error wrapping ErrNoMatch that names
+// the bills if bs are bills of several vendors.
+func oneVendor(bs []erp.Bill, i int) (erp.Bill, error) {
 	for _, b := range bs {
 		if b.Vendor != bs[0].Vendor {
 			names := make([]string, 0, len(bs))
 			for _, b := range bs {
 				names = append(names, fmt.Sprintf("%s of %s (vendor ID %s)", b.Name, b.VendorName, b.Vendor))
 			}
-			return resolve.Record{}, resolve.NoMatch("matches bills of several vendors: " + strings.Join(names, ", ") +
+			return erp.Bill{}, resolve.NoMatch("matches bills of several vendors: " + strings.Join(names, ", ") +
 				"; it names none of them. Name the bill by its number")
 		}
 	}
-	return billRecord(bs[i]), nil
+	return bs[i], nil
 }
 
 func billRecord(b erp.Bill) resolve.Record {

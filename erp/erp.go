@@ -384,6 +384,12 @@ type BillQuery struct {
 	// Limit, if above zero, returns at most that many bills, and Offset
 	// skips that many first (both in ID order): a page of the selection.
 	Limit, Offset int
+	// Decision, with Vendor, narrows the selection to what deciding a
+	// payment of one of the vendor's bills reads (see DecisionQuery):
+	// the bill, the vendor's open documents and the duplicate control's
+	// candidates, matched in the ERP, instead of the vendor's whole
+	// history. The other fields still narrow it. Nil: no narrowing.
+	Decision *DecisionQuery
 	// NoVendorName leaves each bill's VendorName empty, for a caller that
 	// shows no vendor's name or has it from elsewhere: the ERP is spared
 	// naming what the bills refer to (Odoo computes a display name for
@@ -430,7 +436,9 @@ type PaymentQuery struct {
 // when IDs are numbers). A company the ERP does not know has no records.
 // An implementation may refuse, with an error, a query that selects more
 // records than it reads at once (the Odoo connector's MaxRead): ask for a
-// page instead.
+// page instead, or, to decide a payment, only what the decision needs
+// (BillQuery.Decision), whose size does not grow with the vendor's
+// history.
 // Errors other than the context's mean the ERP could not be read. Safe for
 // concurrent use. In Odoo, its calls run as the read-only identity.
 type Reader interface {
@@ -500,7 +508,8 @@ var (
 	// decision needs. It is wrapped by a *TooManyError, which says how
 	// many and of what. Asking again gives the same answer while the
 	// records stay as they are: only a page of the selection
-	// (BillQuery.Limit) can be read. Mem has no such limit.
+	// (BillQuery.Limit) can be read, or, for a payment's decision, what
+	// it needs (BillQuery.Decision). Mem has no such limit.
 	ErrTooMany = errors.New("erp: too many records for one read")
 )
 

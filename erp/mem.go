@@ -3,6 +3,7 @@ package erp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,9 +33,36 @@ type Mem struct {
 	accounts map[string]*BankAccount
 	bills    map[string]*memBill
 	payments map[string]*memPayment
-	keys     map[string]string // company, kind and idempotency key → record ID
-	currency map[string]string // company → its currency, if not DefaultCurrency
-	rates    []memRate
+	// byVendor and byBill index bills by vendor ID and payments by bill
+	// ID, each in the order entered (ID order): a decision reads one
+	// vendor's documents without visiting every bill of the ERP.
+	byVendor map[string][]*memBill
+	byBill   map[string][]*memPayment
+	// byName indexes bills by number, upper-cased, and byRefGram by each
+	// three-character piece of their reference, upper-cased: a lookup
+	// (BillQuery.Lookup) compares a few bills, not every bill.
+	byName    map[string][]*memBill
+	byRefGram map[string][]*memBill
+	// For a decision's read (BillQuery.Decision): each vendor's open
+	// documents (posted, residual above zero; a document that closed is
+	// dropped when next read: a residual never grows), credit notes by the
+	// bill they reverse, bills by vendor, currency and total, each
+	// vendor's references (upper-cased, with the set of their characters),
+	// and each vendor's payments in order of their day.
+	openDocs map[string][]*memBill
+	// order holds every bill in ID order, openBills and openCredits the
+	// open bills and credit notes of every vendor (compacted when read,
+	// like openDocs): a listing of open bills reads a page, not the book.
+	order       []*memBill
+	openBills   []*memBill
+	openCredits []*memBill
+	reversedBy  map[string][]*memBill
+	byTotal     map[string][]*memBill
+	refs        map[string][]memRef
+	vendorPays  map[string][]*memPayment
+	keys        map[string]string // company, kind and idempotency key → record ID
+	currency    map[string]string // company → its currency, if not DefaultCurrency
+	rates       []memRate
 }
 
 // memRate is a rate entered with SetRate; company "" applies to every
@@ -65,11 +93,17 @@ func NewMem(now func() time.Time) *Mem {
 		now = time.Now
 	}
 	return &Mem{
-		now:      now,
-		vendors:  map[string]*memVendor{},
-		accounts: map[string]*BankAccount{},
-		bills:    map[string]*memBill{},
-		payments: map[string]*memPayment{},
+		now:       now,
+		vendors:   map[string]*memVendor{},
+		accounts:  map[string]*BankAccount{},
+		bills:     map[string]*memBill{},
+		payments:  map[string]*memPayment{},
+		byVendor:  map[string][]*memBill{},
+		byBill:    map[string][]*memPayment{},
+		byName:    map[string][]*memBill{},
+		byRefGram: map[string][]*memBill{},
+		openDocs:  map[string][]*memBill{}, reversedBy: map[string][]*memBill{}, byTotal: map[string][]*memBill{},
+		refs: map[string][]memRef{}, vendorPays: map[string][]*memPayment{},
 		keys:     map[string]string{},
 		currency: map[string]string{},
 	}
@@ -174,7 +208,9 @@ func (m *Mem) AddBill(ctx context.Context, company string, b Bill) (Bill, error)
 		b.Residual -= applied
 		b.PaymentState = paymentState(b.Residual)
 	}
-	m.bills[b.ID] = &memBill{company: company, Bill: b}
+	mb := &memBill{company: company, Bill: b}
+	m.bills[b.ID] = mb
+	m.indexBill(mb)
 	return b, nil
 }
 
@@ -246,7 +282,7 @@ func (m *Mem) AddPayment(ctx context.Context, company string, p Payment) (Paymen
 		p.Date = m.now()
 	}
 	p.Date = p.Date.UTC()
-	m.payments[p.ID] = &memPayment{company: company, Payment: p}
+	m.addPayment(company, p)
 	return p, nil
 }
 
@@ -380,28 +416,308 @@ func (m *Mem) Bills(ctx context.Context, company string, q BillQuery) ([]Bill, e
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if q.Decision != nil {
+		return m.decisionBills(company, q), nil
+	}
+	candidates := m.billCandidates(q)
+	// Every index holds bills in ID order but the lookup's, which is
+	// sorted too: a page stops at its last bill.
 	var out []Bill
-	for _, b := range m.bills {
+	skip := max(q.Offset, 0)
+	for _, b := range candidates {
 		if b.company != company || !memBillMatches(b.Bill, q) {
 			continue
 		}
-		bill := b.Bill
-		if v := m.vendors[b.Vendor]; v != nil && !q.NoVendorName {
-			bill.VendorName = v.Name
+		if skip > 0 {
+			skip--
+			continue
 		}
-		if q.WithPayments {
-			bill.Payments = []Payment{}
-			for _, p := range m.payments {
-				if p.company == company && p.Bill == b.ID {
-					bill.Payments = append(bill.Payments, p.Payment)
-				}
+		out = append(out, m.billOut(b, q))
+		if q.Limit > 0 && len(out) == q.Limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// billCandidates returns the bills among which q's selection is, through
+// Mem's indexes (each bill still compared with q): the bill of q.ID, the
+// vendor's bills, the bills that q.Lookup may name (byRefGram, byName),
+// or all; m.mu is held.
+func (m *Mem) billCandidates(q BillQuery) []*memBill {
+	switch {
+	case q.ID != "":
+		if b := m.bills[q.ID]; b != nil {
+			return []*memBill{b}
+		}
+		return nil
+	case q.Vendor != "":
+		return m.byVendor[q.Vendor]
+	case q.Lookup != "":
+		return m.lookupCandidates(q.Lookup)
+	case q.Open:
+		m.openBills = stillOpen(m.openBills)
+		return m.openBills
+	case q.OpenCredit:
+		m.openCredits = stillOpen(m.openCredits)
+		return m.openCredits
+	}
+	return m.order
+}
+
+// stillOpen drops from bs, in place, the documents no longer open
+// (posted, residual above zero): a residual never grows.
+func stillOpen(bs []*memBill) []*memBill {
+	open := bs[:0]
+	for _, b := range bs {
+		if b.State == StatePosted && b.Residual > 0 {
+			open = append(open, b)
+		}
+	}
+	return open
+}
+
+// lookupCandidates returns the bills that BillQuery.Lookup value may
+// select (a superset; LookupMatches decides): the bill with that ID, the
+// bills with that number (ignoring case), and the bills whose reference
+// holds the rarest three-character piece of the longest piece of
+// LookupPattern(value), or, for a pattern without one, every bill;
+// m.mu is held.
+func (m *Mem) lookupCandidates(value string) []*memBill {
+	longest := ""
+	for _, p := range strings.Split(LookupPattern(value), "%") {
+		if len(p) > len(longest) {
+			longest = p
+		}
+	}
+	if len(longest) < 3 {
+		return slices.Collect(maps.Values(m.bills))
+	}
+	var rarest []*memBill
+	for i := 0; i+3 <= len(longest); i++ {
+		if bs := m.byRefGram[longest[i:i+3]]; rarest == nil || len(bs) < len(rarest) {
+			rarest = bs
+		}
+	}
+	out := slices.Clone(rarest)
+	if b := m.bills[value]; b != nil {
+		out = append(out, b)
+	}
+	out = append(out, m.byName[strings.ToUpper(value)]...)
+	slices.SortFunc(out, func(a, b *memBill) int { return CompareIDs(a.ID, b.ID) })
+	return slices.Compact(out)
+}
+
+// memRef is a vendor's bill with its reference upper-cased, and the set
+// of the reference's characters (refMask).
+type memRef struct {
+	ref  string
+	mask uint64
+	b    *memBill
+}
+
+// refMask is the set of the ASCII letters and digits of the upper-cased
+// s, one bit each.
+func refMask(s string) uint64 {
+	var m uint64
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigit(c):
+			m |= 1 << (c - '0')
+		case isLetter(c):
+			m |= 1 << (10 + c - 'A')
+		}
+	}
+	return m
+}
+
+// totalKey is the key of byTotal.
+func totalKey(vendor, currency string, total intent.Amount) string {
+	return vendor + "\x00" + currency + "\x00" + strconv.FormatInt(int64(total), 10)
+}
+
+// indexBill adds b to Mem's indexes; m.mu is held.
+func (m *Mem) indexBill(b *memBill) {
+	m.order = append(m.order, b)
+	if b.State == StatePosted && b.Residual > 0 {
+		m.openDocs[b.Vendor] = append(m.openDocs[b.Vendor], b)
+		if b.Kind == KindBill {
+			m.openBills = append(m.openBills, b)
+		} else {
+			m.openCredits = append(m.openCredits, b)
+		}
+	}
+	if b.Reverses != "" {
+		m.reversedBy[b.Reverses] = append(m.reversedBy[b.Reverses], b)
+	}
+	if b.Kind == KindBill {
+		k := totalKey(b.Vendor, b.Currency, b.Total)
+		m.byTotal[k] = append(m.byTotal[k], b)
+		up := strings.ToUpper(b.Ref)
+		m.refs[b.Vendor] = append(m.refs[b.Vendor], memRef{up, refMask(up), b})
+	}
+	m.byVendor[b.Vendor] = append(m.byVendor[b.Vendor], b)
+	m.byName[strings.ToUpper(b.Name)] = append(m.byName[strings.ToUpper(b.Name)], b)
+	ref := strings.ToUpper(b.Ref)
+	seen := map[string]bool{}
+	for i := 0; i+3 <= len(ref); i++ {
+		if g := ref[i : i+3]; !seen[g] {
+			seen[g] = true
+			m.byRefGram[g] = append(m.byRefGram[g], b)
+		}
+	}
+}
+
+// billOut returns b as q reads it: with its vendor's name unless
+// q.NoVendorName, and with q.WithPayments its payments; m.mu is held.
+func (m *Mem) billOut(b *memBill, q BillQuery) Bill {
+	bill := b.Bill
+	if v := m.vendors[b.Vendor]; v != nil && !q.NoVendorName {
+		bill.VendorName = v.Name
+	}
+	if q.WithPayments {
+		bill.Payments = []Payment{}
+		for _, p := range m.byBill[b.ID] {
+			if p.company == b.company {
+				bill.Payments = append(bill.Payments, p.Payment)
 			}
-			slices.SortFunc(bill.Payments, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
 		}
-		out = append(out, bill)
+	}
+	return bill
+}
+
+// decisionBills answers a query with q.Decision (see DecisionQuery): the
+// vendor's documents it selects, and with q.WithPayments and
+// q.PaymentsSince the vendor's posted payments of that day on whose bill
+// is not read, with the first bill; m.mu is held. Mem finds them through
+// its indexes, as a database does: the vendor's open documents, the
+// credit notes of a bill, the bills of a total; only the references are
+// scanned, the vendor's alone, a set of characters first
+// (decisionCandidates).
+func (m *Mem) decisionBills(company string, q BillQuery) []Bill {
+	if q.Vendor == "" {
+		return nil
+	}
+	var out []Bill
+	read := map[string]bool{}
+	for _, b := range m.decisionCandidates(q.Vendor, q.Decision) {
+		if read[b.ID] || b.company != company || !memBillMatches(b.Bill, q) || !m.decisionMatches(b, q.Decision) {
+			continue
+		}
+		out = append(out, m.billOut(b, q))
+		read[b.ID] = true
 	}
 	slices.SortFunc(out, func(a, b Bill) int { return CompareIDs(a.ID, b.ID) })
-	return page(out, q.Offset, q.Limit), nil
+	out = page(out, q.Offset, q.Limit)
+	if !q.WithPayments || q.PaymentsSince == "" || len(out) == 0 {
+		return out
+	}
+	pays := m.vendorPays[q.Vendor]
+	for i := len(pays) - 1; i >= 0 && payDay(pays[i]) >= q.PaymentsSince; i-- {
+		if p := pays[i]; !read[p.Bill] && p.company == company && p.State == PaymentPosted {
+			out[0].Payments = append(out[0].Payments, p.Payment)
+		}
+	}
+	slices.SortFunc(out[0].Payments, func(a, b Payment) int { return CompareIDs(a.ID, b.ID) })
+	return out
+}
+
+// decisionCandidates returns the vendor's documents d may select (a
+// superset, in no order, possibly repeated); m.mu is held.
+func (m *Mem) decisionCandidates(vendor string, d *DecisionQuery) []*memBill {
+	var out []*memBill
+	if b := m.bills[d.Bill]; b != nil {
+		out = append(out, b)
+	}
+	out = append(out, m.reversedBy[d.Bill]...)
+	open := m.openDocs[vendor][:0]
+	for _, b := range m.openDocs[vendor] {
+		if b.State == StatePosted && b.Residual > 0 {
+			open = append(open, b)
+		}
+	}
+	m.openDocs[vendor] = open
+	out = append(out, open...)
+	sus := d.Suspects
+	var suspects []*memBill
+	if sus.Amount > 0 {
+		suspects = append(suspects, m.byTotal[totalKey(vendor, sus.Currency, sus.Amount)]...)
+	}
+	masks := make([]uint64, 0, 16)
+	for _, p := range sus.Refs {
+		masks = masks[:0]
+		for _, e := range p {
+			masks = append(masks, refMask(e))
+		}
+		for _, r := range m.refs[vendor] {
+			if hasAll(r.mask, masks) && p.Matches(r.ref) {
+				suspects = append(suspects, r.b)
+			}
+		}
+	}
+	if sus.Near > 0 && sus.Amount > 0 {
+		for _, r := range m.refs[vendor] { // no index of dates: every bill
+			suspects = append(suspects, r.b)
+		}
+	}
+	for _, b := range suspects {
+		out = append(out, b)
+		out = append(out, m.reversedBy[b.ID]...)
+	}
+	return out
+}
+
+// hasAll reports whether the set mask meets each of masks.
+func hasAll(mask uint64, masks []uint64) bool {
+	for _, m := range masks {
+		if mask&m == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// payDay is p's day, YYYY-MM-DD: its Day, else its Date's in UTC.
+func payDay(p *memPayment) string {
+	if p.Day != "" {
+		return p.Day
+	}
+	return p.Date.UTC().Format(time.DateOnly)
+}
+
+// decisionMatches reports whether d selects b (see DecisionQuery); m.mu
+// is held.
+func (m *Mem) decisionMatches(b *memBill, d *DecisionQuery) bool {
+	switch {
+	case b.ID == d.Bill:
+		return true
+	case b.State == StatePosted && b.Residual > 0:
+		return true // open
+	case b.Kind == KindBill:
+		return b.State != StateCancelled && d.Suspects.Matches(b.Bill)
+	case b.Reverses == "":
+		return false
+	case b.Reverses == d.Bill:
+		return true
+	}
+	r := m.bills[b.Reverses]
+	return b.State == StatePosted && r != nil && r.State != StateCancelled && d.Suspects.Matches(r.Bill)
+}
+
+// addPayment records p of company and indexes it by its bill; m.mu is
+// held.
+func (m *Mem) addPayment(company string, p Payment) {
+	mp := &memPayment{company: company, Payment: p}
+	m.payments[p.ID] = mp
+	m.byBill[p.Bill] = append(m.byBill[p.Bill], mp)
+	pays := m.vendorPays[p.Vendor]
+	i, _ := slices.BinarySearchFunc(pays, payDay(mp), func(q *memPayment, day string) int {
+		if payDay(q) <= day {
+			return -1 // after those of the same day
+		}
+		return 1
+	})
+	m.vendorPays[p.Vendor] = slices.Insert(pays, i, mp)
 }
 
 // memBillMatches reports whether b is selected by q's ID, Vendor,
@@ -553,7 +869,7 @@ func (m *Mem) RegisterPayment(ctx context.Context, company string, r PaymentRequ
 		ID: m.id(), Bill: b.ID, Vendor: b.Vendor, BankAccount: a.ID,
 		Amount: r.Amount, Date: now, Day: now.Format(time.DateOnly), State: PaymentPosted, Key: r.Key, Reconciled: true,
 	}
-	m.payments[p.ID] = &memPayment{company: company, Payment: p}
+	m.addPayment(company, p)
 	m.keys[key] = p.ID
 	return p, nil
 }

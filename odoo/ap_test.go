@@ -850,12 +850,12 @@ func benchAP(b *testing.B, e *apEnv) {
 	})
 }
 
-// TestAPVendorWithTooManyBillsOnFakeOdoo: a vendor with more bills and
-// credit notes than the connector reads at once (odoo.MaxRead) cannot be
-// paid through the pack, since its duplicate checks read the vendor's
-// whole history. The payment is refused (context.unavailable), and the
-// refusal says why and what to do instead; never to try again later,
-// which would never help.
+// TestAPVendorWithTooManyBillsOnFakeOdoo: a vendor with more open bills
+// than the connector reads at once (odoo.MaxRead) cannot be paid through
+// the pack, since a decision reads the vendor's open documents (a long
+// history of settled ones is no obstacle: BenchmarkVendorHistory). The
+// payment is refused (context.unavailable), and the refusal says why and
+// what to do instead; never to try again later, which would never help.
 func TestAPVendorWithTooManyBillsOnFakeOdoo(t *testing.T) {
 	srv := odootest.NewServer("fake-master")
 	t.Cleanup(srv.Close)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +25,10 @@ var vendorFields = []string{"name", "phone", "active", "company_id", "supplier_r
 // read has a domain bound to a vendor, a bill, a number or a name, and
 // this limit; a read that would return more fails (wrapping ErrTooMany)
 // instead of silently dropping records a decision needs. A page of bills
-// (erp.BillQuery.Limit) is read with its own limit.
+// (erp.BillQuery.Limit) is read with its own limit. A payment's decision
+// reads only the vendor's open documents, its payments of the week and
+// the duplicate candidates (erp.BillQuery.Decision): it is refused only
+// for more than MaxRead of those together, never for a long history.
 const MaxRead = 2000
 
 // ErrTooMany is erp.ErrTooMany, wrapped (by an *erp.TooManyError of Max
@@ -461,7 +465,13 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if err != nil {
 		return nil, nil, err
 	}
-	domain, id, vendor, ok := d.billDomain(cid, q)
+	var decision []any
+	if q.Decision != nil {
+		if decision, err = c.decisionDomain(ctx, s, q.Decision); err != nil {
+			return nil, nil, err
+		}
+	}
+	domain, id, vendor, ok := d.billDomain(cid, q, decision)
 	if !ok {
 		return nil, nil, ctx.Err()
 	}
@@ -492,21 +502,36 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 		return nil, nil, err
 	}
 	slices.SortFunc(out, func(a, b erp.Bill) int { return erp.CompareIDs(a.ID, b.ID) })
+	if q.Decision != nil {
+		out = decisionBills(out, q.Decision)
+	}
 	vendors := make(map[string]int64, len(out))
-	for i, b := range out {
+	for _, b := range out {
 		vendors[b.ID], _ = parseID(b.Vendor)
-		if q.WithPayments {
-			out[i].Payments = []erp.Payment{}
-			for _, p := range paid {
-				// A payment made by hand (Bill empty) goes with the
-				// first bill, so that it is counted once.
-				if p.Bill == b.ID || p.Bill == "" && i == 0 {
-					out[i].Payments = append(out[i].Payments, p)
-				}
+	}
+	if q.WithPayments {
+		attachPayments(out, paid, q.Decision != nil)
+	}
+	return out, vendors, nil
+}
+
+// attachPayments gives each bill of out its payments among paid. A
+// payment made by hand (Bill empty) goes with the first bill, so that it
+// is counted once; with a decision's read (decision), so does one of the
+// connector's whose bill is not read (erp.DecisionQuery).
+func attachPayments(out []erp.Bill, paid []erp.Payment, decision bool) {
+	read := make(map[string]bool, len(out))
+	for _, b := range out {
+		read[b.ID] = true
+	}
+	for i, b := range out {
+		out[i].Payments = []erp.Payment{}
+		for _, p := range paid {
+			if p.Bill == b.ID || i == 0 && (p.Bill == "" || decision && !read[p.Bill]) {
+				out[i].Payments = append(out[i].Payments, p)
 			}
 		}
 	}
-	return out, vendors, nil
 }
 
 // billDomain is the account.move domain of the bill query q in company
@@ -516,7 +541,11 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 // and those handEntries selects.
 // ok is false for a query naming an ID or vendor that is not an ID,
 // which matches nothing.
-func (d *dialect) billDomain(cid int64, q erp.BillQuery) (domain []any, id, vendor int64, ok bool) {
+//
+// With q.Decision, decision (decisionDomain) narrows the documents, and
+// the connector's entries are those of the decision's bill; q.Decision
+// without q.Vendor selects nothing.
+func (d *dialect) billDomain(cid int64, q erp.BillQuery, decision []any) (domain []any, id, vendor int64, ok bool) {
 	docs := [][]any{term("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
 	entries := [][]any{term("move_type", "=", "entry"), term(d.movePayment, "!=", false), term("ref", "ilike", memoPrefix)}
 	if q.ID != "" {
@@ -544,6 +573,14 @@ func (d *dialect) billDomain(cid int64, q erp.BillQuery) (domain []any, id, vend
 	if q.Lookup != "" {
 		docs = append(docs, lookupDomain(q.Lookup))
 	}
+	if q.Decision != nil {
+		bill, okBill := parseID(q.Decision.Bill)
+		if vendor == 0 || !okBill {
+			return nil, 0, 0, false
+		}
+		docs = append(docs, decision)
+		entries = append(entries, term("ref", "ilike", " bill "+itoa(bill)+"]"))
+	}
 	domain = append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
 	if q.WithPayments {
 		legs := [][]any{all(docs...), all(entries...)}
@@ -551,8 +588,111 @@ func (d *dialect) billDomain(cid int64, q erp.BillQuery) (domain []any, id, vend
 			legs = append(legs, hand)
 		}
 		domain = append([]any{leaf("company_id", "=", cid)}, either(legs...)...)
+		if vendor != 0 {
+			// Every leg is the vendor's: said once at the top too, where
+			// the database's index on the partner narrows the search.
+			domain = append([]any{leaf("company_id", "=", cid), leaf("commercial_partner_id", "=", vendor)}, either(legs...)...)
+		}
 	}
 	return domain, id, vendor, true
+}
+
+// maxRefLikes is the most ilike leaves one erp.RefPattern becomes in a
+// domain (erp.RefPattern.Likes): a reference pattern whose characters
+// have more spellings is widened, never cut.
+const maxRefLikes = 8
+
+// decisionDomain is the account.move domain that narrows a read of one
+// vendor's documents to what dq selects (erp.DecisionQuery): the bill,
+// the credit notes reversing it, the open documents, and the suspects
+// (suspectsDomain) with the posted credit notes reversing them. It reads
+// the currency of dq.Suspects unless known (one call, then cached).
+func (c *Client) decisionDomain(ctx context.Context, s *session, dq *erp.DecisionQuery) ([]any, error) {
+	bill, ok := parseID(dq.Bill)
+	if !ok {
+		return nil, nil // billDomain selects nothing
+	}
+	legs := [][]any{term("id", "=", bill), term("reversed_entry_id", "=", bill),
+		all(term("state", "=", string(erp.StatePosted)), term("amount_residual", ">", 0))}
+	bills, err := c.suspectsDomain(ctx, s, "", dq.Suspects)
+	if err != nil {
+		return nil, err
+	}
+	if bills != nil {
+		refunds, err := c.suspectsDomain(ctx, s, "reversed_entry_id.", dq.Suspects)
+		if err != nil {
+			return nil, err
+		}
+		legs = append(legs,
+			all(term("move_type", "=", string(erp.KindBill)), term("state", "!=", string(erp.StateCancelled)), bills),
+			all(term("move_type", "=", string(erp.KindCreditNote)), term("state", "=", string(erp.StatePosted)),
+				term("reversed_entry_id.state", "!=", string(erp.StateCancelled)), refunds))
+	}
+	return either(legs...), nil
+}
+
+// suspectsDomain is the domain of the account.move records whose fields
+// (prefixed by prefix: "" for the bill itself, "reversed_entry_id." for
+// the bill a credit note reverses) sus selects (erp.Suspects): a ref
+// holding a pattern (ilike, erp.RefPattern.Likes), a total equal to
+// sus.Amount, or near it with an invoice date in [From, To]; totals are
+// compared within half a minor unit, for Odoo stores them as decimals.
+// nil when sus selects nothing.
+func (c *Client) suspectsDomain(ctx context.Context, s *session, prefix string, sus erp.Suspects) ([]any, error) {
+	var legs [][]any
+	for _, p := range sus.Refs {
+		for _, like := range p.Likes(maxRefLikes) {
+			legs = append(legs, term(prefix+"ref", "ilike", like)) // Odoo passes % and _ through as wildcards
+		}
+	}
+	if sus.Amount > 0 {
+		cur, money, err := c.loadCurrencyID(ctx, s, sus.Currency)
+		if errors.Is(err, erp.ErrNotFound) {
+			return either(legs...), nil // no bill of Odoo is in it
+		}
+		if err != nil {
+			return nil, err
+		}
+		unit := math.Pow10(-money.decimals)
+		major := func(a intent.Amount) float64 { return float64(a) * unit }
+		band := func(lo, hi intent.Amount) []any {
+			return all(term(prefix+"currency_id", "=", cur), term(prefix+"amount_total", ">=", major(lo)-unit/2),
+				term(prefix+"amount_total", "<=", major(hi)+unit/2))
+		}
+		legs = append(legs, band(sus.Amount, sus.Amount))
+		if !sus.From.IsZero() && !sus.To.IsZero() && sus.Near > 0 {
+			legs = append(legs, all(band(sus.Amount-sus.Near, sus.Amount+sus.Near),
+				term(prefix+"invoice_date", ">=", sus.From.UTC().Format(time.DateOnly)),
+				term(prefix+"invoice_date", "<=", sus.To.UTC().Format(time.DateOnly))))
+		}
+	}
+	if len(legs) == 0 {
+		return nil, nil
+	}
+	return either(legs...), nil
+}
+
+// decisionBills keeps of the documents out (in ID order) those dq
+// selects (erp.DecisionQuery), checked again in the connector: Odoo's
+// ilike may match more than the patterns (a widened pattern, an
+// unaccented character), and the domain is not trusted alone. A credit
+// note reversing a suspect is kept when that suspect is.
+func decisionBills(out []erp.Bill, dq *erp.DecisionQuery) []erp.Bill {
+	suspects := map[string]bool{}
+	for _, b := range out {
+		if b.Kind == erp.KindBill && b.State != erp.StateCancelled && dq.Suspects.Matches(b) {
+			suspects[b.ID] = true
+		}
+	}
+	return slices.DeleteFunc(out, func(b erp.Bill) bool {
+		switch {
+		case b.ID == dq.Bill, b.State == erp.StatePosted && b.Residual > 0, suspects[b.ID]:
+			return false
+		case b.Kind == erp.KindCreditNote && b.Reverses != "":
+			return b.Reverses != dq.Bill && !(b.State == erp.StatePosted && suspects[b.Reverses])
+		}
+		return true
+	})
 }
 
 // handEntries is the account.move domain of the journal entries of the

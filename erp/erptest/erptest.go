@@ -65,6 +65,7 @@ func Run(t *testing.T, newEnv func(t *testing.T) Env) {
 		{"PaymentNettedWithCreditNotes", testNetting},
 		{"HandPaymentsSince", testHandPaymentsSince},
 		{"RatesLatestScopedNeverOne", testRates},
+		{"DecisionReadsBoundedHistory", testDecisionRead},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -924,5 +925,90 @@ func checkRate(t *testing.T, e Env, tt rateCase, own string) {
 		r.Decimals != erp.Decimals(tt.cur) || r.CompanyDecimals != erp.Decimals(own) || err != nil || got != tt.inCompany {
 		t.Errorf("Rate(%s, %s, %s) = %+v, converting %d: %d, %v; want %s of %s, %d", tt.company, tt.cur, tt.day, r, tt.amount, got, err,
 			tt.value, tt.rateDay, tt.inCompany)
+	}
+}
+
+// testDecisionRead: a read with BillQuery.Decision gives, of the vendor,
+// the bill, the credit notes reversing it, the open documents, and the
+// bills Suspects selects however old (a reference holding the pattern,
+// ignoring case; the same total; a total near it dated within the
+// window), with the credit notes reversing them; nothing else of the
+// history, nothing of another vendor. With WithPayments and
+// PaymentsSince, each payment of the vendor of those days is given once:
+// with its bill when read, else with the first bill.
+func testDecisionRead(t *testing.T, e Env) {
+	ctx := context.Background()
+	w := seed(t, e)
+	add := func(b erp.Bill) erp.Bill {
+		t.Helper()
+		if b.Vendor == "" {
+			b.Vendor = w.acme.ID
+		}
+		b.Currency = "EUR"
+		got, err := e.Seeder.AddBill(ctx, e.Company, b)
+		if err != nil {
+			t.Fatalf("seeding %q: %v", b.Ref, err)
+		}
+		return got
+	}
+	keys := 0
+	payAll := func(b erp.Bill) {
+		t.Helper()
+		r, _ := residual(t, e, e.Company, b.ID)
+		keys++
+		if _, err := e.Source.RegisterPayment(ctx, e.Company, erp.PaymentRequest{Bill: b.ID, BankAccount: w.acmeIBAN.ID,
+			Amount: intent.Money{Currency: "EUR", Amount: r}, Key: fmt.Sprintf("k-history-%d", keys)}); err != nil {
+			t.Fatalf("paying %q: %v", b.Ref, err)
+		}
+	}
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	sameKey := add(erp.Bill{Ref: "inv 0229o", Total: 7700, Date: day(2019, 3, 4)})   // the pattern, any case
+	sameAmount := add(erp.Bill{Ref: "XYZ-1", Total: 125000, Date: day(2018, 6, 1)})  // the same total
+	unrelated := add(erp.Bill{Ref: "INV-7777", Total: 33300, Date: day(2017, 1, 2)}) // nothing in common
+	near := add(erp.Bill{Ref: "Q-5", Total: 124900, Date: day(2026, 11, 4)})         // a near total, close dates
+	farNear := add(erp.Bill{Ref: "Q-6", Total: 124900, Date: day(2020, 1, 2)})       // a near total, far dates
+	ofSuspect := add(erp.Bill{Ref: "CN-1", Total: 10000, Kind: erp.KindCreditNote, Reverses: sameAmount.ID, Date: day(2018, 6, 9)})
+	ofUnrelated := add(erp.Bill{Ref: "CN-2", Total: 33300, Kind: erp.KindCreditNote, Reverses: unrelated.ID, Date: day(2017, 1, 9)})
+	ofBill := add(erp.Bill{Ref: "CN-3", Total: 5000, Kind: erp.KindCreditNote, Reverses: w.bill.ID, Date: day(2026, 11, 5)})
+	for _, b := range []erp.Bill{sameKey, sameAmount, near, farNear} {
+		payAll(b)
+	}
+	other, err := e.Seeder.AddVendor(ctx, e.Company, erp.Vendor{Name: "Other Parts", Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(erp.Bill{Vendor: other.ID, Ref: "INV-2290", Total: 125000, Date: day(2026, 11, 2)}) // another vendor's
+	dq := &erp.DecisionQuery{Bill: w.bill.ID, Suspects: erp.Suspects{Refs: []erp.RefPattern{{"2Z", "2Z", "9", "0O"}},
+		Currency: "EUR", Amount: 125000, Near: 100, From: day(2026, 10, 26), To: day(2026, 11, 9)}}
+	since := time.Now().UTC().AddDate(0, 0, -2).Format(time.DateOnly)
+	bs, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{Vendor: w.acme.ID, Decision: dq, WithPayments: true, PaymentsSince: since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{w.bill.ID, w.bill2.ID, sameKey.ID, sameAmount.ID, near.ID, ofSuspect.ID, ofBill.ID}
+	slices.SortFunc(want, erp.CompareIDs)
+	if diff := cmp.Diff(want, ids(bs, billID)); diff != "" {
+		t.Errorf("a decision's read (-want, +got), not %s (%s), %s (%s) nor %s (%s):\n%s", unrelated.ID, unrelated.Ref, farNear.ID, farNear.Ref,
+			ofUnrelated.ID, ofUnrelated.Ref, diff)
+	}
+	seen := map[string]int{}
+	for i, b := range bs {
+		for _, p := range b.Payments {
+			seen[p.Key]++
+			if p.Key != "" && p.Bill != b.ID && (i != 0 || slices.Contains(ids(bs, billID), p.Bill)) {
+				t.Errorf("payment %s of bill %s given with bill %s", p.Key, p.Bill, b.ID)
+			}
+		}
+	}
+	for k := 1; k <= keys; k++ {
+		if n := seen[fmt.Sprintf("k-history-%d", k)]; n != 1 {
+			t.Errorf("payment k-history-%d given %d times; want once", k, n)
+		}
+	}
+	if bs, err := e.Source.Bills(ctx, e.Company, erp.BillQuery{Decision: dq}); err != nil || len(bs) != 0 {
+		t.Errorf("a decision's read without a vendor: %v, %v; want nothing", ids(bs, billID), err)
+	}
+	if bs, err := e.Source.Bills(ctx, e.Other, erp.BillQuery{Vendor: w.acme.ID, Decision: dq}); err != nil || len(bs) != 0 {
+		t.Errorf("the other company reads the vendor's documents: %v, %v", ids(bs, billID), err)
 	}
 }

@@ -21,6 +21,15 @@ type db struct {
 	// uid and now are set for the duration of a call.
 	uid int64
 	now time.Time
+	// journal, during a journaled call, logs what to undo on a fault.
+	journal *journal
+	// sortedIDs caches each table's ids in order (sorted); an insert or
+	// a rollback drops it.
+	sortedIDs map[string][]int64
+	// partnerIdx indexes account.move by commercial partner (byPartner),
+	// for partnerIdxLen moves.
+	partnerIdx    map[int64][]int64
+	partnerIdxLen int
 }
 
 // groups with their external ids and the groups they imply.
@@ -387,6 +396,15 @@ func (d *db) insert(model string, r rec) int64 {
 	}
 	r["create_uid"], r["write_uid"] = uid, uid
 	d.tables[model][id] = r
+	delete(d.sortedIDs, model)
+	if model == "account.move" && d.partnerIdx != nil {
+		p := r.m2o("commercial_partner_id") // derive below indexes it again if it changes
+		d.partnerIdx[p] = append(d.partnerIdx[p], id)
+		d.partnerIdxLen++
+	}
+	if d.journal != nil {
+		d.journal.inserted = append(d.journal.inserted, tableID{model, id})
+	}
 	d.derive(model, r)
 	return id
 }
@@ -404,7 +422,11 @@ func (d *db) derive(model string, r rec) {
 			r["commercial_partner_id"] = r.id()
 		}
 	case "account.move":
+		was := r.m2o("commercial_partner_id")
 		r["commercial_partner_id"] = d.tables["res.partner"][r.m2o("partner_id")].m2o("commercial_partner_id")
+		if p := r.m2o("commercial_partner_id"); p != was && d.partnerIdx != nil {
+			d.partnerIdx[p] = append(d.partnerIdx[p], r.id()) // the entry under was is filtered out (candidates)
+		}
 	case "res.partner.bank":
 		// Stored, related to partner_id.company_id on every version.
 		r["company_id"] = d.tables["res.partner"][r.m2o("partner_id")].m2o("company_id")
@@ -509,11 +531,18 @@ func (d *db) clone(name string) *db {
 
 func (d *db) sorted(model string) []rec {
 	t := d.tables[model]
-	ids := make([]int64, 0, len(t))
-	for id := range t {
-		ids = append(ids, id)
+	ids, ok := d.sortedIDs[model]
+	if !ok || len(ids) != len(t) {
+		ids = make([]int64, 0, len(t))
+		for id := range t {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		if d.sortedIDs == nil {
+			d.sortedIDs = map[string][]int64{}
+		}
+		d.sortedIDs[model] = ids
 	}
-	slices.Sort(ids)
 	out := make([]rec, len(ids))
 	for i, id := range ids {
 		out[i] = t[id]

@@ -381,15 +381,23 @@ func (s *Server) callJSON2(d *db, uid int64, model, method string, body map[stri
 		u := d.tables["res.users"][uid]
 		return map[string]any{"lang": "en_US", "tz": u.str("tz"), "uid": uid}, nil
 	}
-	tx := d.clone(d.name)
-	tx.uid = uid
-	tx.now = s.now().UTC()
-	v, f := tx.call(model, method, args, kw)
+	var v any
+	var f *fault
+	if isReadOnly(method) || journaled(model, method) {
+		v, f = s.inPlace(d, uid, model, method, args, kw)
+	} else {
+		tx := d.clone(d.name)
+		tx.uid = uid
+		tx.now = s.now().UTC()
+		v, f = tx.call(model, method, args, kw)
+		tx.uid = 0
+		if f == nil {
+			s.dbs[d.name] = tx
+		}
+	}
 	if f != nil {
 		return nil, json2Fault(f)
 	}
-	tx.uid = 0
-	s.dbs[d.name] = tx
 	if v == (none{}) {
 		return nil, nil
 	}

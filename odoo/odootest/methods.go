@@ -114,7 +114,16 @@ func (d *db) rpcSearch(q *request) (any, *fault) {
 	if !ok {
 		return nil, traceback("AssertionError: Domains to normalize must have a 'domain' form: a list or tuple of domain components")
 	}
-	recs, f := d.search(m, dl, q.ctx, q.companies)
+	// In id order (no order asked), a page stops at its last record, as
+	// PostgreSQL's scan of the primary key does.
+	enough := 0
+	if o := str(kw["order"]); (o == "" || o == "id" || o == "id asc") && q.method != "search_count" {
+		if lim, ok := kw["limit"].(int64); ok && lim > 0 {
+			off, _ := kw["offset"].(int64)
+			enough = int(lim + max(off, 0))
+		}
+	}
+	recs, f := d.searchN(m, dl, q.ctx, q.companies, enough)
 	if f != nil {
 		return nil, f
 	}
@@ -317,7 +326,7 @@ func (d *db) rpcWrite(q *request) (any, *fault) {
 		}
 	}
 	for _, id := range ids {
-		if f := d.write(m, d.tables[m.name][id], vals); f != nil {
+		if f := d.write(m, d.own(m.name, id), vals); f != nil {
 			return nil, f
 		}
 	}
@@ -400,6 +409,12 @@ func idList(v any) ([]int64, *fault) {
 // search returns the records matching domain that the call may see,
 // archived ones only with active_test False or a leaf on active.
 func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int64) ([]rec, *fault) {
+	return d.searchN(m, domain, ctx, companies, 0)
+}
+
+// searchN is search, stopping at the first enough records found (in id
+// order) when enough is above zero.
+func (d *db) searchN(m *model, domain []any, ctx map[string]any, companies []int64, enough int) ([]rec, *fault) {
 	activeTest := true
 	if v, ok := ctx["active_test"].(bool); ok && !v {
 		activeTest = false
@@ -410,20 +425,39 @@ func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int6
 			activeTest = false
 		}
 	}
+	// The domain is parsed once and its conjuncts of id or partner narrow
+	// the records through an index; the first record visited is matched
+	// leaf by leaf (match), so that a bad leaf anywhere faults as in Odoo.
+	root, parsed := parse(domain)
+	recs := d.sorted(m.name)
+	if parsed {
+		recs = d.candidates(m, root)
+	}
 	var out []rec
-	for _, r := range d.sorted(m.name) {
+	first := true
+	for _, r := range recs {
 		if hasActive && activeTest && !r.boolean("active") {
 			continue
 		}
 		if !d.visible(m, r, companies) {
 			continue
 		}
-		ok, f := d.match(m, r, domain)
+		var ok bool
+		var f *fault
+		if first || !parsed {
+			ok, f = d.match(m, r, domain)
+		} else {
+			ok, f = d.eval(m, r, root)
+		}
+		first = false
 		if f != nil {
 			return nil, f
 		}
 		if ok {
 			out = append(out, r)
+			if enough > 0 && len(out) == enough {
+				break
+			}
 		}
 	}
 	return out, nil

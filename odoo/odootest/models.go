@@ -153,7 +153,9 @@ func (d *db) checkRate(r rec) *fault {
 // partner, company, currency, amount and date, and names the payment.
 func (d *db) syncPaymentMove(p rec) {
 	mv, ok := d.tables["account.move"][p.m2o("move_id")]
-	if !ok {
+	if ok {
+		mv = d.own("account.move", mv.id())
+	} else {
 		mv = rec{"move_type": "entry", d.movePaymentField(): p.id(), "name": p.str("name"), "payment_state": "not_paid", "amount_residual": 0.0,
 			"partner_bank_id": int64(0), "reversed_entry_id": int64(0), "invoice_date_due": "", "invoice_date": "", "invoice_line_ids": []int64{}}
 		p["move_id"] = d.insert("account.move", mv)
@@ -383,6 +385,7 @@ func (d *db) nothingLeftToPay() string {
 // settle reduces a bill's residual by amount (negative to undo) and sets
 // its payment state.
 func (d *db) settle(b rec, amount float64) {
+	b = d.own("account.move", b.id())
 	dec := d.currencyDecimals(b.m2o("currency_id"))
 	res := roundTo(b.num("amount_residual")-amount, dec)
 	res = max(min(res, b.num("amount_total")), 0)

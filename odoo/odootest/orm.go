@@ -303,14 +303,10 @@ func compare(v any, op string, w any) bool {
 		s, _ := v.(string)
 		p, _ := w.(string)
 		ci := strings.Contains(op, "ilike")
-		exact := strings.HasPrefix(op, "=")
-		if !exact {
-			p = "%" + p + "%"
-		}
-		if ci {
+		if ci && !isASCII(s+p) {
 			s, p = strings.ToLower(s), strings.ToLower(p)
 		}
-		ok := like(s, p)
+		ok := likeFold(s, p, !strings.HasPrefix(op, "="), ci)
 		if op == "not ilike" {
 			return !ok
 		}
@@ -377,23 +373,81 @@ func equal(v, w any) bool {
 	return v == w
 }
 
-// like matches s against a SQL LIKE pattern (% and _).
-func like(s, p string) bool {
-	if p == "" {
-		return s == ""
+// likeFold is like(s, p), with p inside % when contains (Odoo's like and
+// ilike), ASCII case ignored when fold (ilike; a caller folds other
+// case itself); it allocates nothing for an ASCII s and p.
+func likeFold(s, p string, contains, fold bool) bool {
+	if contains {
+		p = "%" + p + "%"
 	}
-	switch p[0] {
-	case '%':
-		for i := 0; i <= len(s); i++ {
-			if like(s[i:], p[1:]) {
-				return true
-			}
+	return like(s, p, fold)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
 		}
-		return false
-	case '_':
-		return s != "" && like(s[1:], p[1:])
 	}
-	return s != "" && s[0] == p[0] && like(s[1:], p[1:])
+	return true
+}
+
+// like matches s against a SQL LIKE pattern (% and _) in time linear in
+// their lengths, as PostgreSQL does (never backtracking through every way
+// the wildcards could split s): the pieces between % are matched leftmost
+// in order, the first anchored at the start and the last at the end
+// unless the pattern begins or ends with %.
+func like(s, p string, fold bool) bool {
+	pieces := strings.Split(p, "%")
+	if len(pieces) == 1 {
+		return len(s) == len(p) && piece(s, p, fold)
+	}
+	first, last := pieces[0], pieces[len(pieces)-1]
+	if len(s) < len(first)+len(last) || !piece(s[:len(first)], first, fold) || !piece(s[len(s)-len(last):], last, fold) {
+		return false
+	}
+	rest := s[len(first) : len(s)-len(last)]
+	for _, q := range pieces[1 : len(pieces)-1] {
+		i := index(rest, q, fold)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(q):]
+	}
+	return true
+}
+
+// piece reports whether s, as long as q, matches q, a pattern without %
+// in which _ stands for any one character; ASCII case aside if fold.
+func piece(s, q string, fold bool) bool {
+	for i := 0; i < len(q); i++ {
+		a, b := s[i], q[i]
+		if fold {
+			a, b = lower(a), lower(b)
+		}
+		if b != '_' && a != b {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// index is the first place in s where the %-free pattern q matches, or
+// -1.
+func index(s, q string, fold bool) int {
+	for i := 0; i+len(q) <= len(s); i++ {
+		if piece(s[i:i+len(q)], q, fold) {
+			return i
+		}
+	}
+	return -1
 }
 
 // roundTo rounds an amount to a currency's decimal places.

@@ -559,7 +559,11 @@ func (s *Server) object(method string, p []any) (any, *fault) {
 			kw = m
 		}
 	}
-	// Every call is a transaction: work on a copy, keep it unless a fault.
+	// Every call is a transaction: work on a copy, keep it unless a
+	// fault; a read changes nothing and needs none.
+	if isReadOnly(meth) || journaled(modelName, meth) {
+		return s.inPlace(d, uid, modelName, meth, args, kw)
+	}
 	tx := d.clone(d.name)
 	tx.uid = uid
 	tx.now = s.now().UTC()
