@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/erp"
 )
@@ -21,40 +23,75 @@ import (
 
 // suspectsOf returns what the ERP preselects of the vendor's bills for
 // the duplicate control (suspectDuplicates) of bill, as the bills
-// registry read it: every bill, of any date, that has a reference holding
-// the pattern of bill's duplicate key (keyPattern), or the same total in
-// the same currency. The invoice dates within window of bill's are
-// named (erp.Suspects.From, To) for a rule that compares totals near each
-// other; none does today (Near is zero).
+// registry read it, the four kinds of bill suspectDuplicates says can
+// matter: every bill, of any date, whose reference holds the pattern of
+// the digits of bill's duplicate key (keyPattern; for a reference that
+// has no key, of its look-alike key, normalize.LookAlikeKey), or whose
+// total is nearly the same (nearTolerance) in the same currency; every
+// bill dated within window of bill's, whatever its total; and every bill
+// without a reference.
 //
-// Completeness: the control flags a pair of bills only for an equal
-// duplicate key or an equal amount (every other signal of
-// suspectDuplicates comes with the same amount: close dates, a
-// reference that cannot be compared, a resubmission, a key extending
-// the other), so these two selections hold every bill it can flag,
-// however far back. An equal key is found by its pattern because the
-// key is built of the reference's ASCII letters and digits, each key
-// character from one character of the reference, in order: dropping
-// separators, document words, prefixes, suffixes or leading zeros, and
-// reading a letter as the digit it looks like, only ever leave a
-// subsequence of the reference's characters, folded. The pattern asks,
-// for each character of the key, for any character that folds to it, as
-// DuplicateKey itself folds it (keyFold), with anything between. That
-// holds for any key rule of that kind, and a property test
-// (TestSuspectsLoseNothing) checks over generated histories that every
-// pair the control flags on the whole history it flags on what the
+// Completeness: a pair the control flags shares the same or a
+// look-alike number (then the other's reference holds this key's digits
+// in order, or the pair also has nearly the same amount or close dates:
+// a number extended, regrouped or with a letter added is only a signal
+// with one of those), or nearly the same amount, or close dates, or has a
+// reference that cannot be compared. The digits are found by their
+// pattern because a key is built of the reference's ASCII letters and
+// digits, each key character from one character of the reference, in
+// order: dropping separators, document words, prefixes, suffixes or
+// leading zeros, and reading a letter as the digit it looks like, only
+// ever leave a subsequence of the reference's characters, folded; the
+// pattern asks, for each digit, for any character that folds to it, as
+// DuplicateKey itself folds it (keyFold). What is not selected: a bill
+// whose reference writes its digits with characters other than ASCII
+// (full-width digits) and that has neither a near amount nor a close
+// date; such a pair is flagged only from the other side (see
+// docs/controls.md). Property tests (TestSuspectsLoseNothing over
+// generated histories, TestDuplicateSet over the labelled set) check
+// that what the control flags on the whole history it flags on what the
 // ERP preselects.
 func suspectsOf(bill erp.Bill, window time.Duration) erp.Suspects {
-	s := erp.Suspects{Currency: bill.Currency, Amount: bill.Total}
+	s := erp.Suspects{Currency: bill.Currency, Amount: bill.Total, Near: nearTolerance(bill.Total), NoRef: true}
 	if !bill.Date.IsZero() {
 		s.From, s.To = bill.Date.Add(-window), bill.Date.Add(window)
 	}
-	if key, err := normalize.DuplicateKey(bill.Ref); err == nil {
-		if p := keyPattern(key); p != nil {
-			s.Refs = []erp.RefPattern{p}
+	key, err := normalize.DuplicateKey(bill.Ref)
+	if err != nil {
+		var ok bool
+		if key, ok = normalize.LookAlikeKey(bill.Ref); !ok {
+			return s
 		}
 	}
+	if p := keyPattern(digitsOrAll(key)); p != nil {
+		s.Refs = []erp.RefPattern{p}
+	}
 	return s
+}
+
+// nearTolerance is the widest difference of a total from amount that
+// nearAmount may call nearly the same (1% of the larger, or one minor
+// unit), rounded up: the band the ERP preselects.
+func nearTolerance(amount intent.Amount) intent.Amount {
+	if amount <= 0 {
+		return 0
+	}
+	return amount/(100-nearPercent)*nearPercent + nearPercent + 1
+}
+
+// digitsOrAll returns key's digits, in order, or key itself when it has
+// none (a reference of letters only).
+func digitsOrAll(key string) string {
+	var b strings.Builder
+	for i := 0; i < len(key); i++ {
+		if isDigit(key[i]) {
+			b.WriteByte(key[i])
+		}
+	}
+	if b.Len() == 0 {
+		return key
+	}
+	return b.String()
 }
 
 // keyPattern returns the pattern of the references that may have the

@@ -44,9 +44,11 @@ type DecisionQuery struct {
 // nothing):
 //
 //   - its reference holds one of Refs (RefPattern.Matches);
-//   - its total is Amount, in Currency, whatever its date;
-//   - its total is within Near of Amount, in Currency, and its invoice
-//     date is within [From, To] (both set, days at 00:00 UTC).
+//   - its total is within Near of Amount (Near zero: is Amount), in
+//     Currency, whatever its date;
+//   - its invoice date is within [From, To] (both set, days at 00:00
+//     UTC), whatever its total;
+//   - it has no reference, when NoRef is set.
 type Suspects struct {
 	// Refs are patterns of the references of the candidates; see
 	// RefPattern.
@@ -56,12 +58,14 @@ type Suspects struct {
 	// Amount is the bill's total, in minor units of Currency; zero
 	// selects no bill by its amount.
 	Amount intent.Amount
-	// Near is the tolerance of the amounts selected with From and To, in
+	// Near is the tolerance of the totals selected around Amount, in
 	// minor units, at least zero.
 	Near intent.Amount
-	// From and To bound the invoice dates selected with Near; both zero:
-	// none.
+	// From and To bound the invoice dates selected whatever the total;
+	// both zero: none.
 	From, To time.Time
+	// NoRef selects the bills without a reference.
+	NoRef bool
 }
 
 // Matches reports whether s selects the bill b by its reference, total
@@ -72,14 +76,13 @@ func (s Suspects) Matches(b Bill) bool {
 			return true
 		}
 	}
-	if s.Amount <= 0 || b.Currency != s.Currency {
-		return false
-	}
-	if b.Total == s.Amount {
+	if s.NoRef && strings.TrimSpace(b.Ref) == "" {
 		return true
 	}
-	near := s.Near >= 0 && b.Total >= s.Amount-s.Near && b.Total <= s.Amount+s.Near
-	return near && !s.From.IsZero() && !s.To.IsZero() && !b.Date.IsZero() && !b.Date.Before(s.From) && !b.Date.After(s.To)
+	if !s.From.IsZero() && !s.To.IsZero() && !b.Date.IsZero() && !b.Date.Before(s.From) && !b.Date.After(s.To) {
+		return true
+	}
+	return s.Amount > 0 && b.Currency == s.Currency && s.Near >= 0 && b.Total >= s.Amount-s.Near && b.Total <= s.Amount+s.Near
 }
 
 // RefPattern selects the references that hold, in order, one character

@@ -655,8 +655,8 @@ func (m *Mem) decisionCandidates(vendor string, d *DecisionQuery) []*memBill {
 			}
 		}
 	}
-	if sus.Near > 0 && sus.Amount > 0 {
-		for _, r := range m.refs[vendor] { // no index of dates: every bill
+	if sus.Near > 0 || sus.NoRef || !sus.From.IsZero() {
+		for _, r := range m.refs[vendor] { // no index of near totals, dates or empty refs: every bill
 			suspects = append(suspects, r.b)
 		}
 	}

@@ -634,8 +634,8 @@ func (c *Client) decisionDomain(ctx context.Context, s *session, dq *erp.Decisio
 // suspectsDomain is the domain of the account.move records whose fields
 // (prefixed by prefix: "" for the bill itself, "reversed_entry_id." for
 // the bill a credit note reverses) sus selects (erp.Suspects): a ref
-// holding a pattern (ilike, erp.RefPattern.Likes), a total equal to
-// sus.Amount, or near it with an invoice date in [From, To]; totals are
+// holding a pattern (ilike, erp.RefPattern.Likes), no ref, a total within
+// sus.Near of sus.Amount, or an invoice date in [From, To]; totals are
 // compared within half a minor unit, for Odoo stores them as decimals.
 // nil when sus selects nothing.
 func (c *Client) suspectsDomain(ctx context.Context, s *session, prefix string, sus erp.Suspects) ([]any, error) {
@@ -644,6 +644,13 @@ func (c *Client) suspectsDomain(ctx context.Context, s *session, prefix string, 
 		for _, like := range p.Likes(maxRefLikes) {
 			legs = append(legs, term(prefix+"ref", "ilike", like)) // Odoo passes % and _ through as wildcards
 		}
+	}
+	if sus.NoRef {
+		legs = append(legs, term(prefix+"ref", "=", false))
+	}
+	if !sus.From.IsZero() && !sus.To.IsZero() {
+		legs = append(legs, all(term(prefix+"invoice_date", ">=", sus.From.UTC().Format(time.DateOnly)),
+			term(prefix+"invoice_date", "<=", sus.To.UTC().Format(time.DateOnly))))
 	}
 	if sus.Amount > 0 {
 		cur, money, err := c.loadCurrencyID(ctx, s, sus.Currency)
@@ -659,12 +666,7 @@ func (c *Client) suspectsDomain(ctx context.Context, s *session, prefix string, 
 			return all(term(prefix+"currency_id", "=", cur), term(prefix+"amount_total", ">=", major(lo)-unit/2),
 				term(prefix+"amount_total", "<=", major(hi)+unit/2))
 		}
-		legs = append(legs, band(sus.Amount, sus.Amount))
-		if !sus.From.IsZero() && !sus.To.IsZero() && sus.Near > 0 {
-			legs = append(legs, all(band(sus.Amount-sus.Near, sus.Amount+sus.Near),
-				term(prefix+"invoice_date", ">=", sus.From.UTC().Format(time.DateOnly)),
-				term(prefix+"invoice_date", "<=", sus.To.UTC().Format(time.DateOnly))))
-		}
+		legs = append(legs, band(sus.Amount-max(sus.Near, 0), sus.Amount+max(sus.Near, 0)))
 	}
 	if len(legs) == 0 {
 		return nil, nil
