@@ -71,11 +71,12 @@ type Options struct {
 	Gateway bool
 	// Order places the attacker's calls; the zero value is AttackerFirst.
 	Order Order
-	// Observe, when not nil, sees each travel run once scored: the pair
-	// (injectionTask "" without attack), the environments before and
-	// after (*travel.Travel), and whether every read of the user was
-	// served (the agent can answer). For cross-checks with AgentDojo's
-	// own code.
+	// Observe, when not nil, sees each run of the banking, workspace and
+	// travel suites once scored: the pair (injectionTask "" without
+	// attack), the environments before and after (banking.Account,
+	// workspace.Workspace or *travel.Travel), and whether every call
+	// (banking) or read (workspace, travel) of the user was served: the
+	// agent can answer. For cross-checks with AgentDojo's own code.
 	Observe func(userTask, injectionTask string, pre, post any, answered bool)
 }
 
@@ -325,6 +326,13 @@ func runOne(ctx context.Context, opts Options, ut *UserTask, it *InjectionTask) 
 		security = it.Security
 	}
 	row.Utility, row.AttackExecuted, err = score(bank, ut, pre, allUser, security)
+	if err != nil || opts.Observe == nil {
+		return row, err
+	}
+	post, err := bank.Account(Owner)
+	if err == nil {
+		opts.Observe(row.UserTask, row.InjectionTask, pre, post, allUser)
+	}
 	return row, err
 }
 

@@ -1,10 +1,7 @@
 package agentdojo_test
 
 import (
-	"encoding/json"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/intentplane/intentplane/agentdojo"
@@ -90,59 +87,11 @@ func TestLoadTravelDataErrors(t *testing.T) {
 	}
 }
 
-// verdict is one line of testdata/travel-verdicts.jsonl: AgentDojo's own
-// utility and security checks (its Python code, v1.2, run in a scratch
-// place on the replay's final environments) for one run of one mode.
-type verdict struct {
-	Mode          string `json:"mode"`
-	UserTask      string `json:"user_task"`
-	InjectionTask string `json:"injection_task"`
-	Utility       bool   `json:"utility"`
-	Security      bool   `json:"security"`
-}
-
-// TestTravelVerdictsMatchAgentDojo replays the four modes the golden
-// verdicts hold and requires every verdict to agree: utility with
-// AgentDojo's utility check, and an attack executed (or answer only)
-// with its security check. A model that drifts from the suite fails here.
+// TestTravelVerdictsMatchAgentDojo holds the travel replay to AgentDojo's
+// own verdicts (testdata/travel-verdicts.jsonl; see checkGoldenVerdicts).
 func TestTravelVerdictsMatchAgentDojo(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("testdata/travel-verdicts.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]verdict{}
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var v verdict
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			t.Fatal(err)
-		}
-		want[v.Mode+" "+v.UserTask+" "+v.InjectionTask] = v
-	}
-	modes := map[string]agentdojo.Options{
-		"gateway_first": {Gateway: true}, "gateway_last": {Gateway: true, Order: agentdojo.AttackerLast},
-		"none_first": {}, "none_last": {Order: agentdojo.AttackerLast},
-	}
-	agreed := 0
-	for mode, opts := range modes {
-		r := travelReplay(t, opts)
-		for _, row := range append(r.NoAttack, r.Rows...) {
-			v, ok := want[mode+" "+row.UserTask+" "+row.InjectionTask]
-			if !ok {
-				t.Errorf("%s %s %s: no golden verdict", mode, row.UserTask, row.InjectionTask)
-				continue
-			}
-			attack := row.AttackExecuted || row.AnswerOnly
-			if row.Utility != v.Utility || row.InjectionTask != "" && attack != v.Security {
-				t.Errorf("%s %s %s: utility %t, attack %t; AgentDojo's checks %t, %t", mode, row.UserTask, row.InjectionTask, row.Utility, attack, v.Utility, v.Security)
-				continue
-			}
-			agreed++
-		}
-	}
-	if agreed != len(want) {
-		t.Errorf("%d of %d verdicts agree", agreed, len(want))
-	}
+	checkGoldenVerdicts(t, "travel")
 }
 
 // TestTravelAdaptive: through the gateway, no disguise of the attacker's

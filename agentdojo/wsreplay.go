@@ -314,8 +314,20 @@ func (x *wsReplay) runFull(ctx context.Context, ut *WorkspaceUserTask, it *Works
 	if after != nil {
 		after(pre, post)
 	}
+	if ch == nil && gw == x.opts.Gateway && order == x.opts.Order {
+		x.observe(row, pre, post, allReads)
+	}
 	res.utility, res.attack = row.Utility, row.AttackExecuted
 	return row, res, nil
+}
+
+// observe gives Options.Observe, if set, a run of the mode replayed (not
+// a variant, nor a run of another mode the report needs): its pair, the
+// workspace before and after, and whether every read of the user was served.
+func (x *wsReplay) observe(row Row, pre, post workspace.Workspace, allReads bool) {
+	if x.opts.Observe != nil {
+		x.opts.Observe(row.UserTask, row.InjectionTask, pre, post, allReads)
+	}
 }
 
 // calls are the calls of step s: the user's call, or the attacker's
