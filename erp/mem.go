@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,9 +47,11 @@ type Mem struct {
 	// For a decision's read (BillQuery.Decision): each vendor's open
 	// documents (posted, residual above zero; a document that closed is
 	// dropped when next read: a residual never grows), credit notes by the
-	// bill they reverse, bills by vendor, currency and total, each
-	// vendor's references (upper-cased, with the set of their characters),
-	// and each vendor's payments in order of their day.
+	// bill they reverse, each vendor's bills by currency and total
+	// (byTotal, sorted by total), by invoice date (byDate, sorted) and
+	// without a reference (noRef), each vendor's references (upper-cased,
+	// with the set of their characters), and each vendor's payments in
+	// order of their day.
 	openDocs map[string][]*memBill
 	// order holds every bill in ID order, openBills and openCredits the
 	// open bills and credit notes of every vendor (compacted when read,
@@ -58,6 +61,8 @@ type Mem struct {
 	openCredits []*memBill
 	reversedBy  map[string][]*memBill
 	byTotal     map[string][]*memBill
+	byDate      map[string][]*memBill
+	noRef       map[string][]*memBill
 	refs        map[string][]memRef
 	vendorPays  map[string][]*memPayment
 	keys        map[string]string // company, kind and idempotency key → record ID
@@ -103,6 +108,7 @@ func NewMem(now func() time.Time) *Mem {
 		byName:    map[string][]*memBill{},
 		byRefGram: map[string][]*memBill{},
 		openDocs:  map[string][]*memBill{}, reversedBy: map[string][]*memBill{}, byTotal: map[string][]*memBill{},
+		byDate: map[string][]*memBill{}, noRef: map[string][]*memBill{},
 		refs: map[string][]memRef{}, vendorPays: map[string][]*memPayment{},
 		keys:     map[string]string{},
 		currency: map[string]string{},
@@ -531,10 +537,18 @@ func refMask(s string) uint64 {
 	return m
 }
 
-// totalKey is the key of byTotal.
-func totalKey(vendor, currency string, total intent.Amount) string {
-	return vendor + "\x00" + currency + "\x00" + strconv.FormatInt(int64(total), 10)
+// totalKey is the key of byTotal: a vendor and a currency.
+func totalKey(vendor, currency string) string { return vendor + "\x00" + currency }
+
+// insertSorted inserts b into bs, kept sorted by less, after the bills
+// equal to it.
+func insertSorted(bs []*memBill, b *memBill, less func(x, y *memBill) bool) []*memBill {
+	i := sort.Search(len(bs), func(i int) bool { return less(b, bs[i]) })
+	return slices.Insert(bs, i, b)
 }
+
+func byTotalLess(x, y *memBill) bool { return x.Total < y.Total }
+func byDateLess(x, y *memBill) bool  { return x.Date.Before(y.Date) }
 
 // indexBill adds b to Mem's indexes; m.mu is held.
 func (m *Mem) indexBill(b *memBill) {
@@ -551,8 +565,14 @@ func (m *Mem) indexBill(b *memBill) {
 		m.reversedBy[b.Reverses] = append(m.reversedBy[b.Reverses], b)
 	}
 	if b.Kind == KindBill {
-		k := totalKey(b.Vendor, b.Currency, b.Total)
-		m.byTotal[k] = append(m.byTotal[k], b)
+		k := totalKey(b.Vendor, b.Currency)
+		m.byTotal[k] = insertSorted(m.byTotal[k], b, byTotalLess)
+		if !b.Date.IsZero() {
+			m.byDate[b.Vendor] = insertSorted(m.byDate[b.Vendor], b, byDateLess)
+		}
+		if strings.TrimSpace(b.Ref) == "" {
+			m.noRef[b.Vendor] = append(m.noRef[b.Vendor], b)
+		}
 		up := strings.ToUpper(b.Ref)
 		m.refs[b.Vendor] = append(m.refs[b.Vendor], memRef{up, refMask(up), b})
 	}
@@ -640,8 +660,28 @@ func (m *Mem) decisionCandidates(vendor string, d *DecisionQuery) []*memBill {
 	out = append(out, open...)
 	sus := d.Suspects
 	var suspects []*memBill
-	if sus.Amount > 0 {
-		suspects = append(suspects, m.byTotal[totalKey(vendor, sus.Currency, sus.Amount)]...)
+	if sus.Amount > 0 && sus.Near >= 0 {
+		bs := m.byTotal[totalKey(vendor, sus.Currency)]
+		lo := sort.Search(len(bs), func(i int) bool { return bs[i].Total >= sus.Amount-sus.Near })
+		for _, b := range bs[lo:] {
+			if b.Total > sus.Amount+sus.Near {
+				break
+			}
+			suspects = append(suspects, b)
+		}
+	}
+	if !sus.From.IsZero() && !sus.To.IsZero() {
+		bs := m.byDate[vendor]
+		lo := sort.Search(len(bs), func(i int) bool { return !bs[i].Date.Before(sus.From) })
+		for _, b := range bs[lo:] {
+			if b.Date.After(sus.To) {
+				break
+			}
+			suspects = append(suspects, b)
+		}
+	}
+	if sus.NoRef {
+		suspects = append(suspects, m.noRef[vendor]...)
 	}
 	masks := make([]uint64, 0, 16)
 	for _, p := range sus.Refs {
@@ -653,11 +693,6 @@ func (m *Mem) decisionCandidates(vendor string, d *DecisionQuery) []*memBill {
 			if hasAll(r.mask, masks) && p.Matches(r.ref) {
 				suspects = append(suspects, r.b)
 			}
-		}
-	}
-	if sus.Near > 0 || sus.NoRef || !sus.From.IsZero() {
-		for _, r := range m.refs[vendor] { // no index of near totals, dates or empty refs: every bill
-			suspects = append(suspects, r.b)
 		}
 	}
 	for _, b := range suspects {
