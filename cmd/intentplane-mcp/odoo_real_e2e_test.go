@@ -310,9 +310,10 @@ func realOdooMCP(t *testing.T, s odootest.RealServer) {
 				offset = -1
 			}
 		}
-		want := []string{odoo.DemoBill + "/" + odoo.DemoVendor, odoo.DemoBill2 + "/" + odoo.DemoVendor, sharedBill + "/" + sharedVendor, contactBill + "/" + contactVendor}
+		want := []string{odoo.DemoBill + "/" + odoo.DemoVendor, odoo.DemoBill2 + "/" + odoo.DemoVendor, odoo.DemoOpenBill + "/" + odoo.DemoVendor,
+			sharedBill + "/" + sharedVendor, contactBill + "/" + contactVendor}
 		if len(seen) != len(want) {
-			t.Fatalf("the pages list %v, want the 4 open bills %v", seen, want)
+			t.Fatalf("the pages list %v, want the %d open bills %v", seen, len(want), want)
 		}
 		for _, w := range want {
 			if !strings.Contains(strings.Join(seen, " "), w) {
