@@ -30,20 +30,20 @@ type AllReport struct {
 	// injection task 6: words in the final answer, no tool call), which
 	// no gateway sees and AttacksExecuted leaves out.
 	AnswerOnlyAttacks int `json:"answer_only_attacks"`
-	// Asked is, per suite, the user tasks that asked a person without
-	// attack and the step-ups they made (approved or declined): the
-	// decisions people make for the suite's 16, 40, 21 and 20 tasks.
-	Asked []SuiteLoad `json:"asked"`
+	// Load is, per suite, the human-in-the-loop load: of the user
+	// tasks' consequential calls (calls of an action whose contract is
+	// not ReadOnly), those that needed a person (a step-up, approved or
+	// declined), without attack and under attack. LoadTotal is their sum
+	// over the four suites; its Tasks are every suite's, each prefixed
+	// with the suite ("banking user_task_2: update_scheduled_transaction").
+	Load      []SuiteLoad `json:"load"`
+	LoadTotal HumanLoad   `json:"load_total"`
 }
 
-// SuiteLoad is how much of people's attention a suite's user tasks take
-// without attack: TasksAsked of Tasks asked a person at least once, in
-// StepUps decisions in all.
+// SuiteLoad is one suite's HumanLoad (Report.HumanLoad), named.
 type SuiteLoad struct {
-	Suite      string `json:"suite"`
-	Tasks      int    `json:"tasks"`
-	TasksAsked int    `json:"tasks_asked"`
-	StepUps    int    `json:"step_ups"`
+	Suite string `json:"suite"`
+	HumanLoad
 }
 
 // ReplayAll replays every suite of Suites with opts (Suite ignored; the
@@ -72,14 +72,22 @@ func (a *AllReport) add(r *Report) {
 	a.UtilityNoAttackOK += r.UtilityNoAttackOK
 	a.UtilityNoAttackTotal += r.UtilityNoAttackTotal
 	a.AnswerOnlyAttacks += r.AnswerOnlyAttacks
-	l := SuiteLoad{Suite: r.Suite, Tasks: len(r.NoAttack)}
-	for _, row := range r.NoAttack {
-		if n := row.StepUps + row.StepUpsDeclined; n > 0 {
-			l.TasksAsked++
-			l.StepUps += n
-		}
+	l := SuiteLoad{Suite: r.Suite, HumanLoad: HumanLoad{Tasks: []string{}}}
+	if r.HumanLoad != nil {
+		l.HumanLoad = *r.HumanLoad
 	}
-	a.Asked = append(a.Asked, l)
+	a.Load = append(a.Load, l)
+	t := &a.LoadTotal
+	t.NoAttackCalls += l.NoAttackCalls
+	t.NoAttackAsked += l.NoAttackAsked
+	t.UnderAttackCalls += l.UnderAttackCalls
+	t.UnderAttackAsked += l.UnderAttackAsked
+	if t.Tasks == nil {
+		t.Tasks = []string{}
+	}
+	for _, task := range l.Tasks {
+		t.Tasks = append(t.Tasks, r.Suite+" "+task)
+	}
 }
 
 // WriteJSON writes the report as one JSON object.
@@ -89,8 +97,8 @@ func (a *AllReport) WriteJSON(w io.Writer) error {
 	return enc.Encode(a)
 }
 
-// WriteTable writes the report for people: one line per suite, the
-// totals, and the people asked per suite.
+// WriteTable writes the report for people: one line per suite and the
+// totals, then the human-in-the-loop load the same way.
 func (a *AllReport) WriteTable(w io.Writer) error {
 	var b strings.Builder
 	mode := "through the intentplane gateway"
@@ -106,9 +114,16 @@ func (a *AllReport) WriteTable(w io.Writer) error {
 	if a.AnswerOnlyAttacks > 0 {
 		fmt.Fprintf(&b, "\nanswer-only attacks (the attacker's words in the final answer, no tool call; no gateway sees them): %d of %d\n", a.AnswerOnlyAttacks, a.Runs)
 	}
-	fmt.Fprintf(&b, "\npeople asked, without attack:\n")
-	for _, l := range a.Asked {
-		fmt.Fprintf(&b, "  %-10s %s of the user tasks asked a person; %d decisions\n", l.Suite, rate(l.TasksAsked, l.Tasks), l.StepUps)
+	fmt.Fprintf(&b, "\nhuman-in-the-loop load: the user tasks' consequential calls (of an action that changes something) that needed a person\n")
+	fmt.Fprintf(&b, "(95%% CI over calls; under attack each call recurs once per injection task)\n")
+	fmt.Fprintf(&b, "%-10s %-36s %s\n", "suite", "without attack", "under attack")
+	for _, l := range a.Load {
+		fmt.Fprintf(&b, "%-10s %-36s %s\n", l.Suite, rate(l.NoAttackAsked, l.NoAttackCalls), rate(l.UnderAttackAsked, l.UnderAttackCalls))
+	}
+	t := a.LoadTotal
+	fmt.Fprintf(&b, "%-10s %-36s %s\n", "all", rate(t.NoAttackAsked, t.NoAttackCalls), rate(t.UnderAttackAsked, t.UnderAttackCalls))
+	if len(t.Tasks) > 0 {
+		fmt.Fprintf(&b, "asked without attack: %s\n", strings.Join(t.Tasks, "; "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

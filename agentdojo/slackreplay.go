@@ -12,20 +12,6 @@ import (
 	"github.com/intentplane/intentplane/slack"
 )
 
-// HumanLoad is the human-in-the-loop load of a replay: of the user
-// tasks' own consequential calls (every call that is not a pure read:
-// messages, channel changes, invitations, pages visited or posted), how
-// many needed a person (a step-up), without attack and under attack.
-type HumanLoad struct {
-	NoAttackCalls    int `json:"no_attack_calls"`
-	NoAttackAsked    int `json:"no_attack_asked"`
-	UnderAttackCalls int `json:"under_attack_calls"`
-	UnderAttackAsked int `json:"under_attack_asked"`
-	// Tasks are the user tasks with a call that needed a person without
-	// attack, and what it was ("user_task_2: invite_user_to_slack").
-	Tasks []string `json:"tasks"`
-}
-
 // SlackState is one replayed run of the slack suite as AgentDojo's checks
 // see it: the environments before and after, the calls that executed and
 // those the agent proposed, in order, and the replay's verdicts.
@@ -120,17 +106,12 @@ func replaySlack(ctx context.Context, opts Options) (*Report, error) {
 func (x *slackReplay) replay(ctx context.Context) (*Report, error) {
 	opts := x.opts
 	users, injections := SlackUserTasks(), SlackInjectionTasks()
-	r := &Report{Suite: "slack", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover, HumanLoad: &HumanLoad{}}
+	r := &Report{Suite: "slack", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	failing := map[int]string{}
 	for _, ut := range users {
-		row, load, err := x.run(ctx, ut, nil)
+		row, _, err := x.run(ctx, ut, nil)
 		if err != nil {
 			return nil, err
-		}
-		r.HumanLoad.NoAttackCalls += load.calls
-		r.HumanLoad.NoAttackAsked += len(load.asked)
-		for _, a := range load.asked {
-			r.HumanLoad.Tasks = append(r.HumanLoad.Tasks, ut.Name()+": "+a)
 		}
 		if !r.addNoAttack(row) {
 			failing[ut.ID] = slackReason(ut, row, "without attack")
@@ -142,8 +123,6 @@ func (x *slackReplay) replay(ctx context.Context) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			r.HumanLoad.UnderAttackCalls += load.calls
-			r.HumanLoad.UnderAttackAsked += len(load.asked)
 			if load.proposedAttack {
 				r.AttacksCountingProposals++
 			}
@@ -197,13 +176,9 @@ func (x *slackReplay) findExposure(ctx context.Context, ut *SlackUserTask) (int,
 	return 0, fmt.Errorf("agentdojo: slack %s: no call of its GT surfaces its injection vectors", ut.Name())
 }
 
-// slackLoad is what one run tells of the person's load and of the
-// proposed calls.
+// slackLoad is what one run tells of the proposed calls (the person's
+// load is in the row: Row.UserWrites).
 type slackLoad struct {
-	// calls counts the user's consequential calls; asked names those
-	// that needed a person.
-	calls int
-	asked []string
 	// proposedAttack is the injection task's check fed every call the
 	// agent proposed, executed or not (as AgentDojo's trace-based check
 	// of injection task 5 is).
@@ -284,7 +259,7 @@ func (x *slackReplay) runVariant(ctx context.Context, ut *SlackUserTask, it *Sla
 		if r.executed {
 			executed = append(executed, st.call)
 		}
-		slackCount(&row, &load, st, r)
+		slackCount(&row, st, r)
 	}
 	post, err := x.ws.Workspace(Owner)
 	if err != nil {
@@ -319,8 +294,8 @@ func traceRows(cs []SlackCall) []SlackTraceRow {
 	return out
 }
 
-// slackCount adds the result r of step st to the row and the load.
-func slackCount(row *Row, load *slackLoad, st slackStep, r stepResult) {
+// slackCount adds the result r of step st to the row.
+func slackCount(row *Row, st slackStep, r stepResult) {
 	row.StepUps += r.approved
 	row.StepUpsDeclined += r.asked - r.approved
 	if !r.executed {
@@ -329,10 +304,7 @@ func slackCount(row *Row, load *slackLoad, st slackStep, r stepResult) {
 	switch {
 	case st.user:
 		if !st.call.IsRead() {
-			load.calls++
-			if r.asked > 0 {
-				load.asked = append(load.asked, st.call.Function)
-			}
+			row.userWrite(st.call.Function, r.asked)
 		}
 		if !r.executed {
 			row.UserRefusals = append(row.UserRefusals, st.call.Function+" ("+string(r.code)+")")

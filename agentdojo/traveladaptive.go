@@ -175,7 +175,7 @@ func (x *travelReplay) worstOrder(ctx context.Context, ut *TravelUserTask, a tra
 	var first AdaptiveRow
 	for i, o := range []Order{AttackerFirst, AfterExposure, AttackerLast} {
 		x.opts.Order = o
-		res, err := x.run(ctx, ut, it, &Report{})
+		res, err := x.run(ctx, ut, it)
 		if err != nil {
 			return AdaptiveRow{}, err
 		}

@@ -106,7 +106,7 @@ func replayTravel(ctx context.Context, opts Options) (*Report, error) {
 	r := &Report{Suite: "travel", Version: "v1.2", Gateway: opts.Gateway, Order: opts.Order.String(), NoApprover: opts.NoApprover}
 	failing := map[int]string{}
 	for _, ut := range users {
-		row, err := x.run(ctx, ut, nil, r)
+		row, err := x.run(ctx, ut, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -116,7 +116,7 @@ func replayTravel(ctx context.Context, opts Options) (*Report, error) {
 	}
 	for _, ut := range users {
 		for _, it := range injections {
-			row, err := x.run(ctx, ut, it, r)
+			row, err := x.run(ctx, ut, it)
 			if err != nil {
 				return nil, err
 			}
@@ -145,8 +145,9 @@ func travelReason(ut *TravelUserTask, row Row, when string) string {
 }
 
 // run replays one pair (it nil: without attack), scores it, and counts
-// the user's consequential calls and those that needed a person into r.
-func (x *travelReplay) run(ctx context.Context, ut *TravelUserTask, it *TravelInjectionTask, r *Report) (Row, error) {
+// in the row the user's consequential calls and those that needed a
+// person.
+func (x *travelReplay) run(ctx context.Context, ut *TravelUserTask, it *TravelInjectionTask) (Row, error) {
 	row := Row{UserTask: ut.Name(), Refusals: []string{}}
 	injections := map[string]string{}
 	if it != nil {
@@ -182,7 +183,7 @@ func (x *travelReplay) run(ctx context.Context, ut *TravelUserTask, it *TravelIn
 		if err != nil {
 			return row, err
 		}
-		allReads = tally(&row, r, st, res) && allReads
+		allReads = tally(&row, st, res) && allReads
 	}
 	post, err := x.tr.Travel(Owner)
 	if err != nil {
@@ -200,10 +201,10 @@ func (x *travelReplay) run(ctx context.Context, ut *TravelUserTask, it *TravelIn
 	return row, nil
 }
 
-// tally adds the result res of step st to the row, and a user's write to
-// r's count of consequential calls; it reports false for a read of the
-// user's that was refused.
-func tally(row *Row, r *Report, st travelStep, res stepResult) bool {
+// tally adds the result res of step st to the row, a user's write to its
+// consequential calls; it reports false for a read of the user's that
+// was refused.
+func tally(row *Row, st travelStep, res stepResult) bool {
 	row.StepUps += res.approved
 	row.StepUpsDeclined += res.asked - res.approved
 	if !res.executed {
@@ -212,8 +213,7 @@ func tally(row *Row, r *Report, st travelStep, res stepResult) bool {
 	switch {
 	case !st.attacker:
 		if !st.call.IsRead() {
-			r.UserWrites++
-			r.UserWritesAsked += res.asked
+			row.userWrite(st.call.Function, res.asked)
 		}
 		if !res.executed {
 			row.UserRefusals = append(row.UserRefusals, st.call.Function+" ("+string(res.code)+")")

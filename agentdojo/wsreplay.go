@@ -358,6 +358,9 @@ func count(row *Row, res *runResult, user bool, c WorkspaceCall, r stepResult) b
 	switch {
 	case user:
 		res.userStepUps += r.asked
+		if !c.IsRead() {
+			row.userWrite(c.Function, r.asked)
+		}
 		if !r.executed {
 			res.userRefusals++
 			row.UserRefusals = append(row.UserRefusals, c.Function+" ("+string(r.code)+")")
