@@ -406,14 +406,10 @@ func idList(v any) ([]int64, *fault) {
 	return nil, traceback("TypeError: missing ids")
 }
 
-// search returns the records matching domain that the call may see,
-// archived ones only with active_test False or a leaf on active.
-func (d *db) search(m *model, domain []any, ctx map[string]any, companies []int64) ([]rec, *fault) {
-	return d.searchN(m, domain, ctx, companies, 0)
-}
-
-// searchN is search, stopping at the first enough records found (in id
-// order) when enough is above zero.
+// searchN returns the records matching domain that the call may see,
+// archived ones only with active_test False or a leaf on active,
+// stopping at the first enough records found (in id order) when enough
+// is above zero.
 func (d *db) searchN(m *model, domain []any, ctx map[string]any, companies []int64, enough int) ([]rec, *fault) {
 	activeTest := true
 	if v, ok := ctx["active_test"].(bool); ok && !v {
