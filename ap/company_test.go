@@ -262,19 +262,23 @@ func TestBankChangeCoolingOffConfigured(t *testing.T) {
 }
 
 // TestBankChangeNumberOfOtherVendor: a number already on file for another
-// vendor is never given to this one, call-back or not.
+// vendor is never given to this one, call-back or not, also when the other
+// vendor's account is archived (the property test's oracle found that an
+// archived one let the change through with two approvals).
 func TestBankChangeNumberOfOtherVendor(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t)
-	e.addVendor(ap.DemoCompany, "Initech")
-	e.addAccount(ap.DemoCompany, "Initech", ap.DemoEmailIBAN, true, true, 10)
-	acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
-	if err := e.callbacks.Record(t.Context(), ap.Callback{ID: "cb", Company: ap.DemoCompany, Vendor: acme.ID, Number: ap.DemoEmailIBAN, Phone: ap.DemoVendorPhone, CalledBy: "dana", At: t0}); err != nil {
-		t.Fatal(err)
-	}
-	tok := e.mandate("m-1", ap.DemoCompany, "EUR")
-	d := e.decide(tok, ap.ActionChangeVendorBank, map[string]any{"vendor": "ACME Supplies", "iban": ap.DemoEmailIBAN})
-	if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "already on file for another vendor") {
-		t.Fatalf("%s %s", d.Verdict, message(d))
+	for _, active := range []bool{true, false} {
+		e := newEnv(t)
+		e.addVendor(ap.DemoCompany, "Initech")
+		e.addAccount(ap.DemoCompany, "Initech", ap.DemoEmailIBAN, true, active, 10)
+		acme := e.vendor(ap.DemoCompany, ap.DemoVendor)
+		if err := e.callbacks.Record(t.Context(), ap.Callback{ID: "cb", Company: ap.DemoCompany, Vendor: acme.ID, Number: ap.DemoEmailIBAN, Phone: ap.DemoVendorPhone, CalledBy: "dana", At: t0}); err != nil {
+			t.Fatal(err)
+		}
+		tok := e.mandate("m-1", ap.DemoCompany, "EUR")
+		d := e.decide(tok, ap.ActionChangeVendorBank, map[string]any{"vendor": "ACME Supplies", "iban": ap.DemoEmailIBAN})
+		if code(d) != intent.CodePolicyDenied || !strings.Contains(message(d), "already on file for another vendor") {
+			t.Fatalf("the other vendor's account active %v: %s %s", active, d.Verdict, message(d))
+		}
 	}
 }

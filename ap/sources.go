@@ -486,7 +486,7 @@ func currentOf(as []erp.BankAccount) (erp.BankAccount, bool) {
 // called), called_by, phone_on_file (the number dialled is the vendor's
 // phone on file), fresh (recorded within Config.CallbackValidity, and not
 // in the future) and on_other_vendor (the number is already on file for
-// another vendor of the company); and, for the person who approves the
+// another vendor of the company, on an active or an archived account); and, for the person who approves the
 // change, phone_dialled (the number dialled, as typed) and called_at (when
 // the call-back was recorded, RFC 3339 in UTC).
 type callbacks struct {
@@ -513,7 +513,11 @@ func (r callbacks) Lookup(ctx context.Context, owner intent.Owner, value string)
 	if len(vs) == 1 {
 		onFile = SamePhone(cb.Phone, vs[0].Phone)
 	}
-	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value, Active: true})
+	// Archived accounts count: a number once on file for another vendor
+	// (archived when found to be wrong, or when that vendor moved) is
+	// not moved to this one by a call-back alone; the accounting team
+	// deletes or corrects the other record first.
+	as, err := r.src.BankAccounts(ctx, string(owner), erp.BankAccountQuery{Number: value})
 	if err != nil {
 		return resolve.Record{}, err
 	}
