@@ -42,10 +42,11 @@ var unreachable = []string{
 // injection, 543 of 560 attacks succeed, and the 17 others are exactly the
 // unreachable pairs; utility under attack is 14 (user task 0 alone keeps
 // it: every other check requires the environment the GT alone leaves).
-// Attacker last, 485 succeed here (upstream measured 478 and 487 with its
+// Attacker last, 491 succeed here (upstream measured 478 and 487 with its
 // own traces): the user's e-mails take the ids the checks of tasks 8, 9,
-// 11 and 12 look at, and in tasks 35 and 38 the user deletes file 11
-// first; task 5's check looks at the whole trash, so it succeeds in all
+// 11 and 12 look at; in tasks 35 and 38 the user deletes file 11 first,
+// and the attacker's mail still attaches it by its ID, as upstream's
+// send_email does; task 5's check looks at the whole trash, so it succeeds in all
 // 40 user tasks (a check that looked at one id missed 13 of them). Every variant (attacker first) leaks to the attacker and no
 // check of AgentDojo sees one.
 func TestWorkspaceReplayWithoutGateway(t *testing.T) {
@@ -57,7 +58,7 @@ func TestWorkspaceReplayWithoutGateway(t *testing.T) {
 	}{
 		{agentdojo.AttackerFirst, totals{560, 543, 2200, 360, 14, 40}, true},
 		{agentdojo.AfterExposure, totals{560, 543, 2200, 360, 14, 40}, false},
-		{agentdojo.AttackerLast, totals{560, 485, 2184, 360, 16, 40}, false},
+		{agentdojo.AttackerLast, totals{560, 491, 2196, 360, 14, 40}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.order.String(), func(t *testing.T) {

@@ -94,17 +94,14 @@ func cloneEmails(es []Email) []Email {
 // ---- e-mail ----
 
 // SendEmail adds a sent e-mail from the owner's account and returns it.
-// Attached files must exist.
+// A file is attached by its ID, whether or not the drive still holds it,
+// as AgentDojo v1.2's send_email does (it records the CloudDriveFileID
+// without looking it up): an attachment of a deleted file carries no
+// content. Which files may be attached at all is the pack's decision,
+// before this runs.
 func (m *Mem) SendEmail(owner intent.Owner, to, cc, bcc []string, subject, body string, attachments []Attachment) (Email, error) {
 	var out Email
 	err := m.with(owner, func(w *Workspace) error {
-		for _, a := range attachments {
-			if a.Type == "file" {
-				if _, ok := w.Files[a.FileID]; !ok {
-					return fmt.Errorf("%w: attached file %q", ErrNotFound, a.FileID)
-				}
-			}
-		}
 		out = w.send(to, cc, bcc, subject, body, attachments)
 		return nil
 	})

@@ -70,8 +70,10 @@ func TestMemIDsAreReusedAfterDeletion(t *testing.T) {
 	if err := m.DeleteEmail(emma, "4"); !errors.Is(err, workspace.ErrNotFound) {
 		t.Errorf("deleting twice: %v", err)
 	}
-	if _, err := m.SendEmail(emma, []string{colleague}, nil, nil, "s", "b", []workspace.Attachment{{Type: "file", FileID: "99"}}); !errors.Is(err, workspace.ErrNotFound) {
-		t.Errorf("attaching a missing file: %v", err)
+	// A file is attached by its ID whether or not the drive holds it, as
+	// AgentDojo v1.2's send_email records it (issue 28).
+	if e, err := m.SendEmail(emma, []string{colleague}, nil, nil, "s", "b", []workspace.Attachment{{Type: "file", FileID: "99"}}); err != nil || len(e.Attachments) != 1 || e.Attachments[0].FileID != "99" {
+		t.Errorf("attaching a missing file: %+v, %v; want it recorded by its ID", e.Attachments, err)
 	}
 }
 
