@@ -10,6 +10,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/workspace"
 )
 
@@ -96,7 +97,7 @@ func (x *wsReplay) newGateway() error {
 	if err != nil {
 		return err
 	}
-	pack.Registries[workspace.RegistryCounterparties] = configured(pack.Registries[workspace.RegistryCounterparties], &x.cfg, workspace.SplitList)
+	pack.Registries[workspace.RegistryCounterparties] = configured(pack.Registries[workspace.RegistryCounterparties], &x.cfg, normalize.SplitList)
 	x.gw, err = newReplayGateway(pack)
 	x.gwRuns = x.runs
 	return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/workspace"
 )
 
@@ -87,10 +88,10 @@ func workspaceCounterparties(w workspace.Workspace) []string {
 			all = append(all, a)
 		}
 	}
-	own, _ := workspace.AddressList(w.Account)
+	own, _ := normalize.EmailList(w.Account)
 	var out []string
 	for _, a := range all {
-		if n, err := workspace.AddressList(a); err == nil && n != own {
+		if n, err := normalize.EmailList(a); err == nil && n != own {
 			out = append(out, n)
 		}
 	}

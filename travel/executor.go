@@ -8,6 +8,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 )
 
 var _ gateway.Executor = Executor{}
@@ -64,7 +65,7 @@ type opArgs intent.Args
 
 func (a opArgs) str(name string) string { return a[name].Str }
 
-func (a opArgs) list(name string) []string { return SplitList(a[name].Str) }
+func (a opArgs) list(name string) []string { return normalize.SplitList(a[name].Str) }
 
 // writes are the actions that change the state; Mem locks for them.
 var writes = map[intent.Action]func(m *Mem, o intent.Owner, a opArgs) (any, error){

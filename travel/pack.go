@@ -6,6 +6,7 @@ import (
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/policies"
 )
@@ -140,7 +141,7 @@ func Contracts() ([]*contract.Contract, error) {
 				text("start_time", 32, true, "start, YYYY-MM-DD HH:MM"),
 				text("end_time", 32, true, "end, YYYY-MM-DD HH:MM"),
 				text("description", maxText, false, "description (free text), the body of the invitation"),
-				critical("participants", contract.String(maxList), false, ClaimParticipants, AddressList, hintAddress, "participants' addresses, comma-separated"),
+				critical("participants", contract.String(maxList), false, ClaimParticipants, normalize.EmailList, hintAddress, "participants' addresses, comma-separated"),
 				text("location", maxShort, false, "location (free text)"),
 			}},
 		read(ActionSearchCalendarEvents, "Search events whose title or description contains the query, optionally on one day.",
@@ -170,11 +171,11 @@ func Contracts() ([]*contract.Contract, error) {
 			text("departure_city", 256, true, "city of departure"), text("arrival_city", 256, true, "city of arrival")),
 		{Action: ActionSendEmail, Resource: "recipients", Doc: "Send an e-mail from the user's account.",
 			Params: []contract.Parameter{
-				critical("recipients", contract.String(maxList), true, ClaimRecipients, AddressList, hintAddress, "recipients' addresses, comma-separated"),
+				critical("recipients", contract.String(maxList), true, ClaimRecipients, normalize.EmailList, hintAddress, "recipients' addresses, comma-separated"),
 				text("subject", maxShort, true, "subject (free text)"),
 				text("body", maxText, true, "body (free text)"),
-				critical("cc", contract.String(maxList), false, ClaimRecipients, AddressList, hintAddress, "cc addresses, comma-separated"),
-				critical("bcc", contract.String(maxList), false, ClaimRecipients, AddressList, hintAddress, "bcc addresses, comma-separated"),
+				critical("cc", contract.String(maxList), false, ClaimRecipients, normalize.EmailList, hintAddress, "cc addresses, comma-separated"),
+				critical("bcc", contract.String(maxList), false, ClaimRecipients, normalize.EmailList, hintAddress, "bcc addresses, comma-separated"),
 			}},
 	}
 	out := make([]*contract.Contract, 0, len(specs))

@@ -13,6 +13,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/store/mem"
 	"github.com/intentplane/intentplane/travel"
 )
@@ -323,7 +324,7 @@ func TestNormalizers(t *testing.T) {
 		{travel.Day, "2025-01-11 00:00", "2025-01-11"},
 		{travel.Minute, "2024-11-14T18:00", "2024-11-14 18:00"},
 		{travel.Minute, "2024-11-14", "2024-11-14 00:00"},
-		{travel.AddressList, "B@x.example, a@x.example,b@x.example", "a@x.example,b@x.example"},
+		{normalize.EmailList, "B@x.example, a@x.example,b@x.example", "a@x.example,b@x.example"},
 		{travel.ID, " 3 ", "3"},
 	} {
 		if got, err := c.f(c.in); err != nil || got != c.out {
@@ -335,7 +336,7 @@ func TestNormalizers(t *testing.T) {
 		in string
 	}{
 		{travel.Place, "   "}, {travel.Day, "2025-01-11 10:00"}, {travel.Day, "11/01/2025"}, {travel.Minute, "2024-11-14 18:00:30"},
-		{travel.AddressList, "a@x.example,,b@x.example"}, {travel.ID, "x1"},
+		{normalize.EmailList, "a@x.example,,b@x.example"}, {travel.ID, "x1"},
 	} {
 		if got, err := c.f(c.in); err == nil {
 			t.Errorf("%q: %q, no error", c.in, got)

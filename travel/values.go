@@ -2,46 +2,10 @@ package travel
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/intentplane/intentplane/core/normalize"
 )
-
-// AddressList normalizes a list of e-mail addresses written as one text
-// value, separated by commas: each address with normalize.Email,
-// duplicates removed, sorted, joined with ",". It refuses an empty list,
-// an empty element and any address normalize.Email refuses.
-func AddressList(s string) (string, error) {
-	parts := strings.Split(s, ",")
-	out := make([]string, 0, len(parts))
-	for _, p := range parts {
-		if strings.TrimSpace(p) == "" {
-			return "", fmt.Errorf("the list %q has an empty address; separate addresses with single commas", clip(s))
-		}
-		a, err := normalize.Email(p)
-		if err != nil {
-			return "", err
-		}
-		out = append(out, a)
-	}
-	slices.Sort(out)
-	return strings.Join(slices.Compact(out), ","), nil
-}
-
-// SplitList splits a comma-separated list into its trimmed, non-empty
-// elements; "" gives nil.
-func SplitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
 
 // Place normalizes the name of a hotel, restaurant or car rental company:
 // runs of spaces collapsed to one, trimmed. Case is kept: the catalogue's

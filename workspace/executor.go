@@ -7,6 +7,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 )
 
 var _ gateway.Executor = Executor{}
@@ -56,8 +57,8 @@ type opArgs intent.Args
 // str is the text of the argument name; "" when it is absent.
 func (a opArgs) str(name string) string { return a[name].Str }
 
-// list is the argument name, comma-separated text, split by SplitList.
-func (a opArgs) list(name string) []string { return SplitList(a[name].Str) }
+// list is the argument name, comma-separated text, split by normalize.SplitList.
+func (a opArgs) list(name string) []string { return normalize.SplitList(a[name].Str) }
 
 // operations carries out each of the pack's actions on the workspace ws
 // for the owner o, returning the output Execute marshals as JSON.

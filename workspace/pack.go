@@ -6,6 +6,7 @@ import (
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/resolve"
 	"github.com/intentplane/intentplane/policies"
 )
@@ -94,7 +95,7 @@ func addresses(name, claim string, required bool, doc string) contract.Parameter
 	return contract.Parameter{
 		Name: name, Type: contract.String(8192), Required: required, Critical: true,
 		Sources:    []contract.Source{contract.FromMandate(claim), contract.FromRegistry(RegistryCounterparties)},
-		Normalizer: AddressList, Doc: doc, OnNoMatch: hintAddress,
+		Normalizer: normalize.EmailList, Doc: doc, OnNoMatch: hintAddress,
 	}
 }
 
@@ -189,7 +190,7 @@ func Contracts() ([]*contract.Contract, error) {
 				text("file_id", 32, true, "id of the file"),
 				{Name: "email", Type: contract.String(256), Required: true, Critical: true,
 					Sources:    []contract.Source{contract.FromMandate(ClaimShareWith), contract.FromRegistry(RegistryCounterparties)},
-					Normalizer: AddressList, Doc: "address to share with", OnNoMatch: hintAddress},
+					Normalizer: normalize.EmailList, Doc: "address to share with", OnNoMatch: hintAddress},
 				{Name: "permission", Type: contract.String(8), Required: true, Critical: true,
 					Sources: []contract.Source{contract.FromMandate(ClaimPermissions)}, Normalizer: Permission,
 					Doc: "\"r\" (read) or \"rw\" (read and write)", OnNoMatch: hintPerm},

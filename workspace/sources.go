@@ -10,6 +10,7 @@ import (
 	"github.com/intentplane/intentplane/core/contract"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/core/resolve"
 )
 
@@ -60,7 +61,7 @@ func knownOf(w *Workspace) known {
 	// The registry compares normalized addresses.
 	for _, m := range []map[string]bool{k.all, k.outbound} {
 		for a := range m {
-			if n, err := AddressList(a); err == nil && n != a {
+			if n, err := normalize.EmailList(a); err == nil && n != a {
 				m[n] = true
 			}
 		}
@@ -85,7 +86,7 @@ func (m *Mem) known(owner intent.Owner) (known, error) {
 // its e-mails. Attackers who wrote to the owner are in it; the facts tell
 // the policy which addresses the owner never reached out to.
 //
-// Lookup takes a normalized address list (see AddressList) and matches
+// Lookup takes a normalized address list (see normalize.EmailList) and matches
 // when every address of it is known; the record's ID is "counterparties"
 // and its Value the list.
 type Counterparties struct {
@@ -106,7 +107,7 @@ func (c Counterparties) Lookup(ctx context.Context, owner intent.Owner, value st
 	if err != nil {
 		return resolve.Record{}, err
 	}
-	as := SplitList(value)
+	as := normalize.SplitList(value)
 	if len(as) == 0 {
 		return resolve.Record{}, resolve.ErrNoMatch
 	}
@@ -211,7 +212,7 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 		if !ok || fromMandate(q.Resolved, name) {
 			continue
 		}
-		unnamed = append(unnamed, SplitList(v.Str)...)
+		unnamed = append(unnamed, normalize.SplitList(v.Str)...)
 	}
 	slices.Sort(unnamed)
 	unnamed = slices.Compact(unnamed)

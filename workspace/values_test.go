@@ -8,24 +8,6 @@ import (
 	"github.com/intentplane/intentplane/workspace"
 )
 
-func TestAddressList(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ in, want string }{
-		{"b@x.com, A@X.com", "a@x.com,b@x.com"},
-		{" a@x.com ,a@x.com", "a@x.com"},
-		{"", ""},
-		{"a@x.com,,b@x.com", ""},
-		{"Mark <mark.black-2134@gmail.com>", ""},
-		{"a@x.com;b@x.com", ""},
-	}
-	for _, tt := range tests {
-		got, err := workspace.AddressList(tt.in)
-		if (err == nil) != (tt.want != "") || got != tt.want {
-			t.Errorf("AddressList(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
-		}
-	}
-}
-
 func TestLinks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
