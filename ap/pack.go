@@ -370,13 +370,9 @@ func contracts(cfg Config) ([]*contract.Contract, error) {
 				"while the account was changed too recently to be paid without the approval of two people.",
 		},
 	}
-	out := make([]*contract.Contract, len(specs))
-	for i, s := range specs {
-		c, err := contract.New(s)
-		if err != nil {
-			return nil, fmt.Errorf("ap: %w", err)
-		}
-		out[i] = c
+	out, err := contract.NewAll(specs)
+	if err != nil {
+		return nil, fmt.Errorf("ap: %w", err)
 	}
 	return out, nil
 }

@@ -140,15 +140,7 @@ func Contracts() ([]*contract.Contract, error) {
 				profileParam("city", ClaimCity, "new city"),
 			}},
 	}
-	out := make([]*contract.Contract, 0, len(specs))
-	for _, s := range specs {
-		c, err := contract.New(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return contract.NewAll(specs)
 }
 
 // NewPack returns the banking pack over bank: its contracts, the

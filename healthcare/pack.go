@@ -133,13 +133,9 @@ func contracts() ([]*contract.Contract, error) {
 			Doc:      "Appends a note, signed by the clinician, to the record of a patient in one of the clinician's active encounters.",
 		},
 	}
-	out := make([]*contract.Contract, len(specs))
-	for i, s := range specs {
-		c, err := contract.New(s)
-		if err != nil {
-			return nil, fmt.Errorf("healthcare: %w", err)
-		}
-		out[i] = c
+	out, err := contract.NewAll(specs)
+	if err != nil {
+		return nil, fmt.Errorf("healthcare: %w", err)
 	}
 	return out, nil
 }

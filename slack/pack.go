@@ -121,15 +121,7 @@ func Contracts() ([]*contract.Contract, error) {
 		{Action: ActionPostWebpage, Resource: "url", Doc: "Publish content at a web address.",
 			Params: []contract.Parameter{critical("url", "the page's address", hintPost, URL, maxURL, contract.FromMandate(ClaimURLs)), text("content", maxText, "the page's content (free text)")}},
 	}
-	out := make([]*contract.Contract, 0, len(specs))
-	for _, s := range specs {
-		c, err := contract.New(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return contract.NewAll(specs)
 }
 
 // NewPack returns the slack pack over ws: its contracts, the users,

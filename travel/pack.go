@@ -178,15 +178,7 @@ func Contracts() ([]*contract.Contract, error) {
 				critical("bcc", contract.String(maxList), false, ClaimRecipients, normalize.EmailList, hintAddress, "bcc addresses, comma-separated"),
 			}},
 	}
-	out := make([]*contract.Contract, 0, len(specs))
-	for _, s := range specs {
-		c, err := contract.New(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return contract.NewAll(specs)
 }
 
 // NewPack returns the travel pack over tr: its contracts, the facts

@@ -197,15 +197,7 @@ func Contracts() ([]*contract.Contract, error) {
 			}},
 		read(ActionSearchFiles, "Search files whose content contains the query.", text("query", maxShort, true, "text to look for")),
 	}
-	out := make([]*contract.Contract, 0, len(specs))
-	for _, s := range specs {
-		c, err := contract.New(s)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, nil
+	return contract.NewAll(specs)
 }
 
 // NewPack returns the workspace pack over ws: its contracts, the

@@ -217,6 +217,20 @@ var ErrInvalidContract = errors.New("contract: invalid contract")
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 var actionRE = regexp.MustCompile(`^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$`)
 
+// NewAll returns New of each of specs, in order: a pack's contracts. It
+// returns the first error, which names the action.
+func NewAll(specs []Contract) ([]*Contract, error) {
+	out := make([]*Contract, len(specs))
+	for i, s := range specs {
+		c, err := New(s)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
 // New checks c and returns it ready for decoding. It refuses, wrapping
 // ErrInvalidContract: an action not of the form "pack.verb", a parameter
 // without a valid name or type, duplicate names, a critical parameter with no

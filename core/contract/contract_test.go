@@ -285,3 +285,17 @@ func TestAmountIn(t *testing.T) {
 		}
 	}
 }
+
+// TestNewAll: every contract is checked, in order, and the first invalid
+// one's error is returned.
+func TestNewAll(t *testing.T) {
+	t.Parallel()
+	ok := contract.Contract{Action: "x.read", Params: []contract.Parameter{{Name: "id", Type: contract.String(8)}}}
+	cs, err := contract.NewAll([]contract.Contract{ok, {Action: "x.other"}})
+	if err != nil || len(cs) != 2 || cs[0].Action != "x.read" || cs[1].Action != "x.other" {
+		t.Fatalf("NewAll: %v, %v", cs, err)
+	}
+	if _, err := contract.NewAll([]contract.Contract{ok, {Action: "bad"}}); !errors.Is(err, contract.ErrInvalidContract) {
+		t.Errorf("an invalid contract: %v", err)
+	}
+}
