@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/internal/testclock"
 	"github.com/intentplane/intentplane/store/postgres"
@@ -17,7 +19,7 @@ import (
 func TestGatewayClock(t *testing.T) {
 	t.Parallel()
 	clock := testclock.New(time.Now().AddDate(2, 0, 0).Truncate(time.Microsecond))
-	s, _ := open(t, postgres.Config{Now: clock.Now})
+	s, dsn := open(t, postgres.Config{Now: clock.Now})
 	ctx := context.Background()
 	hour := clock.Now().Add(time.Hour)
 	if err := s.PutEntry(ctx, "sessions", "k", []byte("v"), hour); err != nil {
@@ -42,6 +44,22 @@ func TestGatewayClock(t *testing.T) {
 	}
 	if d := clock.Now().Sub(open[0].Since); d < -time.Minute || d > time.Minute {
 		t.Errorf("r1 made %v before the gateway's now by its Since; want about now", d)
+	}
+
+	// A reservation left open for days (a crash before a long weekend):
+	// its age, an interval of days, is measured in full.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `UPDATE budget_reservations SET created_at = now() - interval '3 days 2 hours'`); err != nil {
+		t.Fatal(err)
+	}
+	if open, err := s.OpenReservations(ctx, clock.Now().Add(-72*time.Hour)); err != nil || len(open) != 1 {
+		t.Fatalf("reservations older than three days: %+v, %v; want r1", open, err)
+	} else if d := clock.Now().Sub(open[0].Since) - 74*time.Hour; d < -time.Minute || d > time.Minute {
+		t.Errorf("r1 made %v before the gateway's now by its Since; want 74h", clock.Now().Sub(open[0].Since))
 	}
 
 	clock.Advance(2 * time.Hour)
