@@ -48,7 +48,7 @@ type DecisionQuery struct {
 //     Currency, whatever its date;
 //   - its invoice date is within [From, To] (both set, days at 00:00
 //     UTC), whatever its total;
-//   - it has no reference, when NoRef is set.
+//   - it has no reference (an empty ref: Odoo's False), when NoRef is set.
 type Suspects struct {
 	// Refs are patterns of the references of the candidates; see
 	// RefPattern.
@@ -76,7 +76,7 @@ func (s Suspects) Matches(b Bill) bool {
 			return true
 		}
 	}
-	if s.NoRef && strings.TrimSpace(b.Ref) == "" {
+	if s.NoRef && b.Ref == "" {
 		return true
 	}
 	if !s.From.IsZero() && !s.To.IsZero() && !b.Date.IsZero() && !b.Date.Before(s.From) && !b.Date.After(s.To) {

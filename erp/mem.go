@@ -570,7 +570,7 @@ func (m *Mem) indexBill(b *memBill) {
 		if !b.Date.IsZero() {
 			m.byDate[b.Vendor] = insertSorted(m.byDate[b.Vendor], b, byDateLess)
 		}
-		if strings.TrimSpace(b.Ref) == "" {
+		if b.Ref == "" {
 			m.noRef[b.Vendor] = append(m.noRef[b.Vendor], b)
 		}
 		up := strings.ToUpper(b.Ref)
