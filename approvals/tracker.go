@@ -29,14 +29,17 @@ type TrackerConfig struct {
 	// Logger receives a line when a webhook missed a request that is on
 	// the page; nil means discard.
 	Logger *slog.Logger
-	// Used reports whether the approval with this id was already used
-	// (the gateway consumed its single-use key, state.ApprovalKey); nil
-	// means never asked. Await forgets an approved request whose
-	// approvals were used and returns none, so that the next call opens a
-	// new request: after a crash during the operation's execution,
-	// reconciliation may let the identical operation be decided again,
-	// and the approvals the crash consumed can never serve again.
-	Used func(ctx context.Context, id string) (bool, error)
+	// Used reports whether approval a was already used: the gateway
+	// consumed its single-use key (state.ApprovalKey), or, for the
+	// approval of a run, the key of any of its lines
+	// (state.LineApprovalKey); nil means never asked. Await forgets an
+	// approved request whose approvals were used and returns none, so
+	// that the next call opens a new request: after a crash during the
+	// operation's execution, reconciliation may let the identical
+	// operation be decided again; after the system of record refused
+	// every line of a run (nothing executed), the same run may be asked
+	// again; and the approvals consumed can never serve again.
+	Used func(ctx context.Context, a approval.Approval) (bool, error)
 }
 
 // Tracker is a front door's memory of its step-ups on a Channel: the open
@@ -224,7 +227,7 @@ func (t *Tracker) used(ctx context.Context, as []approval.Approval) (bool, error
 		return false, nil
 	}
 	for _, a := range as {
-		used, err := t.cfg.Used(ctx, a.ID)
+		used, err := t.cfg.Used(ctx, a)
 		if err != nil {
 			return false, fmt.Errorf("approvals: reading whether approval %s was used: %w", a.ID, err)
 		}

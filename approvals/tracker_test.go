@@ -104,7 +104,7 @@ func TestTracker(t *testing.T) {
 	// forgotten, so that asking again opens a new request.
 	used := map[string]bool{"a1": true}
 	u := approvals.NewTracker(ch, mem.New(func() time.Time { return now }), approvals.TrackerConfig{Now: func() time.Time { return now },
-		Used: func(ctx context.Context, id string) (bool, error) { return used[id], nil }})
+		Used: func(ctx context.Context, a approval.Approval) (bool, error) { return used[a.ID], nil }})
 	lu, _ := u.Request(ctx, stepUp(9))
 	ch.set(lu[len(lu)-32:], approvals.StatusApproved, ap)
 	if as, err := u.Await(ctx, stepUp(9).Hash, 0); err != nil || as != nil {

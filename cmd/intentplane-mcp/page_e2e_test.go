@@ -75,12 +75,22 @@ func newPageEnv(t *testing.T, wait int, extra string) *pageEnv {
 
 	cfg := readFile(t, e.config)
 	cfg = strings.Replace(cfg, "max_pending = 16\n", fmt.Sprintf("max_pending = 16\nlisten = %q\nwait = %d\nrequest_ttl = \"5m\"\n", addr, wait), 1)
+	writeFile(t, e.config, cfg+approvers(t, e.dir)+extra)
+	return &pageEnv{env: e, base: "http://" + addr}
+}
+
+// approvers writes the keys of the test's four approvers (alice, bob,
+// carol, dave) into dir and returns their [[approvals.approvers]]
+// entries, with their passcodes (passcodes) hashed.
+func approvers(t *testing.T, dir string) string {
+	t.Helper()
+	var cfg string
 	for _, a := range []struct{ name, owner string }{{"alice", "northwind"}, {"bob", ""}, {"carol", "globex"}, {"dave", "northwind"}} {
 		_, priv, err := ed25519.GenerateKey(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, filepath.Join(e.dir, a.name+".key"), mandate.EncodePrivateKey(priv)+"\n")
+		writeFile(t, filepath.Join(dir, a.name+".key"), mandate.EncodePrivateKey(priv)+"\n")
 		h, err := passcode.Hash(passcodes[a.name], passcode.Params{LogN: 10}, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -90,8 +100,7 @@ func newPageEnv(t *testing.T, wait int, extra string) *pageEnv {
 			cfg += fmt.Sprintf("owners = [%q]\n", a.owner)
 		}
 	}
-	writeFile(t, e.config, cfg+extra)
-	return &pageEnv{env: e, base: "http://" + addr}
+	return cfg
 }
 
 // person is one approver in their own browser context (their own cookies).

@@ -549,7 +549,7 @@ func buildProxy(p proxyParts) (*mcpproxy.Proxy, error) {
 		pcfg.ClientApprover = p.signer
 	}
 	if p.page != nil {
-		used := func(ctx context.Context, id string) (bool, error) { return st.Consumed(ctx, state.ApprovalKey(id)) }
+		used := func(ctx context.Context, a approval.Approval) (bool, error) { return approvalUsed(ctx, st, a) }
 		pcfg.Approvals = approvals.NewTracker(p.page.ch, st.entries, approvals.TrackerConfig{Currency: m.Budget.Currency, Until: m.Expiry, Now: p.now, Logger: p.log, Used: used})
 		pcfg.ApprovalWait = time.Duration(c.Approvals.Wait) * time.Second
 	}
@@ -597,4 +597,20 @@ func (p prefixWriter) Write(b []byte) (int, error) {
 	}
 	_, err := p.w.Write(append([]byte(p.prefix), b...))
 	return len(b), err
+}
+
+// approvalUsed reports whether the gateway consumed approval a: its
+// single-use key, or for the approval of a run the key of any of its
+// lines (each line consumes its own).
+func approvalUsed(ctx context.Context, st *store, a approval.Approval) (bool, error) {
+	if len(a.Lines) == 0 {
+		return st.Consumed(ctx, state.ApprovalKey(a.ID))
+	}
+	for _, h := range a.Lines {
+		used, err := st.Consumed(ctx, state.LineApprovalKey(a.ID, h))
+		if used || err != nil {
+			return used, err
+		}
+	}
+	return false, nil
 }
