@@ -22,6 +22,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 )
 
 //go:embed templates/*.html static/page.css
@@ -624,7 +625,7 @@ func (s *Server) voteForm(c echo.Context, approve bool, reason string) error {
 	if err != nil {
 		return s.decisionError(c, err)
 	}
-	if _, err := s.decideLines(c.Request().Context(), id, ss.approver, shown, approve, "page", reason, ticked); err != nil {
+	if _, err := s.decideLines(c.Request().Context(), id, ss.approver, shown, approve, receipt.ChannelPage, reason, ticked); err != nil {
 		return s.decisionError(c, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/requests/"+id)

@@ -913,7 +913,7 @@ func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Ti
 		if len(r.lines) > 0 {
 			rec.Message += fmt.Sprintf(" The approval covers %d of the run's %d lines%s.", len(ap.Lines), len(r.lines), leftText(v.Left))
 		}
-		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
+		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt, Channel: ap.Channel, Passkey: ap.Passkey}}
 	}
 	stored, err := s.log.Append(ctx, rec)
 	if err != nil {
@@ -930,7 +930,7 @@ func (s *Server) sign(r *request, v *Vote, ticked []intent.OperationHash, now ti
 	if err != nil {
 		return nil, err
 	}
-	a := approval.Approval{ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: v.Approver, IssuedAt: now, ExpiresAt: r.expires}
+	a := approval.Approval{ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: v.Approver, IssuedAt: now, ExpiresAt: r.expires, Channel: v.Via}
 	if len(r.lines) > 0 {
 		lines, left, err := r.chosen(ticked)
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 )
 
 // The webhook's wire format.
@@ -364,7 +365,7 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		reply(http.StatusBadRequest, "malformed operation hash")
 		return
 	}
-	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", "webhook", "")
+	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", receipt.ChannelWebhook, "")
 	if err != nil {
 		code, status := refusal(err)
 		if code == http.StatusInternalServerError {
