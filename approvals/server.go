@@ -913,7 +913,7 @@ func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Ti
 		if len(r.lines) > 0 {
 			rec.Message += fmt.Sprintf(" The approval covers %d of the run's %d lines%s.", len(ap.Lines), len(r.lines), leftText(v.Left))
 		}
-		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt, Channel: ap.Channel, Passkey: ap.Passkey}}
+		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt, Channel: ap.Channel, Run: ap.RunHash(), Passkey: ap.Passkey}}
 	}
 	stored, err := s.log.Append(ctx, rec)
 	if err != nil {

@@ -24,7 +24,8 @@ const (
 	// no version 1 encoding does.
 	Version2 = 2
 	// Version3 is version 2 that also records, for each approval, the
-	// channel the person confirmed on and a passkey's assertion (see
+	// channel the person confirmed on, a run's hash and a passkey's
+	// assertion (see
 	// Canonical). Its encoding begins with the byte 0x03.
 	Version3 = 3
 	// CurrentVersion is the version Link gives a receipt whose Version is
@@ -92,6 +93,7 @@ func (r *Receipt) appendBinary(dst []byte, version uint8) ([]byte, error) {
 		w.time(a.ExpiresAt)
 		if version >= Version3 {
 			w.str(a.Channel)
+			w.str(a.Run)
 			w.bytes(a.Passkey.CredentialID)
 			w.bytes(a.Passkey.AuthenticatorData)
 			w.bytes(a.Passkey.ClientDataJSON)

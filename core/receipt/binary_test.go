@@ -56,7 +56,7 @@ func decodeV2(b []byte) (receipt.Receipt, error) {
 	for range d.count() {
 		a := receipt.Evidence{ID: d.str(), Approver: d.str(), Level: d.str(), IssuedAt: d.time(), ExpiresAt: d.time()}
 		if r.Version == receipt.Version3 {
-			a.Channel = d.str()
+			a.Channel, a.Run = d.str(), d.str()
 			a.Passkey = intent.Assertion{CredentialID: d.bytes(), AuthenticatorData: d.bytes(), ClientDataJSON: d.bytes(), Signature: d.bytes()}
 		}
 		r.Approvals = append(r.Approvals, a)

@@ -147,6 +147,7 @@ type jsonEvidence struct {
 	Issued   string       `json:"issued"`
 	Expires  string       `json:"expires"`
 	Channel  string       `json:"channel"`
+	Run      string       `json:"run"`
 	Passkey  *jsonPasskey `json:"passkey"`
 }
 
@@ -296,7 +297,7 @@ func decodeResolved(js []jsonResolved) ([]intent.Resolved, error) {
 func decodeApprovals(js []jsonEvidence) ([]Evidence, error) {
 	var out []Evidence
 	for i, ja := range js {
-		ev := Evidence{ID: ja.ID, Approver: ja.Approver, Level: ja.Level, Channel: ja.Channel}
+		ev := Evidence{ID: ja.ID, Approver: ja.Approver, Level: ja.Level, Channel: ja.Channel, Run: ja.Run}
 		var err error
 		if ja.Passkey != nil {
 			if ev.Passkey, err = ja.Passkey.assertion(i); err != nil {

@@ -37,6 +37,12 @@ type Evidence struct {
 	// ChannelElicitation or ChannelPasskey. Empty when not recorded: every
 	// receipt of version 1 or 2, which cannot hold it.
 	Channel string
+	// Run, for the approval of a run (a payment run), is the run's hash in
+	// hex (approval.RunHash): what the approval, and its passkey assertion,
+	// are over, the receipt's Operation being one of the run's lines (or,
+	// on the page's receipt of the vote, the run as requested). Empty for
+	// the approval of one operation, and in receipts of version 1 or 2.
+	Run string
 	// Passkey is the WebAuthn assertion of an approval given with a passkey
 	// (Channel is ChannelPasskey); zero otherwise. The receipt carries its
 	// bytes under its hash; `intentplane receipts verify` checks them.
@@ -61,12 +67,12 @@ const (
 
 // recorded reports whether ev holds what only version 3 can encode.
 func (ev *Evidence) recorded() bool {
-	return ev.Channel != "" || !ev.Passkey.IsZero()
+	return ev.Channel != "" || ev.Run != "" || !ev.Passkey.IsZero()
 }
 
 // errChannel is returned (wrapped in ErrInvalid) for a receipt of version
 // 1 or 2 whose approvals record a channel or an assertion.
-var errChannel = errors.New("an approval's channel or passkey needs receipt version 3")
+var errChannel = errors.New("an approval's channel, run or passkey needs receipt version 3")
 
 // checkOld returns an error wrapping ErrInvalid if version is 1 or 2 and
 // as hold what those versions cannot encode, and nil otherwise.
@@ -247,7 +253,7 @@ func putEncoding(buf *[]byte) {
 // r.Version names (zero means CurrentVersion).
 //
 // Version 3 is version 2 with its first byte 0x03 and each approval
-// followed by its channel (a string) and its passkey assertion: credential
+// followed by its channel and its run (strings) and its passkey assertion: credential
 // ID, authenticator data, client data JSON and signature, each a byte
 // string (its length in bytes, uvarint, and its bytes), empty if none.
 //
@@ -336,6 +342,7 @@ var (
 	nRecord     = intent.NewName("record")
 	nResolved   = intent.NewName("resolved")
 	nResult     = intent.NewName("result")
+	nRun        = intent.NewName("run")
 	nSent       = intent.NewName("sent")
 	nSeq        = intent.NewName("seq")
 	nSource     = intent.NewName("source")
@@ -425,6 +432,7 @@ func appendApprovals(e *intent.Encoder, as []Evidence) {
 			po.bytes(nSignature, p.Signature)
 			po.end()
 		}
+		ao.string(nRun, a.Run)
 		ao.end()
 	}
 	e.EndArray()

@@ -153,21 +153,21 @@ func TestCanonicalGoldenV3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// An approval with no channel recorded: five empty items.
-	if diff := cmp.Diff([]byte(goldenBinary(receipt.Version3, "\x00\x00\x00\x00\x00")), got); diff != "" {
+	// An approval with no channel recorded: six empty items.
+	if diff := cmp.Diff([]byte(goldenBinary(receipt.Version3, "\x00\x00\x00\x00\x00\x00")), got); diff != "" {
 		t.Errorf("Canonical() mismatch (-want, +got):\n%s", diff)
 	}
-	checkHash(t, r, got, "739df68b5f4d5ee64b9479834a1d2586afb925d3350459c165b71638752a0827")
+	checkHash(t, r, got, "87e116cf4a8eb8eee25f1c121c3e69297017aca2bb128894964ed8ed33847ae5")
 	r = fixedPasskey()
 	got, err = r.Canonical()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tail := "\x07passkey" + "\x01\xc1" + "\x02ad" + "\x02{}" + "\x02\xff\x00"
+	tail := "\x07passkey" + "\x00" + "\x01\xc1" + "\x02ad" + "\x02{}" + "\x02\xff\x00"
 	if diff := cmp.Diff([]byte(goldenBinary(receipt.Version3, tail)), got); diff != "" {
 		t.Errorf("Canonical() with a passkey mismatch (-want, +got):\n%s", diff)
 	}
-	checkHash(t, r, got, "c7f476690bb3951f41c809463f85d2ded09cbf5ebe304509a2b6439c8885f18c")
+	checkHash(t, r, got, "b5286092f4cb44267dc33bc75d7cec048f37b1bba21683900e3493a94c018944")
 	r.Version = receipt.Version3
 	if h, err := r.ComputeHash(); err != nil || h != rehash(t, fixedPasskey()).Hash {
 		t.Errorf("ComputeHash() of Version3 = %s, %v; want that of version zero", h, err)
@@ -399,6 +399,7 @@ func testHashFields(t *testing.T, version uint8) {
 		}{
 			{name: "channel", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{Channel: receipt.ChannelPage}} }},
 			{name: "passkey", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{Passkey: pk}} }},
+			{name: "run", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{Run: "ab"}} }},
 			{name: "passkey bytes moved", edit: func(r *receipt.Receipt) {
 				r.Approvals = []receipt.Evidence{{Passkey: intent.Assertion{ClientDataJSON: []byte{1}}}}
 			}},

@@ -125,7 +125,7 @@ func checkAgainstReference(t *testing.T, r receipt.Receipt) {
 	checkJSONLine(t, r)
 	r.Approvals = slices.Clone(r.Approvals)
 	for i := range r.Approvals {
-		r.Approvals[i].Channel, r.Approvals[i].Passkey = "", intent.Assertion{}
+		r.Approvals[i].Channel, r.Approvals[i].Run, r.Approvals[i].Passkey = "", "", intent.Assertion{}
 	}
 	r.Version = receipt.Version2
 	checkV2(t, r)
@@ -198,7 +198,7 @@ func FuzzCanonical(f *testing.F) {
 			Args:      intent.Args{key: {Kind: intent.Kind(kind % 6), Str: text, Int: n, Scale: kind % 4, Bool: n%2 == 0}},
 			Facts:     map[string]intent.Value{key + "_fact": intent.Int(n), text: intent.Str(owner)},
 			Resolved:  []intent.Resolved{{Param: key, Sent: text, Value: owner, Provenance: intent.Provenance{Source: action, At: time.Unix(n%1e10, 0)}}},
-			Approvals: []receipt.Evidence{{ID: key, Approver: owner, Level: text, IssuedAt: time.Unix(0, nanos), Channel: action, Passkey: pk}},
+			Approvals: []receipt.Evidence{{ID: key, Approver: owner, Level: text, IssuedAt: time.Unix(0, nanos), Channel: action, Run: text, Passkey: pk}},
 		}
 		checkAgainstReference(t, r)
 	})

@@ -152,7 +152,7 @@ func (d *binReader) approvals(version uint8) []Evidence {
 		a.ID, a.Approver, a.Level = d.str(), d.str(), d.str()
 		a.IssuedAt, a.ExpiresAt = d.time(), d.time()
 		if version >= Version3 {
-			a.Channel = d.str()
+			a.Channel, a.Run = d.str(), d.str()
 			p := &a.Passkey
 			p.CredentialID, p.AuthenticatorData, p.ClientDataJSON, p.Signature = d.bytes(), d.bytes(), d.bytes(), d.bytes()
 		}
