@@ -159,3 +159,56 @@ func TestPasskeyRules(t *testing.T) {
 		t.Fatal("New(Passkeys \"sometimes\") gave no error")
 	}
 }
+
+// TestPasskeyRun: a payment run approved with a passkey is approved over
+// the run of the lines ticked, the assertion's challenge drawn from that
+// run's hash: ticking other lines after the passkey signed is refused, and
+// the receipts name the run the assertion is over.
+func TestPasskeyRun(t *testing.T) {
+	t.Parallel()
+	f, rp := passkeyFixture(t, approvals.PasskeysRegistered)
+	alice := f.signedIn("alice")
+	auth := passkeytest.New(rp, "alice-phone")
+	if p := alice.register(auth); p.code != http.StatusSeeOther {
+		t.Fatalf("register: %d", p.code)
+	}
+	run := dayRun(t)
+	tk := f.request(run)
+	csrf := csrfOf(t, alice.do("GET", "/requests/"+tk.ID, nil, nil))
+	form := func(lines ...int) url.Values {
+		v := url.Values{"csrf": {csrf}, "operation": {f.outcome(tk.ID).Hash.String()}, "run": {"1"}}
+		for _, i := range lines {
+			v.Add("line", run.Lines[i].Hash.String())
+		}
+		return v
+	}
+	approve := func(signed, posted []int) page {
+		t.Helper()
+		a := auth.Assert(alice.challengeOf("/requests/"+tk.ID+"/passkey", form(signed...)))
+		v := form(posted...)
+		v.Set("assertion", string(passkeytest.AssertionJSON(a)))
+		return alice.do("POST", "/requests/"+tk.ID+"/approve", v, nil)
+	}
+	if p := approve([]int{1, 2}, []int{1}); p.code != http.StatusForbidden || !strings.Contains(p.body, "another operation") {
+		t.Fatalf("lines changed after the passkey signed: %d %.300s", p.code, p.body)
+	}
+	if p := approve([]int{1, 2}, []int{1, 2}); p.code != http.StatusSeeOther {
+		t.Fatalf("run approved with the passkey: %d %.300s", p.code, p.body)
+	}
+	out := f.outcome(tk.ID)
+	if out.Status != approvals.StatusApproved || len(out.Approvals) != 1 || len(out.Approvals[0].Lines) != 2 || out.Approvals[0].Channel != receipt.ChannelPasskey {
+		t.Fatalf("outcome %s %+v", out.Status, out.Approvals)
+	}
+	all := append(f.log.all(""), f.log.all("emma")...)
+	var runs int
+	for _, r := range all {
+		for _, ev := range r.Approvals {
+			if ev.Run == out.Approvals[0].Operation.String() {
+				runs++
+			}
+		}
+	}
+	if n, problems := passkey.Check(all, nil); runs != 1 || n != 1 || len(problems) != 0 {
+		t.Fatalf("receipts: %d naming the run, %d assertions checked, %v", runs, n, problems)
+	}
+}

@@ -396,6 +396,8 @@ func refusal(err error) (int, string) {
 		return http.StatusConflict, "refused: decision is for another operation"
 	case errors.Is(err, ErrTampered):
 		return http.StatusConflict, "refused: shown content does not match the operation hash"
+	case errors.Is(err, ErrPasskeyRequired):
+		return http.StatusForbidden, "refused: this approval needs the approver's passkey, on the approval page"
 	}
 	return http.StatusInternalServerError, "not recorded"
 }
