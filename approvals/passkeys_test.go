@@ -89,6 +89,7 @@ func TestPasskeyApproval(t *testing.T) {
 		regs[0].Facts["passkey.public_key"].Str != base64.RawURLEncoding.EncodeToString(auth.PublicKey()) || regs[0].Facts["passkey.rp_id"].Str != "localhost" {
 		t.Fatalf("registration receipts %+v", regs)
 	}
+	f.restart(nil) // the passkey is kept in the store, as the sign-in is
 
 	tk := f.request(pending(t, 250000, "invoice 1", intent.LevelConfirm))
 	if p := alice.decide(tk.ID, true); p.code != http.StatusForbidden || !strings.Contains(p.body, "needs your passkey") {
