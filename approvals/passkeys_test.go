@@ -107,6 +107,9 @@ func TestPasskeyApproval(t *testing.T) {
 	if p := f.signedIn("bob").decide(other.ID, true); p.code != http.StatusSeeOther {
 		t.Fatalf("bob, without a passkey: %d %.300s", p.code, p.body)
 	}
+	if out := f.outcome(other.ID); len(out.Approvals) != 1 || out.Approvals[0].Channel != receipt.ChannelPage || !out.Approvals[0].Passkey.IsZero() {
+		t.Fatalf("bob's approval %+v, want channel page without an assertion", out.Approvals)
+	}
 
 	if p := alice.approveWith(auth, tk.ID, tk.ID); p.code != http.StatusSeeOther {
 		t.Fatalf("approval with the passkey: %d %.300s", p.code, p.body)
