@@ -57,8 +57,8 @@ const otherOperationJS = `(async () => {
 
 // TestBrowserPasskey (issue 25): in Chromium with a virtual authenticator,
 // at desktop and phone widths, an approver registers a passkey and
-// approves a payment with it; the receipt holds the assertion and
-// verifies (chain and passkey); an assertion the passkey gave for another
+// approves a payment and a payment run (one line unticked) with it; the
+// receipts hold the assertions and verify (chain and passkey); an assertion the passkey gave for another
 // operation is refused. With -screenshots DIR each state is photographed.
 func TestBrowserPasskey(t *testing.T) {
 	b := browsertest.Start(t)
@@ -99,6 +99,18 @@ func TestBrowserPasskey(t *testing.T) {
 			out := f.outcome(pay.ID)
 			if out.Status != approvals.StatusApproved || len(out.Approvals) != 1 || out.Approvals[0].Channel != receipt.ChannelPasskey {
 				t.Fatalf("approved with the passkey: %s %+v", out.Status, out.Approvals)
+			}
+			verifyLog(t, f)
+
+			// A payment run: the ticked lines go with the passkey's
+			// challenge (the page's script posts the form's boxes).
+			run := f.request(dayRun(t))
+			do(t, ctx, chromedp.Navigate(run.URL), chromedp.WaitVisible(chromedp.ID("passkey-status")),
+				chromedp.Click(chromedp.ID("tick-1")), chromedp.Click(chromedp.ID("approve")), chromedp.WaitVisible(chromedp.ID("decided")))
+			check("passkey-run-approved")
+			if out := f.outcome(run.ID); out.Status != approvals.StatusApproved || len(out.Approvals) != 1 || len(out.Approvals[0].Lines) != 2 ||
+				out.Approvals[0].Channel != receipt.ChannelPasskey {
+				t.Fatalf("run approved with the passkey, the first line unticked: %s %+v", out.Status, out.Approvals)
 			}
 			verifyLog(t, f)
 
