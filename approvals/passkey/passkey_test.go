@@ -103,3 +103,23 @@ func TestOf(t *testing.T) {
 		t.Fatalf("Of(malformed) error = %v, want ErrMalformed", err)
 	}
 }
+
+// FuzzVerify: any bytes in a receipt's assertion are refused with one of
+// Verify's errors, never a panic, unless they are the genuine assertion.
+func FuzzVerify(f *testing.F) {
+	auth := passkeytest.New(rp, "cred-lena")
+	cred := auth.Credential("lena", at)
+	good := auth.Assert(passkey.Challenge(op, "a1"))
+	f.Add(good.AuthenticatorData, good.ClientDataJSON, good.Signature)
+	f.Add([]byte{}, []byte(`{"type":"webauthn.get"}`), []byte{0x30})
+	f.Fuzz(func(t *testing.T, ad, cd, sig []byte) {
+		err := passkey.Verify(cred, op, "a1", intent.Assertion{CredentialID: cred.ID, AuthenticatorData: ad, ClientDataJSON: cd, Signature: sig})
+		genuine := string(ad) == string(good.AuthenticatorData) && string(cd) == string(good.ClientDataJSON) && string(sig) == string(good.Signature)
+		if err == nil && !genuine {
+			t.Fatalf("Verify accepted forged bytes %x %q %x", ad, cd, sig)
+		}
+		if err != nil && !errors.Is(err, passkey.ErrMalformed) && !errors.Is(err, passkey.ErrChallenge) && !errors.Is(err, passkey.ErrNotVerified) && !errors.Is(err, passkey.ErrInvalid) {
+			t.Fatalf("Verify error %v is none of its sentinels", err)
+		}
+	})
+}
