@@ -76,7 +76,7 @@ var (
 	frontDoors = []string{"approvals", "mcpproxy", "cmd"}
 	// harnesses drive the gateway like a front door, for tests and demos.
 	harnesses = []string{"agentdojo", "examples"}
-	drivers   = []string{"github.com/jackc/pgx", "github.com/labstack/echo", "github.com/mark3labs/mcp-go", "go.etcd.io/bbolt"}
+	drivers   = []string{"github.com/jackc/pgx", "github.com/labstack/echo", "github.com/mark3labs/mcp-go", "go.etcd.io/bbolt", "github.com/go-webauthn"}
 )
 
 // frontDoor returns the front door path belongs to ("approvals",

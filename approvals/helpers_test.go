@@ -107,6 +107,7 @@ type fixture struct {
 	cfg   approvals.Config
 	st    *mem.Store                   // the Server's store; restart keeps it
 	h     atomic.Pointer[http.Handler] // the server's handler; restart swaps it
+	base  string                       // the URL clients use; "" means ts.URL
 }
 
 // restart replaces f's Server with a new one over the same configuration
@@ -212,7 +213,11 @@ func (c *client) do(method, path string, form url.Values, hdr map[string]string)
 	if form != nil {
 		body = strings.NewReader(form.Encode())
 	}
-	req, err := http.NewRequest(method, c.f.ts.URL+path, body)
+	base := c.f.ts.URL
+	if c.f.base != "" {
+		base = c.f.base
+	}
+	req, err := http.NewRequest(method, base+path, body)
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -20,11 +20,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/intentplane/intentplane/approvals/passkey"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 )
 
-//go:embed templates/*.html static/page.css
+//go:embed templates/*.html static/page.css static/passkey.js
 var assets embed.FS
 
 // contentSecurityPolicy allows the page's own stylesheet and nothing else:
@@ -61,12 +63,17 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.harden)
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/requests") })
 	e.GET("/static/page.css", s.css)
+	e.GET("/static/passkey.js", s.passkeyJS)
 	e.GET("/login", s.loginForm)
 	e.POST("/login", s.login)
 	e.POST("/logout", s.logout, s.auth)
 	e.GET("/requests", s.list, s.auth)
 	e.GET("/requests/:id", s.show, s.auth)
 	e.POST("/requests/:id/approve", s.approveForm, s.auth)
+	e.POST("/requests/:id/passkey", s.passkeyApproveOptions, s.auth)
+	e.GET("/passkeys", s.passkeyPage, s.auth)
+	e.POST("/passkeys/options", s.passkeyRegisterOptions, s.auth)
+	e.POST("/passkeys", s.passkeyRegister, s.auth)
 	e.GET("/requests/:id/reject", s.rejectForm, s.auth)
 	e.POST("/requests/:id/reject", s.rejectPost, s.auth)
 	e.GET("/audit", s.auditList, s.auditOn, s.auth)
@@ -194,7 +201,7 @@ func safeNext(next string) string {
 	switch id, isRequest := strings.CutPrefix(u.Path, "/requests/"); {
 	case isRequest && idPattern.MatchString(id):
 		return u.Path
-	case u.Path == "/callbacks", u.Path == "/audit", u.Path == "/audit/decision", u.Path == "/audit/callbacks":
+	case u.Path == "/callbacks", u.Path == "/passkeys", u.Path == "/audit", u.Path == "/audit/decision", u.Path == "/audit/callbacks":
 		if q := u.Query().Encode(); q != "" {
 			return u.Path + "?" + q
 		}
@@ -396,6 +403,8 @@ type requestView struct {
 	Execution                                                     *executionView // nil: not executed yet, or unknown
 	Watch                                                         bool           // approved: the page can tell once it executes
 	Run                                                           *runView       // a run's lines; nil for one operation
+	Passkey                                                       bool           // approving asks for the approver's passkey
+	PasskeyNeeded                                                 bool           // a passkey is needed, and the approver has none
 }
 
 func (s *Server) list(c echo.Context) error {
@@ -488,6 +497,11 @@ func (s *Server) show(c echo.Context) error {
 	}
 	v.CanDecide = r.status == StatusPending && !v.Decided
 	v.NotApprover = s.named(r, ss.approver)
+	if v.CanDecide {
+		if err := s.passkeyView(c, r, &v); err != nil {
+			return err
+		}
+	}
 	switch {
 	case r.status != StatusRefused && len(r.lines) > 0:
 		var exec map[intent.OperationHash]*executionView
@@ -624,7 +638,13 @@ func (s *Server) voteForm(c echo.Context, approve bool, reason string) error {
 	if err != nil {
 		return s.decisionError(c, err)
 	}
-	if _, err := s.decideLines(c.Request().Context(), id, ss.approver, shown, approve, "page", reason, ticked); err != nil {
+	b := ballot{approver: ss.approver, approve: approve, via: receipt.ChannelPage, reason: reason, ticked: ticked}
+	if approve {
+		if b.passkey, err = s.ballotPasskey(c, id, ss.approver); err != nil {
+			return s.decisionError(c, err)
+		}
+	}
+	if _, err := s.decideLines(c.Request().Context(), id, shown, b); err != nil {
 		return s.decisionError(c, err)
 	}
 	return c.Redirect(http.StatusSeeOther, "/requests/"+id)
@@ -673,6 +693,12 @@ func (s *Server) decisionError(c echo.Context, err error) error {
 		code, title, text = http.StatusConflict, "Already decided by you", "You already decided on this request; your approval never counts twice. Four eyes need a second, different approver."
 	case errors.Is(err, ErrNoLines):
 		code, title, text = http.StatusConflict, "No payment ticked", "You ticked none of the run's payments, so nothing was approved. Tick the payments to approve, or reject the run."
+	case errors.Is(err, ErrPasskeyRequired):
+		code, title, text = http.StatusForbidden, "Passkey needed", "This approval needs your passkey, so nothing was approved. Approve with your passkey (register one under Passkeys if you have none)."
+	case errors.Is(err, passkey.ErrChallenge):
+		code, title, text = http.StatusForbidden, "Passkey refused", "Your passkey signed another operation or approval than this one, so nothing was approved. Open the request again and approve it with your passkey."
+	case errors.Is(err, ErrPasskey):
+		code, title, text = http.StatusForbidden, "Passkey refused", "Your passkey's answer did not verify (or came too late), so nothing was approved. Open the request again and approve it with your passkey."
 	case errors.Is(err, ErrOtherOperation):
 		code, title, text = http.StatusConflict, "Operation changed", "The form does not name this request's operation, so nothing was approved. Open the request again and check it."
 	default:

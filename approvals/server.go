@@ -23,9 +23,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/labstack/echo/v4"
 
 	"github.com/intentplane/intentplane/approvals/passcode"
+	"github.com/intentplane/intentplane/approvals/passkey"
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
@@ -150,6 +152,13 @@ type Config struct {
 	// number on file before a bank-detail change); nil means the page has
 	// no call-back form. The page lists the last Recent call-backs.
 	Callbacks CallbackSink
+	// Passkeys says when an approval needs a passkey (WebAuthn) on the
+	// page: PasskeysRegistered (the default: once an approver registers
+	// one), PasskeysFourEyes or PasskeysAll. Passkeys need a BaseURL whose
+	// host is a name (not an IP address): the RP ID is that host and the
+	// origin BaseURL's; with another BaseURL they are off, and a rule
+	// other than the default is an error of New.
+	Passkeys PasskeyRule
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Rand is the source of ids, tokens and approval ids; nil means
@@ -181,6 +190,9 @@ type Server struct {
 	audit     atomic.Pointer[auditState] // nil: no audit view (EnableAudit)
 
 	st Store // requests, sessions, call-backs
+
+	wa *webauthn.WebAuthn // nil: passkeys off (setPasskeys)
+	rp passkey.RP
 
 	decideMu sync.Mutex // serializes this process's decisions, so that each sees the last
 
@@ -278,6 +290,9 @@ func New(cfg Config, log Log, st Store) (*Server, error) {
 		return nil, err
 	}
 	if err := s.setBase(); err != nil {
+		return nil, err
+	}
+	if err := s.setPasskeys(); err != nil {
 		return nil, err
 	}
 	s.tmpl, err = parseTemplates()
@@ -784,14 +799,15 @@ func (s *Server) notify(id string) {
 // that decided it meanwhile, does not count, and the approver is told so
 // with ErrVoteLost and a receipt saying that the vote did not count.
 func (s *Server) decide(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via, reason string) (Outcome, error) {
-	return s.decideLines(ctx, id, approver, shown, approve, via, reason, nil)
+	return s.decideLines(ctx, id, shown, ballot{approver: approver, approve: approve, via: via, reason: reason})
 }
 
-// decideLines is decide for a run whose approver ticked the lines
-// ticked: the approval covers those of the run's open lines, and the
-// others are left out, rejected (Vote.Left). Nil ticked means every open
-// line (and is what one operation's decision passes).
-func (s *Server) decideLines(ctx context.Context, id, approver string, shown intent.OperationHash, approve bool, via, reason string, ticked []intent.OperationHash) (Outcome, error) {
+// decideLines is decide of ballot b, which for a run names the lines its
+// approver ticked: the approval covers those of the run's open lines, and
+// the others are left out, rejected (Vote.Left). Nil ticked means every
+// open line (and is what one operation's decision passes).
+func (s *Server) decideLines(ctx context.Context, id string, shown intent.OperationHash, b ballot) (Outcome, error) {
+	approver, approve := b.approver, b.approve
 	s.decideMu.Lock()
 	defer s.decideMu.Unlock()
 	now := s.now().UTC()
@@ -808,7 +824,7 @@ func (s *Server) decideLines(ctx context.Context, id, approver string, shown int
 			return Outcome{}, err
 		}
 		if v == nil {
-			if v, err = s.makeVote(ctx, r, ballot{approver: approver, approve: approve, via: via, reason: reason, ticked: ticked}, now); err != nil {
+			if v, err = s.makeVote(ctx, r, b, now); err != nil {
 				return Outcome{}, err
 			}
 		}
@@ -882,12 +898,13 @@ func (s *Server) mayVote(r *request, approver string, shown intent.OperationHash
 }
 
 // ballot is what an approver decided: approve or reject, on which
-// channel, why (a rejection's reason), and for a run which lines they
-// ticked (nil: all).
+// channel, why (a rejection's reason), for a run which lines they ticked
+// (nil: all), and the passkey assertion they approved with (nil: none).
 type ballot struct {
 	approver, via, reason string
 	approve               bool
 	ticked                []intent.OperationHash
+	passkey               *passkeyBallot
 }
 
 // makeVote signs the approver's approval (if b.approve) and records the
@@ -903,7 +920,16 @@ func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Ti
 			rec.Message += " Reason: " + b.reason
 		}
 	} else {
-		ap, err := s.sign(r, &v.Vote, b.ticked, now)
+		if b.passkey == nil {
+			need, err := s.passkeyNeeded(ctx, r, b.approver)
+			if err != nil {
+				return nil, err
+			}
+			if need {
+				return nil, ErrPasskeyRequired
+			}
+		}
+		ap, err := s.sign(r, &v.Vote, b, now)
 		if err != nil {
 			return nil, err
 		}
@@ -913,7 +939,7 @@ func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Ti
 		if len(r.lines) > 0 {
 			rec.Message += fmt.Sprintf(" The approval covers %d of the run's %d lines%s.", len(ap.Lines), len(r.lines), leftText(v.Left))
 		}
-		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt}}
+		rec.Approvals = []receipt.Evidence{{ID: ap.ID, Approver: b.approver, Level: string(r.level), IssuedAt: ap.IssuedAt, ExpiresAt: ap.ExpiresAt, Channel: ap.Channel, Run: ap.RunHash(), Passkey: ap.Passkey}}
 	}
 	stored, err := s.log.Append(ctx, rec)
 	if err != nil {
@@ -924,13 +950,16 @@ func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Ti
 }
 
 // sign signs v.Approver's approval of r: over its operation hash, or for
-// a run over the run of the open lines ticked, the others set in v.Left.
-func (s *Server) sign(r *request, v *Vote, ticked []intent.OperationHash, now time.Time) (*approval.Approval, error) {
+// a run over the run of the open lines b ticked, the others set in
+// v.Left; with b's passkey assertion, once it verifies for what is
+// signed.
+func (s *Server) sign(r *request, v *Vote, b ballot, now time.Time) (*approval.Approval, error) {
+	ticked := b.ticked
 	aid, err := approval.NewID(s.rand)
 	if err != nil {
 		return nil, err
 	}
-	a := approval.Approval{ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: v.Approver, IssuedAt: now, ExpiresAt: r.expires}
+	a := approval.Approval{ID: aid, Operation: r.hash, MandateID: r.op.MandateID, Approver: v.Approver, IssuedAt: now, ExpiresAt: r.expires, Channel: v.Via}
 	if len(r.lines) > 0 {
 		lines, left, err := r.chosen(ticked)
 		if err != nil {
@@ -940,6 +969,11 @@ func (s *Server) sign(r *request, v *Vote, ticked []intent.OperationHash, now ti
 			return nil, err
 		}
 		a.Lines, v.Left = approval.SortedLines(lines), left
+	}
+	if b.passkey != nil {
+		if err := b.passkey.verify(&a); err != nil {
+			return nil, err
+		}
 	}
 	ap, err := approval.Sign(a, s.approvers[v.Approver].key)
 	if err != nil {

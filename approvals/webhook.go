@@ -18,6 +18,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 )
 
 // The webhook's wire format.
@@ -364,7 +365,7 @@ func (w *Webhook) ServeHTTP(rw http.ResponseWriter, req *http.Request) {
 		reply(http.StatusBadRequest, "malformed operation hash")
 		return
 	}
-	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", "webhook", "")
+	out, err := w.s.decide(req.Context(), cb.ID, cb.Approver, hash, cb.Decision == "approve", receipt.ChannelWebhook, "")
 	if err != nil {
 		code, status := refusal(err)
 		if code == http.StatusInternalServerError {
@@ -395,6 +396,8 @@ func refusal(err error) (int, string) {
 		return http.StatusConflict, "refused: decision is for another operation"
 	case errors.Is(err, ErrTampered):
 		return http.StatusConflict, "refused: shown content does not match the operation hash"
+	case errors.Is(err, ErrPasskeyRequired):
+		return http.StatusForbidden, "refused: this approval needs the approver's passkey, on the approval page"
 	}
 	return http.StatusInternalServerError, "not recorded"
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
 )
 
 // Messages for the agent when a step-up does not end in an approval.
@@ -188,7 +189,7 @@ func (p *Proxy) sign(op intent.Operation, hash intent.OperationHash) (approval.A
 	now := p.now().UTC().Truncate(time.Second)
 	return approval.Sign(approval.Approval{
 		ID: id, Operation: hash, MandateID: op.MandateID, Approver: p.cfg.ClientApprover.Name,
-		IssuedAt: now, ExpiresAt: now.Add(ttl),
+		IssuedAt: now, ExpiresAt: now.Add(ttl), Channel: receipt.ChannelElicitation,
 	}, p.cfg.ClientApprover.Key)
 }
 

@@ -42,7 +42,7 @@ func buildPage(c *config.Config, st approvals.Log, entries approvals.Store, call
 	}
 	p := &page{owners: map[string][]intent.Owner{}}
 	cfg := approvals.Config{Addr: ac.Listen, BaseURL: strings.TrimSuffix(ac.BaseURL, "/"), TTL: ac.RequestTTL.Duration, MaxPending: ac.MaxRequests,
-		Callbacks: callbacks, Logger: log, Phrasers: phrasers(), Roles: roles}
+		Callbacks: callbacks, Logger: log, Phrasers: phrasers(), Roles: roles, Passkeys: approvals.PasskeyRule(ac.Passkeys)}
 	if callbacks != nil {
 		// Whoever recorded a change's call-back is not one of its two
 		// approvers.

@@ -555,7 +555,8 @@ func TestPostgresStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rs); n != 2 || rs[0].Verdict != intent.StepUp || rs[1].Verdict != intent.Allow || rs[1].Approvals[0].Approver != "mcp-user" {
+	if n := len(rs); n != 2 || rs[0].Verdict != intent.StepUp || rs[1].Verdict != intent.Allow || rs[1].Approvals[0].Approver != "mcp-user" ||
+		rs[1].Approvals[0].Channel != receipt.ChannelElicitation {
 		t.Fatalf("chain of %d receipts: %+v", n, rs)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/intentplane/intentplane/approvals/passkey"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/internal/cli"
@@ -24,6 +26,8 @@ type receiptsVerifyCmd struct {
 	File  string            `arg:"" optional:"" help:"JSONL file of receipts (and checkpoints)."`
 	Store string            `help:"Verify the chains of this store instead of a file: postgres://... (PostgreSQL) or a file path, optionally embedded:PATH (the embedded store; the gateway using it must be stopped)."`
 	Pub   map[string]string `help:"Trusted checkpoint signer public keys as keyid=FILE (repeatable). With them every chain must be covered up to its head by a checkpoint signed with one of them; without them checkpoints are reported unverified."`
+
+	Passkeys string `help:"Passkeys registered outside the receipts checked, one JSON object per line as the approval page keeps them (approver, id, public_key, rp): every passkey approval must verify under a passkey its approver registered earlier in the receipts, or one of these."`
 
 	AllowUnanchored bool `name:"allow-unanchored" help:"With --pub, accept chains that no trusted checkpoint covers up to their head (they are listed as a warning): such a chain may have been rewritten from its start, invented, or extended after its last checkpoint."`
 }
@@ -53,27 +57,17 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 		defer f.Close()
 		in = f
 	}
-	var v receipt.Verifier
-	if len(c.Pub) > 0 {
-		keys := map[string]ed25519.PublicKey{}
-		for id, file := range c.Pub {
-			raw, err := os.ReadFile(file)
-			if err != nil {
-				return err
-			}
-			pk, err := mandate.ParsePublicKey(strings.TrimSpace(string(raw)))
-			if err != nil {
-				return fmt.Errorf("%s: %w", file, err)
-			}
-			keys[id] = pk
-		}
-		v = receipt.NewEd25519Verifier(keys)
+	v, err := checkpointVerifier(c.Pub)
+	if err != nil {
+		return err
 	}
 	verify := receipt.Verify
 	if v != nil && !c.AllowUnanchored {
 		verify = receipt.VerifyAnchored
 	}
-	rep, err := verify(in, v)
+	// The receipts are read again for their passkey assertions.
+	var kept bytes.Buffer
+	rep, err := verify(io.TeeReader(in, &kept), v)
 	var ue *receipt.UnanchoredError
 	if errors.As(err, &ue) {
 		var b strings.Builder
@@ -87,7 +81,11 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints\n", name, rep.Receipts, rep.Owners, rep.Checkpoints)
+	checked, err := c.checkPasskeys(name, &kept)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: OK: %d receipts in %d chains, %d checkpoints, %d passkey assertions\n", name, rep.Receipts, rep.Owners, rep.Checkpoints, checked)
 	for _, id := range slices.Sorted(maps.Keys(rep.UnknownKeys)) {
 		fmt.Fprintf(e.stdout, "note: %d checkpoints signed with key %q, not given with --pub, were ignored: they attest nothing (give --pub %s=KEY.pub to check them)\n", rep.UnknownKeys[id], id, id)
 	}
@@ -103,6 +101,58 @@ func (c *receiptsVerifyCmd) Run(e *env) error {
 		fmt.Fprintf(e.stdout, "warning: %d checkpoints NOT verified (no --pub key given): their signatures were not checked\n", rep.Unverified)
 	}
 	return nil
+}
+
+// checkpointVerifier returns the verifier of the checkpoint keys pub
+// names (key id to public key file), nil if none.
+func checkpointVerifier(pub map[string]string) (receipt.Verifier, error) {
+	if len(pub) == 0 {
+		return nil, nil
+	}
+	keys := map[string]ed25519.PublicKey{}
+	for id, file := range pub {
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		pk, err := mandate.ParsePublicKey(strings.TrimSpace(string(raw)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		keys[id] = pk
+	}
+	return receipt.NewEd25519Verifier(keys), nil
+}
+
+// checkPasskeys re-checks every passkey approval of the receipts in r
+// (passkey.Check), with the credentials of --passkeys, and returns how
+// many it checked, or an error naming each that fails.
+func (c *receiptsVerifyCmd) checkPasskeys(name string, r io.Reader) (int, error) {
+	var known []passkey.Credential
+	if c.Passkeys != "" {
+		f, err := os.Open(c.Passkeys)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Close()
+		if known, err = passkey.ReadCredentials(f); err != nil {
+			return 0, fmt.Errorf("%s: %w", c.Passkeys, err)
+		}
+	}
+	rs, _, err := receipt.ReadJSONL(r)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	checked, problems := passkey.Check(rs, known)
+	if len(problems) == 0 {
+		return checked, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d of %d passkey approvals do not verify: the receipt does not show that the approver's registered passkey approved that operation:", name, len(problems), checked)
+	for _, p := range problems {
+		b.WriteString("\n  " + p.Error())
+	}
+	return checked, errors.New(b.String())
 }
 
 type receiptsExportCmd struct {

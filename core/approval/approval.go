@@ -3,6 +3,8 @@ package approval
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -35,25 +37,59 @@ type Approval struct {
 	// approval once per line). Nil for the approval of one operation. Not
 	// signed itself: the run's hash is.
 	Lines []intent.OperationHash `json:",omitempty"`
+	// Channel names how the person confirmed (receipt.ChannelPage,
+	// ChannelWebhook, ChannelElicitation or ChannelPasskey); empty when the
+	// front door did not say (approvals signed before channels existed).
+	// It is signed, so that a front door holding no approver's key cannot
+	// relabel a confirmation given in the MCP client as one given on the
+	// page.
+	Channel string `json:",omitempty"`
+	// Passkey is the WebAuthn assertion the page verified before signing
+	// (Channel is ChannelPasskey); zero otherwise. Its SHA-256 is signed.
+	Passkey intent.Assertion `json:",omitzero"`
 }
 
 const signContext = "intentplane-approval-v1\x00"
 
 // SignedBytes returns what the approver signs: a context string and the
-// canonical encoding of every field but Sig.
+// canonical encoding of every field but Sig and Lines (a run's hash,
+// Operation, covers its lines). The channel and the SHA-256 of the
+// passkey assertion are encoded only when set, so that an approval
+// without them is signed over the bytes it always was.
 func (a Approval) SignedBytes() ([]byte, error) {
-	b, err := intent.Canonical(map[string]any{
+	m := map[string]any{
 		"id":        a.ID,
 		"operation": a.Operation.String(),
 		"mandate":   a.MandateID,
 		"approver":  a.Approver,
 		"issued":    a.IssuedAt,
 		"expires":   a.ExpiresAt,
-	})
+	}
+	if a.Channel != "" {
+		m["channel"] = a.Channel
+	}
+	if !a.Passkey.IsZero() {
+		m["passkey"] = assertionHash(a.Passkey)
+	}
+	b, err := intent.Canonical(m)
 	if err != nil {
 		return nil, err
 	}
 	return append([]byte(signContext), b...), nil
+}
+
+// assertionHash returns, in hex, the SHA-256 of a's four byte strings,
+// each preceded by its length (8 bytes, big endian), so that bytes cannot
+// move from one field to the next.
+func assertionHash(a intent.Assertion) string {
+	h := sha256.New()
+	for _, b := range [][]byte{a.CredentialID, a.AuthenticatorData, a.ClientDataJSON, a.Signature} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // NewID returns a random approval id from r (nil means crypto/rand).

@@ -68,6 +68,15 @@ func RunHash(mandateID string, lines []intent.OperationHash) (intent.OperationHa
 	return op.Hash()
 }
 
+// RunHash returns, in hex, the hash of the run a approves (its Operation,
+// for the approval of a run); "" for the approval of one operation.
+func (a Approval) RunHash() string {
+	if len(a.Lines) == 0 {
+		return ""
+	}
+	return a.Operation.String()
+}
+
 // SortedLines returns lines sorted by their hex form, as Approval.Lines
 // holds them.
 func SortedLines(lines []intent.OperationHash) []intent.OperationHash {

@@ -756,3 +756,34 @@ func TestVisibleContextFailure(t *testing.T) {
 		})
 	}
 }
+
+// TestEvidenceChannel: the channel and the passkey assertion an approval
+// was signed with reach the receipt of the operation it approves, byte for
+// byte; a channel relabelled after signing is refused.
+func TestEvidenceChannel(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	tok := w.mandate("emma", 5000000)
+	body := send("GB29", "1500.00")
+	d := w.decide(tok, body)
+	pk := intent.Assertion{CredentialID: []byte{7}, AuthenticatorData: []byte{8}, ClientDataJSON: []byte(`{}`), Signature: []byte{9}}
+	a := w.approve("alice", d)
+	a.Channel, a.Passkey = receipt.ChannelPasskey, pk
+	a, err := approval.Sign(a, w.approvers["alice"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	relabelled := a
+	relabelled.Channel = receipt.ChannelPage
+	if r := w.decide(tok, body, relabelled); r.Refusal == nil || r.Refusal.Code != intent.CodeApprovalInvalid {
+		t.Fatalf("relabelled channel: %s %+v, want approval_invalid", r.Verdict, r.Refusal)
+	}
+	ok := w.decide(tok, body, a)
+	if ok.Verdict != intent.Allow || len(ok.Receipt.Approvals) != 1 {
+		t.Fatalf("approved with a passkey: %s %+v", ok.Verdict, ok.Refusal)
+	}
+	ev := ok.Receipt.Approvals[0]
+	if ev.Channel != receipt.ChannelPasskey || !ev.Passkey.Equal(pk) || ev.Run != "" || ok.Receipt.Version != receipt.Version3 {
+		t.Fatalf("receipt evidence %+v (version %d), want channel passkey with the assertion", ev, ok.Receipt.Version)
+	}
+}

@@ -99,7 +99,10 @@ func (g *Gateway) checkApprovals(st *decision) *intent.Refusal {
 		}
 	}
 	for _, a := range grant.Approvals {
-		st.approved.evidence = append(st.approved.evidence, receipt.Evidence{ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt})
+		st.approved.evidence = append(st.approved.evidence, receipt.Evidence{
+			ID: a.ID, Approver: a.Approver, Level: string(grant.Level()), IssuedAt: a.IssuedAt, ExpiresAt: a.ExpiresAt,
+			Channel: a.Channel, Run: a.RunHash(), Passkey: a.Passkey,
+		})
 	}
 	st.approved.grant = grant
 	return nil

@@ -23,13 +23,18 @@ const (
 	// costs half as much. Its encoding begins with the byte 0x02, which
 	// no version 1 encoding does.
 	Version2 = 2
+	// Version3 is version 2 that also records, for each approval, the
+	// channel the person confirmed on, a run's hash and a passkey's
+	// assertion (see
+	// Canonical). Its encoding begins with the byte 0x03.
+	Version3 = 3
 	// CurrentVersion is the version Link gives a receipt whose Version is
 	// zero.
-	CurrentVersion = Version2
+	CurrentVersion = Version3
 )
 
 // errVersion is returned (wrapped in ErrInvalid) for a Version that is
-// neither zero, Version1 nor Version2.
+// neither zero, Version1, Version2 nor Version3.
 var errVersion = errors.New("unknown receipt version")
 
 // Tags of a value's kind in the version 2 encoding.
@@ -40,12 +45,16 @@ const (
 	tagBool   = 4
 )
 
-// appendBinary appends the version 2 encoding of r to dst (see Canonical).
-func (r *Receipt) appendBinary(dst []byte) ([]byte, error) {
+// appendBinary appends the encoding of r of version (Version2 or
+// Version3) to dst (see Canonical). It does not read r.Version.
+func (r *Receipt) appendBinary(dst []byte, version uint8) ([]byte, error) {
 	if r.Seq > math.MaxInt64 {
 		return nil, fmt.Errorf("%w: seq %d exceeds 2^63-1", ErrInvalid, r.Seq)
 	}
-	w := binWriter{b: append(dst, Version2)}
+	if err := checkOld(version, r.Approvals); err != nil {
+		return nil, err
+	}
+	w := binWriter{b: append(dst, version)}
 	w.b = binary.AppendUvarint(w.b, r.Seq)
 	w.str(string(r.Owner))
 	w.time(r.Time)
@@ -82,6 +91,14 @@ func (r *Receipt) appendBinary(dst []byte) ([]byte, error) {
 		w.str(a.Level)
 		w.time(a.IssuedAt)
 		w.time(a.ExpiresAt)
+		if version >= Version3 {
+			w.str(a.Channel)
+			w.str(a.Run)
+			w.bytes(a.Passkey.CredentialID)
+			w.bytes(a.Passkey.AuthenticatorData)
+			w.bytes(a.Passkey.ClientDataJSON)
+			w.bytes(a.Passkey.Signature)
+		}
 	}
 	w.str(r.Result)
 	w.str(r.Output)
@@ -108,6 +125,12 @@ func (w *binWriter) str(s string) {
 	}
 	w.b = binary.AppendUvarint(w.b, uint64(len(s)))
 	w.b = append(w.b, s...)
+}
+
+// bytes writes the length of b (uvarint) and b, any bytes.
+func (w *binWriter) bytes(b []byte) {
+	w.b = binary.AppendUvarint(w.b, uint64(len(b)))
+	w.b = append(w.b, b...)
 }
 
 // ascii reports whether s is all ASCII, eight bytes at a time: most

@@ -17,7 +17,7 @@ import (
 	"github.com/intentplane/intentplane/core/receipt"
 )
 
-// decodeV2 reads a version 2 encoding back into a receipt, written from
+// decodeV2 reads a version 2 or 3 encoding back into a receipt, written from
 // Canonical's doc comment alone: the oracle that the encoding is
 // unambiguous. If every encoding decodes to the receipt it encodes, two
 // receipts with one encoding are one receipt. It refuses trailing bytes,
@@ -25,10 +25,10 @@ import (
 func decodeV2(b []byte) (receipt.Receipt, error) {
 	d := &v2reader{b: b}
 	var r receipt.Receipt
-	if d.byte() != receipt.Version2 {
-		return r, errors.New("not version 2")
+	r.Version = d.byte()
+	if r.Version != receipt.Version2 && r.Version != receipt.Version3 {
+		return r, errors.New("not version 2 or 3")
 	}
-	r.Version = receipt.Version2
 	r.Seq = d.uvarint()
 	r.Owner = intent.Owner(d.str())
 	r.Time = d.time()
@@ -54,7 +54,12 @@ func decodeV2(b []byte) (receipt.Receipt, error) {
 	}
 	r.Operation = d.str()
 	for range d.count() {
-		r.Approvals = append(r.Approvals, receipt.Evidence{ID: d.str(), Approver: d.str(), Level: d.str(), IssuedAt: d.time(), ExpiresAt: d.time()})
+		a := receipt.Evidence{ID: d.str(), Approver: d.str(), Level: d.str(), IssuedAt: d.time(), ExpiresAt: d.time()}
+		if r.Version == receipt.Version3 {
+			a.Channel, a.Run = d.str(), d.str()
+			a.Passkey = intent.Assertion{CredentialID: d.bytes(), AuthenticatorData: d.bytes(), ClientDataJSON: d.bytes(), Signature: d.bytes()}
+		}
+		r.Approvals = append(r.Approvals, a)
 	}
 	r.Result = d.str()
 	r.Output = d.str()
@@ -126,6 +131,15 @@ func (d *v2reader) str() string {
 	return s
 }
 
+// bytes reads a byte string, nil if empty.
+func (d *v2reader) bytes() []byte {
+	b := d.take(d.count())
+	if len(b) == 0 {
+		return nil
+	}
+	return slices.Clone(b)
+}
+
 func (d *v2reader) time() time.Time {
 	switch d.byte() {
 	case 0:
@@ -184,9 +198,12 @@ func (d *v2reader) values() map[string]intent.Value {
 }
 
 // normalV2 is r as decodeV2 returns it: empty lists and maps nil, times
-// in UTC, Version 2, Hash zero.
+// in UTC, Version 2 or 3 (for zero), Hash zero.
 func normalV2(r receipt.Receipt) receipt.Receipt {
-	r.Version, r.Hash = receipt.Version2, receipt.Hash{}
+	if r.Version == 0 {
+		r.Version = receipt.CurrentVersion
+	}
+	r.Hash = receipt.Hash{}
 	r.Args, r.Facts = normalValues(r.Args), normalValues(r.Facts)
 	if len(r.Resolved) == 0 {
 		r.Resolved = nil
@@ -223,11 +240,11 @@ func normalValues[M ~map[string]intent.Value](vs M) M {
 	return out
 }
 
-// checkV2 checks that r's version 2 encoding decodes to r, or that both
-// the encoder and the reader refuse it.
+// checkV2 checks that r's version 2 or 3 encoding (as r.Version says,
+// zero for 3) decodes to r, or that both the encoder and the reader refuse
+// it.
 func checkV2(t *testing.T, r receipt.Receipt) {
 	t.Helper()
-	r.Version = receipt.Version2
 	b, err := r.Canonical()
 	if err != nil {
 		if !errors.Is(err, receipt.ErrInvalid) {
@@ -257,6 +274,14 @@ func checkV2(t *testing.T, r receipt.Receipt) {
 	}
 }
 
+// seeds are receipts of version 2 and 3 whose encodings seed the fuzz
+// tests of the binary encodings.
+func seeds() []receipt.Receipt {
+	v2 := fixed()
+	v2.Version = receipt.Version2
+	return []receipt.Receipt{v2, fixed(), fixedPasskey(), sample("emma", 2), {}}
+}
+
 // storedForm is the stored form of a receipt of version 2 whose Canonical
 // is b and whose Hash is h (see receipt.LinkAppend).
 func storedForm(b []byte, h receipt.Hash) []byte {
@@ -267,7 +292,7 @@ func storedForm(b []byte, h receipt.Hash) []byte {
 // against the oracle: it never panics, and whatever it accepts, the
 // oracle accepts and reads as the same receipt.
 func FuzzUnmarshalBinary(f *testing.F) {
-	for _, r := range []receipt.Receipt{fixed(), sample("emma", 2), {}} {
+	for _, r := range seeds() {
 		b, err := r.Canonical()
 		if err != nil {
 			f.Fatal(err)
@@ -302,7 +327,7 @@ func FuzzUnmarshalBinary(f *testing.F) {
 // after whatever dst held; and that it refuses what Link refuses, leaving
 // dst as it was.
 func TestLinkAppend(t *testing.T) {
-	for _, version := range []uint8{0, receipt.Version1, receipt.Version2} {
+	for _, version := range []uint8{0, receipt.Version1, receipt.Version2, receipt.Version3} {
 		t.Run(fmt.Sprint("version ", version), func(t *testing.T) {
 			first, second := sample("emma", 1), sample("emma", 2)
 			first.Version, second.Version = version, version
@@ -353,7 +378,7 @@ func TestLinkAppend(t *testing.T) {
 // are the encoding of the receipt it read, so no receipt has two
 // encodings.
 func FuzzDecodeV2(f *testing.F) {
-	for _, r := range []receipt.Receipt{fixed(), sample("emma", 2), {}} {
+	for _, r := range seeds() {
 		b, err := r.Canonical()
 		if err != nil {
 			f.Fatal(err)
@@ -444,6 +469,8 @@ func TestVersion1Testdata(t *testing.T) {
 func TestVersionEdited(t *testing.T) {
 	t.Parallel()
 	r := chainOf(t, "emma", 1)[0]
+	r.Version = receipt.Version2
+	r = rehash(t, r)
 	v2 := jsonl(t, r)
 	r.Version = receipt.Version1
 	r = rehash(t, r)
@@ -458,6 +485,8 @@ func TestVersionEdited(t *testing.T) {
 	}{
 		{"version 2 read as 1", bytes.Replace(v2, []byte(`,"version":2}`), []byte(`}`), 1), receipt.KindEdited},
 		{"version 1 read as 2", bytes.Replace(v1, []byte(`"type":"receipt"}`), []byte(`"type":"receipt","version":2}`), 1), receipt.KindEdited},
+		{"a channel in version 2", bytes.Replace(v2, []byte(`"decision"`), []byte(`"approvals":[{"channel":"page","id":"a"}],"decision"`), 1), receipt.KindMalformed},
+		{"version 2 read as 3", bytes.Replace(v2, []byte(`,"version":2}`), []byte(`,"version":3}`), 1), receipt.KindEdited},
 		{"version 9", bytes.Replace(v2, []byte(`"version":2}`), []byte(`"version":9}`), 1), receipt.KindMalformed},
 		{"version 1 written out", bytes.Replace(v1, []byte(`"type":"receipt"}`), []byte(`"type":"receipt","version":1}`), 1), receipt.KindMalformed},
 		{"version as text", bytes.Replace(v2, []byte(`"version":2}`), []byte(`"version":"2"}`), 1), receipt.KindMalformed},

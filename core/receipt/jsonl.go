@@ -23,8 +23,10 @@ const (
 // order given. Each line is the JSON object of the receipt (the version 1
 // encoding Receipt.Canonical describes) with more keys: "type":"receipt",
 // "hash", the receipt's Hash in hex, and, unless the receipt is of version
-// 1, "version" (2; a receipt of version zero is written as of
-// CurrentVersion). Keys are sorted and zero fields left out, so the output
+// 1, "version" (2 or 3; a receipt of version zero is written as of
+// CurrentVersion). An approval's passkey assertion is an object of its
+// bytes in standard base64: "authenticator_data", "client_data",
+// "credential", "signature". Keys are sorted and zero fields left out, so the output
 // is deterministic. Times are RFC 3339 in UTC with nanoseconds, hashes
 // lowercase hex, and each argument and fact a typed value:
 // {"string":"ACME"}, {"int":3}, {"amount":125000,"scale":2} (125000 minor
@@ -36,10 +38,18 @@ const (
 func WriteJSONL(w io.Writer, rs []Receipt) error {
 	var line []byte
 	for i := range rs {
-		extra := []member{{key: "hash", value: rs[i].Hash.String()}, {key: "type", value: typeReceipt}, {key: "version", n: CurrentVersion}}
+		extra := []member{{key: "hash", value: rs[i].Hash.String()}, {key: "type", value: typeReceipt}, {key: "version", n: uint64(rs[i].Version)}}
 		switch rs[i].Version {
-		case 0, CurrentVersion:
+		case 0:
+			extra[2].n = CurrentVersion
+		case Version2, Version3:
+			if err := checkOld(rs[i].Version, rs[i].Approvals); err != nil {
+				return err
+			}
 		case Version1:
+			if err := checkOld(Version1, rs[i].Approvals); err != nil {
+				return err
+			}
 			extra = extra[:2]
 		default:
 			return fmt.Errorf("%w: %w %d", ErrInvalid, errVersion, rs[i].Version)
@@ -131,11 +141,21 @@ type jsonProvenance struct {
 }
 
 type jsonEvidence struct {
-	ID       string `json:"id"`
-	Approver string `json:"approver"`
-	Level    string `json:"level"`
-	Issued   string `json:"issued"`
-	Expires  string `json:"expires"`
+	ID       string       `json:"id"`
+	Approver string       `json:"approver"`
+	Level    string       `json:"level"`
+	Issued   string       `json:"issued"`
+	Expires  string       `json:"expires"`
+	Channel  string       `json:"channel"`
+	Run      string       `json:"run"`
+	Passkey  *jsonPasskey `json:"passkey"`
+}
+
+type jsonPasskey struct {
+	AuthData   string `json:"authenticator_data"`
+	ClientData string `json:"client_data"`
+	Credential string `json:"credential"`
+	Signature  string `json:"signature"`
 }
 
 type jsonCheckpoint struct {
@@ -206,10 +226,10 @@ func (r *Receipt) decodeChain(j jsonReceipt) error {
 	switch {
 	case j.Version == nil:
 		r.Version = Version1
-	case *j.Version == Version2:
-		r.Version = Version2
+	case *j.Version == Version2 || *j.Version == Version3:
+		r.Version = uint8(*j.Version)
 	default:
-		return fmt.Errorf(`"version" is %d: this reader knows 2 (and 1, written without "version")`, *j.Version)
+		return fmt.Errorf(`"version" is %d: this reader knows 2 and 3 (and 1, written without "version")`, *j.Version)
 	}
 	if j.Time == "" {
 		return errors.New(`"time" is missing`)
@@ -277,8 +297,13 @@ func decodeResolved(js []jsonResolved) ([]intent.Resolved, error) {
 func decodeApprovals(js []jsonEvidence) ([]Evidence, error) {
 	var out []Evidence
 	for i, ja := range js {
-		ev := Evidence{ID: ja.ID, Approver: ja.Approver, Level: ja.Level}
+		ev := Evidence{ID: ja.ID, Approver: ja.Approver, Level: ja.Level, Channel: ja.Channel, Run: ja.Run}
 		var err error
+		if ja.Passkey != nil {
+			if ev.Passkey, err = ja.Passkey.assertion(i); err != nil {
+				return out, err
+			}
+		}
 		if ja.Issued != "" {
 			if ev.IssuedAt, err = parseTime(fmt.Sprintf("approvals[%d].issued", i), ja.Issued); err != nil {
 				return out, err
@@ -292,6 +317,34 @@ func decodeApprovals(js []jsonEvidence) ([]Evidence, error) {
 		out = append(out, ev)
 	}
 	return out, nil
+}
+
+// assertion decodes the passkey of approval i; an error names the field.
+func (j *jsonPasskey) assertion(i int) (intent.Assertion, error) {
+	var a intent.Assertion
+	for _, f := range []struct {
+		name string
+		in   string
+		out  *[]byte
+	}{
+		{"authenticator_data", j.AuthData, &a.AuthenticatorData},
+		{"client_data", j.ClientData, &a.ClientDataJSON},
+		{"credential", j.Credential, &a.CredentialID},
+		{"signature", j.Signature, &a.Signature},
+	} {
+		if f.in == "" {
+			continue
+		}
+		b, err := base64.StdEncoding.Strict().DecodeString(f.in)
+		if err != nil {
+			return a, fmt.Errorf("%q is not standard base64: %w", fmt.Sprintf("approvals[%d].passkey.%s", i, f.name), err)
+		}
+		*f.out = b
+	}
+	if a.IsZero() {
+		return a, fmt.Errorf(`"approvals[%d].passkey" is empty`, i)
+	}
+	return a, nil
 }
 
 func decodeCheckpoint(b []byte) (Checkpoint, error) {

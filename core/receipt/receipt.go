@@ -33,6 +33,59 @@ type Evidence struct {
 	// IssuedAt and ExpiresAt bound the approval's validity, in UTC; zero if
 	// unknown.
 	IssuedAt, ExpiresAt time.Time
+	// Channel names how the person confirmed: ChannelPage, ChannelWebhook,
+	// ChannelElicitation or ChannelPasskey. Empty when not recorded: every
+	// receipt of version 1 or 2, which cannot hold it.
+	Channel string
+	// Run, for the approval of a run (a payment run), is the run's hash in
+	// hex (approval.RunHash): what the approval, and its passkey assertion,
+	// are over, the receipt's Operation being one of the run's lines (or,
+	// on the page's receipt of the vote, the run as requested). Empty for
+	// the approval of one operation, and in receipts of version 1 or 2.
+	Run string
+	// Passkey is the WebAuthn assertion of an approval given with a passkey
+	// (Channel is ChannelPasskey); zero otherwise. The receipt carries its
+	// bytes under its hash; `intentplane receipts verify` checks them.
+	// Receipts of version 1 or 2 cannot hold it.
+	Passkey intent.Assertion
+}
+
+// The values of Evidence.Channel: how a person confirmed.
+const (
+	// ChannelPage: on the approval page, signed in with a passcode.
+	ChannelPage = "page"
+	// ChannelWebhook: in a chat or ticket tool that called the approval
+	// webhook back, signed by that tool's key.
+	ChannelWebhook = "webhook"
+	// ChannelElicitation: in the MCP client, which asked its user
+	// (elicitation); only as trustworthy as the client.
+	ChannelElicitation = "elicitation"
+	// ChannelPasskey: on the approval page, with a WebAuthn assertion over
+	// the operation hash and the approval's ID (Evidence.Passkey).
+	ChannelPasskey = "passkey"
+)
+
+// recorded reports whether ev holds what only version 3 can encode.
+func (ev *Evidence) recorded() bool {
+	return ev.Channel != "" || ev.Run != "" || !ev.Passkey.IsZero()
+}
+
+// errChannel is returned (wrapped in ErrInvalid) for a receipt of version
+// 1 or 2 whose approvals record a channel or an assertion.
+var errChannel = errors.New("an approval's channel, run or passkey needs receipt version 3")
+
+// checkOld returns an error wrapping ErrInvalid if version is 1 or 2 and
+// as hold what those versions cannot encode, and nil otherwise.
+func checkOld(version uint8, as []Evidence) error {
+	if version != Version1 && version != Version2 {
+		return nil
+	}
+	for i := range as {
+		if as[i].recorded() {
+			return fmt.Errorf("%w: %w (version %d)", ErrInvalid, errChannel, version)
+		}
+	}
+	return nil
 }
 
 // Receipt is the record of one decision of the gateway, allowed or not. It
@@ -84,8 +137,8 @@ type Receipt struct {
 	// Output is the short execution output or error summary shown to the
 	// agent; it never holds secrets.
 	Output string
-	// Version is the version of the encoding Hash covers: Version1 or
-	// Version2. Zero means CurrentVersion; Link sets it.
+	// Version is the version of the encoding Hash covers: Version1,
+	// Version2 or Version3. Zero means CurrentVersion; Link sets it.
 	Version uint8
 	// Hash is SHA-256(0x00 || r.Canonical()): the hash of every field
 	// above. Set by Link.
@@ -199,6 +252,11 @@ func putEncoding(buf *[]byte) {
 // byte): the encoding of every field of r except Hash, in the version
 // r.Version names (zero means CurrentVersion).
 //
+// Version 3 is version 2 with its first byte 0x03 and each approval
+// followed by its channel and its run (strings) and its passkey assertion: credential
+// ID, authenticator data, client data JSON and signature, each a byte
+// string (its length in bytes, uvarint, and its bytes), empty if none.
+//
 // Version 2 is a binary encoding in which every item delimits itself, so
 // that two different receipts never give the same bytes. It is the byte
 // 0x02, then the fields in the order of the Receipt struct: seq (uvarint),
@@ -224,13 +282,14 @@ func putEncoding(buf *[]byte) {
 // each argument or fact is a typed value (see WriteJSONL). Its first byte
 // is '{', which no version 2 encoding begins with.
 //
-// In both versions the kind and scale of each argument or fact are
+// In every version the kind and scale of each argument or fact are
 // hashed, so changing 1250.00 into 125000 changes the hash, and map
 // entries are always kept: their key is content.
 //
 // It returns an error wrapping ErrInvalid if a string is not valid UTF-8, a
-// value has an invalid kind, Seq exceeds 2^63-1, or the version is
-// unknown.
+// value has an invalid kind, Seq exceeds 2^63-1, the version is unknown,
+// or a receipt of version 1 or 2 has an approval with a channel or a
+// passkey (which those versions cannot encode).
 func (r *Receipt) Canonical() ([]byte, error) {
 	return r.appendHashed(nil)
 }
@@ -238,9 +297,14 @@ func (r *Receipt) Canonical() ([]byte, error) {
 // appendHashed appends r.Canonical() to dst.
 func (r *Receipt) appendHashed(dst []byte) ([]byte, error) {
 	switch r.Version {
-	case 0, Version2:
-		return r.appendBinary(dst)
+	case 0:
+		return r.appendBinary(dst, CurrentVersion)
+	case Version2, Version3:
+		return r.appendBinary(dst, r.Version)
 	case Version1:
+		if err := checkOld(Version1, r.Approvals); err != nil {
+			return nil, err
+		}
 		return r.appendJSON(dst)
 	}
 	return nil, fmt.Errorf("%w: %w %d", ErrInvalid, errVersion, r.Version)
@@ -251,6 +315,12 @@ var (
 	nAction     = intent.NewName("action")
 	nApprovals  = intent.NewName("approvals")
 	nApprover   = intent.NewName("approver")
+	nAuthData   = intent.NewName("authenticator_data")
+	nChannel    = intent.NewName("channel")
+	nClientData = intent.NewName("client_data")
+	nCredential = intent.NewName("credential")
+	nPasskey    = intent.NewName("passkey")
+	nSignature  = intent.NewName("signature")
 	nArgs       = intent.NewName("args")
 	nAt         = intent.NewName("at")
 	nCode       = intent.NewName("code")
@@ -272,6 +342,7 @@ var (
 	nRecord     = intent.NewName("record")
 	nResolved   = intent.NewName("resolved")
 	nResult     = intent.NewName("result")
+	nRun        = intent.NewName("run")
 	nSent       = intent.NewName("sent")
 	nSeq        = intent.NewName("seq")
 	nSource     = intent.NewName("source")
@@ -346,10 +417,22 @@ func appendApprovals(e *intent.Encoder, as []Evidence) {
 		ao := object{e: e}
 		e.BeginObject()
 		ao.string(nApprover, a.Approver)
+		ao.string(nChannel, a.Channel)
 		ao.time(nExpires, a.ExpiresAt)
 		ao.string(nId, a.ID)
 		ao.time(nIssued, a.IssuedAt)
 		ao.string(nLevel, a.Level)
+		if p := a.Passkey; !p.IsZero() {
+			ao.key(nPasskey)
+			po := object{e: e}
+			e.BeginObject()
+			po.bytes(nAuthData, p.AuthenticatorData)
+			po.bytes(nClientData, p.ClientDataJSON)
+			po.bytes(nCredential, p.CredentialID)
+			po.bytes(nSignature, p.Signature)
+			po.end()
+		}
+		ao.string(nRun, a.Run)
 		ao.end()
 	}
 	e.EndArray()
@@ -428,6 +511,14 @@ func (o *object) string(k intent.Name, v string) {
 	if v != "" {
 		o.key(k)
 		o.e.String(v)
+	}
+}
+
+// bytes writes b in standard base64 (with padding), if it is not empty.
+func (o *object) bytes(k intent.Name, b []byte) {
+	if len(b) > 0 {
+		o.key(k)
+		o.e.String(base64.StdEncoding.EncodeToString(b))
 	}
 }
 

@@ -123,13 +123,72 @@ func checkHash(t *testing.T, r receipt.Receipt, canonical []byte, want string) r
 func TestCanonicalGoldenV2(t *testing.T) {
 	t.Parallel()
 	r := fixed()
+	r.Version = receipt.Version2
 	got, err := r.Canonical()
 	if err != nil {
 		t.Fatal(err)
 	}
+	if diff := cmp.Diff([]byte(goldenBinary(receipt.Version2, "")), got); diff != "" {
+		t.Errorf("Canonical() mismatch (-want, +got):\n%s", diff)
+	}
+	checkHash(t, r, got, "78e9c5d2ab138e90c0be3e4530bb9ce63d1f57d5ad452fcc7eceb542da48db1c")
+	r.Version = 4
+	if _, err := r.ComputeHash(); !errors.Is(err, receipt.ErrInvalid) {
+		t.Errorf("ComputeHash() of version 4 error = %v, want ErrInvalid", err)
+	}
+	r.Version = receipt.Version2
+	r.Approvals[0].Channel = receipt.ChannelPage
+	if _, err := r.ComputeHash(); !errors.Is(err, receipt.ErrInvalid) {
+		t.Errorf("ComputeHash() of version 2 with a channel error = %v, want ErrInvalid", err)
+	}
+}
+
+// TestCanonicalGoldenV3 freezes the version 3 encoding: version 2's items
+// and, after each approval, its channel and passkey assertion. Version
+// zero is version 3.
+func TestCanonicalGoldenV3(t *testing.T) {
+	t.Parallel()
+	r := fixed()
+	got, err := r.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An approval with no channel recorded: six empty items.
+	if diff := cmp.Diff([]byte(goldenBinary(receipt.Version3, "\x00\x00\x00\x00\x00\x00")), got); diff != "" {
+		t.Errorf("Canonical() mismatch (-want, +got):\n%s", diff)
+	}
+	checkHash(t, r, got, "87e116cf4a8eb8eee25f1c121c3e69297017aca2bb128894964ed8ed33847ae5")
+	r = fixedPasskey()
+	got, err = r.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail := "\x07passkey" + "\x00" + "\x01\xc1" + "\x02ad" + "\x02{}" + "\x02\xff\x00"
+	if diff := cmp.Diff([]byte(goldenBinary(receipt.Version3, tail)), got); diff != "" {
+		t.Errorf("Canonical() with a passkey mismatch (-want, +got):\n%s", diff)
+	}
+	checkHash(t, r, got, "b5286092f4cb44267dc33bc75d7cec048f37b1bba21683900e3493a94c018944")
+	r.Version = receipt.Version3
+	if h, err := r.ComputeHash(); err != nil || h != rehash(t, fixedPasskey()).Hash {
+		t.Errorf("ComputeHash() of Version3 = %s, %v; want that of version zero", h, err)
+	}
+}
+
+// fixedPasskey is fixed() with its approval given with a passkey.
+func fixedPasskey() receipt.Receipt {
+	r := fixed()
+	r.Approvals[0].Channel = receipt.ChannelPasskey
+	r.Approvals[0].Passkey = intent.Assertion{CredentialID: []byte{0xc1}, AuthenticatorData: []byte("ad"), ClientDataJSON: []byte("{}"), Signature: []byte{0xff, 0x00}}
+	return r
+}
+
+// goldenBinary is the binary encoding of fixed() in version (2 or 3),
+// with approvalTail after the approval's times, written item by item as
+// Canonical documents it.
+func goldenBinary(version byte, approvalTail string) string {
 	str := func(s string) string { return string(rune(len(s))) + s } // every string here is shorter than 128 bytes
 	prev := sha256.Sum256([]byte("previous"))
-	want := "\x02" + // version
+	return string([]byte{version}) +
 		"\x07" + // seq
 		str("acme-gmbh") +
 		"\x01\xba\xa7\xa9\x9b\x0d\xd6\x8f\x9e\x99\x02" + // time: 1, seconds 1773480413 (zigzag varint), nanoseconds 589793238 (uvarint)
@@ -155,19 +214,8 @@ func TestCanonicalGoldenV2(t *testing.T) {
 		"\x01" + str("apv_9") + str("lena") + str("confirm") +
 		"\x01\xc2\xa6\xa9\x9b\x0d\xd6\x8f\x9e\x99\x02" + // issued, a minute before
 		"\x01\x9a\xab\xa9\x9b\x0d\xd6\x8f\x9e\x99\x02" + // expires, four minutes after
+		approvalTail +
 		str("executed") + str("payment 881 registered")
-	if diff := cmp.Diff([]byte(want), got); diff != "" {
-		t.Errorf("Canonical() mismatch (-want, +got):\n%s", diff)
-	}
-	h := checkHash(t, r, got, "78e9c5d2ab138e90c0be3e4530bb9ce63d1f57d5ad452fcc7eceb542da48db1c")
-	r.Version = receipt.Version2
-	if h2, err := r.ComputeHash(); err != nil || h2 != h {
-		t.Errorf("ComputeHash() of Version2 = %s, %v; want that of version zero, %s", h2, err, h)
-	}
-	r.Version = 3
-	if _, err := r.ComputeHash(); !errors.Is(err, receipt.ErrInvalid) {
-		t.Errorf("ComputeHash() of version 3 error = %v, want ErrInvalid", err)
-	}
 }
 
 func TestCheckpointGolden(t *testing.T) {
@@ -304,7 +352,7 @@ func TestLinkErrors(t *testing.T) {
 // the version is covered.
 func TestHashFields(t *testing.T) {
 	t.Parallel()
-	for _, v := range []uint8{receipt.Version1, receipt.Version2} {
+	for _, v := range []uint8{receipt.Version1, receipt.Version2, receipt.Version3} {
 		t.Run(fmt.Sprintf("version %d", v), func(t *testing.T) {
 			t.Parallel()
 			testHashFields(t, v)
@@ -339,8 +387,23 @@ func testHashFields(t *testing.T, version uint8) {
 		{name: "empty args key", edit: func(r *receipt.Receipt) { r.Args[""] = intent.Str("") }},
 		{name: "seq", edit: func(r *receipt.Receipt) { r.Seq = 2 }},
 		{name: "empty approval", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{}} }},
-		{name: "version", edit: func(r *receipt.Receipt) { r.Version = 3 - r.Version }},
+		{name: "version", edit: func(r *receipt.Receipt) { r.Version = r.Version%3 + 1 }},
 		{name: "string moved to the next field", edit: func(r *receipt.Receipt) { r.Owner, r.MandateID = "", "emma" }},
+	}
+	if version == receipt.Version3 {
+		pk := intent.Assertion{Signature: []byte{1}}
+		tests = append(tests, []struct {
+			name string
+			edit func(*receipt.Receipt)
+			same bool
+		}{
+			{name: "channel", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{Channel: receipt.ChannelPage}} }},
+			{name: "passkey", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{Passkey: pk}} }},
+			{name: "run", edit: func(r *receipt.Receipt) { r.Approvals = []receipt.Evidence{{Run: "ab"}} }},
+			{name: "passkey bytes moved", edit: func(r *receipt.Receipt) {
+				r.Approvals = []receipt.Evidence{{Passkey: intent.Assertion{ClientDataJSON: []byte{1}}}}
+			}},
+		}...)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

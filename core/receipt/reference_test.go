@@ -3,6 +3,7 @@ package receipt_test
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -115,10 +116,18 @@ func typed(vs map[string]intent.Value) map[string]any {
 }
 
 // checkAgainstReference compares r.Canonical with referenceCanonical in
-// version 1, and checks that decodeV2 reads r back from its version 2
-// encoding.
+// version 1 (without what only version 3 holds), checks that decodeV2
+// reads r back from its version 3 encoding (and version 2's, without that)
+// and that r's JSON line reads back as a receipt of the same hash.
 func checkAgainstReference(t *testing.T, r receipt.Receipt) {
 	t.Helper()
+	checkV2(t, r)
+	checkJSONLine(t, r)
+	r.Approvals = slices.Clone(r.Approvals)
+	for i := range r.Approvals {
+		r.Approvals[i].Channel, r.Approvals[i].Run, r.Approvals[i].Passkey = "", "", intent.Assertion{}
+	}
+	r.Version = receipt.Version2
 	checkV2(t, r)
 	r.Version = receipt.Version1
 	got, err := r.Canonical()
@@ -131,9 +140,38 @@ func checkAgainstReference(t *testing.T, r receipt.Receipt) {
 	}
 }
 
+// checkJSONLine checks that r's line of WriteJSONL reads back as a
+// receipt of r's hash, or that WriteJSONL refuses r as Canonical does.
+func checkJSONLine(t *testing.T, r receipt.Receipt) {
+	t.Helper()
+	h, err := r.ComputeHash()
+	if err != nil {
+		return
+	}
+	r.Hash = h
+	var b bytes.Buffer
+	if err := receipt.WriteJSONL(&b, []receipt.Receipt{r}); err != nil {
+		if !errors.Is(err, receipt.ErrInvalid) {
+			t.Fatalf("WriteJSONL() error = %v, want ErrInvalid", err)
+		}
+		return
+	}
+	if r.Seq == 0 || r.Time.IsZero() {
+		return // not a line ReadJSONL accepts
+	}
+	rs, _, err := receipt.ReadJSONL(&b)
+	if err != nil {
+		t.Fatalf("ReadJSONL(WriteJSONL()) error = %v", err)
+	}
+	if got, err := rs[0].ComputeHash(); err != nil || got != h {
+		t.Fatalf("the receipt read back hashes to %s, %v; want %s", got, err, h)
+	}
+}
+
 func TestCanonicalReference(t *testing.T) {
 	t.Parallel()
 	checkAgainstReference(t, fixed())
+	checkAgainstReference(t, fixedPasskey())
 	checkAgainstReference(t, receipt.Receipt{})
 	checkAgainstReference(t, sample("emma", 2))
 	r := fixed()
@@ -152,6 +190,7 @@ func FuzzCanonical(f *testing.F) {
 	f.Add("", "", "", "", int64(0), uint8(0), uint64(0), int64(-1))
 	f.Add("o\xff", "a", "m", "k\x00", int64(-5), uint8(1), uint64(1<<63), int64(1<<40))
 	f.Fuzz(func(t *testing.T, owner, action, text, key string, n int64, kind uint8, seq uint64, nanos int64) {
+		pk := intent.Assertion{CredentialID: []byte(key), AuthenticatorData: []byte(text), Signature: []byte(owner)}
 		r := receipt.Receipt{
 			Seq: seq, Owner: intent.Owner(owner), Action: intent.Action(action),
 			Time: time.Unix(0, nanos), MandateID: text, Sent: text + action, Message: text,
@@ -159,7 +198,7 @@ func FuzzCanonical(f *testing.F) {
 			Args:      intent.Args{key: {Kind: intent.Kind(kind % 6), Str: text, Int: n, Scale: kind % 4, Bool: n%2 == 0}},
 			Facts:     map[string]intent.Value{key + "_fact": intent.Int(n), text: intent.Str(owner)},
 			Resolved:  []intent.Resolved{{Param: key, Sent: text, Value: owner, Provenance: intent.Provenance{Source: action, At: time.Unix(n%1e10, 0)}}},
-			Approvals: []receipt.Evidence{{ID: key, Approver: owner, Level: text, IssuedAt: time.Unix(0, nanos)}},
+			Approvals: []receipt.Evidence{{ID: key, Approver: owner, Level: text, IssuedAt: time.Unix(0, nanos), Channel: action, Run: text, Passkey: pk}},
 		}
 		checkAgainstReference(t, r)
 	})

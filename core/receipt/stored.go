@@ -28,7 +28,7 @@ func LinkAppend(dst []byte, r Receipt, prev *Receipt) (Receipt, []byte, error) {
 		return Receipt{}, dst, err
 	}
 	switch r.Version {
-	case Version2:
+	case Version2, Version3:
 	case Version1:
 		if r.Hash, err = r.ComputeHash(); err != nil {
 			return Receipt{}, dst, err
@@ -42,7 +42,7 @@ func LinkAppend(dst []byte, r Receipt, prev *Receipt) (Receipt, []byte, error) {
 		return Receipt{}, dst, fmt.Errorf("%w: %w %d", ErrInvalid, errVersion, r.Version)
 	}
 	start := len(dst)
-	out, err := r.appendBinary(append(dst, receiptDomain))
+	out, err := r.appendBinary(append(dst, receiptDomain), r.Version)
 	if err != nil {
 		return Receipt{}, dst, err
 	}
@@ -69,12 +69,12 @@ func (r *Receipt) UnmarshalBinary(b []byte) error {
 		*r = got
 		return nil
 	}
-	if len(b) < 2+len(Hash{}) || b[0] != receiptDomain || b[1] != Version2 {
-		return fmt.Errorf("%w: %w: neither version 1 nor 2", ErrInvalid, errStored)
+	if len(b) < 2+len(Hash{}) || b[0] != receiptDomain || (b[1] != Version2 && b[1] != Version3) {
+		return fmt.Errorf("%w: %w: neither version 1, 2 nor 3", ErrInvalid, errStored)
 	}
 	body := b[2 : len(b)-len(Hash{})]
 	d := binReader{s: string(body)}
-	got := d.receipt()
+	got := d.receipt(b[1])
 	if d.err == nil && d.i != len(d.s) {
 		d.fail("%d bytes after the receipt", len(d.s)-d.i)
 	}
@@ -95,8 +95,10 @@ type binReader struct {
 	err error
 }
 
-func (d *binReader) receipt() Receipt {
-	r := Receipt{Version: Version2}
+// receipt reads a receipt of version (Version2 or Version3) after its
+// version byte.
+func (d *binReader) receipt(version uint8) Receipt {
+	r := Receipt{Version: version}
 	r.Seq = d.uvarint()
 	r.Owner = intent.Owner(d.str())
 	r.Time = d.time()
@@ -129,20 +131,42 @@ func (d *binReader) receipt() Receipt {
 		}
 	}
 	r.Operation = d.str()
-	if n := d.count(); n > 0 {
-		r.Approvals = make([]Evidence, n)
-		for i := range r.Approvals {
-			a := &r.Approvals[i]
-			a.ID, a.Approver, a.Level = d.str(), d.str(), d.str()
-			a.IssuedAt, a.ExpiresAt = d.time(), d.time()
-		}
-	}
+	r.Approvals = d.approvals(version)
 	r.Result = d.str()
 	r.Output = d.str()
 	if r.Seq > 1<<63-1 {
 		d.fail("seq %d beyond 2^63-1", r.Seq)
 	}
 	return r
+}
+
+// approvals reads a receipt's approvals: nil if it has none.
+func (d *binReader) approvals(version uint8) []Evidence {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	as := make([]Evidence, n)
+	for i := range as {
+		a := &as[i]
+		a.ID, a.Approver, a.Level = d.str(), d.str(), d.str()
+		a.IssuedAt, a.ExpiresAt = d.time(), d.time()
+		if version >= Version3 {
+			a.Channel, a.Run = d.str(), d.str()
+			p := &a.Passkey
+			p.CredentialID, p.AuthenticatorData, p.ClientDataJSON, p.Signature = d.bytes(), d.bytes(), d.bytes(), d.bytes()
+		}
+	}
+	return as
+}
+
+// bytes reads a byte string: nil if empty, else a copy.
+func (d *binReader) bytes() []byte {
+	s := d.take(d.count())
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
 }
 
 func (d *binReader) fail(format string, args ...any) {

@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore func(t *testing.T) state.Store) {
 		{"OpaqueKeys", testOpaqueKeys},
 		{"KeyTooLong", testKeyTooLong},
 		{"ReceiptChainPerOwner", testReceiptChain},
+		{"ReceiptKeepsApprovalChannel", testReceiptChannel},
 		{"ReceiptConcurrentAppendNoFork", testReceiptConcurrent},
 		{"OpenReservations", testOpenReservations},
 		{"RunningTotals", testRunningTotals},
@@ -390,6 +391,32 @@ func testReceiptChain(t *testing.T, s state.Store) {
 		t.Fatalf("Receipts beyond the head = %v, %v; want none, nil", seqs(beyond), err)
 	}
 	verifyAll(t, s, "alice", "bob")
+}
+
+// testReceiptChannel: a receipt's approvals come back with their channel
+// and passkey assertion byte for byte (receipt version 3), and the chain
+// still verifies.
+func testReceiptChannel(t *testing.T, s state.Store) {
+	ctx := context.Background()
+	r := draft("alice", 0)
+	at := r.Time
+	pk := intent.Assertion{CredentialID: []byte{0xc1, 0x00}, AuthenticatorData: []byte{0x49, 0x96, 0x05}, ClientDataJSON: []byte(`{"type":"webauthn.get"}`), Signature: []byte{0x30, 0x45, 0xff}}
+	r.Approvals = []receipt.Evidence{
+		{ID: "a1", Approver: "lena", Level: "four_eyes", IssuedAt: at, ExpiresAt: at.Add(time.Hour), Channel: receipt.ChannelPasskey, Passkey: pk},
+		{ID: "a2", Approver: "omar", Level: "four_eyes", IssuedAt: at, ExpiresAt: at.Add(time.Hour), Channel: receipt.ChannelPage},
+	}
+	if _, err := s.Append(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Receipts(ctx, "alice", 1, 0)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Receipts(alice) = %d receipts, %v; want 1", len(got), err)
+	}
+	as := got[0].Approvals
+	if got[0].Version != receipt.Version3 || len(as) != 2 || as[0].Channel != receipt.ChannelPasskey || !as[0].Passkey.Equal(pk) || as[1].Channel != receipt.ChannelPage || !as[1].Passkey.IsZero() {
+		t.Fatalf("receipt read back: version %d, approvals %+v; want version 3 with the channels and the assertion", got[0].Version, as)
+	}
+	verifyAll(t, s, "alice")
 }
 
 func testReceiptConcurrent(t *testing.T, s state.Store) {

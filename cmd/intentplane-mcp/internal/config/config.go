@@ -174,6 +174,11 @@ type Approvals struct {
 	// MaxRequests caps the requests pending on the page at once (the
 	// agent cannot open more); zero means 32.
 	MaxRequests int `toml:"max_requests"`
+	// Passkeys says when an approval on the page needs a passkey: ""
+	// (default: once the approver registered one), "four_eyes" (also every
+	// four-eyes approval: bank-detail changes, large payments) or "all".
+	// Passkeys need a base_url with a host name (not an IP address).
+	Passkeys string `toml:"passkeys"`
 	// BaseURL is the page's URL as approvers reach it; empty means
 	// "http://" + Listen.
 	BaseURL string `toml:"base_url"`

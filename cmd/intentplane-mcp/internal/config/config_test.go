@@ -134,6 +134,7 @@ func TestLoadErrors(t *testing.T) {
 		{"unknown nested key", "read_only = true", "read_only = true\nreadonly = true", "readonly", `unknown key "tools.get_balance.readonly"`},
 		{"syntax", `budget = "EUR 100.00"`, `budget = "EUR 100.00`, "budget", "basic string"},
 		{"wrong type", "wait = 0", `wait = "soon"`, "wait =", "cannot decode"},
+		{"unknown passkeys rule", "wait = 0", "wait = 0\npasskeys = \"sometimes\"", "passkeys", `passkeys is "four_eyes" or "all"`},
 		{"negative duration", "wait = 0", "wait = 0\nrequest_ttl = \"-5m\"", "request_ttl", "must not be negative"},
 		{"unknown normalizer", `normalizer = "iban"`, `normalizer = "upper"`, `"upper"`, `unknown normalizer "upper"`},
 		{"registry without file", `file = "payees.json"`, "", "[registries.payees]", `registry "payees" needs a file`},

@@ -313,6 +313,9 @@ func (c *Config) checkPage() error {
 	if ac.MaxRequests < 0 {
 		return c.ErrAt(append(at, "max_requests"), "max_requests must not be negative")
 	}
+	if ac.Passkeys != "" && ac.Passkeys != "four_eyes" && ac.Passkeys != "all" {
+		return c.ErrAt(append(at, "passkeys"), `passkeys is "four_eyes" or "all" (or absent: once an approver registered one)`)
+	}
 	return c.checkPageApprovers()
 }
 
@@ -323,7 +326,7 @@ func (c *Config) checkNoPage() error {
 	for _, k := range []struct {
 		key string
 		set bool
-	}{{"listen", ac.Listen != ""}, {"base_url", ac.BaseURL != ""}, {"wait", ac.Wait != 0}, {"request_ttl", ac.RequestTTL.Duration != 0}, {"webhook", ac.Webhook != nil}, {"allow_remote", ac.AllowRemote}, {"max_requests", ac.MaxRequests != 0}} {
+	}{{"listen", ac.Listen != ""}, {"base_url", ac.BaseURL != ""}, {"wait", ac.Wait != 0}, {"request_ttl", ac.RequestTTL.Duration != 0}, {"webhook", ac.Webhook != nil}, {"allow_remote", ac.AllowRemote}, {"max_requests", ac.MaxRequests != 0}, {"passkeys", ac.Passkeys != ""}} {
 		if k.set {
 			return c.ErrAt([]string{"approvals", k.key}, "%s applies to the approval page, which needs at least one [[approvals.approvers]]", k.key)
 		}

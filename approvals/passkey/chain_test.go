@@ -1,0 +1,74 @@
+package passkey_test
+
+import (
+	"encoding/base64"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/intentplane/intentplane/approvals/passkey"
+	"github.com/intentplane/intentplane/approvals/passkey/passkeytest"
+	"github.com/intentplane/intentplane/core/intent"
+	"github.com/intentplane/intentplane/core/receipt"
+)
+
+// approved is the receipt of op approved by approver with a.
+func approved(at time.Time, op intent.OperationHash, id, approver string, a intent.Assertion) receipt.Receipt {
+	return receipt.Receipt{Owner: "emma", Time: at, Action: "ap.pay_bill", Verdict: intent.Allow, Result: receipt.ResultExecuted, Operation: op.String(),
+		Approvals: []receipt.Evidence{{ID: id, Approver: approver, Level: "confirm", Channel: receipt.ChannelPasskey, Passkey: a}}}
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	auth := passkeytest.New(rp, "cred-lena")
+	reg := passkey.RegistrationReceipt(auth.Credential("lena", at))
+	good := auth.Assert(passkey.Challenge(op, "a1"))
+	later := at.Add(time.Hour)
+	if n, ps := passkey.Check([]receipt.Receipt{reg, approved(later, op, "a1", "lena", good)}, nil); n != 1 || len(ps) != 0 {
+		t.Fatalf("Check(good chain) = %d, %v; want 1 checked, no problem", n, ps)
+	}
+	tampered := slices.Clone(good.Signature)
+	tampered[len(tampered)-1] ^= 1
+	otherOp := auth.Assert(passkey.Challenge(intent.OperationHash{0xee}, "a1"))
+	tests := []struct {
+		name string
+		rs   []receipt.Receipt
+		want error
+	}{
+		{"tampered signature", []receipt.Receipt{reg, approved(later, op, "a1", "lena", intent.Assertion{CredentialID: good.CredentialID, AuthenticatorData: good.AuthenticatorData, ClientDataJSON: good.ClientDataJSON, Signature: tampered})}, passkey.ErrInvalid},
+		{"challenge of another operation", []receipt.Receipt{reg, approved(later, op, "a1", "lena", otherOp)}, passkey.ErrChallenge},
+		{"another approval ID", []receipt.Receipt{reg, approved(later, op, "a2", "lena", good)}, passkey.ErrChallenge},
+		{"no registration", []receipt.Receipt{approved(later, op, "a1", "lena", good)}, passkey.ErrUnregistered},
+		{"registered after", []receipt.Receipt{approved(at.Add(-time.Hour), op, "a1", "lena", good), reg}, passkey.ErrUnregistered},
+		{"another approver's passkey", []receipt.Receipt{reg, approved(later, op, "a1", "omar", good)}, passkey.ErrUnregistered},
+		{"channel without assertion", []receipt.Receipt{reg, approved(later, op, "a1", "lena", intent.Assertion{})}, passkey.ErrNoAssertion},
+	}
+	for _, tt := range tests {
+		n, ps := passkey.Check(tt.rs, nil)
+		if n != 1 || len(ps) != 1 || !errors.Is(ps[0].Err, tt.want) {
+			t.Errorf("%s: Check() = %d, %v; want 1 checked, one problem %v", tt.name, n, ps, tt.want)
+		}
+	}
+	// A registration outside the file, given as a credentials file.
+	creds, err := passkey.ReadCredentials(strings.NewReader(`{"approver":"lena","id":"Y3JlZC1sZW5h","public_key":"` + b64std(auth.PublicKey()) + `","rp":{"rp_id":"approve.example.com","origin":"https://approve.example.com"}}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ps := passkey.Check([]receipt.Receipt{approved(later, op, "a1", "lena", good)}, creds); n != 1 || len(ps) != 0 {
+		t.Fatalf("Check(with a credentials file) = %d, %v; want no problem", n, ps)
+	}
+	if _, err := passkey.ReadCredentials(strings.NewReader("{}\n")); err == nil {
+		t.Fatal("ReadCredentials({}) gave no error")
+	}
+	// The approval of a run is checked against the run's hash.
+	run := intent.OperationHash{0x77}
+	line := approved(later, op, "a1", "lena", auth.Assert(passkey.Challenge(run, "a1")))
+	line.Approvals[0].Run = run.String()
+	if n, ps := passkey.Check([]receipt.Receipt{reg, line}, nil); n != 1 || len(ps) != 0 {
+		t.Fatalf("Check(run) = %d, %v; want no problem", n, ps)
+	}
+}
+
+func b64std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
