@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // AdminConfig configures an Admin. The zero value of an optional field
@@ -53,10 +54,10 @@ type AdminConfig struct {
 // the setup command and the tests; the gateway never uses it. It
 // implements erptest.Seeder. Safe for concurrent use.
 type Admin struct {
-	t      *transport
+	t      *rpc.Transport
 	db     string
 	master string
-	s      *session
+	s      *rpc.Session
 	now    func() time.Time
 
 	mu         sync.Mutex
@@ -70,19 +71,18 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 	if cfg.DB == "" {
 		return nil, errors.New("odoo: AdminConfig.DB is required")
 	}
-	if err := checkTransport("AdminConfig.Transport", cfg.Transport); err != nil {
+	if err := rpc.CheckTransport("AdminConfig.Transport", cfg.Transport); err != nil {
 		return nil, err
 	}
-	t, err := newTransport(cfg.URL, cfg.HTTPClient, cfg.Timeout, cfg.Logger)
+	mode := cfg.Transport
+	if mode == TransportAuto {
+		mode = TransportXMLRPC
+	}
+	t, err := rpc.NewTransport(rpc.Options{URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Logger: cfg.Logger,
+		Mode: mode, Secrets: []string{cfg.MasterPassword, cfg.Admin.Password}, Database: cfg.DB})
 	if err != nil {
 		return nil, err
 	}
-	t.mode = cfg.Transport
-	if t.mode == TransportAuto {
-		t.mode = TransportXMLRPC
-	}
-	t.secrets = []string{cfg.MasterPassword, cfg.Admin.Password}
-	t.header = cfg.DB
 	if cfg.Admin.Login == "" {
 		cfg.Admin.Login = "admin"
 	}
@@ -91,7 +91,7 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 	}
 	a := &Admin{t: t, db: cfg.DB, master: cfg.MasterPassword, now: cfg.Now,
 		companies: map[string]int64{}, currencies: map[string]int64{}}
-	a.s = newSession(t, cfg.DB, "administrator", setting(cfg.Admin, "AdminConfig.Admin.Password"))
+	a.s = rpc.NewSession(t, cfg.DB, "administrator", setting(cfg.Admin, "AdminConfig.Admin.Password"))
 	for k, v := range cfg.Companies {
 		a.companies[k] = v
 	}
@@ -120,13 +120,13 @@ func (a *Admin) company(name string) (int64, bool) {
 
 // DatabaseExists reports whether the database exists.
 func (a *Admin) DatabaseExists(ctx context.Context) (bool, error) {
-	v, err := a.t.call(ctx, "db", "db_exist", "db_exist", a.db)
+	v, err := a.t.Call(ctx, "db", "db_exist", "db_exist", a.db)
 	if err != nil {
 		return false, err
 	}
 	b, ok := v.(bool)
 	if !ok {
-		return false, fmt.Errorf("odoo: db_exist: %w", badAnswer("a boolean", v))
+		return false, fmt.Errorf("odoo: db_exist: %w", rpc.BadAnswer("a boolean", v))
 	}
 	return b, nil
 }
@@ -136,13 +136,13 @@ func (a *Admin) DatabaseExists(ctx context.Context) (bool, error) {
 // error wrapping ErrAccessDenied for a wrong master password, and ErrServer
 // if the database exists.
 func (a *Admin) CreateDatabase(ctx context.Context) error {
-	_, err := a.t.call(ctx, "db", "create_database", "create_database", a.master, a.db, false, "en_US", a.s.id.Password, a.s.id.Login)
+	_, err := a.t.Call(ctx, "db", "create_database", "create_database", a.master, a.db, false, "en_US", a.s.Identity().Password, a.s.Identity().Login)
 	return err
 }
 
 // DropDatabase drops the database; it reports false if there was none.
 func (a *Admin) DropDatabase(ctx context.Context) (bool, error) {
-	v, err := a.t.call(ctx, "db", "drop", "drop", a.master, a.db)
+	v, err := a.t.Call(ctx, "db", "drop", "drop", a.master, a.db)
 	if err != nil {
 		return false, err
 	}
@@ -152,14 +152,14 @@ func (a *Admin) DropDatabase(ctx context.Context) (bool, error) {
 
 // exec runs model.method as the administrator.
 func (a *Admin) exec(ctx context.Context, model, method string, args []any, kw map[string]any) (any, error) {
-	return a.s.execute(ctx, model, method, args, kw)
+	return a.s.Execute(ctx, model, method, args, kw)
 }
 
 // done runs a method that may return None: the "cannot marshal None"
 // fault means it ran and committed.
 func (a *Admin) done(ctx context.Context, model, method string, args []any, kw map[string]any) error {
 	_, err := a.exec(ctx, model, method, args, kw)
-	if errors.Is(err, errNoneResult) {
+	if errors.Is(err, rpc.ErrNoneResult) {
 		return nil
 	}
 	return err
@@ -170,7 +170,7 @@ func (a *Admin) create(ctx context.Context, model string, vals map[string]any, k
 	if err != nil {
 		return 0, err
 	}
-	id, err := asID(v)
+	id, err := rpc.AsID(v)
 	if err != nil {
 		return 0, fmt.Errorf("odoo: %s.create: %w", model, err)
 	}
@@ -188,31 +188,31 @@ func (a *Admin) write(ctx context.Context, model string, ids []int64, vals map[s
 
 // ModuleInstalled reports whether a module is installed.
 func (a *Admin) ModuleInstalled(ctx context.Context, name string) (bool, error) {
-	rs, err := a.s.searchRead(ctx, "ir.module.module", []any{leaf("name", "=", name)}, []string{"state"}, nil)
+	rs, err := a.s.SearchRead(ctx, "ir.module.module", []any{rpc.Leaf("name", "=", name)}, []string{"state"}, nil)
 	if err != nil {
 		return false, err
 	}
 	if len(rs) != 1 {
 		return false, fmt.Errorf("odoo: no module %q on the server", name)
 	}
-	st, err := rs[0].str("state")
+	st, err := rs[0].Str("state")
 	return st == "installed", err
 }
 
 // InstallModule installs a module and its dependencies if it is not
 // installed (about 25 s for account on an empty database).
 func (a *Admin) InstallModule(ctx context.Context, name string) error {
-	rs, err := a.s.searchRead(ctx, "ir.module.module", []any{leaf("name", "=", name)}, []string{"state"}, nil)
+	rs, err := a.s.SearchRead(ctx, "ir.module.module", []any{rpc.Leaf("name", "=", name)}, []string{"state"}, nil)
 	if err != nil {
 		return err
 	}
 	if len(rs) != 1 {
 		return fmt.Errorf("odoo: no module %q on the server", name)
 	}
-	if st, _ := rs[0].str("state"); st == "installed" {
+	if st, _ := rs[0].Str("state"); st == "installed" {
 		return nil
 	}
-	id, err := rs[0].id()
+	id, err := rs[0].ID()
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (a *Admin) Currency(ctx context.Context, code string) (int64, error) {
 	if ok {
 		return id, nil
 	}
-	rs, err := a.s.searchRead(ctx, "res.currency", []any{leaf("name", "=", code)}, []string{"active", "decimal_places"},
+	rs, err := a.s.SearchRead(ctx, "res.currency", []any{rpc.Leaf("name", "=", code)}, []string{"active", "decimal_places"},
 		map[string]any{"context": map[string]any{"active_test": false}})
 	if err != nil {
 		return 0, err
@@ -236,15 +236,15 @@ func (a *Admin) Currency(ctx context.Context, code string) (int64, error) {
 	if len(rs) != 1 {
 		return 0, fmt.Errorf("odoo: no currency %q", code)
 	}
-	if id, err = rs[0].id(); err != nil {
+	if id, err = rs[0].ID(); err != nil {
 		return 0, err
 	}
-	if active, _ := rs[0].boolean("active"); !active {
+	if active, _ := rs[0].Bool("active"); !active {
 		if err := a.write(ctx, "res.currency", []int64{id}, map[string]any{"active": true}, nil); err != nil {
 			return 0, err
 		}
 	}
-	dec, err := rs[0].integer("decimal_places")
+	dec, err := rs[0].Int("decimal_places")
 	if err != nil || dec < 0 || dec > 6 {
 		return 0, fmt.Errorf("odoo: currency %s: %w", code, ErrBadAnswer)
 	}
@@ -268,7 +268,7 @@ func (a *Admin) SetupCompany(ctx context.Context, company string, id int64, name
 	if err != nil {
 		return err
 	}
-	rs, err := a.s.searchRead(ctx, "res.company", []any{leaf("id", "=", id)}, []string{"name", "currency_id"}, nil)
+	rs, err := a.s.SearchRead(ctx, "res.company", []any{rpc.Leaf("id", "=", id)}, []string{"name", "currency_id"}, nil)
 	if err != nil {
 		return err
 	}
@@ -278,12 +278,12 @@ func (a *Admin) SetupCompany(ctx context.Context, company string, id int64, name
 	a.mu.Lock()
 	a.companies[company] = id
 	a.mu.Unlock()
-	if n, _ := rs[0].str("name"); n != name {
+	if n, _ := rs[0].Str("name"); n != name {
 		if err := a.write(ctx, "res.company", []int64{id}, map[string]any{"name": name}, nil); err != nil {
 			return fmt.Errorf("odoo: naming company %d: %w", id, err)
 		}
 	}
-	if c, _, _ := rs[0].many2one("currency_id"); c != cur {
+	if c, _, _ := rs[0].Many2one("currency_id"); c != cur {
 		if err := a.write(ctx, "res.company", []int64{id}, map[string]any{"currency_id": cur}, nil); err != nil {
 			return fmt.Errorf("odoo: setting the currency of company %d to %s: %w", id, currencyCode, err)
 		}
@@ -299,21 +299,21 @@ func (a *Admin) EnsureCompany(ctx context.Context, company, name, currencyCode s
 	if err != nil {
 		return 0, err
 	}
-	rs, err := a.s.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"chart_template"}, nil)
+	rs, err := a.s.SearchRead(ctx, "res.company", []any{rpc.Leaf("name", "=", name)}, []string{"chart_template"}, nil)
 	if err != nil {
 		return 0, err
 	}
 	var id int64
 	chart := ""
 	if len(rs) > 0 {
-		if id, err = rs[0].id(); err != nil {
+		if id, err = rs[0].ID(); err != nil {
 			return 0, err
 		}
-		chart, _ = rs[0].str("chart_template")
+		chart, _ = rs[0].Str("chart_template")
 	} else if id, err = a.create(ctx, "res.company", map[string]any{"name": name, "currency_id": cur}, nil); err != nil {
 		return 0, err
 	}
-	uid, err := a.s.uid(ctx)
+	uid, err := a.s.UID(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -322,7 +322,7 @@ func (a *Admin) EnsureCompany(ctx context.Context, company, name, currencyCode s
 	}
 	if chart == "" {
 		if err := a.done(ctx, "account.chart.template", "try_loading", []any{[]any{}, "generic_coa", id, false},
-			map[string]any{"context": scope(id, false)}); err != nil {
+			map[string]any{"context": rpc.Scope(id, false)}); err != nil {
 			return 0, fmt.Errorf("odoo: loading the chart of accounts of company %d: %w", id, err)
 		}
 	}
@@ -339,15 +339,15 @@ func (a *Admin) GroupID(ctx context.Context, xmlid string) (int64, error) {
 	if !ok {
 		return 0, fmt.Errorf("odoo: %q is not module.name", xmlid)
 	}
-	rs, err := a.s.searchRead(ctx, "ir.model.data", []any{leaf("module", "=", module), leaf("name", "=", name),
-		leaf("model", "=", "res.groups")}, []string{"res_id"}, nil)
+	rs, err := a.s.SearchRead(ctx, "ir.model.data", []any{rpc.Leaf("module", "=", module), rpc.Leaf("name", "=", name),
+		rpc.Leaf("model", "=", "res.groups")}, []string{"res_id"}, nil)
 	if err != nil {
 		return 0, err
 	}
 	if len(rs) != 1 {
 		return 0, fmt.Errorf("odoo: no group %s", xmlid)
 	}
-	id, err := rs[0].integer("res_id")
+	id, err := rs[0].Int("res_id")
 	if err != nil || id <= 0 {
 		return 0, fmt.Errorf("odoo: group %s: %w", xmlid, ErrBadAnswer)
 	}
@@ -408,7 +408,7 @@ func (a *Admin) EnsureUser(ctx context.Context, u User) (int64, error) {
 	if u.Email != "" {
 		vals["email"] = u.Email
 	}
-	rs, err := a.s.searchRead(ctx, "res.users", []any{leaf("login", "=", u.Login)}, []string{"login"},
+	rs, err := a.s.SearchRead(ctx, "res.users", []any{rpc.Leaf("login", "=", u.Login)}, []string{"login"},
 		map[string]any{"context": map[string]any{"active_test": false}})
 	if err != nil {
 		return 0, err
@@ -416,7 +416,7 @@ func (a *Admin) EnsureUser(ctx context.Context, u User) (int64, error) {
 	if len(rs) == 0 {
 		return a.create(ctx, "res.users", vals, map[string]any{"context": map[string]any{"no_reset_password": true}})
 	}
-	id, err := rs[0].id()
+	id, err := rs[0].ID()
 	if err != nil {
 		return 0, err
 	}
@@ -441,7 +441,7 @@ func (a *Admin) AddVendor(ctx context.Context, company string, v erp.Vendor) (er
 		}
 		vals["country_id"] = country
 	}
-	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": scope(cid, false)})
+	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
 		return erp.Vendor{}, translate(err)
 	}
@@ -489,12 +489,12 @@ func (a *Admin) AddPartner(ctx context.Context, company string, p Partner) (stri
 		}
 		vals["country_id"] = country
 	}
-	if parent, ok := parseID(p.Parent); ok {
+	if parent, ok := rpc.ParseID(p.Parent); ok {
 		vals["parent_id"] = parent
 	} else {
 		vals["supplier_rank"] = 1
 	}
-	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": scope(cid, false)})
+	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
 		return "", translate(err)
 	}
@@ -510,14 +510,14 @@ func (a *Admin) SetTimeZone(ctx context.Context, company, login, tz string) erro
 		tzv = false
 	}
 	if login != "" {
-		rs, err := a.s.searchRead(ctx, "res.users", []any{leaf("login", "=", login)}, []string{"login"}, map[string]any{"limit": 1})
+		rs, err := a.s.SearchRead(ctx, "res.users", []any{rpc.Leaf("login", "=", login)}, []string{"login"}, map[string]any{"limit": 1})
 		if err != nil {
 			return err
 		}
 		if len(rs) != 1 {
 			return fmt.Errorf("odoo: no user %q", login)
 		}
-		id, err := rs[0].id()
+		id, err := rs[0].ID()
 		if err != nil {
 			return err
 		}
@@ -527,15 +527,15 @@ func (a *Admin) SetTimeZone(ctx context.Context, company, login, tz string) erro
 	if !ok {
 		return fmt.Errorf("odoo: company %q is not mapped", company)
 	}
-	v, err := a.exec(ctx, "res.company", "read", []any{[]any{cid}}, map[string]any{"fields": strs([]string{"partner_id"})})
+	v, err := a.exec(ctx, "res.company", "read", []any{[]any{cid}}, map[string]any{"fields": rpc.Strs([]string{"partner_id"})})
 	if err != nil {
 		return err
 	}
-	rs, err := records(v)
+	rs, err := rpc.Records(v)
 	if err != nil || len(rs) != 1 {
 		return fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, ErrBadAnswer))
 	}
-	partner, _, err := rs[0].many2one("partner_id")
+	partner, _, err := rs[0].Many2one("partner_id")
 	if err != nil {
 		return err
 	}
@@ -546,11 +546,11 @@ func (a *Admin) SetTimeZone(ctx context.Context, company, login, tz string) erro
 // does.
 func (a *Admin) ArchiveBankAccount(ctx context.Context, company, id string) error {
 	cid, ok := a.company(company)
-	n, ok2 := parseID(id)
+	n, ok2 := rpc.ParseID(id)
 	if !ok || !ok2 {
 		return notFound("bank account")
 	}
-	return a.write(ctx, "res.partner.bank", []int64{n}, map[string]any{"active": false}, map[string]any{"context": scope(cid, false)})
+	return a.write(ctx, "res.partner.bank", []int64{n}, map[string]any{"active": false}, map[string]any{"context": rpc.Scope(cid, false)})
 }
 
 // FindVendor returns the vendor of company named name, if any.
@@ -583,7 +583,7 @@ func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAc
 	if erp.Sanitize(b.Number) == "" {
 		return erp.BankAccount{}, refused("the account number is empty")
 	}
-	vendor, _ := parseID(b.Vendor)
+	vendor, _ := rpc.ParseID(b.Vendor)
 	if b.Sequence == 0 {
 		b.Sequence = 10
 	}
@@ -602,11 +602,11 @@ func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAc
 		if err != nil {
 			return erp.BankAccount{}, err
 		}
-		if err := a.write(ctx, "res.partner", []int64{vendor}, map[string]any{"country_id": country}, map[string]any{"context": scope(cid, false)}); err != nil {
+		if err := a.write(ctx, "res.partner", []int64{vendor}, map[string]any{"country_id": country}, map[string]any{"context": rpc.Scope(cid, false)}); err != nil {
 			return erp.BankAccount{}, translate(err)
 		}
 	}
-	id, err := a.create(ctx, "res.partner.bank", vals, map[string]any{"context": scope(cid, false)})
+	id, err := a.create(ctx, "res.partner.bank", vals, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
 		return erp.BankAccount{}, translate(err)
 	}
@@ -624,12 +624,12 @@ func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAc
 // BIC or a US routing number or a UK sort code kept in the BIC field,
 // creating it as Odoo's UI does when none has it.
 func (a *Admin) bank(ctx context.Context, bic string) (int64, error) {
-	rs, err := a.s.searchRead(ctx, "res.bank", []any{leaf("bic", "=", bic)}, []string{"bic"}, map[string]any{"limit": 1})
+	rs, err := a.s.SearchRead(ctx, "res.bank", []any{rpc.Leaf("bic", "=", bic)}, []string{"bic"}, map[string]any{"limit": 1})
 	if err != nil {
 		return 0, err
 	}
 	if len(rs) == 1 {
-		return rs[0].id()
+		return rs[0].ID()
 	}
 	id, err := a.create(ctx, "res.bank", map[string]any{"name": "Bank " + bic, "bic": bic}, nil)
 	return id, translate(err)
@@ -638,14 +638,14 @@ func (a *Admin) bank(ctx context.Context, bic string) (int64, error) {
 // country returns the ID of the country (res.country) with the ISO 3166-1
 // alpha-2 code.
 func (a *Admin) country(ctx context.Context, code string) (int64, error) {
-	rs, err := a.s.searchRead(ctx, "res.country", []any{leaf("code", "=", code)}, []string{"code"}, map[string]any{"limit": 1})
+	rs, err := a.s.SearchRead(ctx, "res.country", []any{rpc.Leaf("code", "=", code)}, []string{"code"}, map[string]any{"limit": 1})
 	if err != nil {
 		return 0, err
 	}
 	if len(rs) != 1 {
 		return 0, refused("no country %s", code)
 	}
-	return rs[0].id()
+	return rs[0].ID()
 }
 
 // AddBill enters a vendor bill or credit note of company, dated b.Date
@@ -688,7 +688,7 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	if reversed != 0 {
 		vals["reversed_entry_id"] = reversed
 	}
-	kw := map[string]any{"context": scope(cid, false)}
+	kw := map[string]any{"context": rpc.Scope(cid, false)}
 	id, err := a.create(ctx, "account.move", vals, kw)
 	if err != nil {
 		return erp.Bill{}, translate(err)
@@ -718,27 +718,27 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 // contact person of the vendor), else to b.Vendor, with its reference,
 // due date and bank account when given.
 func (a *Admin) billValues(b erp.Bill, cid, cur int64, decimals int) map[string]any {
-	vendor, _ := parseID(b.Vendor)
-	if contact, ok := parseID(b.Contact); ok {
+	vendor, _ := rpc.ParseID(b.Vendor)
+	if contact, ok := rpc.ParseID(b.Contact); ok {
 		vendor = contact // addressed to a contact person of the vendor
 	}
 	vals := map[string]any{
 		"move_type": string(b.Kind), "partner_id": vendor, "currency_id": cur, "company_id": cid,
-		"invoice_date": a.now().UTC().Format(dateFormat),
+		"invoice_date": a.now().UTC().Format(rpc.DateFormat),
 		"invoice_line_ids": []any{[]any{0, 0, map[string]any{
-			"name": "Goods and services", "quantity": 1, "price_unit": fromMinor(b.Total, decimals), "tax_ids": []any{[]any{6, 0, []any{}}},
+			"name": "Goods and services", "quantity": 1, "price_unit": rpc.FromMinor(b.Total, decimals), "tax_ids": []any{[]any{6, 0, []any{}}},
 		}}},
 	}
 	if b.Ref != "" {
 		vals["ref"] = b.Ref
 	}
 	if !b.Date.IsZero() {
-		vals["invoice_date"] = b.Date.UTC().Format(dateFormat)
+		vals["invoice_date"] = b.Date.UTC().Format(rpc.DateFormat)
 	}
 	if !b.Due.IsZero() {
-		vals["invoice_date_due"] = b.Due.UTC().Format(dateFormat)
+		vals["invoice_date_due"] = b.Due.UTC().Format(rpc.DateFormat)
 	}
-	if id, ok := parseID(b.BankAccount); ok {
+	if id, ok := rpc.ParseID(b.BankAccount); ok {
 		vals["partner_bank_id"] = id
 	}
 	return vals
@@ -758,7 +758,7 @@ func (a *Admin) reversedBill(ctx context.Context, company string, b erp.Bill) (i
 	if len(bs) != 1 || bs[0].Kind != erp.KindBill {
 		return 0, notFound("reversed bill")
 	}
-	reversed, _ := parseID(b.Reverses)
+	reversed, _ := rpc.ParseID(b.Reverses)
 	return reversed, nil
 }
 
@@ -781,11 +781,11 @@ func (a *Admin) setMoveState(ctx context.Context, id int64, state erp.State, kw 
 // bill ID that is not one.
 func (a *Admin) ResetToDraft(ctx context.Context, company, bill string) error {
 	cid, ok := a.company(company)
-	id, ok2 := parseID(bill)
+	id, ok2 := rpc.ParseID(bill)
 	if !ok || !ok2 {
 		return notFound("bill")
 	}
-	return translate(a.done(ctx, "account.move", "button_draft", []any{[]any{id}}, map[string]any{"context": scope(cid, false)}))
+	return translate(a.done(ctx, "account.move", "button_draft", []any{[]any{id}}, map[string]any{"context": rpc.Scope(cid, false)}))
 }
 
 // AddBills enters many posted vendor bills of company at once (two calls:
@@ -797,7 +797,7 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 	if !ok {
 		return notFound("vendor")
 	}
-	today := a.now().UTC().Format(dateFormat)
+	today := a.now().UTC().Format(rpc.DateFormat)
 	curs := map[string]int64{}
 	var vals []any
 	for _, b := range bills {
@@ -810,8 +810,8 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 			curs[b.Currency], cur = id, id
 		}
 		money, _ := a.client.currencyByCode(b.Currency)
-		partner, ok := parseID(b.Vendor)
-		if c, isContact := parseID(b.Contact); isContact {
+		partner, ok := rpc.ParseID(b.Vendor)
+		if c, isContact := rpc.ParseID(b.Contact); isContact {
 			partner = c
 		}
 		if !ok || b.Total <= 0 {
@@ -820,7 +820,7 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 		v := map[string]any{
 			"move_type": string(erp.KindBill), "partner_id": partner, "currency_id": cur, "company_id": cid, "invoice_date": today,
 			"invoice_line_ids": []any{[]any{0, 0, map[string]any{
-				"name": "Goods and services", "quantity": 1, "price_unit": fromMinor(b.Total, money.decimals), "tax_ids": []any{[]any{6, 0, []any{}}},
+				"name": "Goods and services", "quantity": 1, "price_unit": rpc.FromMinor(b.Total, money.decimals), "tax_ids": []any{[]any{6, 0, []any{}}},
 			}}},
 		}
 		if b.Ref != "" {
@@ -828,7 +828,7 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 		}
 		vals = append(vals, v)
 	}
-	kw := map[string]any{"context": scope(cid, false)}
+	kw := map[string]any{"context": rpc.Scope(cid, false)}
 	out, err := a.exec(ctx, "account.move", "create", []any{vals}, kw)
 	if err != nil {
 		return translate(err)
@@ -843,18 +843,18 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 // reconcileCredit reconciles a posted credit note with the bill it
 // reverses, as the bill's "outstanding credits" widget does.
 func (a *Admin) reconcileCredit(ctx context.Context, cid, bill, credit int64) error {
-	cs, err := a.s.searchRead(ctx, "account.move", []any{leaf("id", "=", credit)}, []string{"payment_state"},
-		map[string]any{"context": scope(cid, false)})
+	cs, err := a.s.SearchRead(ctx, "account.move", []any{rpc.Leaf("id", "=", credit)}, []string{"payment_state"},
+		map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
 		return err
 	}
 	if len(cs) == 1 {
-		if st, _ := cs[0].str("payment_state"); st != "not_paid" {
+		if st, _ := cs[0].Str("payment_state"); st != "not_paid" {
 			return nil // Odoo reconciled it with the bill when posting
 		}
 	}
-	rs, err := a.s.searchRead(ctx, "account.move", []any{leaf("id", "=", bill)}, []string{"invoice_outstanding_credits_debits_widget"},
-		map[string]any{"context": scope(cid, false)})
+	rs, err := a.s.SearchRead(ctx, "account.move", []any{rpc.Leaf("id", "=", bill)}, []string{"invoice_outstanding_credits_debits_widget"},
+		map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
 		return err
 	}
@@ -865,12 +865,12 @@ func (a *Admin) reconcileCredit(ctx context.Context, cid, bill, credit int64) er
 	content, _ := w["content"].([]any)
 	for _, x := range content {
 		e, _ := x.(map[string]any)
-		move, err1 := asID(e["move_id"])
-		line, err2 := asID(e["id"])
+		move, err1 := rpc.AsID(e["move_id"])
+		line, err2 := rpc.AsID(e["id"])
 		if err1 != nil || err2 != nil || move != credit {
 			continue
 		}
-		return a.done(ctx, "account.move", "js_assign_outstanding_line", []any{[]any{bill}, line}, map[string]any{"context": scope(cid, false)})
+		return a.done(ctx, "account.move", "js_assign_outstanding_line", []any{[]any{bill}, line}, map[string]any{"context": rpc.Scope(cid, false)})
 	}
 	return fmt.Errorf("odoo: credit note %d is not outstanding on bill %d (%v)", credit, bill, rs[0]["invoice_outstanding_credits_debits_widget"])
 }
@@ -878,7 +878,7 @@ func (a *Admin) reconcileCredit(ctx context.Context, cid, bill, credit int64) er
 // DuplicateDatabase copies the database to a new one named to (about
 // 0.8 s): a clean copy per test.
 func (a *Admin) DuplicateDatabase(ctx context.Context, to string) error {
-	_, err := a.t.call(ctx, "db", "duplicate_database", "duplicate_database", a.master, a.db, to)
+	_, err := a.t.Call(ctx, "db", "duplicate_database", "duplicate_database", a.master, a.db, to)
 	return err
 }
 
@@ -897,7 +897,7 @@ func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (
 	if !ok {
 		return erp.Payment{}, notFound("company")
 	}
-	billID, ok := parseID(p.Bill)
+	billID, ok := rpc.ParseID(p.Bill)
 	if !ok {
 		return erp.Payment{}, notFound("bill")
 	}
@@ -911,18 +911,18 @@ func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (
 	if err != nil {
 		return erp.Payment{}, err
 	}
-	vals := map[string]any{"amount": fromMinor(p.Amount.Amount, money.decimals), "payment_difference_handling": "open"}
+	vals := map[string]any{"amount": rpc.FromMinor(p.Amount.Amount, money.decimals), "payment_difference_handling": "open"}
 	if p.Day != "" {
 		vals["payment_date"] = p.Day
 	}
 	if p.BankAccount != "" {
-		acct, ok := parseID(p.BankAccount)
+		acct, ok := rpc.ParseID(p.BankAccount)
 		if !ok {
 			return erp.Payment{}, notFound("bank account")
 		}
 		vals["partner_bank_id"] = acct
 	}
-	wctx := scope(cid, false)
+	wctx := rpc.Scope(cid, false)
 	wctx["active_model"], wctx["active_ids"] = "account.move", []any{billID}
 	kw := map[string]any{"context": wctx}
 	wizard, err := a.create(ctx, "account.payment.register", vals, kw)
@@ -930,7 +930,7 @@ func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (
 		return erp.Payment{}, translate(err)
 	}
 	v, err := a.exec(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, kw)
-	if err != nil && !errors.Is(err, errNoneResult) {
+	if err != nil && !errors.Is(err, rpc.ErrNoneResult) {
 		return erp.Payment{}, translate(err)
 	}
 	p.ID, p.State, p.Key = "", erp.PaymentPosted, ""

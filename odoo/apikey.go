@@ -1,15 +1,13 @@
 package odoo
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
+
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
+
 	"time"
+
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // KeyDays is the lifetime, in days, of the API keys Setup makes when
@@ -47,32 +45,32 @@ func (a *Admin) NewAPIKey(ctx context.Context, id Identity, name string, days in
 	if days < 1 || days > 365 {
 		return APIKey{}, fmt.Errorf("odoo: an API key lasts 1 to 365 days, not %d", days)
 	}
-	w := &webClient{t: a.t, db: a.db, secrets: []string{id.Password}}
-	if _, err := w.call(ctx, "/web/session/authenticate", map[string]any{"db": a.db, "login": id.Login, "password": id.Password}); err != nil {
+	w := a.t.Web(id.Password)
+	if _, err := w.Call(ctx, "/web/session/authenticate", map[string]any{"db": a.db, "login": id.Login, "password": id.Password}); err != nil {
 		return APIKey{}, fmt.Errorf("odoo: API key for %s: logging in to the web client: %w", id.Login, err)
 	}
-	if w.sid == "" {
-		return APIKey{}, fmt.Errorf("odoo: API key for %s: logging in to the web client: %w", id.Login, badAnswer("a session cookie", nil))
+	if !w.LoggedIn() {
+		return APIKey{}, fmt.Errorf("odoo: API key for %s: logging in to the web client: %w", id.Login, rpc.BadAnswer("a session cookie", nil))
 	}
 	made := time.Now().UTC()
-	v, err := w.kw(ctx, "res.users.apikeys.description", "create", []any{map[string]any{"name": name, "duration": fmt.Sprint(days)}}, nil)
+	v, err := w.CallKw(ctx, "res.users.apikeys.description", "create", []any{map[string]any{"name": name, "duration": fmt.Sprint(days)}}, nil)
 	if err != nil {
 		return APIKey{}, fmt.Errorf("odoo: API key for %s: %w", id.Login, err)
 	}
-	desc, err := asID(v)
+	desc, err := rpc.AsID(v)
 	if err != nil {
 		return APIKey{}, fmt.Errorf("odoo: API key for %s: res.users.apikeys.description.create: %w", id.Login, err)
 	}
-	v, err = w.kw(ctx, "res.users.apikeys.description", "make_key", []any{[]any{desc}}, nil)
+	v, err = w.CallKw(ctx, "res.users.apikeys.description", "make_key", []any{[]any{desc}}, nil)
 	if err != nil {
 		return APIKey{}, fmt.Errorf("odoo: API key for %s: %w", id.Login, err)
 	}
 	if act, _ := v.(map[string]any); act["res_model"] == "res.users.identitycheck" {
-		check, err := asID(act["res_id"])
+		check, err := rpc.AsID(act["res_id"])
 		if err != nil {
 			return APIKey{}, fmt.Errorf("odoo: API key for %s: make_key: %w", id.Login, err)
 		}
-		v, err = w.kw(ctx, "res.users.identitycheck", "run_check", []any{[]any{check}}, map[string]any{"context": map[string]any{"password": id.Password}})
+		v, err = w.CallKw(ctx, "res.users.identitycheck", "run_check", []any{[]any{check}}, map[string]any{"context": map[string]any{"password": id.Password}})
 		if err != nil {
 			return APIKey{}, fmt.Errorf("odoo: API key for %s: confirming the password: %w", id.Login, err)
 		}
@@ -81,99 +79,8 @@ func (a *Admin) NewAPIKey(ctx context.Context, id Identity, name string, days in
 	actx, _ := act["context"].(map[string]any)
 	key, _ := actx["default_key"].(string)
 	if act["res_model"] != "res.users.apikeys.show" || key == "" {
-		return APIKey{}, fmt.Errorf("odoo: API key for %s: %w", id.Login, badAnswer("the action showing the key", v))
+		return APIKey{}, fmt.Errorf("odoo: API key for %s: %w", id.Login, rpc.BadAnswer("the action showing the key", v))
 	}
 	day := time.Date(made.Year(), made.Month(), made.Day(), 0, 0, 0, 0, time.UTC)
 	return APIKey{Login: id.Login, Key: key, Expires: day.AddDate(0, 0, days)}, nil
-}
-
-// webClient makes the web client's JSON-RPC requests with one session.
-type webClient struct {
-	t       *transport
-	db      string
-	sid     string
-	secrets []string
-}
-
-// kw calls model.method through /web/dataset/call_kw.
-func (w *webClient) kw(ctx context.Context, model, method string, args []any, kw map[string]any) (any, error) {
-	if kw == nil {
-		kw = map[string]any{}
-	}
-	v, err := w.call(ctx, "/web/dataset/call_kw/"+model+"/"+method, map[string]any{"model": model, "method": method, "args": args, "kwargs": kw})
-	if err != nil {
-		return nil, fmt.Errorf("%s.%s: %w", model, method, err)
-	}
-	return v, nil
-}
-
-// call posts a JSON-RPC request with params to path and returns its
-// result; an error answer is a *Fault as json2Fault maps it (its
-// traceback dropped).
-func (w *webClient) call(ctx context.Context, path string, params map[string]any) (any, error) {
-	ctx, cancel := context.WithTimeout(ctx, w.t.timeout)
-	defer cancel()
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "call", "id": 1, "params": params})
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.t.base+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if w.sid != "" {
-		req.AddCookie(&http.Cookie{Name: "session_id", Value: w.sid})
-	}
-	hc := *w.t.hc
-	hc.Jar = nil
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNetwork, w.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNetwork, w.redact(err.Error()))
-	}
-	for _, c := range resp.Cookies() {
-		if c.Name == "session_id" && validSessionID(c.Value) {
-			w.sid = c.Value
-		}
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s: HTTP %d", ErrNetwork, path, resp.StatusCode)
-	}
-	var out struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Data json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, fmt.Errorf("%w: %s: not JSON-RPC", ErrBadAnswer, path)
-	}
-	if out.Error != nil {
-		f, _ := json2Fault(http.StatusUnprocessableEntity, "application/json", out.Error.Data)
-		if f == nil {
-			return nil, fmt.Errorf("%w: %s: an error without data", ErrBadAnswer, path)
-		}
-		f.Call, f.Status, f.Message = "web "+path, 0, w.redact(f.Message)
-		return nil, f
-	}
-	if out.Result == nil {
-		return nil, errors.Join(ErrBadAnswer, fmt.Errorf("%s: no result", path))
-	}
-	return decodeJSON(out.Result)
-}
-
-func (w *webClient) redact(s string) string {
-	s = w.t.redact(s)
-	for _, p := range w.secrets {
-		if p != "" {
-			s = strings.ReplaceAll(s, p, "***")
-		}
-	}
-	return s
 }

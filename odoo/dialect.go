@@ -88,7 +88,7 @@ func dialectOf(major int) *dialect {
 // dialect returns the dialect of the server's version, reading the
 // version first if no call has yet (common.version, one call, no login).
 func (c *Client) dialect(ctx context.Context) (*dialect, error) {
-	v, err := c.t.version(ctx)
+	v, err := c.t.Version(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
@@ -38,7 +39,7 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := src.t.version(ctx); err != nil || v.Major < 19 {
+	if v, err := src.t.Version(ctx); err != nil || v.Major < 19 {
 		t.Skipf("the JSON-2 test needs Odoo 19 or later: %+v, %v", v, err)
 	}
 	if err := src.DuplicateDatabase(ctx, db); err != nil {
@@ -57,7 +58,7 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	if err != nil {
 		t.Fatalf("API key of the administrator: %v", err)
 	}
-	if !apiKeyForm(k.Key) || !k.Expires.After(time.Now()) || k.Expires.After(time.Now().Add(49*time.Hour)) {
+	if !rpc.APIKeyForm(k.Key) || !k.Expires.After(time.Now()) || k.Expires.After(time.Now().Add(49*time.Hour)) {
 		t.Fatalf("API key %d characters, expires %s", len(k.Key), k.Expires)
 	}
 	return a, k.Key
@@ -68,7 +69,7 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string]any) (int, any) {
 	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, a.t.base+"/json/2/"+model+"/"+method, bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, a.t.Base()+"/json/2/"+model+"/"+method, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "bearer "+key)
 	req.Header.Set("X-Odoo-Database", a.db)
@@ -90,7 +91,7 @@ func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string
 func TestRealOdooJSON2(t *testing.T) {
 	a, key := realJSON2(t)
 	ctx := context.Background()
-	c, err := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportJSON2})
+	c, err := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportJSON2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestRealOdooJSON2(t *testing.T) {
 		t.Fatalf("login by API key: %v", err)
 	}
 	s := c.reader
-	rs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", 1)}, []string{"name", "company_id", "credit_limit"}, nil)
+	rs, err := s.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", 1)}, []string{"name", "company_id", "credit_limit"}, nil)
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("search_read: %v, %v", rs, err)
 	}
@@ -108,20 +109,20 @@ func TestRealOdooJSON2(t *testing.T) {
 	if _, ok := rs[0]["credit_limit"].(float64); !ok {
 		t.Errorf("a float field is %T (%v), want float64", rs[0]["credit_limit"], rs[0]["credit_limit"])
 	}
-	v, err := s.execute(ctx, "res.partner", "create", []any{map[string]any{"name": "JSON-2 Supplies", "is_company": true}}, nil)
-	id, idErr := asID(v)
+	v, err := s.Execute(ctx, "res.partner", "create", []any{map[string]any{"name": "JSON-2 Supplies", "is_company": true}}, nil)
+	id, idErr := rpc.AsID(v)
 	if err != nil || idErr != nil {
 		t.Fatalf("create of one record = %v (%T), %v; want the id", v, v, err)
 	}
-	if _, err := s.execute(ctx, "res.partner", "write", []any{[]any{id}, map[string]any{"phone": "+49 30 1"}}, nil); err != nil {
+	if _, err := s.Execute(ctx, "res.partner", "write", []any{[]any{id}, map[string]any{"phone": "+49 30 1"}}, nil); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	v, err = s.execute(ctx, "res.partner", "read", []any{[]any{id}}, map[string]any{"fields": strs([]string{"phone"})})
-	if rs, _ := records(v); err != nil || len(rs) != 1 || rs[0]["phone"] != "+49 30 1" {
+	v, err = s.Execute(ctx, "res.partner", "read", []any{[]any{id}}, map[string]any{"fields": rpc.Strs([]string{"phone"})})
+	if rs, _ := rpc.Records(v); err != nil || len(rs) != 1 || rs[0]["phone"] != "+49 30 1" {
 		t.Errorf("read back: %v, %v", v, err)
 	}
 
-	bill, err := s.execute(ctx, "account.move", "create", []any{map[string]any{"move_type": "in_invoice", "partner_id": id}}, nil)
+	bill, err := s.Execute(ctx, "account.move", "create", []any{map[string]any{"move_type": "in_invoice", "partner_id": id}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +141,10 @@ func TestRealOdooJSON2(t *testing.T) {
 		{"MissingError", "res.partner", "write", []any{[]any{999999}, map[string]any{"name": "x"}}, nil, ErrMissing, 404},
 		{"unknown model", "no.such.model", "search_read", []any{[]any{}}, nil, ErrMissing, 404},
 		{"unknown method", "res.partner", "action_create_payments", []any{[]any{id}}, nil, ErrServer, 404},
-		{"ValueError", "res.partner", "search_read", []any{[]any{leaf("no_such_field", "=", 1)}}, nil, ErrServer, 500},
+		{"ValueError", "res.partner", "search_read", []any{[]any{rpc.Leaf("no_such_field", "=", 1)}}, nil, ErrServer, 500},
 		{"TypeError", "res.partner", "search_read", []any{[]any{}}, map[string]any{"args": []any{}}, ErrServer, 500},
 	} {
-		_, err := s.execute(ctx, tc.model, tc.method, tc.args, tc.kw)
+		_, err := s.Execute(ctx, tc.model, tc.method, tc.args, tc.kw)
 		var f *Fault
 		if !errors.Is(err, tc.want) || !errors.As(err, &f) || (tc.status != 0 && f.Status != tc.status) {
 			t.Errorf("%s: %v; want %v, HTTP %d", tc.name, err, tc.want, tc.status)
@@ -172,20 +173,20 @@ func TestRealOdooJSON2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: plain.Login, Password: pk.Key}})
-	if _, err := pc.reader.execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, ErrAccess) {
+	pc, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: plain.Login, Password: pk.Key}})
+	if _, err := pc.reader.Execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, ErrAccess) {
 		t.Errorf("AccessError: %v; want ErrAccess", err)
 	} else {
 		t.Logf("AccessError: %v", err)
 	}
-	other, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
+	other, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
 	if err := other.Login(ctx); !errors.Is(err, ErrKeyRefused) || !strings.Contains(err.Error(), plain.Login) {
 		t.Errorf("another user's key: %v; want ErrKeyRefused naming %s", err, plain.Login)
 	}
 
 	// The key as the XML-RPC password.
-	xc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportXMLRPC})
-	if _, err := xc.reader.searchRead(ctx, "res.partner", []any{leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
+	xc, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportXMLRPC})
+	if _, err := xc.reader.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
 		t.Errorf("XML-RPC with the API key as password: %v", err)
 	}
 
@@ -201,7 +202,7 @@ func TestRealOdooJSON2(t *testing.T) {
 	}
 	for name, k := range map[string]string{"expired": expired.(string), "revoked": revoked.(string), "wrong": strings.Repeat("0", 40)} {
 		for _, tr := range []string{TransportJSON2, TransportXMLRPC} {
-			kc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
+			kc, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
 			err := kc.Login(ctx)
 			if !errors.Is(err, ErrKeyRefused) || !errors.Is(err, ErrAccessDenied) || !strings.Contains(err.Error(), "ODOO_READER_PASSWORD") ||
 				!strings.Contains(err.Error(), "expired") || strings.Contains(err.Error(), k) {
@@ -245,30 +246,32 @@ func BenchmarkRealSearchRead(b *testing.B) {
 	id := Identity{Login: "admin", Password: key}
 	variants := []struct {
 		name string
-		c    *Client
+		s    *rpc.Session
 	}{
 		{"json2", nil}, {"xmlrpc-header", nil}, {"xmlrpc-noheader", nil},
 	}
 	for i, tr := range []string{TransportJSON2, TransportXMLRPC, TransportXMLRPC} {
-		c, err := New(Config{URL: a.t.base, DB: a.db, Reader: id, Transport: tr})
+		o := rpc.Options{URL: a.t.Base(), Mode: tr, Secrets: []string{key}, Database: a.db}
+		if i == 2 {
+			o.Database = ""
+		}
+		t, err := rpc.NewTransport(o)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if i == 2 {
-			c.t.header = ""
-		}
-		if err := c.Login(ctx); err != nil {
+		s := rpc.NewSession(t, a.db, "reader", id)
+		if _, err := s.UID(ctx); err != nil {
 			b.Fatal(err)
 		}
-		variants[i].c = c
+		variants[i].s = s
 	}
-	domain := []any{leaf("move_type", "=", "in_invoice")}
+	domain := []any{rpc.Leaf("move_type", "=", "in_invoice")}
 	fields := []string{"name", "partner_id", "amount_total", "amount_residual", "state", "invoice_date"}
 	took := make([][]time.Duration, len(variants))
 	for b.Loop() {
 		for i, v := range variants {
 			start := time.Now()
-			if _, err := v.c.reader.searchRead(ctx, "account.move", domain, fields, nil); err != nil {
+			if _, err := v.s.SearchRead(ctx, "account.move", domain, fields, nil); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
 			took[i] = append(took[i], time.Since(start))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // The demo data set Setup enters; fictional, with the standard example
@@ -120,7 +121,7 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 			return Config{}, err
 		}
 	}
-	cfg := Config{URL: a.t.base, DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies(),
+	cfg := Config{URL: a.t.Base(), DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies(),
 		Transport: sc.Transport}
 	if err := apiKeys(ctx, a, sc, &cfg, say); err != nil {
 		return Config{}, err
@@ -142,7 +143,7 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 // apiKeys makes the users' API keys on Odoo 19 and later unless
 // sc.Transport is XML-RPC, and sets them as cfg's passwords.
 func apiKeys(ctx context.Context, a *Admin, sc SetupConfig, cfg *Config, say func(string)) error {
-	v, err := a.t.version(ctx)
+	v, err := a.t.Version(ctx)
 	if err != nil {
 		return err
 	}
@@ -345,12 +346,12 @@ func LookupCompany(ctx context.Context, cfg Config, name string) (int64, error) 
 	if err != nil {
 		return 0, err
 	}
-	rs, err := c.reader.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
+	rs, err := c.reader.SearchRead(ctx, "res.company", []any{rpc.Leaf("name", "=", name)}, []string{"name"}, nil)
 	if err != nil {
 		return 0, err
 	}
 	if len(rs) != 1 {
 		return 0, fmt.Errorf("%w: no company %q", ErrNotSetUp, name)
 	}
-	return rs[0].id()
+	return rs[0].ID()
 }

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // vendorFields are the res.partner fields read of a vendor. Fields are
@@ -58,7 +60,7 @@ func limited(ctx map[string]any, limit, offset int) (map[string]any, func(n int,
 // shared is the domain of records a company sees: its own and those
 // without a company, which Odoo shows to every company.
 func shared(field string, cid int64) []any {
-	return []any{"|", leaf(field, "=", false), leaf(field, "=", cid)}
+	return []any{"|", rpc.Leaf(field, "=", false), rpc.Leaf(field, "=", cid)}
 }
 
 // all joins complete domain expressions (each a leaf in a list, or a
@@ -76,7 +78,7 @@ func join(op string, terms [][]any) []any {
 }
 
 // term is a leaf as a complete expression.
-func term(field, op string, value any) []any { return []any{leaf(field, op, value)} }
+func term(field, op string, value any) []any { return []any{rpc.Leaf(field, op, value)} }
 
 // Vendors implements erp.Reader: the res.partner records the company sees
 // (its own and those without a company) that are commercial partners
@@ -88,20 +90,20 @@ func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery)
 	if !ok {
 		return nil, ctx.Err()
 	}
-	domain := append(shared("company_id", cid), leaf("supplier_rank", ">", 0), "|", leaf("is_company", "=", true), leaf("parent_id", "=", false))
+	domain := append(shared("company_id", cid), rpc.Leaf("supplier_rank", ">", 0), "|", rpc.Leaf("is_company", "=", true), rpc.Leaf("parent_id", "=", false))
 	var id int64
 	if q.ID != "" {
-		if id, ok = parseID(q.ID); !ok {
+		if id, ok = rpc.ParseID(q.ID); !ok {
 			return nil, ctx.Err()
 		}
-		domain = append(domain, leaf("id", "=", id))
+		domain = append(domain, rpc.Leaf("id", "=", id))
 	}
 	name := strings.ToLower(strings.TrimSpace(q.Name))
 	if q.Name != "" {
-		domain = append(domain, leaf("name", "ilike", strings.TrimSpace(q.Name)))
+		domain = append(domain, rpc.Leaf("name", "ilike", strings.TrimSpace(q.Name)))
 	}
-	kw, check := limited(scope(cid, true), q.Limit, 0)
-	rs, err := c.reader.searchRead(ctx, "res.partner", domain, vendorFields, kw)
+	kw, check := limited(rpc.Scope(cid, true), q.Limit, 0)
+	rs, err := c.reader.SearchRead(ctx, "res.partner", domain, vendorFields, kw)
 	if err != nil {
 		return nil, err
 	}
@@ -127,27 +129,27 @@ func (c *Client) Vendors(ctx context.Context, company string, q erp.VendorQuery)
 
 // decodeVendor decodes a partner; its company is -1 when it is not a
 // vendor (no supplier rank, or a contact person of another partner).
-func decodeVendor(r record) (erp.Vendor, int64, error) {
-	id, err := r.id()
+func decodeVendor(r rpc.Record) (erp.Vendor, int64, error) {
+	id, err := r.ID()
 	if err != nil {
 		return erp.Vendor{}, 0, err
 	}
 	v := erp.Vendor{ID: itoa(id)}
 	var rank, co, commercial int64
 	errs := []error{}
-	v.Name, err = r.str("name")
+	v.Name, err = r.Str("name")
 	errs = append(errs, err)
-	v.Phone, err = r.str("phone")
+	v.Phone, err = r.Str("phone")
 	errs = append(errs, err)
-	v.Active, err = r.boolean("active")
+	v.Active, err = r.Bool("active")
 	errs = append(errs, err)
-	co, _, err = r.many2one("company_id")
+	co, _, err = r.Many2one("company_id")
 	errs = append(errs, err)
-	rank, err = r.integer("supplier_rank")
+	rank, err = r.Int("supplier_rank")
 	errs = append(errs, err)
-	commercial, _, err = r.many2one("commercial_partner_id")
+	commercial, _, err = r.Many2one("commercial_partner_id")
 	errs = append(errs, err)
-	v.Country, err = r.str("country_code") // related to country_id.code
+	v.Country, err = r.Str("country_code") // related to country_id.code
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Vendor{}, 0, fmt.Errorf("odoo: res.partner %d: %w", id, err)
@@ -193,7 +195,7 @@ func (c *Client) BankAccounts(ctx context.Context, company string, q erp.BankAcc
 	return c.bankAccounts(ctx, c.reader, cid, q)
 }
 
-func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
+func (c *Client) bankAccounts(ctx context.Context, s *rpc.Session, cid int64, q erp.BankAccountQuery) ([]erp.BankAccount, error) {
 	domain, id, vendor, ok := accountDomain(cid, q)
 	if !ok {
 		return nil, ctx.Err() // a query that matches nothing
@@ -203,8 +205,8 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 		return nil, err
 	}
 	number := erp.Sanitize(q.Number)
-	kw, check := limited(scope(cid, !q.Active), 0, 0)
-	rs, err := s.searchRead(ctx, "res.partner.bank", domain, d.accountFields(q.Holders && q.Number != ""), kw)
+	kw, check := limited(rpc.Scope(cid, !q.Active), 0, 0)
+	rs, err := s.SearchRead(ctx, "res.partner.bank", domain, d.accountFields(q.Holders && q.Number != ""), kw)
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +237,7 @@ func (c *Client) bankAccounts(ctx context.Context, s *session, cid int64, q erp.
 // accounts q wants (accountWanted), the vendors among them holding q's
 // number on an active account, and, on Odoo 19 when q asks for holders,
 // each account's duplicate_bank_partner_ids (partner ids, by account id).
-func decodeAccounts(rs []record, d *dialect, q erp.BankAccountQuery, cid, id, vendor int64) ([]erp.BankAccount, map[string]bool, map[string][]int64, error) {
+func decodeAccounts(rs []rpc.Record, d *dialect, q erp.BankAccountQuery, cid, id, vendor int64) ([]erp.BankAccount, map[string]bool, map[string][]int64, error) {
 	number := erp.Sanitize(q.Number)
 	withDups := d.duplicateHolders != "" && q.Holders && q.Number != ""
 	out := []erp.BankAccount{}
@@ -247,7 +249,7 @@ func decodeAccounts(rs []record, d *dialect, q erp.BankAccountQuery, cid, id, ve
 			return nil, nil, nil, err
 		}
 		if withDups {
-			if dups[a.ID], err = r.ids(d.duplicateHolders); err != nil {
+			if dups[a.ID], err = r.IDs(d.duplicateHolders); err != nil {
 				return nil, nil, nil, fmt.Errorf("odoo: res.partner.bank %s: %w", a.ID, err)
 			}
 		}
@@ -315,29 +317,29 @@ func accountWanted(a erp.BankAccount, co, cid, id, vendor int64, active bool) bo
 // account number. It reads their holders' country_code (related to
 // country_id.code) in one call, and none when no account needs it: an
 // IBAN, or a national number at a BIC, names its country itself.
-func holderCountries(ctx context.Context, s *session, cid int64, as []erp.BankAccount) error {
+func holderCountries(ctx context.Context, s *rpc.Session, cid int64, as []erp.BankAccount) error {
 	var ids []any
 	for _, a := range as {
 		if needsCountry(a) {
-			id, _ := parseID(a.Vendor)
+			id, _ := rpc.ParseID(a.Vendor)
 			ids = append(ids, id)
 		}
 	}
 	if len(ids) == 0 {
 		return nil
 	}
-	rs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "in", ids)}, []string{"country_code"},
-		map[string]any{"context": scope(cid, true), "limit": len(ids)})
+	rs, err := s.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "in", ids)}, []string{"country_code"},
+		map[string]any{"context": rpc.Scope(cid, true), "limit": len(ids)})
 	if err != nil {
 		return err
 	}
 	codes := map[string]string{}
 	for _, r := range rs {
-		id, err := r.id()
+		id, err := r.ID()
 		if err != nil {
 			return err
 		}
-		if codes[itoa(id)], err = r.str("country_code"); err != nil {
+		if codes[itoa(id)], err = r.Str("country_code"); err != nil {
 			return fmt.Errorf("odoo: res.partner %d: %w", id, err)
 		}
 	}
@@ -363,16 +365,16 @@ func needsCountry(a erp.BankAccount) bool {
 func accountDomain(cid int64, q erp.BankAccountQuery) (domain []any, id, vendor int64, ok bool) {
 	domain = append(shared("company_id", cid), shared("partner_id.company_id", cid)...)
 	if q.ID != "" {
-		if id, ok = parseID(q.ID); !ok {
+		if id, ok = rpc.ParseID(q.ID); !ok {
 			return nil, 0, 0, false
 		}
-		domain = append(domain, leaf("id", "=", id))
+		domain = append(domain, rpc.Leaf("id", "=", id))
 	}
 	if q.Vendor != "" {
-		if vendor, ok = parseID(q.Vendor); !ok {
+		if vendor, ok = rpc.ParseID(q.Vendor); !ok {
 			return nil, 0, 0, false
 		}
-		domain = append(domain, leaf("partner_id", "=", vendor))
+		domain = append(domain, rpc.Leaf("partner_id", "=", vendor))
 	}
 	if q.Number != "" {
 		number := erp.Sanitize(q.Number)
@@ -385,42 +387,42 @@ func accountDomain(cid int64, q erp.BankAccountQuery) (domain []any, id, vendor 
 		}
 		if q.Holders {
 			// bank_ids lists a partner's active accounts only.
-			domain = append(domain, "|", leaf("sanitized_acc_number", "in", numbers), leaf("partner_id.bank_ids.sanitized_acc_number", "in", numbers))
+			domain = append(domain, "|", rpc.Leaf("sanitized_acc_number", "in", numbers), rpc.Leaf("partner_id.bank_ids.sanitized_acc_number", "in", numbers))
 		} else {
-			domain = append(domain, leaf("sanitized_acc_number", "in", numbers))
+			domain = append(domain, rpc.Leaf("sanitized_acc_number", "in", numbers))
 		}
 	}
 	if q.Active {
-		domain = append(domain, leaf("active", "=", true))
+		domain = append(domain, rpc.Leaf("active", "=", true))
 	}
 	return domain, id, vendor, true
 }
 
-func decodeAccount(r record) (erp.BankAccount, int64, error) {
-	id, err := r.id()
+func decodeAccount(r rpc.Record) (erp.BankAccount, int64, error) {
+	id, err := r.ID()
 	if err != nil {
 		return erp.BankAccount{}, 0, err
 	}
 	a := erp.BankAccount{ID: itoa(id)}
 	var partner, co, seq int64
 	errs := []error{}
-	partner, _, err = r.many2one("partner_id")
+	partner, _, err = r.Many2one("partner_id")
 	errs = append(errs, err)
-	a.Number, err = r.str("acc_number")
+	a.Number, err = r.Str("acc_number")
 	errs = append(errs, err)
-	a.Sanitized, err = r.str("sanitized_acc_number")
+	a.Sanitized, err = r.Str("sanitized_acc_number")
 	errs = append(errs, err)
-	a.BIC, err = r.str("bank_bic")
+	a.BIC, err = r.Str("bank_bic")
 	errs = append(errs, err)
-	a.Trusted, err = r.boolean("allow_out_payment")
+	a.Trusted, err = r.Bool("allow_out_payment")
 	errs = append(errs, err)
-	a.Active, err = r.boolean("active")
+	a.Active, err = r.Bool("active")
 	errs = append(errs, err)
-	seq, err = r.integer("sequence")
+	seq, err = r.Int("sequence")
 	errs = append(errs, err)
-	a.SetAt, err = r.datetime("write_date")
+	a.SetAt, err = r.Datetime("write_date")
 	errs = append(errs, err)
-	co, _, err = r.many2one("company_id")
+	co, _, err = r.Many2one("company_id")
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.BankAccount{}, 0, fmt.Errorf("odoo: res.partner.bank %d: %w", id, err)
@@ -446,7 +448,7 @@ func decodeAccount(r record) (erp.BankAccount, int64, error) {
 // hand in Odoo) are given with the first bill, Bill empty (an entry does
 // not tell which bill its payment is reconciled with). VendorName is the
 // display name of the commercial partner, unless q.NoVendorName: then
-// the read asks Odoo for no display name at all (see searchRead).
+// the read asks Odoo for no display name at all (see rpc.Session.SearchRead).
 func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]erp.Bill, error) {
 	cid, ok := c.company(company)
 	if !ok {
@@ -457,7 +459,7 @@ func (c *Client) Bills(ctx context.Context, company string, q erp.BillQuery) ([]
 }
 
 // bills reads bills and also returns each bill's vendor by bill ID.
-func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQuery) ([]erp.Bill, map[string]int64, error) {
+func (c *Client) bills(ctx context.Context, s *rpc.Session, cid int64, q erp.BillQuery) ([]erp.Bill, map[string]int64, error) {
 	if err := q.CheckPaymentsSince(); err != nil {
 		return nil, nil, err
 	}
@@ -475,14 +477,14 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	if !ok {
 		return nil, nil, ctx.Err()
 	}
-	kw, check := limited(scope(cid, false), q.Limit, q.Offset)
+	kw, check := limited(rpc.Scope(cid, false), q.Limit, q.Offset)
 	if q.WithPayments {
-		kw, check = limited(scope(cid, false), 0, 0)
+		kw, check = limited(rpc.Scope(cid, false), 0, 0)
 	}
 	if !q.NoVendorName {
-		kw["load"] = loadNames // for VendorName
+		kw["load"] = rpc.LoadNames // for VendorName
 	}
-	rs, err := s.searchRead(ctx, "account.move", domain, d.billFields(), kw)
+	rs, err := s.SearchRead(ctx, "account.move", domain, d.billFields(), kw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -507,7 +509,7 @@ func (c *Client) bills(ctx context.Context, s *session, cid int64, q erp.BillQue
 	}
 	vendors := make(map[string]int64, len(out))
 	for _, b := range out {
-		vendors[b.ID], _ = parseID(b.Vendor)
+		vendors[b.ID], _ = rpc.ParseID(b.Vendor)
 	}
 	if q.WithPayments {
 		attachPayments(out, paid, q.Decision != nil)
@@ -549,14 +551,14 @@ func (d *dialect) billDomain(cid int64, q erp.BillQuery, decision []any) (domain
 	docs := [][]any{term("move_type", "in", []any{string(erp.KindBill), string(erp.KindCreditNote)})}
 	entries := [][]any{term("move_type", "=", "entry"), term(d.movePayment, "!=", false), term("ref", "ilike", memoPrefix)}
 	if q.ID != "" {
-		if id, ok = parseID(q.ID); !ok {
+		if id, ok = rpc.ParseID(q.ID); !ok {
 			return nil, 0, 0, false
 		}
 		docs = append(docs, term("id", "=", id))
 		entries = append(entries, term("ref", "ilike", " bill "+itoa(id)+"]"))
 	}
 	if q.Vendor != "" {
-		if vendor, ok = parseID(q.Vendor); !ok {
+		if vendor, ok = rpc.ParseID(q.Vendor); !ok {
 			return nil, 0, 0, false
 		}
 		docs = append(docs, term("commercial_partner_id", "=", vendor))
@@ -574,24 +576,24 @@ func (d *dialect) billDomain(cid int64, q erp.BillQuery, decision []any) (domain
 		docs = append(docs, lookupDomain(q.Lookup))
 	}
 	if q.Decision != nil {
-		bill, okBill := parseID(q.Decision.Bill)
+		bill, okBill := rpc.ParseID(q.Decision.Bill)
 		if vendor == 0 || !okBill {
 			return nil, 0, 0, false
 		}
 		docs = append(docs, decision)
 		entries = append(entries, term("ref", "ilike", " bill "+itoa(bill)+"]"))
 	}
-	domain = append([]any{leaf("company_id", "=", cid)}, all(docs...)...)
+	domain = append([]any{rpc.Leaf("company_id", "=", cid)}, all(docs...)...)
 	if q.WithPayments {
 		legs := [][]any{all(docs...), all(entries...)}
 		if hand := d.handEntries(q, vendor); hand != nil {
 			legs = append(legs, hand)
 		}
-		domain = append([]any{leaf("company_id", "=", cid)}, either(legs...)...)
+		domain = append([]any{rpc.Leaf("company_id", "=", cid)}, either(legs...)...)
 		if vendor != 0 {
 			// Every leg is the vendor's: said once at the top too, where
 			// the database's index on the partner narrows the search.
-			domain = append([]any{leaf("company_id", "=", cid), leaf("commercial_partner_id", "=", vendor)}, either(legs...)...)
+			domain = append([]any{rpc.Leaf("company_id", "=", cid), rpc.Leaf("commercial_partner_id", "=", vendor)}, either(legs...)...)
 		}
 	}
 	return domain, id, vendor, true
@@ -607,8 +609,8 @@ const maxRefLikes = 8
 // the credit notes reversing it, the open documents, and the suspects
 // (suspectsDomain) with the posted credit notes reversing them. It reads
 // the currency of dq.Suspects unless known (one call, then cached).
-func (c *Client) decisionDomain(ctx context.Context, s *session, dq *erp.DecisionQuery) ([]any, error) {
-	bill, ok := parseID(dq.Bill)
+func (c *Client) decisionDomain(ctx context.Context, s *rpc.Session, dq *erp.DecisionQuery) ([]any, error) {
+	bill, ok := rpc.ParseID(dq.Bill)
 	if !ok {
 		return nil, nil // billDomain selects nothing
 	}
@@ -638,7 +640,7 @@ func (c *Client) decisionDomain(ctx context.Context, s *session, dq *erp.Decisio
 // sus.Near of sus.Amount, or an invoice date in [From, To]; totals are
 // compared within half a minor unit, for Odoo stores them as decimals.
 // nil when sus selects nothing.
-func (c *Client) suspectsDomain(ctx context.Context, s *session, prefix string, sus erp.Suspects) ([]any, error) {
+func (c *Client) suspectsDomain(ctx context.Context, s *rpc.Session, prefix string, sus erp.Suspects) ([]any, error) {
 	var legs [][]any
 	for _, p := range sus.Refs {
 		for _, like := range p.Likes(maxRefLikes) {
@@ -716,7 +718,7 @@ func (d *dialect) handEntries(q erp.BillQuery, vendor int64) []any {
 // case), its ID, or its vendor reference (erp.LookupPattern).
 func lookupDomain(lookup string) []any {
 	match := [][]any{term("name", "=ilike", lookup)}
-	if n, ok := parseID(lookup); ok {
+	if n, ok := rpc.ParseID(lookup); ok {
 		match = append(match, term("id", "=", n))
 	}
 	if k := erp.LookupPattern(lookup); k != "" {
@@ -731,7 +733,7 @@ func lookupDomain(lookup string) []any {
 // alone), and with q.WithPayments the payments of the connector's
 // entries among rs, of bill id and vendor when given, and the payments
 // made by hand that q.PaymentsSince asks for (handWanted).
-func (c *Client) decodeBills(d *dialect, rs []record, cid int64, q erp.BillQuery, id, vendor int64) ([]erp.Bill, []erp.Payment, error) {
+func (c *Client) decodeBills(d *dialect, rs []rpc.Record, cid int64, q erp.BillQuery, id, vendor int64) ([]erp.Bill, []erp.Payment, error) {
 	out := []erp.Bill{}
 	var paid []erp.Payment
 	for _, r := range rs {
@@ -787,8 +789,8 @@ func billMatches(b erp.Bill, q erp.BillQuery, id, vendor int64) bool {
 // naming its payment: dialect.movePayment): with the key and bill its memo names if the
 // connector made it, Key and Bill empty otherwise; ok is false for any
 // other record.
-func (c *Client) decodeEntry(d *dialect, r record, cid int64) (erp.Payment, bool, error) {
-	kind, err := r.str("move_type")
+func (c *Client) decodeEntry(d *dialect, r rpc.Record, cid int64) (erp.Payment, bool, error) {
+	kind, err := r.Str("move_type")
 	if err != nil || kind != "entry" {
 		return erp.Payment{}, false, err
 	}
@@ -796,23 +798,23 @@ func (c *Client) decodeEntry(d *dialect, r record, cid int64) (erp.Payment, bool
 	var ref, state string
 	var created time.Time
 	errs := []error{}
-	pay, _, err = r.many2one(d.movePayment)
+	pay, _, err = r.Many2one(d.movePayment)
 	errs = append(errs, err)
-	partner, _, err = r.many2one("commercial_partner_id")
+	partner, _, err = r.Many2one("commercial_partner_id")
 	errs = append(errs, err)
-	bank, _, err = r.many2one("partner_bank_id")
+	bank, _, err = r.Many2one("partner_bank_id")
 	errs = append(errs, err)
-	cur, _, err = r.many2one("currency_id")
+	cur, _, err = r.Many2one("currency_id")
 	errs = append(errs, err)
-	co, _, err = r.many2one("company_id")
+	co, _, err = r.Many2one("company_id")
 	errs = append(errs, err)
-	ref, err = r.str("ref")
+	ref, err = r.Str("ref")
 	errs = append(errs, err)
-	state, err = r.str("state")
+	state, err = r.Str("state")
 	errs = append(errs, err)
-	created, err = r.datetime("create_date")
+	created, err = r.Datetime("create_date")
 	errs = append(errs, err)
-	day, err := r.date("date")
+	day, err := r.Date("date")
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Payment{}, false, fmt.Errorf("odoo: account.move entry: %w", err)
@@ -825,7 +827,7 @@ func (c *Client) decodeEntry(d *dialect, r record, cid int64) (erp.Payment, bool
 	if !ok {
 		return erp.Payment{}, false, fmt.Errorf("odoo: account.payment %d: %w: unknown currency", pay, ErrBadAnswer)
 	}
-	amount, err := r.amount("amount_total", money.decimals)
+	amount, err := r.Amount("amount_total", money.decimals)
 	if err != nil {
 		return erp.Payment{}, false, fmt.Errorf("odoo: account.payment %d: %w", pay, err)
 	}
@@ -850,11 +852,11 @@ func (c *Client) decodeEntry(d *dialect, r record, cid int64) (erp.Payment, bool
 
 // loadCurrencies reads the currencies of rs (their currency_id) that are
 // not cached yet, in one call.
-func (c *Client) loadCurrencies(ctx context.Context, s *session, rs []record) error {
+func (c *Client) loadCurrencies(ctx context.Context, s *rpc.Session, rs []rpc.Record) error {
 	var missing []any
 	c.mu.Lock()
 	for _, r := range rs {
-		id, _, err := r.many2one("currency_id")
+		id, _, err := r.Many2one("currency_id")
 		if err != nil || id == 0 {
 			continue // decodeBill reports it
 		}
@@ -866,12 +868,12 @@ func (c *Client) loadCurrencies(ctx context.Context, s *session, rs []record) er
 	if len(missing) == 0 {
 		return nil
 	}
-	v, err := s.execute(ctx, "res.currency", "read", []any{missing}, map[string]any{
-		"fields": strs([]string{"name", "decimal_places"}), "context": map[string]any{"active_test": false}})
+	v, err := s.Execute(ctx, "res.currency", "read", []any{missing}, map[string]any{
+		"fields": rpc.Strs([]string{"name", "decimal_places"}), "context": map[string]any{"active_test": false}})
 	if err != nil {
 		return err
 	}
-	cs, err := records(v)
+	cs, err := rpc.Records(v)
 	if err != nil {
 		return fmt.Errorf("odoo: res.currency.read: %w", err)
 	}
@@ -880,16 +882,16 @@ func (c *Client) loadCurrencies(ctx context.Context, s *session, rs []record) er
 
 // storeCurrencies caches res.currency records read with name and
 // decimal_places.
-func (c *Client) storeCurrencies(cs []record) error {
+func (c *Client) storeCurrencies(cs []rpc.Record) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, r := range cs {
-		id, err := r.id()
+		id, err := r.ID()
 		if err != nil {
 			return fmt.Errorf("odoo: res.currency: %w", err)
 		}
-		code, err1 := r.str("name")
-		dec, err2 := r.integer("decimal_places")
+		code, err1 := r.Str("name")
+		dec, err2 := r.Int("decimal_places")
 		if err := errors.Join(err1, err2); err != nil {
 			return fmt.Errorf("odoo: res.currency %d: %w", id, err)
 		}
@@ -924,8 +926,8 @@ var paymentStates = map[string]erp.PaymentState{
 	"blocked": erp.Blocked, // Odoo 18 and later: put on hold for payment
 }
 
-func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
-	id, err := r.id()
+func (c *Client) decodeBill(r rpc.Record) (erp.Bill, int64, error) {
+	id, err := r.ID()
 	if err != nil {
 		return erp.Bill{}, 0, err
 	}
@@ -933,31 +935,31 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 	var partner, commercial, cur, bank, rev, co int64
 	var kind, state, pstate string
 	errs := []error{}
-	b.Name, err = r.str("name")
+	b.Name, err = r.Str("name")
 	errs = append(errs, err)
-	b.Ref, err = r.str("ref")
+	b.Ref, err = r.Str("ref")
 	errs = append(errs, err)
-	partner, _, err = r.many2one("partner_id")
+	partner, _, err = r.Many2one("partner_id")
 	errs = append(errs, err)
-	commercial, b.VendorName, err = r.many2one("commercial_partner_id")
+	commercial, b.VendorName, err = r.Many2one("commercial_partner_id")
 	errs = append(errs, err)
-	kind, err = r.str("move_type")
+	kind, err = r.Str("move_type")
 	errs = append(errs, err)
-	cur, _, err = r.many2one("currency_id")
+	cur, _, err = r.Many2one("currency_id")
 	errs = append(errs, err)
-	b.Due, err = r.date("invoice_date_due")
+	b.Due, err = r.Date("invoice_date_due")
 	errs = append(errs, err)
-	b.Date, err = r.date("invoice_date")
+	b.Date, err = r.Date("invoice_date")
 	errs = append(errs, err)
-	bank, _, err = r.many2one("partner_bank_id")
+	bank, _, err = r.Many2one("partner_bank_id")
 	errs = append(errs, err)
-	state, err = r.str("state")
+	state, err = r.Str("state")
 	errs = append(errs, err)
-	pstate, err = r.str("payment_state")
+	pstate, err = r.Str("payment_state")
 	errs = append(errs, err)
-	rev, _, err = r.many2one("reversed_entry_id")
+	rev, _, err = r.Many2one("reversed_entry_id")
 	errs = append(errs, err)
-	co, _, err = r.many2one("company_id")
+	co, _, err = r.Many2one("company_id")
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w", id, err)
@@ -966,9 +968,9 @@ func (c *Client) decodeBill(r record) (erp.Bill, int64, error) {
 	if !ok {
 		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w: unknown currency", id, ErrBadAnswer)
 	}
-	b.Total, err = r.amount("amount_total", money.decimals)
+	b.Total, err = r.Amount("amount_total", money.decimals)
 	errs = append(errs[:0], err)
-	b.Residual, err = r.amount("amount_residual", money.decimals)
+	b.Residual, err = r.Amount("amount_residual", money.decimals)
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Bill{}, 0, fmt.Errorf("odoo: account.move %d: %w", id, err)
@@ -1025,7 +1027,7 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 	}
 	var bill int64
 	if q.Bill != "" {
-		if bill, ok = parseID(q.Bill); !ok {
+		if bill, ok = rpc.ParseID(q.Bill); !ok {
 			return nil, ctx.Err()
 		}
 		bs, vendors, err := c.bills(ctx, c.reader, cid, erp.BillQuery{ID: q.Bill})
@@ -1035,7 +1037,7 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 		if len(bs) != 1 {
 			return []erp.Payment{}, nil
 		}
-		domain = append(domain, leaf("partner_id", "=", vendors[bs[0].ID]))
+		domain = append(domain, rpc.Leaf("partner_id", "=", vendors[bs[0].ID]))
 	}
 	ps, err := c.payments(ctx, d, c.reader, cid, domain, false, bill, 0, false)
 	if err != nil {
@@ -1054,23 +1056,23 @@ func (c *Client) Payments(ctx context.Context, company string, q erp.PaymentQuer
 // selects, before the bill (see Payments); ok is false when q names a
 // vendor or key that no record can have.
 func (d *dialect) paymentDomain(cid int64, q erp.PaymentQuery) (domain []any, ok bool) {
-	domain = []any{leaf("company_id", "=", cid), leaf("payment_type", "=", "outbound"), leaf("partner_type", "=", "supplier")}
+	domain = []any{rpc.Leaf("company_id", "=", cid), rpc.Leaf("payment_type", "=", "outbound"), rpc.Leaf("partner_type", "=", "supplier")}
 	if q.Posted {
-		domain = append(domain, leaf("state", "in", d.postedStates()))
+		domain = append(domain, rpc.Leaf("state", "in", d.postedStates()))
 	}
 	if q.Key != "" {
 		if !validKey(q.Key) {
 			return nil, false // no payment was ever made under it
 		}
 		// The memo's marker, matched with ilike and then exactly.
-		domain = append(domain, leaf(d.paymentMemo, "ilike", memoPrefix+q.Key+" bill "))
+		domain = append(domain, rpc.Leaf(d.paymentMemo, "ilike", memoPrefix+q.Key+" bill "))
 	}
 	if q.Vendor != "" {
-		vendor, ok := parseID(q.Vendor)
+		vendor, ok := rpc.ParseID(q.Vendor)
 		if !ok {
 			return nil, false
 		}
-		domain = append(domain, leaf("partner_id.commercial_partner_id", "=", vendor))
+		domain = append(domain, rpc.Leaf("partner_id.commercial_partner_id", "=", vendor))
 	}
 	return domain, true
 }
@@ -1080,13 +1082,13 @@ func (d *dialect) paymentDomain(cid int64, q erp.PaymentQuery) (domain []any, ok
 // domain and returns them with their bill; bill, if not zero, keeps only
 // that bill's. limit, if above zero, is the read's limit (else MaxRead);
 // unbilled keeps the payments of no bill too, with Bill empty.
-func (c *Client) payments(ctx context.Context, d *dialect, s *session, cid int64, domain []any, keyed bool, bill int64, limit int, unbilled bool) ([]erp.Payment, error) {
+func (c *Client) payments(ctx context.Context, d *dialect, s *rpc.Session, cid int64, domain []any, keyed bool, bill int64, limit int, unbilled bool) ([]erp.Payment, error) {
 	fields := d.paymentFields()
 	if keyed {
 		fields = d.keyedFields()
 	}
-	kw, check := limited(scope(cid, false), limit, 0)
-	rs, err := s.searchRead(ctx, "account.payment", domain, fields, kw)
+	kw, check := limited(rpc.Scope(cid, false), limit, 0)
+	rs, err := s.SearchRead(ctx, "account.payment", domain, fields, kw)
 	if err != nil {
 		return nil, err
 	}
@@ -1124,8 +1126,8 @@ func (c *Client) payments(ctx context.Context, d *dialect, s *session, cid int64
 // decodePayment decodes a payment; its Bill is the bill its memo names, if
 // any, and bills the bills it is reconciled with, if reconciled (r holds
 // reconciled_bill_ids), else none.
-func (c *Client) decodePayment(d *dialect, r record, reconciled bool) (erp.Payment, int64, []int64, error) {
-	id, err := r.id()
+func (c *Client) decodePayment(d *dialect, r rpc.Record, reconciled bool) (erp.Payment, int64, []int64, error) {
+	id, err := r.ID()
 	if err != nil {
 		return erp.Payment{}, 0, nil, err
 	}
@@ -1135,34 +1137,34 @@ func (c *Client) decodePayment(d *dialect, r record, reconciled bool) (erp.Payme
 	var bills []int64
 	var date time.Time
 	errs := []error{}
-	partner, _, err = r.many2one("partner_id")
+	partner, _, err = r.Many2one("partner_id")
 	errs = append(errs, err)
-	bank, _, err = r.many2one("partner_bank_id")
+	bank, _, err = r.Many2one("partner_bank_id")
 	errs = append(errs, err)
-	cur, _, err = r.many2one("currency_id")
+	cur, _, err = r.Many2one("currency_id")
 	errs = append(errs, err)
-	state, err = r.str("state")
+	state, err = r.Str("state")
 	errs = append(errs, err)
-	ref, err = r.str(d.paymentMemo)
+	ref, err = r.Str(d.paymentMemo)
 	errs = append(errs, err)
-	date, err = r.date("date")
+	date, err = r.Date("date")
 	errs = append(errs, err)
 	if !date.IsZero() {
 		p.Day = date.Format(time.DateOnly)
 	}
-	p.Date, err = r.datetime("create_date")
+	p.Date, err = r.Datetime("create_date")
 	errs = append(errs, err)
 	if reconciled {
-		bills, err = r.ids("reconciled_bill_ids")
+		bills, err = r.IDs("reconciled_bill_ids")
 		errs = append(errs, err)
 	}
-	p.Reconciled, err = r.boolean("is_reconciled")
+	p.Reconciled, err = r.Bool("is_reconciled")
 	errs = append(errs, err)
-	co, _, err = r.many2one("company_id")
+	co, _, err = r.Many2one("company_id")
 	errs = append(errs, err)
-	ptype, err = r.str("payment_type")
+	ptype, err = r.Str("payment_type")
 	errs = append(errs, err)
-	partnerType, err = r.str("partner_type")
+	partnerType, err = r.Str("partner_type")
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w", id, err)
@@ -1171,7 +1173,7 @@ func (c *Client) decodePayment(d *dialect, r record, reconciled bool) (erp.Payme
 	if !ok {
 		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w: unknown currency", id, ErrBadAnswer)
 	}
-	amount, err := r.amount("amount", money.decimals)
+	amount, err := r.Amount("amount", money.decimals)
 	if err != nil {
 		return erp.Payment{}, 0, nil, fmt.Errorf("odoo: account.payment %d: %w", id, err)
 	}
@@ -1239,7 +1241,7 @@ func parseMemo(ref string) (key string, bill int64, ok bool) {
 	if len(fields) != 3 || fields[1] != "bill" || !validKey(fields[0]) {
 		return "", 0, false
 	}
-	bill, ok = parseID(fields[2])
+	bill, ok = rpc.ParseID(fields[2])
 	return fields[0], bill, ok
 }
 
@@ -1248,6 +1250,8 @@ func refused(format string, a ...any) error {
 }
 
 func notFound(what string) error { return fmt.Errorf("%w: %s", erp.ErrNotFound, what) }
+
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }
 
 // translate maps the faults of a write that Odoo rolled back onto erp's
 // sentinels: a missing record is erp.ErrNotFound, any other user error
@@ -1362,13 +1366,13 @@ func (c *Client) RegisterPayment(ctx context.Context, company string, r erp.Paym
 // and a memo carrying r.Key, checking the bill again when recheck (see
 // openWizard); runs it (action_create_payments); and reads the payment
 // back. RegisterPayment documents the outcomes.
-func (c *Client) runWizard(ctx context.Context, s *session, cid, billID int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, day string, credits []creditLine, recheck bool) (erp.Payment, error) {
-	acctID, _ := parseID(acct.ID)
-	wctx := scope(cid, false)
+func (c *Client) runWizard(ctx context.Context, s *rpc.Session, cid, billID int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, day string, credits []creditLine, recheck bool) (erp.Payment, error) {
+	acctID, _ := rpc.ParseID(acct.ID)
+	wctx := rpc.Scope(cid, false)
 	wctx["active_model"] = "account.move"
 	wctx["active_ids"] = []any{billID}
 	wizard, err := openWizard(ctx, s, billID, b, r, money, map[string]any{
-		"amount":                      fromMinor(r.Amount.Amount, money.decimals),
+		"amount":                      rpc.FromMinor(r.Amount.Amount, money.decimals),
 		"partner_bank_id":             acctID,
 		"communication":               memo(b.Ref, r.Key, billID),
 		"payment_difference_handling": "open",
@@ -1377,8 +1381,8 @@ func (c *Client) runWizard(ctx context.Context, s *session, cid, billID int64, b
 	if err != nil {
 		return erp.Payment{}, err
 	}
-	v, err := s.execute(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, map[string]any{"context": wctx})
-	if err != nil && !errors.Is(err, errNoneResult) {
+	v, err := s.Execute(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, map[string]any{"context": wctx})
+	if err != nil && !errors.Is(err, rpc.ErrNoneResult) {
 		var f *Fault
 		if errors.As(err, &f) || errors.Is(err, ErrNotSent) {
 			return erp.Payment{}, notWritten(translate(err)) // a fault: Odoo rolled the call back; or never sent
@@ -1415,21 +1419,21 @@ var wizardSpec = map[string]any{"line_ids": map[string]any{"fields": map[string]
 // such transient records itself). No call more than the wizard's create:
 // the check is as late as it can be before action_create_payments. On 17
 // the wizard itself refuses a bill that is not posted.
-func openWizard(ctx context.Context, s *session, billID int64, b erp.Bill, r erp.PaymentRequest, money currency, vals, wctx map[string]any, recheck bool) (int64, error) {
+func openWizard(ctx context.Context, s *rpc.Session, billID int64, b erp.Bill, r erp.PaymentRequest, money currency, vals, wctx map[string]any, recheck bool) (int64, error) {
 	if !recheck {
-		v, err := s.execute(ctx, "account.payment.register", "create", []any{vals}, map[string]any{"context": wctx})
+		v, err := s.Execute(ctx, "account.payment.register", "create", []any{vals}, map[string]any{"context": wctx})
 		if err != nil {
 			// The wizard alone pays nothing: whatever happened to this
 			// call, no payment was made.
 			return 0, notWritten(translate(err))
 		}
-		wizard, err := asID(v)
+		wizard, err := rpc.AsID(v)
 		if err != nil {
 			return 0, notWritten(fmt.Errorf("odoo: account.payment.register.create: %w", err))
 		}
 		return wizard, nil
 	}
-	v, err := s.execute(ctx, "account.payment.register", "web_save", []any{[]any{}, vals}, map[string]any{"specification": wizardSpec, "context": wctx})
+	v, err := s.Execute(ctx, "account.payment.register", "web_save", []any{[]any{}, vals}, map[string]any{"specification": wizardSpec, "context": wctx})
 	if err != nil {
 		return 0, notWritten(translate(err))
 	}
@@ -1448,32 +1452,32 @@ func openWizard(ctx context.Context, s *session, billID int64, b erp.Bill, r erp
 // one of that bill's: a wizard paying another would be a bug of Odoo's or
 // ours.
 func wizardBill(v any, billID int64, b erp.Bill, money currency) (int64, erp.Bill, error) {
-	rs, err := records(v)
+	rs, err := rpc.Records(v)
 	if err != nil || len(rs) != 1 {
-		return 0, erp.Bill{}, errors.Join(err, badAnswer("one wizard", v))
+		return 0, erp.Bill{}, errors.Join(err, rpc.BadAnswer("one wizard", v))
 	}
-	wizard, err := rs[0].id()
+	wizard, err := rs[0].ID()
 	if err != nil {
 		return 0, erp.Bill{}, err
 	}
-	lines, err := records(rs[0]["line_ids"])
+	lines, err := rpc.Records(rs[0]["line_ids"])
 	if err != nil || len(lines) == 0 {
-		return 0, erp.Bill{}, errors.Join(err, fieldError("line_ids", badAnswer("the bill's lines", rs[0]["line_ids"])))
+		return 0, erp.Bill{}, errors.Join(err, rpc.FieldError("line_ids", rpc.BadAnswer("the bill's lines", rs[0]["line_ids"])))
 	}
-	var move record
+	var move rpc.Record
 	for _, l := range lines {
 		m, ok := l["move_id"].(map[string]any)
 		if !ok {
-			return 0, erp.Bill{}, fieldError("line_ids.move_id", badAnswer("a bill", l["move_id"]))
+			return 0, erp.Bill{}, rpc.FieldError("line_ids.move_id", rpc.BadAnswer("a bill", l["move_id"]))
 		}
-		if id, err := record(m).id(); err != nil || id != billID {
-			return 0, erp.Bill{}, fieldError("line_ids.move_id", badAnswer(fmt.Sprintf("bill %d", billID), m["id"]))
+		if id, err := rpc.Record(m).ID(); err != nil || id != billID {
+			return 0, erp.Bill{}, rpc.FieldError("line_ids.move_id", rpc.BadAnswer(fmt.Sprintf("bill %d", billID), m["id"]))
 		}
 		move = m
 	}
-	state, err1 := move.str("state")
-	pstate, err2 := move.str("payment_state")
-	residual, err3 := move.amount("amount_residual", money.decimals)
+	state, err1 := move.Str("state")
+	pstate, err2 := move.Str("payment_state")
+	residual, err3 := move.Amount("amount_residual", money.decimals)
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return 0, erp.Bill{}, err
 	}
@@ -1506,7 +1510,7 @@ func stillOpen(b, now erp.Bill, r erp.PaymentRequest) error {
 // action named, else by key), checks it is the one r asked for and that
 // Odoo matched all of it with the bill (else cancelUnmatched), and
 // reconciles the credit notes netted with it.
-func (c *Client) readBack(ctx context.Context, s *session, cid int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, credits []creditLine, ids []int64) (erp.Payment, error) {
+func (c *Client) readBack(ctx context.Context, s *rpc.Session, cid int64, b erp.Bill, acct erp.BankAccount, r erp.PaymentRequest, money currency, credits []creditLine, ids []int64) (erp.Payment, error) {
 	p, found, err := c.paymentByKey(ctx, s, cid, r.Key, ids...)
 	if err != nil {
 		return erp.Payment{}, err
@@ -1520,7 +1524,7 @@ func (c *Client) readBack(ctx context.Context, s *session, cid int64, b erp.Bill
 	if p.State == erp.PaymentPosted && !p.Reconciled {
 		return erp.Payment{}, c.cancelUnmatched(ctx, s, p, b, money)
 	}
-	billID, _ := parseID(b.ID)
+	billID, _ := rpc.ParseID(b.ID)
 	p.Unreconciled = c.reconcileCredits(ctx, s, cid, billID, credits)
 	return p, nil
 }
@@ -1532,11 +1536,11 @@ func (c *Client) readBack(ctx context.Context, s *session, cid int64, b erp.Bill
 // unreconciled, cancelled; one call) and returns an error wrapping
 // erp.ErrNotWritten; if the cancellation fails, an error naming p to
 // cancel in Odoo, which does not (the outcome needs a person).
-func (c *Client) cancelUnmatched(ctx context.Context, s *session, p erp.Payment, b erp.Bill, money currency) error {
-	id, _ := parseID(p.ID)
+func (c *Client) cancelUnmatched(ctx context.Context, s *rpc.Session, p erp.Payment, b erp.Bill, money currency) error {
+	id, _ := rpc.ParseID(p.ID)
 	why := fmt.Sprintf("odoo: bill %s was paid by another payment at the same moment (another process, or by hand in Odoo); payment %s of %s %s could not be matched with it in whole",
 		b.Name, p.ID, intent.FormatAmount(p.Amount.Amount, uint8(money.decimals)), money.code)
-	if _, err := s.execute(context.WithoutCancel(ctx), "account.payment", "action_cancel", []any{[]any{id}}, nil); err != nil && !errors.Is(err, errNoneResult) {
+	if _, err := s.Execute(context.WithoutCancel(ctx), "account.payment", "action_cancel", []any{[]any{id}}, nil); err != nil && !errors.Is(err, rpc.ErrNoneResult) {
 		return fmt.Errorf("%s, and cancelling it failed: cancel payment %s in Odoo now, it pays more than the bill owed: %w", why, p.ID, err)
 	}
 	return fmt.Errorf("%w: %s, so it was cancelled: nothing was paid by this request; read the bill again", erp.ErrNotWritten, why)
@@ -1554,7 +1558,7 @@ func (c *Client) paymentTarget(company string, r erp.PaymentRequest) (cid, billI
 	if !ok {
 		return 0, 0, notFound("bill")
 	}
-	if billID, ok = parseID(r.Bill); !ok {
+	if billID, ok = rpc.ParseID(r.Bill); !ok {
 		return 0, 0, notFound("bill")
 	}
 	return cid, billID, nil
@@ -1565,7 +1569,7 @@ func (c *Client) paymentTarget(company string, r erp.PaymentRequest) (cid, billI
 // carrying r.Key if one is found (looked up even when ctx is cancelled);
 // otherwise an error saying the payment may or may not exist, wrapping
 // err, and nothing is retried.
-func (c *Client) paymentAnswerLost(ctx context.Context, s *session, cid int64, r erp.PaymentRequest, err error) (erp.Payment, error) {
+func (c *Client) paymentAnswerLost(ctx context.Context, s *rpc.Session, cid int64, r erp.PaymentRequest, err error) (erp.Payment, error) {
 	p, found, lerr := c.paymentByKey(context.WithoutCancel(ctx), s, cid, r.Key)
 	if lerr == nil && found {
 		return p, nil
@@ -1596,7 +1600,7 @@ func notWritten(err error) error {
 // paymentSubjects returns the bill and the account a payment request is
 // checked against: those the caller read while deciding, or read now.
 // done is the payment already made under r.Key, if any.
-func (c *Client) paymentSubjects(ctx context.Context, s *session, cid int64, r erp.PaymentRequest) (erp.Bill, erp.BankAccount, *erp.Payment, error) {
+func (c *Client) paymentSubjects(ctx context.Context, s *rpc.Session, cid int64, r erp.PaymentRequest) (erp.Bill, erp.BankAccount, *erp.Payment, error) {
 	if r.Decided != nil {
 		if r.Account == nil || r.Decided.ID != r.Bill || r.Account.ID != r.BankAccount {
 			return erp.Bill{}, erp.BankAccount{}, nil, refused("the bill and bank account decided on are not those of the request")
@@ -1623,7 +1627,7 @@ func (c *Client) paymentSubjects(ctx context.Context, s *session, cid int64, r e
 	if len(bs) != 1 {
 		return erp.Bill{}, erp.BankAccount{}, nil, notFound("bill")
 	}
-	if _, ok := parseID(r.BankAccount); !ok {
+	if _, ok := rpc.ParseID(r.BankAccount); !ok {
 		return erp.Bill{}, erp.BankAccount{}, nil, refused("the bank account is not an active, trusted account of the bill's vendor")
 	}
 	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: r.BankAccount, Vendor: bs[0].Vendor})
@@ -1662,7 +1666,7 @@ func checkPayment(b erp.Bill, a erp.BankAccount, r erp.PaymentRequest) error {
 
 // loadCurrency returns the currency with this code, reading it (one call,
 // then cached) if no read has brought it yet.
-func (c *Client) loadCurrency(ctx context.Context, s *session, code string) (currency, error) {
+func (c *Client) loadCurrency(ctx context.Context, s *rpc.Session, code string) (currency, error) {
 	_, cur, err := c.loadCurrencyID(ctx, s, code)
 	if errors.Is(err, erp.ErrNotFound) {
 		return currency{}, fmt.Errorf("odoo: currency %s: %w", code, ErrBadAnswer)
@@ -1673,11 +1677,11 @@ func (c *Client) loadCurrency(ctx context.Context, s *session, code string) (cur
 // loadCurrencyID returns the Odoo id and the currency with this code,
 // reading it (one call, archived currencies included) unless known; an
 // error wrapping erp.ErrNotFound when Odoo has none.
-func (c *Client) loadCurrencyID(ctx context.Context, s *session, code string) (int64, currency, error) {
+func (c *Client) loadCurrencyID(ctx context.Context, s *rpc.Session, code string) (int64, currency, error) {
 	if id, cur, ok := c.currencyEntry(code); ok {
 		return id, cur, nil
 	}
-	rs, err := s.searchRead(ctx, "res.currency", []any{leaf("name", "=", code)}, []string{"name", "decimal_places"},
+	rs, err := s.SearchRead(ctx, "res.currency", []any{rpc.Leaf("name", "=", code)}, []string{"name", "decimal_places"},
 		map[string]any{"limit": 1, "context": map[string]any{"active_test": false}})
 	if err != nil {
 		return 0, currency{}, err
@@ -1716,7 +1720,7 @@ func paymentIDFromAction(v any) []int64 {
 	if !ok {
 		return nil
 	}
-	if id, err := asID(m["res_id"]); err == nil {
+	if id, err := rpc.AsID(m["res_id"]); err == nil {
 		return []int64{id}
 	}
 	return nil
@@ -1725,14 +1729,14 @@ func paymentIDFromAction(v any) []int64 {
 // paymentByKey finds the payment made under key: by id when the wizard
 // said which, else by its memo. The memo is matched with ilike and then
 // exactly, so "k-1" never finds "k-10".
-func (c *Client) paymentByKey(ctx context.Context, s *session, cid int64, key string, id ...int64) (erp.Payment, bool, error) {
+func (c *Client) paymentByKey(ctx context.Context, s *rpc.Session, cid int64, key string, id ...int64) (erp.Payment, bool, error) {
 	d, err := c.dialect(ctx)
 	if err != nil {
 		return erp.Payment{}, false, err
 	}
-	domain := []any{leaf("company_id", "=", cid), leaf(d.paymentMemo, "ilike", memoPrefix+key+" bill ")}
+	domain := []any{rpc.Leaf("company_id", "=", cid), rpc.Leaf(d.paymentMemo, "ilike", memoPrefix+key+" bill ")}
 	if len(id) == 1 {
-		domain = append(domain, leaf("id", "=", id[0]))
+		domain = append(domain, rpc.Leaf("id", "=", id[0]))
 	}
 	ps, err := c.payments(ctx, d, s, cid, domain, true, 0, 0, false)
 	if err != nil {
