@@ -29,7 +29,7 @@ const bankMarker = "intentplane bank change "
 // new account untrusted (the identity is not in Bank / Validate bank
 // account, and Odoo silently drops the flag), it returns an error wrapping
 // ErrAccess. The bank administrator needs an e-mail address in Odoo:
-// without one Odoo refuses to post the note (Setup gives it one).
+// without one Odoo refuses to post the note (provision.Setup gives it one).
 func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.BankChange) (erp.BankAccount, error) {
 	number := erp.Sanitize(ch.Number)
 	switch {
@@ -144,7 +144,7 @@ func makeCurrentAccount(ctx context.Context, s *rpc.Session, cid, vendor int64, 
 			"partner_id": vendor, "acc_number": ch.Number, "allow_out_payment": true, "sequence": first - 1,
 		}}, map[string]any{"context": rpc.Scope(cid, false)})
 		if err != nil {
-			return 0, translate(err)
+			return 0, rpc.Translate(err)
 		}
 		id, err := rpc.AsID(v)
 		if err != nil {
@@ -173,7 +173,7 @@ func makeCurrentAccount(ctx context.Context, s *rpc.Session, cid, vendor int64, 
 	}
 	if len(vals) > 0 {
 		if _, err := s.Execute(ctx, "res.partner.bank", "write", []any{[]any{id}, vals}, map[string]any{"context": rpc.Scope(cid, false)}); err != nil {
-			return 0, translate(err)
+			return 0, rpc.Translate(err)
 		}
 	}
 	return id, nil

@@ -5,9 +5,9 @@
 // none of them held by the agent: a reader, a payer (registers payments
 // and cannot create or change bank accounts or vendors) and a bank
 // administrator (changes bank accounts, for the registry-authority flow
-// only). Admin sets up a database for the demo and the tests; package
-// odootest is a fake Odoo 17, 18 or 19 server for tests (XML-RPC, and
-// JSON-2 as 19). The calls themselves (transports, logins, decoding,
+// only). Package odoo/provision sets up a database for the connector
+// (intentplane odoo setup, the demo and the tests); package odootest is
+// a fake Odoo 17, 18 or 19 server for tests (XML-RPC, and JSON-2 as 19). The calls themselves (transports, logins, decoding,
 // faults, the server's version) are the RPC layer, odoo/internal/rpc,
 // whose errors and settings this package names. The server's version is
 // read at the first call and what differs between the versions is kept
@@ -173,6 +173,19 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// NewAs returns a Client whose every call, read or payment, is made as
+// the one identity of s, over s's Transport: for package
+// odoo/provision, which enters records as the database's administrator
+// and reads them back through the connector (rpc is internal to
+// package odoo and its subpackages). companies is the Client's company
+// map, kept and not copied: the caller may add to it, not concurrently
+// with the Client's calls. now dates payments, in UTC unless the
+// company's partner names a time zone.
+func NewAs(s *rpc.Session, companies map[string]int64, now func() time.Time) *Client {
+	return &Client{t: s.Transport(), companies: companies, locks: map[string]chan struct{}{}, currencies: map[int64]currency{},
+		zones: map[int64]*time.Location{}, zone: time.UTC, now: now, reader: s, payer: s, bankAdmin: s}
+}
+
 // Login reads the server's version, authenticates every configured
 // identity that has not yet, so that a wrong password shows at startup
 // rather than at the first payment, and reads the time zone of each
@@ -279,4 +292,26 @@ func setting(id Identity, field string) Identity {
 		id.Setting = field
 	}
 	return id
+}
+
+// ErrNotSetUp is returned by LookupCompany when the company is not in the
+// database.
+var ErrNotSetUp = errors.New("odoo: database not set up")
+
+// LookupCompany returns the id of the res.company named name, as cfg's
+// reader sees it over cfg's transport, for building the Companies of the
+// Config it then runs with (cfg.Companies is not needed).
+func LookupCompany(ctx context.Context, cfg Config, name string) (int64, error) {
+	c, err := New(cfg)
+	if err != nil {
+		return 0, err
+	}
+	rs, err := c.reader.SearchRead(ctx, "res.company", []any{rpc.Leaf("name", "=", name)}, []string{"name"}, nil)
+	if err != nil {
+		return 0, err
+	}
+	if len(rs) != 1 {
+		return 0, fmt.Errorf("%w: no company %q", ErrNotSetUp, name)
+	}
+	return rs[0].ID()
 }

@@ -1253,19 +1253,6 @@ func notFound(what string) error { return fmt.Errorf("%w: %s", erp.ErrNotFound, 
 
 func itoa(id int64) string { return strconv.FormatInt(id, 10) }
 
-// translate maps the faults of a write that Odoo rolled back onto erp's
-// sentinels: a missing record is erp.ErrNotFound, any other user error
-// erp.ErrRefused. The *Fault stays in the chain.
-func translate(err error) error {
-	switch {
-	case errors.Is(err, ErrMissing):
-		return fmt.Errorf("%w: %w", erp.ErrNotFound, err)
-	case errors.Is(err, ErrUser):
-		return fmt.Errorf("%w: %w", erp.ErrRefused, err)
-	}
-	return err
-}
-
 // lock holds the connector's lock on one bill of a company, so that
 // two payments of it from this Client never overlap. Across processes the
 // gateway's exclusive hold on the bill serializes them.
@@ -1385,7 +1372,7 @@ func (c *Client) runWizard(ctx context.Context, s *rpc.Session, cid, billID int6
 	if err != nil && !errors.Is(err, rpc.ErrNoneResult) {
 		var f *Fault
 		if errors.As(err, &f) || errors.Is(err, ErrNotSent) {
-			return erp.Payment{}, notWritten(translate(err)) // a fault: Odoo rolled the call back; or never sent
+			return erp.Payment{}, notWritten(rpc.Translate(err)) // a fault: Odoo rolled the call back; or never sent
 		}
 		p, err := c.paymentAnswerLost(ctx, s, cid, r, err)
 		switch {
@@ -1396,7 +1383,7 @@ func (c *Client) runWizard(ctx context.Context, s *rpc.Session, cid, billID int6
 		}
 		return p, err
 	}
-	return c.readBack(ctx, s, cid, b, acct, r, money, credits, paymentIDFromAction(v))
+	return c.readBack(ctx, s, cid, b, acct, r, money, credits, rpc.ActionResID(v))
 }
 
 // wizardSpec is what openWizard asks web_save to answer of the wizard it
@@ -1425,7 +1412,7 @@ func openWizard(ctx context.Context, s *rpc.Session, billID int64, b erp.Bill, r
 		if err != nil {
 			// The wizard alone pays nothing: whatever happened to this
 			// call, no payment was made.
-			return 0, notWritten(translate(err))
+			return 0, notWritten(rpc.Translate(err))
 		}
 		wizard, err := rpc.AsID(v)
 		if err != nil {
@@ -1435,7 +1422,7 @@ func openWizard(ctx context.Context, s *rpc.Session, billID int64, b erp.Bill, r
 	}
 	v, err := s.Execute(ctx, "account.payment.register", "web_save", []any{[]any{}, vals}, map[string]any{"specification": wizardSpec, "context": wctx})
 	if err != nil {
-		return 0, notWritten(translate(err))
+		return 0, notWritten(rpc.Translate(err))
 	}
 	wizard, now, err := wizardBill(v, billID, b, money)
 	if err != nil {
@@ -1695,12 +1682,6 @@ func (c *Client) loadCurrencyID(ctx context.Context, s *rpc.Session, code string
 	return 0, currency{}, fmt.Errorf("%w: Odoo has no currency %s", erp.ErrNotFound, code)
 }
 
-// currencyByCode returns the known currency with this code.
-func (c *Client) currencyByCode(code string) (currency, bool) {
-	_, cur, ok := c.currencyEntry(code)
-	return cur, ok
-}
-
 // currencyEntry returns the Odoo id and the known currency with this code.
 func (c *Client) currencyEntry(code string) (int64, currency, bool) {
 	c.mu.Lock()
@@ -1711,19 +1692,6 @@ func (c *Client) currencyEntry(code string) (int64, currency, bool) {
 		}
 	}
 	return 0, currency{}, false
-}
-
-// paymentIDFromAction returns the payment id of the window action
-// action_create_payments returns for one payment, if any.
-func paymentIDFromAction(v any) []int64 {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil
-	}
-	if id, err := rpc.AsID(m["res_id"]); err == nil {
-		return []int64{id}
-	}
-	return nil
 }
 
 // paymentByKey finds the payment made under key: by id when the wizard

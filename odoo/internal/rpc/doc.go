@@ -22,10 +22,12 @@
 //   - Every fault is a *Fault matching one of ErrAccessDenied, ErrAccess,
 //     ErrUser (ErrMissing), ErrServer; transport failures wrap
 //     ErrNetwork, undecodable answers ErrBadAnswer. Package odoo names
-//     these for its callers.
+//     these for its callers; Translate maps the faults of a write Odoo
+//     rolled back onto erp's sentinels.
 //
 // The behaviour of Odoo it is built on is measured in
 // ../shared/odoo17-api.md and ../shared/odoo18-19-api.md. Package rpc
-// may import core/intent and the XML-RPC library; it must never import
-// erp, a pack, a store or package odoo.
+// may import core/intent, erp (for Translate) and the XML-RPC library;
+// it must never import package odoo, its provisioning, a pack or a
+// store.
 package rpc

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/intentplane/intentplane/erp"
 )
 
 // Kinds of failure, for errors.Is. Every error the connector returns for a
@@ -134,4 +136,17 @@ func lastLine(s string) string {
 		return strings.TrimSpace(s[i+1:])
 	}
 	return s
+}
+
+// Translate maps the faults of a write that Odoo rolled back onto erp's
+// sentinels: a missing record is erp.ErrNotFound, any other user error
+// erp.ErrRefused. The *Fault stays in the chain.
+func Translate(err error) error {
+	switch {
+	case errors.Is(err, ErrMissing):
+		return fmt.Errorf("%w: %w", erp.ErrNotFound, err)
+	case errors.Is(err, ErrUser):
+		return fmt.Errorf("%w: %w", erp.ErrRefused, err)
+	}
+	return err
 }

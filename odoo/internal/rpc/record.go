@@ -222,3 +222,17 @@ func ParseID(s string) (int64, bool) {
 	}
 	return n, true
 }
+
+// ActionResID returns the record id (res_id) of the window action a
+// method returns, such as action_create_payments for one payment: one
+// id, or none.
+func ActionResID(v any) []int64 {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if id, err := AsID(m["res_id"]); err == nil {
+		return []int64{id}
+	}
+	return nil
+}

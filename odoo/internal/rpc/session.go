@@ -54,6 +54,9 @@ func NewSession(t *Transport, db, role string, id Identity) *Session {
 // Identity returns the identity the Session logs in as.
 func (s *Session) Identity() Identity { return s.ident }
 
+// Transport returns the Transport the Session calls over.
+func (s *Session) Transport() *Transport { return s.t }
+
 // Role returns the name of the identity in errors ("payer").
 func (s *Session) Role() string { return s.role }
 

@@ -1,4 +1,4 @@
-package odoo
+package provision
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
@@ -27,7 +28,7 @@ type AdminConfig struct {
 	MasterPassword string
 	// Admin is the database's administrator; an empty Login means
 	// "admin".
-	Admin Identity
+	Admin odoo.Identity
 	// Companies maps company names as erp.Source names them to res.company
 	// ids, as in Config; EnsureCompany adds to it.
 	Companies map[string]int64
@@ -62,8 +63,14 @@ type Admin struct {
 
 	mu         sync.Mutex
 	companies  map[string]int64
-	currencies map[string]int64
-	client     *Client // reads records back
+	currencies map[string]currency // by ISO code, as Currency found them
+	client     *odoo.Client        // reads records back, as the administrator
+}
+
+// currency is a res.currency: its id and decimal places.
+type currency struct {
+	id       int64
+	decimals int
 }
 
 // NewAdmin returns an Admin for cfg; it makes no call.
@@ -75,8 +82,8 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 		return nil, err
 	}
 	mode := cfg.Transport
-	if mode == TransportAuto {
-		mode = TransportXMLRPC
+	if mode == odoo.TransportAuto {
+		mode = odoo.TransportXMLRPC
 	}
 	t, err := rpc.NewTransport(rpc.Options{URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Logger: cfg.Logger,
 		Mode: mode, Secrets: []string{cfg.MasterPassword, cfg.Admin.Password}, Database: cfg.DB})
@@ -90,13 +97,15 @@ func NewAdmin(cfg AdminConfig) (*Admin, error) {
 		cfg.Now = time.Now
 	}
 	a := &Admin{t: t, db: cfg.DB, master: cfg.MasterPassword, now: cfg.Now,
-		companies: map[string]int64{}, currencies: map[string]int64{}}
-	a.s = rpc.NewSession(t, cfg.DB, "administrator", setting(cfg.Admin, "AdminConfig.Admin.Password"))
+		companies: map[string]int64{}, currencies: map[string]currency{}}
+	if cfg.Admin.Setting == "" {
+		cfg.Admin.Setting = "AdminConfig.Admin.Password"
+	}
+	a.s = rpc.NewSession(t, cfg.DB, "administrator", cfg.Admin)
 	for k, v := range cfg.Companies {
 		a.companies[k] = v
 	}
-	a.client = &Client{t: t, companies: a.companies, locks: map[string]chan struct{}{}, currencies: map[int64]currency{},
-		zones: map[int64]*time.Location{}, zone: time.UTC, now: cfg.Now, reader: a.s, payer: a.s, bankAdmin: a.s}
+	a.client = odoo.NewAs(a.s, a.companies, cfg.Now)
 	return a, nil
 }
 
@@ -222,39 +231,45 @@ func (a *Admin) InstallModule(ctx context.Context, name string) error {
 // Currency returns the id of a currency by ISO code, activating it if it
 // is archived (Odoo ships most currencies archived).
 func (a *Admin) Currency(ctx context.Context, code string) (int64, error) {
+	cur, err := a.currency(ctx, code)
+	return cur.id, err
+}
+
+// currency returns the currency with the ISO code (see Currency), read
+// once and then kept.
+func (a *Admin) currency(ctx context.Context, code string) (currency, error) {
 	a.mu.Lock()
-	id, ok := a.currencies[code]
+	cur, ok := a.currencies[code]
 	a.mu.Unlock()
 	if ok {
-		return id, nil
+		return cur, nil
 	}
 	rs, err := a.s.SearchRead(ctx, "res.currency", []any{rpc.Leaf("name", "=", code)}, []string{"active", "decimal_places"},
 		map[string]any{"context": map[string]any{"active_test": false}})
 	if err != nil {
-		return 0, err
+		return currency{}, err
 	}
 	if len(rs) != 1 {
-		return 0, fmt.Errorf("odoo: no currency %q", code)
+		return currency{}, fmt.Errorf("odoo: no currency %q", code)
 	}
-	if id, err = rs[0].ID(); err != nil {
-		return 0, err
+	id, err := rs[0].ID()
+	if err != nil {
+		return currency{}, err
 	}
 	if active, _ := rs[0].Bool("active"); !active {
 		if err := a.write(ctx, "res.currency", []int64{id}, map[string]any{"active": true}, nil); err != nil {
-			return 0, err
+			return currency{}, err
 		}
 	}
 	dec, err := rs[0].Int("decimal_places")
 	if err != nil || dec < 0 || dec > 6 {
-		return 0, fmt.Errorf("odoo: currency %s: %w", code, ErrBadAnswer)
+		return currency{}, fmt.Errorf("odoo: currency %s: %w", code, odoo.ErrBadAnswer)
 	}
+	cur = currency{id: id, decimals: int(dec)}
 	a.mu.Lock()
-	a.currencies[code] = id
+	a.currencies[code] = cur
 	a.mu.Unlock()
-	a.client.mu.Lock()
-	a.client.currencies[id] = currency{code: code, decimals: int(dec)}
-	a.client.mu.Unlock()
-	return id, nil
+	return cur, nil
 }
 
 // SetupCompany names an existing res.company (1 is the database's first)
@@ -349,7 +364,7 @@ func (a *Admin) GroupID(ctx context.Context, xmlid string) (int64, error) {
 	}
 	id, err := rs[0].Int("res_id")
 	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("odoo: group %s: %w", xmlid, ErrBadAnswer)
+		return 0, fmt.Errorf("odoo: group %s: %w", xmlid, odoo.ErrBadAnswer)
 	}
 	return id, nil
 }
@@ -359,7 +374,7 @@ type User struct {
 	// Name is the user's display name.
 	Name string
 	// Login and Password log the user in.
-	Identity
+	odoo.Identity
 	// Groups are the external ids of exactly the groups the user gets;
 	// any other group it had is removed. Never leave it empty: Odoo then
 	// gives the default user template (Contact Creation and Billing
@@ -395,15 +410,15 @@ func (a *Admin) EnsureUser(ctx context.Context, u User) (int64, error) {
 		}
 		companies = append(companies, id)
 	}
-	d, err := a.client.dialect(ctx)
+	v, err := a.t.Version(ctx)
 	if err != nil {
 		return 0, err
 	}
 	vals := map[string]any{
 		"name": u.Name, "login": u.Login, "password": u.Password, "active": true,
-		d.userGroups:  []any{[]any{6, 0, groups}},
-		"company_ids": []any{[]any{6, 0, companies}},
-		"company_id":  companies[0],
+		groupsField(v): []any{[]any{6, 0, groups}},
+		"company_ids":  []any{[]any{6, 0, companies}},
+		"company_id":   companies[0],
 	}
 	if u.Email != "" {
 		vals["email"] = u.Email
@@ -443,7 +458,7 @@ func (a *Admin) AddVendor(ctx context.Context, company string, v erp.Vendor) (er
 	}
 	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
-		return erp.Vendor{}, translate(err)
+		return erp.Vendor{}, rpc.Translate(err)
 	}
 	v.ID = itoa(id)
 	return v, nil
@@ -496,7 +511,7 @@ func (a *Admin) AddPartner(ctx context.Context, company string, p Partner) (stri
 	}
 	id, err := a.create(ctx, "res.partner", vals, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
-		return "", translate(err)
+		return "", rpc.Translate(err)
 	}
 	return itoa(id), nil
 }
@@ -533,7 +548,7 @@ func (a *Admin) SetTimeZone(ctx context.Context, company, login, tz string) erro
 	}
 	rs, err := rpc.Records(v)
 	if err != nil || len(rs) != 1 {
-		return fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, ErrBadAnswer))
+		return fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, odoo.ErrBadAnswer))
 	}
 	partner, _, err := rs[0].Many2one("partner_id")
 	if err != nil {
@@ -603,14 +618,14 @@ func (a *Admin) AddBankAccount(ctx context.Context, company string, b erp.BankAc
 			return erp.BankAccount{}, err
 		}
 		if err := a.write(ctx, "res.partner", []int64{vendor}, map[string]any{"country_id": country}, map[string]any{"context": rpc.Scope(cid, false)}); err != nil {
-			return erp.BankAccount{}, translate(err)
+			return erp.BankAccount{}, rpc.Translate(err)
 		}
 	}
 	id, err := a.create(ctx, "res.partner.bank", vals, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
-		return erp.BankAccount{}, translate(err)
+		return erp.BankAccount{}, rpc.Translate(err)
 	}
-	as, err := a.client.bankAccounts(ctx, a.s, cid, erp.BankAccountQuery{ID: itoa(id)})
+	as, err := a.client.BankAccounts(ctx, company, erp.BankAccountQuery{ID: itoa(id)})
 	if err != nil {
 		return erp.BankAccount{}, err
 	}
@@ -632,7 +647,7 @@ func (a *Admin) bank(ctx context.Context, bic string) (int64, error) {
 		return rs[0].ID()
 	}
 	id, err := a.create(ctx, "res.bank", map[string]any{"name": "Bank " + bic, "bic": bic}, nil)
-	return id, translate(err)
+	return id, rpc.Translate(err)
 }
 
 // country returns the ID of the country (res.country) with the ISO 3166-1
@@ -665,7 +680,7 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	if b.State == "" {
 		b.State = erp.StatePosted
 	}
-	if b.Total <= 0 || !isCurrencyCode(b.Currency) {
+	if b.Total <= 0 || !codeForm(b.Currency) {
 		return erp.Bill{}, refused("a bill needs a total above zero and an ISO 4217 currency")
 	}
 	vs, err := a.client.Vendors(ctx, company, erp.VendorQuery{ID: b.Vendor})
@@ -675,12 +690,11 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	if len(vs) != 1 {
 		return erp.Bill{}, notFound("vendor")
 	}
-	cur, err := a.Currency(ctx, b.Currency)
+	money, err := a.currency(ctx, b.Currency)
 	if err != nil {
 		return erp.Bill{}, err
 	}
-	money, _ := a.client.currencyByCode(b.Currency)
-	vals := a.billValues(b, cid, cur, money.decimals)
+	vals := a.billValues(b, cid, money.id, money.decimals)
 	reversed, err := a.reversedBill(ctx, company, b)
 	if err != nil {
 		return erp.Bill{}, err
@@ -691,7 +705,7 @@ func (a *Admin) AddBill(ctx context.Context, company string, b erp.Bill) (erp.Bi
 	kw := map[string]any{"context": rpc.Scope(cid, false)}
 	id, err := a.create(ctx, "account.move", vals, kw)
 	if err != nil {
-		return erp.Bill{}, translate(err)
+		return erp.Bill{}, rpc.Translate(err)
 	}
 	if err := a.setMoveState(ctx, id, b.State, kw); err != nil {
 		return erp.Bill{}, err
@@ -785,7 +799,7 @@ func (a *Admin) ResetToDraft(ctx context.Context, company, bill string) error {
 	if !ok || !ok2 {
 		return notFound("bill")
 	}
-	return translate(a.done(ctx, "account.move", "button_draft", []any{[]any{id}}, map[string]any{"context": rpc.Scope(cid, false)}))
+	return rpc.Translate(a.done(ctx, "account.move", "button_draft", []any{[]any{id}}, map[string]any{"context": rpc.Scope(cid, false)}))
 }
 
 // AddBills enters many posted vendor bills of company at once (two calls:
@@ -798,18 +812,12 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 		return notFound("vendor")
 	}
 	today := a.now().UTC().Format(rpc.DateFormat)
-	curs := map[string]int64{}
 	var vals []any
 	for _, b := range bills {
-		cur, ok := curs[b.Currency]
-		if !ok {
-			id, err := a.Currency(ctx, b.Currency)
-			if err != nil {
-				return err
-			}
-			curs[b.Currency], cur = id, id
+		money, err := a.currency(ctx, b.Currency)
+		if err != nil {
+			return err
 		}
-		money, _ := a.client.currencyByCode(b.Currency)
 		partner, ok := rpc.ParseID(b.Vendor)
 		if c, isContact := rpc.ParseID(b.Contact); isContact {
 			partner = c
@@ -818,7 +826,7 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 			return refused("a bill needs a vendor and a total above zero")
 		}
 		v := map[string]any{
-			"move_type": string(erp.KindBill), "partner_id": partner, "currency_id": cur, "company_id": cid, "invoice_date": today,
+			"move_type": string(erp.KindBill), "partner_id": partner, "currency_id": money.id, "company_id": cid, "invoice_date": today,
 			"invoice_line_ids": []any{[]any{0, 0, map[string]any{
 				"name": "Goods and services", "quantity": 1, "price_unit": rpc.FromMinor(b.Total, money.decimals), "tax_ids": []any{[]any{6, 0, []any{}}},
 			}}},
@@ -831,11 +839,11 @@ func (a *Admin) AddBills(ctx context.Context, company string, bills []erp.Bill) 
 	kw := map[string]any{"context": rpc.Scope(cid, false)}
 	out, err := a.exec(ctx, "account.move", "create", []any{vals}, kw)
 	if err != nil {
-		return translate(err)
+		return rpc.Translate(err)
 	}
 	list, ok := out.([]any)
 	if !ok || len(list) != len(bills) {
-		return fmt.Errorf("odoo: account.move.create: %w", ErrBadAnswer)
+		return fmt.Errorf("odoo: account.move.create: %w", odoo.ErrBadAnswer)
 	}
 	return a.done(ctx, "account.move", "action_post", []any{list}, kw)
 }
@@ -907,7 +915,7 @@ func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (
 	if err := (erp.BillQuery{PaymentsSince: p.Day}).CheckPaymentsSince(); err != nil {
 		return erp.Payment{}, refused("the payment's day %q is not YYYY-MM-DD", p.Day)
 	}
-	money, err := a.client.loadCurrency(ctx, a.s, p.Amount.Currency)
+	money, err := a.currency(ctx, p.Amount.Currency)
 	if err != nil {
 		return erp.Payment{}, err
 	}
@@ -927,14 +935,14 @@ func (a *Admin) AddPayment(ctx context.Context, company string, p erp.Payment) (
 	kw := map[string]any{"context": wctx}
 	wizard, err := a.create(ctx, "account.payment.register", vals, kw)
 	if err != nil {
-		return erp.Payment{}, translate(err)
+		return erp.Payment{}, rpc.Translate(err)
 	}
 	v, err := a.exec(ctx, "account.payment.register", "action_create_payments", []any{[]any{wizard}}, kw)
 	if err != nil && !errors.Is(err, rpc.ErrNoneResult) {
-		return erp.Payment{}, translate(err)
+		return erp.Payment{}, rpc.Translate(err)
 	}
 	p.ID, p.State, p.Key = "", erp.PaymentPosted, ""
-	if ids := paymentIDFromAction(v); len(ids) == 1 {
+	if ids := rpc.ActionResID(v); len(ids) == 1 {
 		p.ID = itoa(ids[0])
 	}
 	return p, nil
@@ -975,3 +983,27 @@ func (a *Admin) SetRate(ctx context.Context, company, code, day, value string) e
 	_, err = a.create(ctx, "res.currency.rate", map[string]any{"name": day, "rate": v, "currency_id": cur, "company_id": cid}, nil)
 	return err
 }
+
+// groupsField is res.users' field of a user's groups on the server's
+// version: groups_id until 18, group_ids from 19 (groups_id is then an
+// invalid field).
+func groupsField(v rpc.Version) string {
+	if v.Major >= 19 {
+		return "group_ids"
+	}
+	return "groups_id"
+}
+
+// codeForm reports whether s has the form of an ISO 4217 code:
+// three capital letters.
+func codeForm(s string) bool {
+	return len(s) == 3 && strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") == ""
+}
+
+func refused(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", erp.ErrRefused, fmt.Sprintf(format, a...))
+}
+
+func notFound(what string) error { return fmt.Errorf("%w: %s", erp.ErrNotFound, what) }
+
+func itoa(id int64) string { return strconv.FormatInt(id, 10) }

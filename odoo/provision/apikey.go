@@ -1,4 +1,4 @@
-package odoo
+package provision
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"time"
 
+	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
@@ -41,7 +42,7 @@ type APIKey struct {
 // (make_key), and confirms the user's password (res.users.identitycheck
 // run_check), which answers the key. It needs Odoo 19 or later. The key
 // is never logged; an error never holds it or the password.
-func (a *Admin) NewAPIKey(ctx context.Context, id Identity, name string, days int) (APIKey, error) {
+func (a *Admin) NewAPIKey(ctx context.Context, id odoo.Identity, name string, days int) (APIKey, error) {
 	if days < 1 || days > 365 {
 		return APIKey{}, fmt.Errorf("odoo: an API key lasts 1 to 365 days, not %d", days)
 	}

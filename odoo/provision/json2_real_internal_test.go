@@ -1,4 +1,4 @@
-package odoo
+package provision
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/internal/rpc"
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
@@ -34,7 +35,7 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	db := "intentplane_test_j2_" + hex.EncodeToString(b)
-	admin := Identity{Login: "admin", Password: pw}
+	admin := odoo.Identity{Login: "admin", Password: pw}
 	src, err := NewAdmin(AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +65,17 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	return a, k.Key
 }
 
+// session returns a session of id on a's database over the transport
+// mode, as the connector's reader logs in (odoo.New).
+func session(tb testing.TB, a *Admin, mode string, id odoo.Identity) *rpc.Session {
+	tb.Helper()
+	t, err := rpc.NewTransport(rpc.Options{URL: a.t.Base(), Mode: mode, Secrets: []string{id.Password}, Database: a.db})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rpc.NewSession(t, a.db, "reader", id)
+}
+
 // rawJSON2 posts body to /json/2/model/method with key, as a test's own
 // client, and returns the status and the decoded answer.
 func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string]any) (int, any) {
@@ -91,14 +103,10 @@ func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string
 func TestRealOdooJSON2(t *testing.T) {
 	a, key := realJSON2(t)
 	ctx := context.Background()
-	c, err := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportJSON2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Login(ctx); err != nil {
+	s := session(t, a, odoo.TransportJSON2, odoo.Identity{Login: "admin", Password: key})
+	if _, err := s.UID(ctx); err != nil {
 		t.Fatalf("login by API key: %v", err)
 	}
-	s := c.reader
 	rs, err := s.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", 1)}, []string{"name", "company_id", "credit_limit"}, nil)
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("search_read: %v, %v", rs, err)
@@ -136,16 +144,16 @@ func TestRealOdooJSON2(t *testing.T) {
 		want          error
 		status        int
 	}{
-		{"ValidationError", "res.partner.bank", "create", []any{map[string]any{"partner_id": id}}, nil, ErrUser, 422},
-		{"UserError", "account.move", "action_post", []any{[]any{bill}}, nil, ErrUser, 422},
-		{"MissingError", "res.partner", "write", []any{[]any{999999}, map[string]any{"name": "x"}}, nil, ErrMissing, 404},
-		{"unknown model", "no.such.model", "search_read", []any{[]any{}}, nil, ErrMissing, 404},
-		{"unknown method", "res.partner", "action_create_payments", []any{[]any{id}}, nil, ErrServer, 404},
-		{"ValueError", "res.partner", "search_read", []any{[]any{rpc.Leaf("no_such_field", "=", 1)}}, nil, ErrServer, 500},
-		{"TypeError", "res.partner", "search_read", []any{[]any{}}, map[string]any{"args": []any{}}, ErrServer, 500},
+		{"ValidationError", "res.partner.bank", "create", []any{map[string]any{"partner_id": id}}, nil, odoo.ErrUser, 422},
+		{"UserError", "account.move", "action_post", []any{[]any{bill}}, nil, odoo.ErrUser, 422},
+		{"MissingError", "res.partner", "write", []any{[]any{999999}, map[string]any{"name": "x"}}, nil, odoo.ErrMissing, 404},
+		{"unknown model", "no.such.model", "search_read", []any{[]any{}}, nil, odoo.ErrMissing, 404},
+		{"unknown method", "res.partner", "action_create_payments", []any{[]any{id}}, nil, odoo.ErrServer, 404},
+		{"ValueError", "res.partner", "search_read", []any{[]any{rpc.Leaf("no_such_field", "=", 1)}}, nil, odoo.ErrServer, 500},
+		{"TypeError", "res.partner", "search_read", []any{[]any{}}, map[string]any{"args": []any{}}, odoo.ErrServer, 500},
 	} {
 		_, err := s.Execute(ctx, tc.model, tc.method, tc.args, tc.kw)
-		var f *Fault
+		var f *odoo.Fault
 		if !errors.Is(err, tc.want) || !errors.As(err, &f) || (tc.status != 0 && f.Status != tc.status) {
 			t.Errorf("%s: %v; want %v, HTTP %d", tc.name, err, tc.want, tc.status)
 			continue
@@ -161,32 +169,32 @@ func TestRealOdooJSON2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := Identity{Login: "ip-json2-plain", Password: "pw-" + key[:12]}
+	plain := odoo.Identity{Login: "ip-json2-plain", Password: "pw-" + key[:12]}
 	if _, err := a.create(ctx, "res.users", map[string]any{"name": "plain", "login": plain.Login, "password": plain.Password,
 		"group_ids": []any{[]any{6, 0, []any{gid}}}}, map[string]any{"context": map[string]any{"no_reset_password": true}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.NewAPIKey(ctx, plain, "too long", 365); !errors.Is(err, ErrUser) {
-		t.Errorf("a 365-day key for a plain user: %v; want ErrUser (internal users: 90 days)", err)
+	if _, err := a.NewAPIKey(ctx, plain, "too long", 365); !errors.Is(err, odoo.ErrUser) {
+		t.Errorf("a 365-day key for a plain user: %v; want odoo.ErrUser (internal users: 90 days)", err)
 	}
 	pk, err := a.NewAPIKey(ctx, plain, "plain", KeyDays)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: plain.Login, Password: pk.Key}})
-	if _, err := pc.reader.Execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, ErrAccess) {
-		t.Errorf("AccessError: %v; want ErrAccess", err)
+	pc := session(t, a, odoo.TransportAuto, odoo.Identity{Login: plain.Login, Password: pk.Key})
+	if _, err := pc.Execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, odoo.ErrAccess) {
+		t.Errorf("AccessError: %v; want odoo.ErrAccess", err)
 	} else {
 		t.Logf("AccessError: %v", err)
 	}
-	other, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
-	if err := other.Login(ctx); !errors.Is(err, ErrKeyRefused) || !strings.Contains(err.Error(), plain.Login) {
-		t.Errorf("another user's key: %v; want ErrKeyRefused naming %s", err, plain.Login)
+	other, _ := odoo.New(odoo.Config{URL: a.t.Base(), DB: a.db, Reader: odoo.Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
+	if err := other.Login(ctx); !errors.Is(err, odoo.ErrKeyRefused) || !strings.Contains(err.Error(), plain.Login) {
+		t.Errorf("another user's key: %v; want odoo.ErrKeyRefused naming %s", err, plain.Login)
 	}
 
 	// The key as the XML-RPC password.
-	xc, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportXMLRPC})
-	if _, err := xc.reader.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
+	xc := session(t, a, odoo.TransportXMLRPC, odoo.Identity{Login: "admin", Password: key})
+	if _, err := xc.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
 		t.Errorf("XML-RPC with the API key as password: %v", err)
 	}
 
@@ -201,35 +209,16 @@ func TestRealOdooJSON2(t *testing.T) {
 		t.Fatalf("revoke: %d %v", st, v)
 	}
 	for name, k := range map[string]string{"expired": expired.(string), "revoked": revoked.(string), "wrong": strings.Repeat("0", 40)} {
-		for _, tr := range []string{TransportJSON2, TransportXMLRPC} {
-			kc, _ := New(Config{URL: a.t.Base(), DB: a.db, Reader: Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
+		for _, tr := range []string{odoo.TransportJSON2, odoo.TransportXMLRPC} {
+			kc, _ := odoo.New(odoo.Config{URL: a.t.Base(), DB: a.db, Reader: odoo.Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
 			err := kc.Login(ctx)
-			if !errors.Is(err, ErrKeyRefused) || !errors.Is(err, ErrAccessDenied) || !strings.Contains(err.Error(), "ODOO_READER_PASSWORD") ||
+			if !errors.Is(err, odoo.ErrKeyRefused) || !errors.Is(err, odoo.ErrAccessDenied) || !strings.Contains(err.Error(), "ODOO_READER_PASSWORD") ||
 				!strings.Contains(err.Error(), "expired") || strings.Contains(err.Error(), k) {
-				t.Errorf("%s key over %s: %v; want ErrKeyRefused naming the setting, without the key", name, tr, err)
+				t.Errorf("%s key over %s: %v; want odoo.ErrKeyRefused naming the setting, without the key", name, tr, err)
 			} else {
 				t.Logf("%s key over %s: %v", name, tr, err)
 			}
 		}
-	}
-}
-
-// TestRealOdooJSON2Refused: a server without JSON-2 (Odoo 17 or 18) is
-// refused at Login when the transport asks for it, with what to set.
-func TestRealOdooJSON2Refused(t *testing.T) {
-	url := odootest.RealOf(t, 17, 18).URL
-	c, err := New(Config{URL: url, DB: "any", Reader: Identity{Login: "r", Password: "p"}, Transport: TransportJSON2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := c.Version(context.Background())
-	if err != nil || v.Major >= 19 {
-		t.Skipf("needs Odoo 17 or 18: %+v, %v", v, err)
-	}
-	if err := c.Login(context.Background()); !errors.Is(err, ErrNoJSON2) || !strings.Contains(err.Error(), `"xmlrpc"`) {
-		t.Errorf("json2 on Odoo %s: %v; want ErrNoJSON2", v.Server, err)
-	} else {
-		t.Log(err)
 	}
 }
 
@@ -243,14 +232,14 @@ func TestRealOdooJSON2Refused(t *testing.T) {
 func BenchmarkRealSearchRead(b *testing.B) {
 	a, key := realJSON2(b)
 	ctx := context.Background()
-	id := Identity{Login: "admin", Password: key}
+	id := odoo.Identity{Login: "admin", Password: key}
 	variants := []struct {
 		name string
 		s    *rpc.Session
 	}{
 		{"json2", nil}, {"xmlrpc-header", nil}, {"xmlrpc-noheader", nil},
 	}
-	for i, tr := range []string{TransportJSON2, TransportXMLRPC, TransportXMLRPC} {
+	for i, tr := range []string{odoo.TransportJSON2, odoo.TransportXMLRPC, odoo.TransportXMLRPC} {
 		o := rpc.Options{URL: a.t.Base(), Mode: tr, Secrets: []string{key}, Database: a.db}
 		if i == 2 {
 			o.Database = ""
