@@ -423,46 +423,6 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestNoneFaultIsDone: button_cancel commits and then fails to marshal
-// None; the Admin takes it as done.
-func TestNoneFaultIsDone(t *testing.T) {
-	t.Parallel()
-	onTransports(t, func(t *testing.T, ft fakeTransport) {
-		e := newFakeOn(t, nil, ft, true)
-		v, _, _, _ := demoRecords(t, e.client)
-		b, err := e.admin.AddBill(context.Background(), provision.DemoCompany, erp.Bill{Ref: "INV-X", Vendor: v.ID, Currency: "EUR", Total: 100, State: erp.StateCancelled})
-		if err != nil || b.State != erp.StateCancelled {
-			t.Fatalf("cancelled bill = %+v, %v", b, err)
-		}
-	})
-}
-
-func TestSetupIsIdempotent(t *testing.T) {
-	t.Parallel()
-	srv := odootest.NewServer(fakeMaster)
-	defer srv.Close()
-	a, _ := provision.NewAdmin(provision.AdminConfig{URL: srv.URL, DB: "demo", MasterPassword: fakeMaster, Admin: odoo.Identity{Login: "admin", Password: "pw"}})
-	r, p, b := identities(t)
-	sc := provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true}
-	var steps []string
-	sc.Progress = func(s string) { steps = append(steps, s) }
-	for range 2 {
-		if _, err := provision.Setup(context.Background(), a, sc); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, _ := provision.Setup(context.Background(), a, sc)
-	c, _ := odoo.New(cfg)
-	v, _, _, _ := demoRecords(t, c)
-	as, _ := c.BankAccounts(context.Background(), provision.DemoCompany, erp.BankAccountQuery{Vendor: v.ID})
-	if len(as) != 2 {
-		t.Errorf("%d accounts after three setups, want 2", len(as))
-	}
-	if !strings.Contains(strings.Join(steps, "\n"), "installing account") {
-		t.Errorf("no progress shown for the long step: %q", steps)
-	}
-}
-
 // TestNothingWritten: a payment that fails before Odoo ran it (the
 // connection refused, a fault of the wizard's run, which Odoo rolls back)
 // wraps erp.ErrNotWritten; a lost answer does not.

@@ -149,33 +149,6 @@ func TestJSON2OnlyServer(t *testing.T) {
 	}
 }
 
-// TestSetupWithoutDatabaseService: a server whose API cannot create
-// databases (Odoo 20) is set up in the existing database, saying so; a
-// database that does not exist there is an error saying what to do.
-func TestSetupWithoutDatabaseService(t *testing.T) {
-	t.Parallel()
-	for _, ft := range fakeTransports {
-		t.Run(ft.name, func(t *testing.T) {
-			t.Parallel()
-			e := newFakeOn(t, nil, ft, false)
-			e.srv.NoDatabaseService()
-			r, p, b := identities(t)
-			var steps []string
-			cfg, err := provision.Setup(context.Background(), e.admin, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: ft.transport,
-				Others: map[string]string{"southwind": "Southwind"}, Progress: func(s string) { steps = append(steps, s) }})
-			if err != nil || !strings.Contains(strings.Join(steps, "\n"), "no database service") {
-				t.Fatalf("setup without a db service: %v, %q", err, steps)
-			}
-			c, _ := odoo.New(cfg)
-			demoRecords(t, c)
-			a, _ := provision.NewAdmin(provision.AdminConfig{URL: e.srv.URL, DB: "missing", MasterPassword: fakeMaster, Admin: odoo.Identity{Login: "admin", Password: "pw"}})
-			if _, err := provision.Setup(context.Background(), a, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b}); err == nil {
-				t.Errorf("setup of a database that does not exist, without a db service: no error")
-			}
-		})
-	}
-}
-
 // TestFakeJSON2Errors: the fake Odoo 19 answers JSON-2 as the real one
 // measured (odoo18-19-api.md §3), shapes and statuses.
 func TestFakeJSON2Errors(t *testing.T) {
