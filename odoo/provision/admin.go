@@ -28,15 +28,15 @@ type AdminConfig struct {
 	// "admin".
 	Admin odoo.Identity
 	// Companies maps company names as erp.Source names them to res.company
-	// ids, as in Config; EnsureCompany adds to it.
+	// ids, as in odoo.Config; EnsureCompany adds to it.
 	Companies map[string]int64
-	// Transport is how the calls go: "" or TransportXMLRPC, XML-RPC (the
+	// Transport is how the calls go: "" or odoo.TransportXMLRPC, XML-RPC (the
 	// administrator logs in with its password, which JSON-2 does not
-	// take); TransportJSON2 (Odoo 19 and later: Admin.Password must then
+	// take); odoo.TransportJSON2 (Odoo 19 and later: Admin.Password must then
 	// be an API key). The db service (creating, copying and dropping
 	// databases) is XML-RPC in both.
 	Transport string
-	// Timeout limits each call; zero means DefaultTimeout. Installing a
+	// Timeout limits each call; zero means odoo.DefaultTimeout. Installing a
 	// module takes about 25 s on an empty database.
 	Timeout time.Duration
 	// HTTPClient makes the calls; nil means a new http.Client.

@@ -36,7 +36,7 @@ type APIKey struct {
 // user's Preferences, and returns it. Odoo 19 makes the first key of a
 // user only through its web client: the method is @check_identity, which
 // refuses XML-RPC. NewAPIKey does what the web client does, over four
-// JSON-RPC requests (not counted by Calls): logs in with a web session
+// JSON-RPC requests (not counted as calls): logs in with a web session
 // (/web/session/authenticate), creates the key's description
 // (res.users.apikeys.description, name and duration), asks for the key
 // (make_key), and confirms the user's password (res.users.identitycheck

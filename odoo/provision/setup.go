@@ -54,8 +54,8 @@ type SetupConfig struct {
 	DemoData bool
 	// Progress is told each step as it starts; nil means silence.
 	Progress func(step string)
-	// Transport is the connector's Config.Transport. On Odoo 19 and later,
-	// unless it is TransportXMLRPC, Setup makes an API key for each of
+	// Transport is the connector's odoo.Config.Transport. On Odoo 19 and later,
+	// unless it is odoo.TransportXMLRPC, Setup makes an API key for each of
 	// the three users (see Admin.NewAPIKey) and returns them as their
 	// passwords: JSON-2 takes keys only.
 	Transport string
@@ -77,8 +77,8 @@ var (
 // and leaving what is there: the database (with the master password),
 // the company and its currency, the account module, other companies, the
 // three users with exactly their groups, and the demo data. It then logs
-// in as each user and checks with Client.CheckRights that none can do what
-// it must not. It is idempotent. It returns the connector's Config for
+// in as each user and checks with odoo.Client.CheckRights that none can do what
+// it must not. It is idempotent. It returns the connector's odoo.Config for
 // the database (without Timeout, HTTPClient and Logger).
 func Setup(ctx context.Context, a *Admin, sc SetupConfig) (odoo.Config, error) {
 	if sc.Company == "" {

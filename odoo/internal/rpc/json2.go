@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Transports are the values of Config.Transport.
+// Transports are the values of Options.Mode (odoo.Config.Transport).
 const (
 	// TransportAuto is JSON-2 on Odoo 19 and later, XML-RPC on 17 and 18.
 	TransportAuto = ""
@@ -39,9 +39,9 @@ func CheckTransport(field, mode string) error {
 	return fmt.Errorf("odoo: %s %q is not a transport: \"\" (JSON-2 on Odoo 19 and later, else XML-RPC), %q or %q", field, mode, TransportXMLRPC, TransportJSON2)
 }
 
-// ErrNoJSON2 is returned, by Login and by every call, when
-// Config.Transport is "json2" and the server runs Odoo 17 or 18, which
-// have no JSON-2 API.
+// ErrNoJSON2 is returned by every Session call when the mode is
+// TransportJSON2 and the server runs Odoo 17 or 18, which have no JSON-2
+// API.
 var ErrNoJSON2 = errors.New("odoo: the server has no JSON-2 API")
 
 // json2 reports whether the Transport's calls go over JSON-2: its mode,

@@ -9,7 +9,7 @@ import (
 )
 
 // DefaultTimeout is the time limit of one call to Odoo when
-// Config.Timeout is zero.
+// Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
 // ErrNoIdentity is returned by a call that needs an identity the Config
@@ -28,7 +28,7 @@ type Identity struct {
 	Password string
 	// Setting names where the operator sets Password, for the error of a
 	// refused key or login ("environment variable ODOO_PAYER_KEY");
-	// "" names the Config field (Config.Payer.Password).
+	// "" names the configuration field (odoo.Config.Payer.Password).
 	Setting string
 }
 

@@ -67,8 +67,8 @@ func (t *Transport) Version(ctx context.Context) (Version, error) {
 // asks GET /web/version, which Odoo 19 answers over HTTP and JSON, so that
 // a server whose XML-RPC is off (or gone: Odoo announces its removal for
 // Odoo 22) is still read; a server without it (Odoo 17 and 18 answer 404)
-// is asked over XML-RPC (common.version), and Login then says that it has
-// no JSON-2 (ErrNoJSON2). Otherwise it asks common.version, and, with the
+// is asked over XML-RPC (common.version), and the first Session call then
+// says that it has no JSON-2 (ErrNoJSON2). Otherwise it asks common.version, and, with the
 // transport automatic, GET /web/version when XML-RPC fails, so that an
 // automatic connector also finds a server that speaks JSON-2 only.
 func readVersion(ctx context.Context, t *Transport) (Version, error) {
