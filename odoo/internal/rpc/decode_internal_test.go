@@ -71,7 +71,7 @@ func TestMinorUnits(t *testing.T) {
 		dec  int
 		want int64
 	}{{1250.0, 2, 125000}, {0.1 + 0.2, 2, 30}, {1250.005, 2, 125001}, {19.99, 2, 1999}, {100, 0, 100}, {1.234, 3, 1234}} {
-		got, err := ToMinor(tt.f, tt.dec)
+		got, err := toMinor(tt.f, tt.dec)
 		if err != nil || int64(got) != tt.want {
 			t.Errorf("toMinor(%v, %d) = %d, %v; want %d", tt.f, tt.dec, got, err, tt.want)
 		}

@@ -14,7 +14,7 @@ import (
 // cut to whole seconds.
 const (
 	DateFormat     = "2006-01-02"
-	DatetimeFormat = "2006-01-02 15:04:05"
+	datetimeFormat = "2006-01-02 15:04:05"
 )
 
 // Record is one row of a read or search_read answer, as Records decodes
@@ -160,7 +160,7 @@ func (r Record) Datetime(field string) (time.Time, error) {
 	if err != nil || s == "" {
 		return time.Time{}, err
 	}
-	t, err := time.ParseInLocation(DatetimeFormat, s, time.UTC)
+	t, err := time.ParseInLocation(datetimeFormat, s, time.UTC)
 	if err != nil {
 		return time.Time{}, FieldError(field, fmt.Errorf("%w: bad datetime", ErrBadAnswer))
 	}
@@ -179,7 +179,7 @@ func (r Record) Amount(field string, decimals int) (intent.Amount, error) {
 	default:
 		return 0, FieldError(field, BadAnswer("a number", r[field]))
 	}
-	a, err := ToMinor(f, decimals)
+	a, err := toMinor(f, decimals)
 	if err != nil {
 		return 0, FieldError(field, err)
 	}
@@ -190,8 +190,8 @@ func (r Record) Amount(field string, decimals int) (intent.Amount, error) {
 // longer holds every integer.
 const maxMinor = 1 << 53
 
-// ToMinor converts a float amount to minor units.
-func ToMinor(f float64, decimals int) (intent.Amount, error) {
+// toMinor converts a float amount to minor units.
+func toMinor(f float64, decimals int) (intent.Amount, error) {
 	if decimals < 0 || decimals > 6 {
 		return 0, fmt.Errorf("%w: %d decimal places", ErrBadAnswer, decimals)
 	}
