@@ -3,7 +3,8 @@
 // door; packs stay independent and import no connector or front door; no
 // front door imports another; only core/policy imports cedar-go, and only
 // its file cedarexp.go cedar-go's unstable x/exp packages; every package
-// has a package doc. The groups are listed by path below.
+// has a package doc; only cmd/intentplane links the Odoo provisioning. The
+// groups are listed by path below.
 package intentplane_test
 
 import (
@@ -240,6 +241,29 @@ func TestStoresAndConnectors(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestProvisionOnlyInSetup: Odoo database provisioning (odoo/provision:
+// creating databases, users, API keys, demo data) is linked by the CLI
+// that runs `odoo setup` and `odoo demo` only; the connector, the MCP
+// front door and every other package stay without it. (The connector
+// and its RPC layer cannot import it: provision imports them.)
+func TestProvisionOnlyInSetup(t *testing.T) {
+	t.Parallel()
+	prov := module + "/odoo/provision"
+	linked := false
+	for _, p := range listPackages(t) {
+		if p.ImportPath == prov || !slices.Contains(p.Deps, prov) {
+			continue
+		}
+		if p.ImportPath != module+"/cmd/intentplane" {
+			t.Errorf("%s links %s: only cmd/intentplane (odoo setup, odoo demo) may", p.ImportPath, prov)
+		}
+		linked = true
+	}
+	if !linked {
+		t.Errorf("cmd/intentplane does not link %s: the test is not looking at the module", prov)
 	}
 }
 

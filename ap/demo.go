@@ -35,7 +35,7 @@ const (
 	DemoPaidBill = "INV-2187"
 	// DemoOpenBill is the bill the demo leaves open, 1,180.00 EUR, for an
 	// assistant to pay through intentplane-mcp afterwards; `intentplane
-	// odoo setup` enters it (odoo.DemoOpenBill), DemoERP does not.
+	// odoo setup` enters it (provision.DemoOpenBill), DemoERP does not.
 	DemoOpenBill = "INV-2302"
 	// DemoOtherVendor, DemoOtherIBAN and DemoOtherBill belong to
 	// DemoOtherCompany: its vendor, that vendor's account and its bill

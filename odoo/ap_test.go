@@ -21,6 +21,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -93,7 +94,7 @@ func (l *callLog) len() int {
 // apEnv is the AP pack on one Odoo database set up with the demo data.
 type apEnv struct {
 	fake   *odootest.Server // nil on a real Odoo
-	admin  *odoo.Admin
+	admin  *provision.Admin
 	client *odoo.Client
 	cfg    odoo.Config
 	log    *callLog
@@ -125,7 +126,7 @@ func newAPEnv(tb testing.TB, s odootest.RealServer, db string, fake *odootest.Se
 	if fake == nil {
 		admin = fromTemplate(tb, s, db, admin)
 	}
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+	a, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func newAPEnv(tb testing.TB, s odootest.RealServer, db string, fake *odootest.Se
 	if fake != nil {
 		fake.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
 	}
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
+	cfg, err := provision.Setup(ctx, a, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
 	if err != nil {
 		tb.Fatalf("setup: %v", err)
 	}
@@ -149,7 +150,7 @@ func newAPEnv(tb testing.TB, s odootest.RealServer, db string, fake *odootest.Se
 	if err := e.client.Login(ctx); err != nil {
 		tb.Fatal(err)
 	}
-	vs, err := e.client.Vendors(ctx, odoo.DemoCompany, erp.VendorQuery{Name: odoo.DemoVendor})
+	vs, err := e.client.Vendors(ctx, provision.DemoCompany, erp.VendorQuery{Name: provision.DemoVendor})
 	if err != nil || len(vs) != 1 {
 		tb.Fatalf("demo vendor: %+v, %v", vs, err)
 	}
@@ -185,7 +186,7 @@ func (e *apEnv) mount(tb testing.TB, now func() time.Time, approvers approval.St
 		tb.Fatal(err)
 	}
 	tok, err := mandate.Issue(mandate.Mandate{
-		ID: "m-" + randomHex(tb, 4), Audience: apAudience, Owner: odoo.DemoCompany,
+		ID: "m-" + randomHex(tb, 4), Audience: apAudience, Owner: provision.DemoCompany,
 		Scope:  []intent.Action{ap.ActionPayBill, ap.ActionChangeVendorBank, ap.ActionListOpenBills, ap.ActionGetVendor},
 		Budget: intent.Money{Currency: "EUR", Amount: 100_000_000_00}, Mode: mandate.ModeKnownCounterparties,
 		NotBefore: now().Add(-time.Minute), Expiry: now().Add(24 * time.Hour),
@@ -207,7 +208,7 @@ func fromTemplate(tb testing.TB, s odootest.RealServer, db string, admin odoo.Id
 		return admin
 	}
 	admin = odoo.Identity{Login: "admin", Password: pw}
-	t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+	t, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err == nil {
 		err = t.DuplicateDatabase(context.Background(), db)
 	}
@@ -280,7 +281,7 @@ func refusal(d gateway.Decision) string {
 // bill returns the company's bill with this reference.
 func (e *apEnv) bill(tb testing.TB, ref string) erp.Bill {
 	tb.Helper()
-	bs, err := e.client.Bills(context.Background(), odoo.DemoCompany, erp.BillQuery{Lookup: ref})
+	bs, err := e.client.Bills(context.Background(), provision.DemoCompany, erp.BillQuery{Lookup: ref})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -297,7 +298,7 @@ func (e *apEnv) bill(tb testing.TB, ref string) erp.Bill {
 // vendor (addressed to contact, if not "").
 func (e *apEnv) addBill(tb testing.TB, vendor, contact, ref string, total intent.Amount) erp.Bill {
 	tb.Helper()
-	b, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor, Contact: contact, Currency: "EUR", Total: total})
+	b, err := e.admin.AddBill(context.Background(), provision.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor, Contact: contact, Currency: "EUR", Total: total})
 	if err != nil {
 		tb.Fatalf("bill %s: %v", ref, err)
 	}
@@ -318,14 +319,14 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		if !d.Executed || json.Unmarshal([]byte(d.Output), &page) != nil || len(page.Bills) != 1 || page.NextOffset != 1 {
 			t.Fatalf("first page: %s %s", d.Output, refusal(d))
 		}
-		d = e.decide(t, ap.ActionListOpenBills, map[string]any{"vendor": odoo.DemoVendor, "limit": 1, "offset": 1})
+		d = e.decide(t, ap.ActionListOpenBills, map[string]any{"vendor": provision.DemoVendor, "limit": 1, "offset": 1})
 		var next struct {
 			Bills []struct {
 				Ref        string
 				VendorName string `json:"vendor_name"`
 			}
 		}
-		if !d.Executed || json.Unmarshal([]byte(d.Output), &next) != nil || len(next.Bills) != 1 || next.Bills[0].VendorName != odoo.DemoVendor {
+		if !d.Executed || json.Unmarshal([]byte(d.Output), &next) != nil || len(next.Bills) != 1 || next.Bills[0].VendorName != provision.DemoVendor {
 			t.Fatalf("second page of the vendor's bills: %s %s", d.Output, refusal(d))
 		}
 		if d := e.decide(t, ap.ActionListOpenBills, map[string]any{"limit": 1000}); d.Executed {
@@ -336,18 +337,18 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		// Issue 17: a USD bill of a EUR company is refused under a
 		// mandate with a EUR budget only, naming the setting, and paid
 		// within a mandate that also has a USD budget.
-		b, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "US-" + randomHex(t, 3), Vendor: e.vendor.ID, Currency: "USD", Total: 15000})
+		b, err := e.admin.AddBill(ctx, provision.DemoCompany, erp.Bill{Ref: "US-" + randomHex(t, 3), Vendor: e.vendor.ID, Currency: "USD", Total: 15000})
 		if err != nil {
 			t.Fatal(err)
 		}
-		args := payArgs(odoo.DemoVendor, b.Ref, odoo.DemoIBAN, "150.00")
+		args := payArgs(provision.DemoVendor, b.Ref, provision.DemoIBAN, "150.00")
 		args["currency"] = "USD"
 		if d := e.decide(t, ap.ActionPayBill, args); d.Executed || !strings.Contains(refusal(d), "the bill is in USD, a currency the user authorised no budget in") {
 			t.Fatalf("USD bill, EUR budget only: %s", refusal(d))
 		}
 		now := time.Now().Add(e.skew)
 		tok, err := mandate.Issue(mandate.Mandate{
-			ID: "m-usd-" + randomHex(t, 4), Audience: apAudience, Owner: odoo.DemoCompany, Scope: []intent.Action{ap.ActionPayBill},
+			ID: "m-usd-" + randomHex(t, 4), Audience: apAudience, Owner: provision.DemoCompany, Scope: []intent.Action{ap.ActionPayBill},
 			Budget: intent.Money{Currency: "EUR", Amount: 1000_00}, Budgets: []intent.Money{{Currency: "USD", Amount: 1000_00}},
 			Mode: mandate.ModeKnownCounterparties, NotBefore: now.Add(-time.Minute), Expiry: now.Add(time.Hour),
 		}, "cfo", apIssuer)
@@ -368,14 +369,14 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		// With Odoo's rate: a payment of 138.00 EUR for the vendor's day,
 		// which the later scenarios' payments to it keep under the
 		// confirmation threshold.
-		if err := e.admin.SetRate(ctx, odoo.DemoCompany, "USD", "2026-01-01", "1.0869565"); err != nil {
+		if err := e.admin.SetRate(ctx, provision.DemoCompany, "USD", "2026-01-01", "1.0869565"); err != nil {
 			t.Fatal(err)
 		}
 		d, err = e.gw.Decide(ctx, gateway.Request{Mandate: tok, Proposal: body})
 		if err != nil || !d.Executed {
 			t.Fatalf("USD bill, USD budget: %v %s", err, refusal(d))
 		}
-		ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: b.ID})
+		ps, err := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: b.ID})
 		if err != nil || len(ps) != 1 || ps[0].Amount != (intent.Money{Currency: "USD", Amount: 15000}) {
 			t.Errorf("payments of the USD bill in Odoo: %+v, %v; want one of 150.00 USD", ps, err)
 		}
@@ -386,10 +387,10 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		}
 	})
 	t.Run("PayToAccountOnFile", func(t *testing.T) {
-		if err := e.admin.SetTimeZone(ctx, odoo.DemoCompany, "", "Europe/Berlin"); err != nil {
+		if err := e.admin.SetTimeZone(ctx, provision.DemoCompany, "", "Europe/Berlin"); err != nil {
 			t.Fatal(err)
 		}
-		if err := e.admin.SetTimeZone(ctx, odoo.DemoCompany, e.cfg.Payer.Login, "Pacific/Kiritimati"); err != nil {
+		if err := e.admin.SetTimeZone(ctx, provision.DemoCompany, e.cfg.Payer.Login, "Pacific/Kiritimati"); err != nil {
 			t.Fatal(err)
 		}
 		c, err := odoo.New(e.cfg) // a new client reads the company's time zone as it is now
@@ -397,19 +398,19 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 			t.Fatal(err)
 		}
 		b := e.addBill(t, e.vendor.ID, "", "TZ-1", 12000)
-		p, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: e.current(t).ID,
+		p, err := c.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: e.current(t).ID,
 			Amount: intent.Money{Currency: "EUR", Amount: 12000}, Key: "tz-" + randomHex(t, 4)})
 		berlin, _ := time.LoadLocation("Europe/Berlin")
 		if err != nil || p.Day != time.Now().In(berlin).Format(time.DateOnly) {
 			t.Errorf("payment dated %q, %v; want today in Berlin, the company's calendar, whatever the payer's time zone", p.Day, err)
 		}
 
-		before := e.bill(t, odoo.DemoBill)
-		d := e.decide(t, ap.ActionPayBill, payArgs("acme supplies", "inv-2290", odoo.DemoIBAN, "850.00"))
+		before := e.bill(t, provision.DemoBill)
+		d := e.decide(t, ap.ActionPayBill, payArgs("acme supplies", "inv-2290", provision.DemoIBAN, "850.00"))
 		if !d.Executed {
 			t.Fatalf("not executed: %s", refusal(d))
 		}
-		after := e.bill(t, odoo.DemoBill)
+		after := e.bill(t, provision.DemoBill)
 		if before.Residual != 85000 || after.Residual != 0 || !after.PaymentState.Settled() {
 			t.Errorf("INV-2290 before %d %s, after %d %s", before.Residual, before.PaymentState, after.Residual, after.PaymentState)
 		}
@@ -421,11 +422,11 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 	t.Run("SameDayWithTwoApprovers", func(t *testing.T) {
 		// An account set up today is in its cooling-off period: the first
 		// payment needs two approvers, and then goes through the same day.
-		id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Fresh Start", Company: true})
+		id, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Fresh Start", Company: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: id, Number: "BE68 5390 0754 7034", Trusted: true, Active: true}); err != nil {
+		if _, err := e.admin.AddBankAccount(ctx, provision.DemoCompany, erp.BankAccount{Vendor: id, Number: "BE68 5390 0754 7034", Trusted: true, Active: true}); err != nil {
 			t.Fatal(err)
 		}
 		e.addBill(t, id, "", "FS-1", 25000)
@@ -453,18 +454,18 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		}
 	})
 	t.Run("RefuseEmailIBAN", func(t *testing.T) {
-		d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill2, ibanEmail, "100.00"))
+		d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, provision.DemoBill2, ibanEmail, "100.00"))
 		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeNotTrusted {
 			t.Errorf("the email's IBAN: %s", refusal(d))
 		}
 	})
 	t.Run("RefuseSecondPayment", func(t *testing.T) {
 		// The same call as the first payment is that operation: executed.
-		d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "850.00"))
+		d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, provision.DemoBill, provision.DemoIBAN, "850.00"))
 		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeReplayed {
 			t.Errorf("the first payment's call again: %s", refusal(d))
 		}
-		d = e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, odoo.DemoBill, odoo.DemoIBAN, "0.01"))
+		d = e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, provision.DemoBill, provision.DemoIBAN, "0.01"))
 		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied {
 			t.Errorf("a second payment of INV-2290: %s", refusal(d))
 		}
@@ -472,13 +473,13 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 	t.Run("Instalments", func(t *testing.T) { runInstalments(t, e) })
 	t.Run("CreditNoteNetted", func(t *testing.T) { runCreditNoteNetted(t, e) })
 	t.Run("RefuseBankChangeWithoutCallback", func(t *testing.T) {
-		d := e.decide(t, ap.ActionChangeVendorBank, map[string]any{"vendor": odoo.DemoVendor, "iban": ibanEmail})
+		d := e.decide(t, ap.ActionChangeVendorBank, map[string]any{"vendor": provision.DemoVendor, "iban": ibanEmail})
 		if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodeNotTrusted {
 			t.Errorf("a bank change without call-back: %s", refusal(d))
 		}
 	})
 	t.Run("VendorWithoutCompany", func(t *testing.T) {
-		id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Shared Widgets", Company: true, Shared: true})
+		id, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Shared Widgets", Company: true, Shared: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,11 +491,11 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		}
 	})
 	t.Run("BillToContactPerson", func(t *testing.T) {
-		co, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Contact Holdings", Company: true, Shared: true})
+		co, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Contact Holdings", Company: true, Shared: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		jane, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Jane Doe", Parent: co, Shared: true})
+		jane, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Jane Doe", Parent: co, Shared: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -509,7 +510,7 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		}
 	})
 	t.Run("IndividualVendor", func(t *testing.T) {
-		id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Sam Freelance", Shared: true})
+		id, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Sam Freelance", Shared: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -523,7 +524,7 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		// ß and a dotless ı: Odoo stores both as a clean sanitized IBAN.
 		for i, c := range []struct{ typed, iban string }{{"GB76 KIß 1234 5698 7654 34", "GB76KISS12345698765434"}, {"GB91 ıSSI 1234 5698 7654 35", "GB91ISSI12345698765435"}} {
 			name := fmt.Sprintf("Folded Metals %d", i)
-			id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: name, Company: true})
+			id, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: name, Company: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -554,7 +555,7 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 			{"1234567", "BOTKJPJT", "JP", "BIC:BOTKJPJT:1234567"},
 		} {
 			name := fmt.Sprintf("Far Away %d", i)
-			id, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: name, Company: true, Shared: i%2 == 1})
+			id, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: name, Company: true, Shared: i%2 == 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -574,18 +575,18 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 			if !d.Executed {
 				t.Fatalf("%s: %s", c.key, refusal(d))
 			}
-			bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
+			bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
 			if err != nil || len(bs) != 1 || len(bs[0].Payments) != 1 || bs[0].Payments[0].BankAccount != a.ID {
 				t.Errorf("%s: bill %+v, %v; want one payment to bank account %s", c.key, bs, err, a.ID)
 			}
 		}
 	})
 	t.Run("NumberOnTwoVendors", func(t *testing.T) {
-		x, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin One", Company: true})
+		x, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Twin One", Company: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		y, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin Two", Company: true})
+		y, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Twin Two", Company: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -597,13 +598,13 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 		if d.Executed || d.Refusal == nil || !strings.Contains(d.Refusal.Message, "more than one vendor") {
 			t.Errorf("a number on two vendors: %s", refusal(d))
 		}
-		if err := e.admin.ArchiveBankAccount(ctx, odoo.DemoCompany, ay.ID); err != nil {
+		if err := e.admin.ArchiveBankAccount(ctx, provision.DemoCompany, ay.ID); err != nil {
 			t.Fatal(err)
 		}
 		if d := e.decideFirst(t, payArgs("Twin One", "TW-1", iban, "100.00")); !d.Executed {
 			t.Errorf("once the other vendor's account is archived: %s", refusal(d))
 		}
-		if _, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Twin One", Company: true}); err != nil {
+		if _, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Twin One", Company: true}); err != nil {
 			t.Fatal(err)
 		}
 		d = e.decide(t, ap.ActionGetVendor, map[string]any{"vendor": "twin one"})
@@ -615,7 +616,7 @@ func runAPScenarios(t *testing.T, e *apEnv) {
 
 func (e *apEnv) current(tb testing.TB) erp.BankAccount {
 	tb.Helper()
-	as, err := e.client.BankAccounts(context.Background(), odoo.DemoCompany, erp.BankAccountQuery{Vendor: e.vendor.ID, Active: true})
+	as, err := e.client.BankAccounts(context.Background(), provision.DemoCompany, erp.BankAccountQuery{Vendor: e.vendor.ID, Active: true})
 	cur, ok := erp.Current(as, e.vendor.ID)
 	if err != nil || !ok {
 		tb.Fatalf("current account: %v", err)
@@ -640,7 +641,7 @@ func (e *apEnv) addAccountOf(tb testing.TB, b erp.BankAccount) erp.BankAccount {
 		e.fake.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
 		defer e.fake.SetNow(nil)
 	}
-	a, err := e.admin.AddBankAccount(context.Background(), odoo.DemoCompany, b)
+	a, err := e.admin.AddBankAccount(context.Background(), provision.DemoCompany, b)
 	if err != nil {
 		tb.Fatalf("account %s: %v", number, err)
 	}
@@ -688,7 +689,7 @@ func apPaymentReads(t *testing.T, srv *odootest.Server) {
 		MaxAmount: 100_000_000_00, MaxVendorTotal: 100_000_000_00})
 	bill := e.addBill(t, e.vendor.ID, "", "READS-1", 43210)
 	before, calls := len(srv.Reads()), e.client.Calls()
-	d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, "432.10"))
+	d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, bill.Ref, provision.DemoIBAN, "432.10"))
 	if !d.Executed {
 		t.Fatalf("not paid: %s", refusal(d))
 	}
@@ -706,7 +707,7 @@ func apPaymentReads(t *testing.T, srv *odootest.Server) {
 			t.Errorf("a read of %s with names %t, fields %v", r.Model, r.Names, r.Fields)
 		}
 	}
-	ps, err := e.client.Payments(context.Background(), odoo.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
+	ps, err := e.client.Payments(context.Background(), provision.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
 	if err != nil || len(ps) != 1 || ps[0].Amount.Amount != 43210 || ps[0].Key == "" || !ps[0].Reconciled {
 		t.Errorf("the bill's payments: %+v, %v; want one of 432.10, with its key, reconciled", ps, err)
 	}
@@ -744,7 +745,7 @@ func BenchmarkRealOdooAPPayment(b *testing.B) {
 }
 
 func benchAP(b *testing.B, e *apEnv) {
-	other, err := e.admin.AddPartner(context.Background(), odoo.DemoCompany, odoo.Partner{Name: "Bulk Supplies", Company: true})
+	other, err := e.admin.AddPartner(context.Background(), provision.DemoCompany, provision.Partner{Name: "Bulk Supplies", Company: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -752,7 +753,7 @@ func benchAP(b *testing.B, e *apEnv) {
 	for i := range bulk {
 		bulk[i] = erp.Bill{Ref: fmt.Sprintf("BULK-%d", i), Vendor: other, Currency: "EUR", Total: 1000 + intent.Amount(i)}
 	}
-	if err := e.admin.AddBills(context.Background(), odoo.DemoCompany, bulk); err != nil {
+	if err := e.admin.AddBills(context.Background(), provision.DemoCompany, bulk); err != nil {
 		b.Fatal(err)
 	}
 	// A company whose assistant pays many bills of one vendor a day: the
@@ -766,18 +767,18 @@ func benchAP(b *testing.B, e *apEnv) {
 	// USD rate in Odoo.
 	var err2 error
 	e.tok, err2 = mandate.Issue(mandate.Mandate{
-		ID: "m-bench-" + randomHex(b, 4), Audience: apAudience, Owner: odoo.DemoCompany, Scope: []intent.Action{ap.ActionPayBill},
+		ID: "m-bench-" + randomHex(b, 4), Audience: apAudience, Owner: provision.DemoCompany, Scope: []intent.Action{ap.ActionPayBill},
 		Budget: intent.Money{Currency: "EUR", Amount: 100_000_000_00}, Budgets: []intent.Money{{Currency: "USD", Amount: 100_000_000_00}},
 		Mode: mandate.ModeKnownCounterparties, NotBefore: e.now().Add(-time.Minute), Expiry: e.now().Add(24 * time.Hour),
 	}, "cfo", apIssuer)
 	if err2 != nil {
 		b.Fatal(err2)
 	}
-	if err := e.admin.SetRate(context.Background(), odoo.DemoCompany, "USD", "2026-01-01", "1.0869565"); err != nil {
+	if err := e.admin.SetRate(context.Background(), provision.DemoCompany, "USD", "2026-01-01", "1.0869565"); err != nil {
 		b.Fatal(err)
 	}
 	paid := e.addBill(b, e.vendor.ID, "", "PAID-1", 10000)
-	if d := e.decide(b, ap.ActionPayBill, payArgs(odoo.DemoVendor, paid.Ref, odoo.DemoIBAN, "100.00")); !d.Executed {
+	if d := e.decide(b, ap.ActionPayBill, payArgs(provision.DemoVendor, paid.Ref, provision.DemoIBAN, "100.00")); !d.Executed {
 		b.Fatalf("first payment: %s", refusal(d))
 	}
 	measure := func(b *testing.B, prepare func(i int) map[string]any, executed bool) {
@@ -814,19 +815,19 @@ func benchAP(b *testing.B, e *apEnv) {
 		measure(b, func(i int) map[string]any {
 			seq++
 			bill := e.addBill(b, e.vendor.ID, "", fmt.Sprintf("BENCH-%d-%s", i, randomHex(b, 3)), intent.Amount(20000+100*seq))
-			return payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(intent.Amount(20000+100*seq), 2))
+			return payArgs(provision.DemoVendor, bill.Ref, provision.DemoIBAN, intent.FormatAmount(intent.Amount(20000+100*seq), 2))
 		}, true)
 	})
 	// The same for USD bills of the EUR company: the rate is read in
 	// each decision (one call more). The first USD payment reads the
 	// company's currency and USD's decimals once, before measuring.
 	usd := func(i int, amount intent.Amount) map[string]any {
-		bill, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: fmt.Sprintf("USD-%d-%s", i, randomHex(b, 3)),
+		bill, err := e.admin.AddBill(context.Background(), provision.DemoCompany, erp.Bill{Ref: fmt.Sprintf("USD-%d-%s", i, randomHex(b, 3)),
 			Vendor: e.vendor.ID, Currency: "USD", Total: amount})
 		if err != nil {
 			b.Fatal(err)
 		}
-		args := payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(amount, 2))
+		args := payArgs(provision.DemoVendor, bill.Ref, provision.DemoIBAN, intent.FormatAmount(amount, 2))
 		args["currency"] = "USD"
 		return args
 	}
@@ -840,13 +841,17 @@ func benchAP(b *testing.B, e *apEnv) {
 		}, true)
 	})
 	b.Run("refused_email_iban", func(b *testing.B) {
-		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, odoo.DemoBill2, ibanEmail, "100.00") }, false)
+		measure(b, func(int) map[string]any {
+			return payArgs(provision.DemoVendor, provision.DemoBill2, ibanEmail, "100.00")
+		}, false)
 	})
 	b.Run("refused_second_payment", func(b *testing.B) {
-		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, paid.Ref, odoo.DemoIBAN, "100.00") }, false)
+		measure(b, func(int) map[string]any { return payArgs(provision.DemoVendor, paid.Ref, provision.DemoIBAN, "100.00") }, false)
 	})
 	b.Run("refused_unknown_bill", func(b *testing.B) {
-		measure(b, func(int) map[string]any { return payArgs(odoo.DemoVendor, "INV-404", odoo.DemoIBAN, "100.00") }, false)
+		measure(b, func(int) map[string]any {
+			return payArgs(provision.DemoVendor, "INV-404", provision.DemoIBAN, "100.00")
+		}, false)
 	})
 }
 
@@ -864,10 +869,10 @@ func TestAPVendorWithTooManyBillsOnFakeOdoo(t *testing.T) {
 	for i := range many {
 		many[i] = erp.Bill{Ref: fmt.Sprintf("MANY-%d", i), Vendor: e.vendor.ID, Currency: "EUR", Total: 1000 + intent.Amount(i)}
 	}
-	if err := e.admin.AddBills(context.Background(), odoo.DemoCompany, many); err != nil {
+	if err := e.admin.AddBills(context.Background(), provision.DemoCompany, many); err != nil {
 		t.Fatal(err)
 	}
-	d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, "MANY-7", odoo.DemoIBAN, "10.07"))
+	d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, "MANY-7", provision.DemoIBAN, "10.07"))
 	if d.Executed || d.Verdict != intent.Deny || d.Refusal == nil || d.Refusal.Code != intent.CodeContextFailed {
 		t.Fatalf("payment of a bill of a vendor with %d bills: %+v, %s; want refused, %s", len(many), d.Verdict, refusal(d), intent.CodeContextFailed)
 	}
@@ -905,7 +910,7 @@ func TestAPPaymentCallsOnFakeOdoo(t *testing.T) {
 		for i, amount := range []intent.Amount{43210, 54321} {
 			bill := e.addBill(t, e.vendor.ID, "", fmt.Sprintf("CALLS-%d", i), amount)
 			logged := e.log.len()
-			d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(amount, 2)))
+			d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, bill.Ref, provision.DemoIBAN, intent.FormatAmount(amount, 2)))
 			if !d.Executed {
 				t.Fatalf("payment %d not made: %s", i, refusal(d))
 			}

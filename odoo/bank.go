@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // bankMarker is the text of the note the connector posts on a vendor after
@@ -28,7 +29,7 @@ const bankMarker = "intentplane bank change "
 // new account untrusted (the identity is not in Bank / Validate bank
 // account, and Odoo silently drops the flag), it returns an error wrapping
 // ErrAccess. The bank administrator needs an e-mail address in Odoo:
-// without one Odoo refuses to post the note (Setup gives it one).
+// without one Odoo refuses to post the note (provision.Setup gives it one).
 func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.BankChange) (erp.BankAccount, error) {
 	number := erp.Sanitize(ch.Number)
 	switch {
@@ -38,7 +39,7 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 		return erp.BankAccount{}, refused("an account number may hold only ASCII letters, digits, spaces and - . /, 64 characters at most")
 	}
 	cid, ok := c.company(company)
-	vendor, okv := parseID(ch.Vendor)
+	vendor, okv := rpc.ParseID(ch.Vendor)
 	if !ok || !okv {
 		return erp.BankAccount{}, notFound("vendor")
 	}
@@ -69,9 +70,9 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 	if err != nil {
 		return erp.BankAccount{}, err
 	}
-	if _, err := s.execute(ctx, "res.partner", "message_post", []any{[]any{vendor}}, map[string]any{
+	if _, err := s.Execute(ctx, "res.partner", "message_post", []any{[]any{vendor}}, map[string]any{
 		"body": bankMarker + ch.Key + " account " + itoa(id) + " .", "message_type": "comment", "subtype_xmlid": "mail.mt_note",
-	}); err != nil && !errors.Is(err, errNoneResult) {
+	}); err != nil && !errors.Is(err, rpc.ErrNoneResult) {
 		return erp.BankAccount{}, fmt.Errorf("odoo: account %d is the vendor's account now, but recording the key failed: %w", id, err)
 	}
 	return a, nil
@@ -80,9 +81,9 @@ func (c *Client) ChangeBankAccount(ctx context.Context, company string, ch erp.B
 // checkBankVendor reads the vendor (its ID, vendorID as the connector
 // writes it) as s and returns an error wrapping ErrNotFound unless it is
 // one of company cid's active vendors (a company with a supplier rank).
-func checkBankVendor(ctx context.Context, s *session, cid, vendor int64, vendorID string) error {
-	vs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", vendor), leaf("company_id", "=", cid),
-		leaf("supplier_rank", ">", 0), leaf("is_company", "=", true)}, vendorFields, map[string]any{"context": scope(cid, false)})
+func checkBankVendor(ctx context.Context, s *rpc.Session, cid, vendor int64, vendorID string) error {
+	vs, err := s.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", vendor), rpc.Leaf("company_id", "=", cid),
+		rpc.Leaf("supplier_rank", ">", 0), rpc.Leaf("is_company", "=", true)}, vendorFields, map[string]any{"context": rpc.Scope(cid, false)})
 	if err != nil {
 		return err
 	}
@@ -100,14 +101,14 @@ func checkBankVendor(ctx context.Context, s *session, cid, vendor int64, vendorI
 // bankChangeDone looks for a change already made under ch.Key: a note on
 // the vendor recording the key. When one names an account the vendor
 // still has, it returns that account and true.
-func (c *Client) bankChangeDone(ctx context.Context, s *session, cid, vendor int64, ch erp.BankChange) (erp.BankAccount, bool, error) {
-	notes, err := s.searchRead(ctx, "mail.message", []any{leaf("model", "=", "res.partner"), leaf("res_id", "=", vendor),
-		leaf("body", "ilike", bankMarker+ch.Key+" account ")}, []string{"body"}, nil)
+func (c *Client) bankChangeDone(ctx context.Context, s *rpc.Session, cid, vendor int64, ch erp.BankChange) (erp.BankAccount, bool, error) {
+	notes, err := s.SearchRead(ctx, "mail.message", []any{rpc.Leaf("model", "=", "res.partner"), rpc.Leaf("res_id", "=", vendor),
+		rpc.Leaf("body", "ilike", bankMarker+ch.Key+" account ")}, []string{"body"}, nil)
 	if err != nil {
 		return erp.BankAccount{}, false, err
 	}
 	for _, n := range notes {
-		body, err := n.str("body")
+		body, err := n.Str("body")
 		if err != nil {
 			return erp.BankAccount{}, false, fmt.Errorf("odoo: mail.message: %w", err)
 		}
@@ -128,7 +129,7 @@ func (c *Client) bankChangeDone(ctx context.Context, s *session, cid, vendor int
 // its accounts mine, trusted, active and ordered before the others
 // (sequence one less than the lowest, 10 when there is none), creating it
 // when the vendor has none with that number. It returns the account's ID.
-func makeCurrentAccount(ctx context.Context, s *session, cid, vendor int64, ch erp.BankChange, mine []erp.BankAccount) (int64, error) {
+func makeCurrentAccount(ctx context.Context, s *rpc.Session, cid, vendor int64, ch erp.BankChange, mine []erp.BankAccount) (int64, error) {
 	number := erp.Sanitize(ch.Number)
 	first := 10
 	var target *erp.BankAccount
@@ -139,19 +140,19 @@ func makeCurrentAccount(ctx context.Context, s *session, cid, vendor int64, ch e
 		}
 	}
 	if target == nil {
-		v, err := s.execute(ctx, "res.partner.bank", "create", []any{map[string]any{
+		v, err := s.Execute(ctx, "res.partner.bank", "create", []any{map[string]any{
 			"partner_id": vendor, "acc_number": ch.Number, "allow_out_payment": true, "sequence": first - 1,
-		}}, map[string]any{"context": scope(cid, false)})
+		}}, map[string]any{"context": rpc.Scope(cid, false)})
 		if err != nil {
-			return 0, translate(err)
+			return 0, rpc.Translate(err)
 		}
-		id, err := asID(v)
+		id, err := rpc.AsID(v)
 		if err != nil {
 			return 0, fmt.Errorf("odoo: res.partner.bank.create: %w", err)
 		}
 		return id, nil
 	}
-	id, _ := parseID(target.ID)
+	id, _ := rpc.ParseID(target.ID)
 	// SetAt is write_date, and the cooling-off period runs from it: an
 	// account that becomes the vendor's current one is always written
 	// (which moves write_date, even when no value changes), including
@@ -171,8 +172,8 @@ func makeCurrentAccount(ctx context.Context, s *session, cid, vendor int64, ch e
 		vals["sequence"] = first - 1
 	}
 	if len(vals) > 0 {
-		if _, err := s.execute(ctx, "res.partner.bank", "write", []any{[]any{id}, vals}, map[string]any{"context": scope(cid, false)}); err != nil {
-			return 0, translate(err)
+		if _, err := s.Execute(ctx, "res.partner.bank", "write", []any{[]any{id}, vals}, map[string]any{"context": rpc.Scope(cid, false)}); err != nil {
+			return 0, rpc.Translate(err)
 		}
 	}
 	return id, nil
@@ -180,17 +181,17 @@ func makeCurrentAccount(ctx context.Context, s *session, cid, vendor int64, ch e
 
 // archiveOtherAccounts archives the active accounts among mine other
 // than account id, in one write.
-func archiveOtherAccounts(ctx context.Context, s *session, cid int64, mine []erp.BankAccount, id int64) error {
+func archiveOtherAccounts(ctx context.Context, s *rpc.Session, cid int64, mine []erp.BankAccount, id int64) error {
 	var others []any
 	for _, a := range mine {
 		if a.Active && a.ID != itoa(id) {
-			oid, _ := parseID(a.ID)
+			oid, _ := rpc.ParseID(a.ID)
 			others = append(others, oid)
 		}
 	}
 	if len(others) > 0 {
-		if _, err := s.execute(ctx, "res.partner.bank", "write", []any{others, map[string]any{"active": false}},
-			map[string]any{"context": scope(cid, false)}); err != nil {
+		if _, err := s.Execute(ctx, "res.partner.bank", "write", []any{others, map[string]any{"active": false}},
+			map[string]any{"context": rpc.Scope(cid, false)}); err != nil {
 			return fmt.Errorf("odoo: account %d is now trusted, but archiving the vendor's other accounts failed: %w", id, err)
 		}
 	}
@@ -200,7 +201,7 @@ func archiveOtherAccounts(ctx context.Context, s *session, cid int64, mine []erp
 // readBackAccount reads account id of the vendor back after a change and
 // checks that Odoo stored what was written: trusted (else an error
 // wrapping ErrAccess), active and holding number (else ErrBadAnswer).
-func (c *Client) readBackAccount(ctx context.Context, s *session, cid int64, vendorID string, id int64, number string) (erp.BankAccount, error) {
+func (c *Client) readBackAccount(ctx context.Context, s *rpc.Session, cid int64, vendorID string, id int64, number string) (erp.BankAccount, error) {
 	as, err := c.bankAccounts(ctx, s, cid, erp.BankAccountQuery{ID: itoa(id), Vendor: vendorID})
 	if err != nil {
 		return erp.BankAccount{}, err
@@ -229,5 +230,5 @@ func parseBankNote(body, key string) (int64, bool) {
 	if j < 0 {
 		j = len(rest)
 	}
-	return parseID(rest[:j])
+	return rpc.ParseID(rest[:j])
 }

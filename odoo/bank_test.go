@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestChangeRestartsSetAt (found by ap's TestProperty): a change to a
@@ -25,23 +25,23 @@ func TestChangeRestartsSetAt(t *testing.T) {
 			e := newFake(t, nil, true)
 			v, cur, _, _ := demoRecords(t, e.client)
 			ctx := context.Background()
-			second, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "BE68 5390 0754 7034", Trusted: true, Active: true, Sequence: seq})
+			second, err := e.admin.AddBankAccount(ctx, provision.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "BE68 5390 0754 7034", Trusted: true, Active: true, Sequence: seq})
 			if err != nil {
 				t.Fatal(err)
 			}
 			at := func(tm time.Time) { e.srv.SetNow(func() time.Time { return tm }) }
 			t1 := time.Now().UTC().Truncate(time.Second).Add(time.Hour)
 			at(t1)
-			got, err := e.client.ChangeBankAccount(ctx, odoo.DemoCompany, erp.BankChange{Vendor: v.ID, Number: second.Number, Key: "k1"})
+			got, err := e.client.ChangeBankAccount(ctx, provision.DemoCompany, erp.BankChange{Vendor: v.ID, Number: second.Number, Key: "k1"})
 			if err != nil || got.ID != second.ID || !got.SetAt.Equal(t1) {
 				t.Fatalf("promoting account %s over %s = %+v, %v; want SetAt %s", second.ID, cur.ID, got, err, t1)
 			}
 			at(t1.Add(time.Hour))
-			again, err := e.client.ChangeBankAccount(ctx, odoo.DemoCompany, erp.BankChange{Vendor: v.ID, Number: second.Number, Key: "k2"})
+			again, err := e.client.ChangeBankAccount(ctx, provision.DemoCompany, erp.BankChange{Vendor: v.ID, Number: second.Number, Key: "k2"})
 			if err != nil || again.ID != second.ID || !again.SetAt.Equal(t1) {
 				t.Errorf("re-confirming the current account = %+v, %v; want SetAt %s kept", again, err, t1)
 			}
-			all, _ := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{Vendor: v.ID})
+			all, _ := e.client.BankAccounts(ctx, provision.DemoCompany, erp.BankAccountQuery{Vendor: v.ID})
 			if c, ok := erp.Current(all, v.ID); !ok || c.ID != second.ID || !c.SetAt.Equal(t1) {
 				t.Errorf("current account = %+v, %v", c, ok)
 			}

@@ -13,8 +13,8 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // The large books of issue 26: bookVendors vendors, each with
@@ -157,16 +157,16 @@ func seedOdooBooks(tb testing.TB, e *apEnv, srv *odootest.Server) {
 	}
 	var bills []erp.Bill
 	for v := range bookVendors {
-		vendor, err := e.admin.AddVendor(ctx, odoo.DemoCompany, erp.Vendor{Name: bookVendor(v), Active: true, Country: "DE"})
+		vendor, err := e.admin.AddVendor(ctx, provision.DemoCompany, erp.Vendor{Name: bookVendor(v), Active: true, Country: "DE"})
 		if err != nil {
 			tb.Fatal(err)
 		}
 		id, _ := strconv.ParseInt(vendor.ID, 10, 64)
-		if err := srv.SeedHistory(e.cfg.DB, e.admin.Companies()[odoo.DemoCompany], id, eur,
+		if err := srv.SeedHistory(e.cfg.DB, e.admin.Companies()[provision.DemoCompany], id, eur,
 			[]odootest.HistoryDoc{{Ref: fmt.Sprintf("BK-%04d-PAID", v), Total: 5, Date: "2025-01-02", Paid: true}}); err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: vendor.ID, Number: bookIBAN(v), Trusted: true, Active: true}); err != nil {
+		if _, err := e.admin.AddBankAccount(ctx, provision.DemoCompany, erp.BankAccount{Vendor: vendor.ID, Number: bookIBAN(v), Trusted: true, Active: true}); err != nil {
 			tb.Fatal(err)
 		}
 		for j := range bookBillsEach {
@@ -175,7 +175,7 @@ func seedOdooBooks(tb testing.TB, e *apEnv, srv *odootest.Server) {
 	}
 	for len(bills) > 0 {
 		n := min(len(bills), 5000)
-		if err := e.admin.AddBills(ctx, odoo.DemoCompany, bills[:n]); err != nil {
+		if err := e.admin.AddBills(ctx, provision.DemoCompany, bills[:n]); err != nil {
 			tb.Fatal(err)
 		}
 		bills = bills[n:]

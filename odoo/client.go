@@ -5,11 +5,14 @@
 // none of them held by the agent: a reader, a payer (registers payments
 // and cannot create or change bank accounts or vendors) and a bank
 // administrator (changes bank accounts, for the registry-authority flow
-// only). Admin sets up a database for the demo and the tests; package
-// odootest is a fake Odoo 17, 18 or 19 server for tests (XML-RPC, and
-// JSON-2 as 19). The server's version is read at the first call and what
-// differs between the versions is kept in one place (dialect.go); a
-// version other than 17, 18 or 19 is refused at Login.
+// only). Package odoo/provision sets up a database for the connector
+// (intentplane odoo setup, the demo and the tests); package odootest is
+// a fake Odoo 17, 18 or 19 server for tests (XML-RPC, and JSON-2 as 19). The calls themselves (transports, logins, decoding,
+// faults, the server's version) are the RPC layer, odoo/internal/rpc,
+// whose errors and settings this package names. The server's version is
+// read at the first call and what differs between the versions is kept
+// in one place (dialect.go); a version other than 17, 18 or 19 is
+// refused at Login.
 //
 // The connector does not trust Odoo Community to enforce what the gateway
 // relies on: it checks itself that a payment goes to an active, trusted
@@ -36,8 +39,9 @@
 // Odoo's sanitized number exactly as stored. Strict IBAN validation (check
 // digits, length) is the pack's normalizer's job, done before the lookup.
 //
-// Package odoo may import erp, core/intent and the XML-RPC library; it
-// must never import core/gateway, a pack or a store.
+// Package odoo may import erp, core/intent and its RPC layer
+// (odoo/internal/rpc); it must never import core/gateway, a pack or a
+// store.
 package odoo
 
 import (
@@ -50,33 +54,10 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 var _ erp.Source = (*Client)(nil)
-
-// DefaultTimeout is the time limit of one call to Odoo when
-// Config.Timeout is zero.
-const DefaultTimeout = 30 * time.Second
-
-// ErrNoIdentity is returned by a call that needs an identity the Config
-// does not give (an empty Login).
-var ErrNoIdentity = errors.New("odoo: identity not configured")
-
-// Identity is one Odoo user the connector logs in as.
-type Identity struct {
-	// Login is the user's login.
-	Login string
-	// Password is the user's password or API key. It is sent with every
-	// call, never logged, and removed from every error message. Over
-	// JSON-2 it must be an API key (Odoo: Preferences, Account Security,
-	// New API Key; or intentplane odoo setup, which makes them); over
-	// XML-RPC an API key works as the password too.
-	Password string
-	// Setting names where the operator sets Password, for the error of a
-	// refused key or login ("environment variable ODOO_PAYER_KEY");
-	// "" names the Config field (Config.Payer.Password).
-	Setting string
-}
 
 // Config configures a Client. The zero value of an optional field means
 // the default stated on it.
@@ -132,11 +113,11 @@ type Config struct {
 // Calls) at the first call and again every hour. A server that gives
 // none is called without one.
 type Client struct {
-	t         *transport
+	t         *rpc.Transport
 	companies map[string]int64
-	reader    *session
-	payer     *session
-	bankAdmin *session
+	reader    *rpc.Session
+	payer     *rpc.Session
+	bankAdmin *rpc.Session
 
 	mu          sync.Mutex
 	locks       map[string]chan struct{} // company and bill or vendor → a lock held while paying it
@@ -159,15 +140,14 @@ func New(cfg Config) (*Client, error) {
 	if cfg.DB == "" {
 		return nil, errors.New("odoo: Config.DB is required")
 	}
-	if err := checkTransport("Config.Transport", cfg.Transport); err != nil {
+	if err := rpc.CheckTransport("Config.Transport", cfg.Transport); err != nil {
 		return nil, err
 	}
-	t, err := newTransport(cfg.URL, cfg.HTTPClient, cfg.Timeout, cfg.Logger)
+	t, err := rpc.NewTransport(rpc.Options{URL: cfg.URL, HTTPClient: cfg.HTTPClient, Timeout: cfg.Timeout, Logger: cfg.Logger,
+		Mode: cfg.Transport, Secrets: []string{cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password}, Database: cfg.DB})
 	if err != nil {
 		return nil, err
 	}
-	t.mode = cfg.Transport
-	t.secrets = []string{cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password}
 	zone := time.UTC
 	if cfg.TimeZone != "" {
 		if zone, err = time.LoadLocation(cfg.TimeZone); err != nil || cfg.TimeZone == "Local" {
@@ -186,12 +166,24 @@ func New(cfg Config) (*Client, error) {
 	for k, v := range cfg.Companies {
 		c.companies[k] = v
 	}
-	t.header = cfg.DB
-	t.useDatabase(cfg.DB, func() time.Time { return c.now() })
-	c.reader = newSession(t, cfg.DB, "reader", setting(cfg.Reader, "Config.Reader.Password"))
-	c.payer = newSession(t, cfg.DB, "payer", setting(cfg.Payer, "Config.Payer.Password"))
-	c.bankAdmin = newSession(t, cfg.DB, "bank administrator", setting(cfg.BankAdmin, "Config.BankAdmin.Password"))
+	t.UseDatabase(cfg.DB, func() time.Time { return c.now() })
+	c.reader = rpc.NewSession(t, cfg.DB, "reader", setting(cfg.Reader, "Config.Reader.Password"))
+	c.payer = rpc.NewSession(t, cfg.DB, "payer", setting(cfg.Payer, "Config.Payer.Password"))
+	c.bankAdmin = rpc.NewSession(t, cfg.DB, "bank administrator", setting(cfg.BankAdmin, "Config.BankAdmin.Password"))
 	return c, nil
+}
+
+// NewAs returns a Client whose every call, read or payment, is made as
+// the one identity of s, over s's Transport: for package
+// odoo/provision, which enters records as the database's administrator
+// and reads them back through the connector (rpc is internal to
+// package odoo and its subpackages). companies is the Client's company
+// map, kept and not copied: the caller may add to it, not concurrently
+// with the Client's calls. now dates payments, in UTC unless the
+// company's partner names a time zone.
+func NewAs(s *rpc.Session, companies map[string]int64, now func() time.Time) *Client {
+	return &Client{t: s.Transport(), companies: companies, locks: map[string]chan struct{}{}, currencies: map[int64]currency{},
+		zones: map[int64]*time.Location{}, zone: time.UTC, now: now, reader: s, payer: s, bankAdmin: s}
 }
 
 // Login reads the server's version, authenticates every configured
@@ -201,18 +193,18 @@ func New(cfg Config) (*Client, error) {
 // ErrUnsupportedVersion for an Odoo it does not speak and one wrapping
 // ErrAccessDenied for a refused login.
 func (c *Client) Login(ctx context.Context) error {
-	if _, err := c.t.version(ctx); err != nil {
+	if _, err := c.t.Version(ctx); err != nil {
 		return err
 	}
-	for _, s := range []*session{c.reader, c.payer, c.bankAdmin} {
-		if s.id.Login == "" {
+	for _, s := range []*rpc.Session{c.reader, c.payer, c.bankAdmin} {
+		if s.Identity().Login == "" {
 			continue
 		}
-		if _, err := s.uid(ctx); err != nil {
+		if _, err := s.UID(ctx); err != nil {
 			return err
 		}
 	}
-	if c.payer.id.Login != "" {
+	if c.payer.Identity().Login != "" {
 		for _, cid := range c.companies {
 			if _, err := c.companyZone(ctx, cid); err != nil {
 				return err
@@ -233,30 +225,30 @@ func (c *Client) companyZone(ctx context.Context, cid int64) (*time.Location, er
 	if ok {
 		return z, nil
 	}
-	v, err := c.payer.execute(ctx, "res.company", "read", []any{[]any{cid}}, map[string]any{"fields": strs([]string{"partner_id"})})
+	v, err := c.payer.Execute(ctx, "res.company", "read", []any{[]any{cid}}, map[string]any{"fields": rpc.Strs([]string{"partner_id"})})
 	if err != nil {
 		return nil, err
 	}
-	rs, err := records(v)
+	rs, err := rpc.Records(v)
 	if err != nil || len(rs) != 1 {
 		return nil, fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, ErrBadAnswer))
 	}
-	partner, _, err := rs[0].many2one("partner_id")
+	partner, _, err := rs[0].Many2one("partner_id")
 	if err != nil {
 		return nil, fmt.Errorf("odoo: res.company %d: %w", cid, err)
 	}
 	z = c.zone
 	if partner != 0 {
-		v, err = c.payer.execute(ctx, "res.partner", "read", []any{[]any{partner}}, map[string]any{"fields": strs([]string{"tz"})})
+		v, err = c.payer.Execute(ctx, "res.partner", "read", []any{[]any{partner}}, map[string]any{"fields": rpc.Strs([]string{"tz"})})
 		if err != nil {
 			return nil, err
 		}
-		ps, err := records(v)
+		ps, err := rpc.Records(v)
 		if err != nil {
 			return nil, fmt.Errorf("odoo: res.partner %d: %w", partner, err)
 		}
 		if len(ps) == 1 {
-			tz, err := ps[0].str("tz")
+			tz, err := ps[0].Str("tz")
 			if err != nil {
 				return nil, fmt.Errorf("odoo: res.partner %d: %w", partner, err)
 			}
@@ -283,31 +275,15 @@ func (c *Client) today(ctx context.Context, cid int64) (string, error) {
 
 // Version returns the server's Odoo version, read at the first call
 // that needs it (common.version, no login).
-func (c *Client) Version(ctx context.Context) (Version, error) { return c.t.version(ctx) }
+func (c *Client) Version(ctx context.Context) (Version, error) { return c.t.Version(ctx) }
 
 // Calls returns the number of calls, XML-RPC or JSON-2 (HTTP round
 // trips), the Client has made.
-func (c *Client) Calls() int64 { return c.t.calls.Load() }
+func (c *Client) Calls() int64 { return c.t.Calls() }
 
 func (c *Client) company(name string) (int64, bool) {
 	id, ok := c.companies[name]
 	return id, ok && id > 0
-}
-
-// session is one identity's login: it authenticates once and caches the
-// uid.
-type session struct {
-	t    *transport
-	db   string
-	role string
-	id   Identity
-
-	mu     sync.Mutex
-	cached int64
-}
-
-func newSession(t *transport, db, role string, id Identity) *session {
-	return &session{t: t, db: db, role: role, id: id}
 }
 
 // setting returns id with its Setting, field when it names none.
@@ -318,179 +294,24 @@ func setting(id Identity, field string) Identity {
 	return id
 }
 
-// uid returns the cached uid, logging in first if needed: over XML-RPC
-// common.authenticate; over JSON-2, which has no login, res.users's
-// context_get (the key's user) and a read of that user's login, which
-// must be the identity's: a key of another user is refused before any
-// call runs with it. A refused login is not cached.
-func (s *session) uid(ctx context.Context) (int64, error) {
-	if s.id.Login == "" {
-		return 0, fmt.Errorf("%w: %s", ErrNoIdentity, s.role)
-	}
-	j, err := s.t.json2(ctx)
+// ErrNotSetUp is returned by LookupCompany when the company is not in the
+// database.
+var ErrNotSetUp = errors.New("odoo: database not set up")
+
+// LookupCompany returns the id of the res.company named name, as cfg's
+// reader sees it over cfg's transport, for building the Companies of the
+// Config it then runs with (cfg.Companies is not needed).
+func LookupCompany(ctx context.Context, cfg Config, name string) (int64, error) {
+	c, err := New(cfg)
 	if err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cached > 0 {
-		return s.cached, nil
-	}
-	if j {
-		return s.keyLogin(ctx)
-	}
-	v, err := s.t.call(ctx, "common", "authenticate", "authenticate", s.db, s.id.Login, s.id.Password, map[string]any{})
+	rs, err := c.reader.SearchRead(ctx, "res.company", []any{rpc.Leaf("name", "=", name)}, []string{"name"}, nil)
 	if err != nil {
-		return 0, fmt.Errorf("odoo: logging in as the %s: %w", s.role, err)
+		return 0, err
 	}
-	switch u := v.(type) {
-	case int64:
-		if u > 0 {
-			s.cached = u
-			return u, nil
-		}
-	case bool:
-		if !u && apiKeyForm(s.id.Password) {
-			return 0, fmt.Errorf("%w: %w: the %s's API key (login %q) was refused at login: %s", ErrAccessDenied, ErrKeyRefused, s.role, s.id.Login, s.renewal())
-		}
-		if !u {
-			return 0, fmt.Errorf("%w: the %s's login was refused (login %q): wrong login or password; set the right password in %s", ErrAccessDenied, s.role, s.id.Login, s.id.Setting)
-		}
+	if len(rs) != 1 {
+		return 0, fmt.Errorf("%w: no company %q", ErrNotSetUp, name)
 	}
-	return 0, fmt.Errorf("odoo: logging in as the %s: %w", s.role, badAnswer("a uid or False", v))
-}
-
-// keyLogin logs in over JSON-2 (see uid); s.mu is held.
-func (s *session) keyLogin(ctx context.Context) (int64, error) {
-	v, err := s.t.callJSON2(ctx, s.id.Password, "res.users", "context_get", nil, nil)
-	if err != nil {
-		return 0, s.loginError(err)
-	}
-	m, _ := v.(map[string]any)
-	uid, err := asID(m["uid"])
-	if err != nil {
-		return 0, fmt.Errorf("odoo: logging in as the %s: res.users.context_get: %w", s.role, err)
-	}
-	v, err = s.t.callJSON2(ctx, s.id.Password, "res.users", "read", []any{[]any{uid}}, map[string]any{"fields": []any{"login"}})
-	if err != nil {
-		return 0, s.loginError(err)
-	}
-	rs, err := records(v)
-	if err != nil || len(rs) != 1 {
-		return 0, fmt.Errorf("odoo: logging in as the %s: res.users.read: %w", s.role, errors.Join(err, ErrBadAnswer))
-	}
-	if login, _ := rs[0].str("login"); login != s.id.Login {
-		return 0, fmt.Errorf("%w: %w: the %s's API key (%s) is a key of Odoo user %q, not of its login %q", ErrAccessDenied, ErrKeyRefused, s.role, s.id.Setting, login, s.id.Login)
-	}
-	s.cached = uid
-	return uid, nil
-}
-
-// loginError names a refused key as such, with what to change.
-func (s *session) loginError(err error) error {
-	if errors.Is(err, ErrKeyRefused) {
-		return fmt.Errorf("odoo: the %s's API key (login %q) was refused: %s (%w)", s.role, s.id.Login, s.renewal(), err)
-	}
-	return fmt.Errorf("odoo: logging in as the %s: %w", s.role, err)
-}
-
-// renewal tells the operator what to do about a refused API key.
-func (s *session) renewal() string {
-	return fmt.Sprintf("the key expired, was revoked or is wrong; make a new API key for %s (intentplane odoo setup, or in Odoo: the user's Preferences, Account Security, New API Key) and set it in %s", s.id.Login, s.id.Setting)
-}
-
-// apiKeyForm reports whether p has the form of an Odoo API key: 40
-// lowercase hex digits.
-func apiKeyForm(p string) bool {
-	if len(p) != 40 {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		if c := p[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-// execute calls model.method as this identity: over XML-RPC through
-// execute_kw, over JSON-2 with the arguments named (see named). args are
-// the positional arguments (for most methods a list of ids first); kw
-// the keyword arguments, nil for none.
-func (s *session) execute(ctx context.Context, model, method string, args []any, kw map[string]any) (any, error) {
-	uid, err := s.uid(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if j, _ := s.t.json2(ctx); j { // uid decided it
-		v, err := s.t.callJSON2(ctx, s.id.Password, model, method, args, kw)
-		if errors.Is(err, ErrKeyRefused) { // revoked or expired since the login
-			err = s.loginError(err)
-		}
-		return v, err
-	}
-	if args == nil {
-		args = []any{}
-	}
-	if kw == nil {
-		kw = map[string]any{}
-	}
-	v, err := s.t.call(ctx, "object", model+"."+method, "execute_kw", s.db, uid, s.id.Password, model, method, args, kw)
-	if errors.Is(err, ErrAccessDenied) && apiKeyForm(s.id.Password) { // revoked or expired since the login
-		err = fmt.Errorf("odoo: the %s's API key (login %q) was refused: %s (%w: %w)", s.role, s.id.Login, s.renewal(), ErrKeyRefused, err)
-	}
-	return v, err
-}
-
-// searchRead runs search_read and decodes the records, ordered by id
-// unless kw names an order. Each many2one comes as its id alone (load "",
-// so many2one decodes a name of ""): Odoo computes a display name for
-// every many2one value it names, which was a third of the time of the
-// five reads of a payment on Odoo 17 (medians: 79 ms with the names, 54
-// ms without). A read that shows a name asks for it with kw's load set to
-// loadNames.
-func (s *session) searchRead(ctx context.Context, model string, domain []any, fields []string, kw map[string]any) ([]record, error) {
-	if kw == nil {
-		kw = map[string]any{}
-	}
-	kw["fields"] = strs(fields)
-	if _, ok := kw["load"]; !ok {
-		kw["load"] = ""
-	}
-	if _, ok := kw["order"]; !ok {
-		kw["order"] = "id"
-	}
-	v, err := s.execute(ctx, model, "search_read", []any{domain}, kw)
-	if err != nil {
-		return nil, err
-	}
-	rs, err := records(v)
-	if err != nil {
-		return nil, fmt.Errorf("odoo: %s.search_read: %w", model, err)
-	}
-	return rs, nil
-}
-
-func strs(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
-}
-
-// loadNames is the keyword load of a read whose many2one values come with
-// their display names, Odoo's default (see searchRead).
-const loadNames = "_classic_read"
-
-// leaf is one domain condition.
-func leaf(field, op string, value any) []any { return []any{field, op, value} }
-
-// scope is the context of a call scoped to one company.
-func scope(company int64, archived bool) map[string]any {
-	ctx := map[string]any{"allowed_company_ids": []any{company}}
-	if archived {
-		ctx["active_test"] = false
-	}
-	return ctx
+	return rs[0].ID()
 }

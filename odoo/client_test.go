@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 func eur(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
@@ -24,15 +25,15 @@ func eur(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Am
 func demoRecords(t testing.TB, c *odoo.Client) (erp.Vendor, erp.BankAccount, erp.Bill, erp.Bill) {
 	t.Helper()
 	ctx := context.Background()
-	vs, err := c.Vendors(ctx, odoo.DemoCompany, erp.VendorQuery{Name: odoo.DemoVendor})
+	vs, err := c.Vendors(ctx, provision.DemoCompany, erp.VendorQuery{Name: provision.DemoVendor})
 	if err != nil || len(vs) != 1 {
 		t.Fatalf("vendor: %v, %d", err, len(vs))
 	}
-	as, err := c.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{Vendor: vs[0].ID, Number: odoo.DemoIBAN})
+	as, err := c.BankAccounts(ctx, provision.DemoCompany, erp.BankAccountQuery{Vendor: vs[0].ID, Number: provision.DemoIBAN})
 	if err != nil || len(as) != 1 {
 		t.Fatalf("account: %v, %d", err, len(as))
 	}
-	open, err := c.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: vs[0].ID, Open: true})
+	open, err := c.Bills(ctx, provision.DemoCompany, erp.BillQuery{Vendor: vs[0].ID, Open: true})
 	if err != nil || len(open) != 3 {
 		t.Fatalf("bills: %v, %d; want the demo's two and the one left for intentplane-mcp", err, len(open))
 	}
@@ -40,7 +41,7 @@ func demoRecords(t testing.TB, c *odoo.Client) (erp.Vendor, erp.BankAccount, erp
 	for _, b := range open {
 		byRef[b.Ref] = b
 	}
-	return vs[0], as[0], byRef[odoo.DemoBill], byRef[odoo.DemoBill2]
+	return vs[0], as[0], byRef[provision.DemoBill], byRef[provision.DemoBill2]
 }
 
 // TestRoundTripsOfOnePayment counts the XML-RPC calls of one allowed
@@ -55,7 +56,7 @@ func TestRoundTripsOfOnePayment(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := e.srv.Calls()
-		p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"})
+		p, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,12 +68,12 @@ func TestRoundTripsOfOnePayment(t *testing.T) {
 		if p.State != erp.PaymentPosted || p.Key != "op-1" || p.BankAccount != acct.ID {
 			t.Errorf("payment = %+v", p)
 		}
-		bs, _ := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill.ID})
+		bs, _ := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: bill.ID})
 		if len(bs) != 1 || bs[0].PaymentState != erp.Paid || bs[0].Residual != 0 {
 			t.Errorf("bill after payment = %+v", bs)
 		}
 		before = e.srv.Calls()
-		if again, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"}); err != nil || again.ID != p.ID {
+		if again, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "op-1"}); err != nil || again.ID != p.ID {
 			t.Errorf("the same key again = %+v, %v", again, err)
 		}
 		if n := e.srv.Calls() - before; n != 1 {
@@ -137,16 +138,16 @@ func TestLostAnswerDoesNotPayTwice(t *testing.T) {
 		ctx := context.Background()
 		e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
 		r := erp.PaymentRequest{Bill: bill2.ID, BankAccount: acct.ID, Amount: eur(100000), Key: "lost-1"}
-		p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
+		p, err := e.client.RegisterPayment(ctx, provision.DemoCompany, r)
 		if err != nil {
 			t.Fatalf("payment with a lost answer: %v; want it found by its key", err)
 		}
-		again, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
+		again, err := e.client.RegisterPayment(ctx, provision.DemoCompany, r)
 		if err != nil || again.ID != p.ID {
 			t.Errorf("asked again: %+v, %v; want payment %s", again, err, p.ID)
 		}
-		ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID})
-		bs, _ := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill2.ID})
+		ps, _ := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: bill2.ID})
+		bs, _ := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: bill2.ID})
 		if len(ps) != 1 || len(bs) != 1 || bs[0].Residual != 140000 {
 			t.Errorf("after a lost answer: %d payments, bill %+v; want 1 payment and 1,400.00 left", len(ps), bs)
 		}
@@ -166,14 +167,14 @@ func TestLostAnswerUnknownOutcome(t *testing.T) {
 		cfg := e.cfg
 		cfg.HTTPClient = &http.Client{Transport: cut}
 		c, _ := odoo.New(cfg)
-		_, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "lost-2"})
+		_, err := c.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(85000), Key: "lost-2"})
 		if !errors.Is(err, odoo.ErrNetwork) || errors.Is(err, erp.ErrRefused) || !strings.Contains(err.Error(), "may or may not") {
 			t.Fatalf("error = %v; want an unknown outcome wrapping ErrNetwork", err)
 		}
 		if n := cut.after.Load(); n != 1 {
 			t.Errorf("%d calls after the lost one; want 1 (the lookup by key), no retry", n)
 		}
-		ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
+		ps, _ := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
 		if len(ps) != 1 {
 			t.Errorf("%d payments; want exactly the one the lost call made", len(ps))
 		}
@@ -220,18 +221,18 @@ func TestPaymentsOfABill(t *testing.T) {
 		_, acct, bill, bill2 := demoRecords(t, e.client)
 		ctx := context.Background()
 		for i, b := range []erp.Bill{bill, bill2} {
-			if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "k" + itoaInt(i)}); err != nil {
+			if _, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: b.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "k" + itoaInt(i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for _, b := range []erp.Bill{bill, bill2} {
-			ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: b.ID})
+			ps, err := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: b.ID})
 			if err != nil || len(ps) != 1 || ps[0].Bill != b.ID {
 				t.Errorf("payments of %s: %+v, %v", b.ID, ps, err)
 			}
 		}
-		all, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{})
-		if err != nil || len(all) != 3 { // and the demo's payment of odoo.DemoPaidBill
+		all, err := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{})
+		if err != nil || len(all) != 3 { // and the demo's payment of provision.DemoPaidBill
 			t.Errorf("all payments: %d, %v; want 3", len(all), err)
 		}
 	})
@@ -246,7 +247,7 @@ func TestLookAlikeNumbers(t *testing.T) {
 		v, _, _, _ := demoRecords(t, e.client)
 		ctx := context.Background()
 		// A clerk typed the number with a Cyrillic A in it.
-		odd, err := e.admin.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Trusted: true, Active: true})
+		odd, err := e.admin.AddBankAccount(ctx, provision.DemoCompany, erp.BankAccount{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Trusted: true, Active: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,12 +255,12 @@ func TestLookAlikeNumbers(t *testing.T) {
 			t.Fatalf("Odoo's sanitized number %q should keep the look-alike", odd.Sanitized)
 		}
 		for _, q := range []string{"CH9300762011623852957", "CH93 0076 2011 6238 5295 \u04107", "CH93_0076"} {
-			as, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{Number: q})
+			as, err := e.client.BankAccounts(ctx, provision.DemoCompany, erp.BankAccountQuery{Number: q})
 			if err != nil || len(as) != 0 {
 				t.Errorf("BankAccounts(%q) = %+v, %v; want none", q, as, err)
 			}
 		}
-		if _, err := e.client.ChangeBankAccount(ctx, odoo.DemoCompany, erp.BankChange{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Key: "c1"}); !errors.Is(err, erp.ErrRefused) {
+		if _, err := e.client.ChangeBankAccount(ctx, provision.DemoCompany, erp.BankChange{Vendor: v.ID, Number: "CH93 0076 2011 6238 5295 \u04107", Key: "c1"}); !errors.Is(err, erp.ErrRefused) {
 			t.Errorf("writing a look-alike number: %v, want ErrRefused", err)
 		}
 	})
@@ -272,16 +273,16 @@ func TestRightsAreChecked(t *testing.T) {
 	onTransports(t, func(t *testing.T, ft fakeTransport) {
 		e := newFakeOn(t, nil, ft, true)
 		ctx := context.Background()
-		if _, err := e.admin.EnsureUser(ctx, odoo.User{Name: "too much", Identity: e.cfg.Payer, Groups: []string{"account.group_account_invoice", "base.group_partner_manager"},
+		if _, err := e.admin.EnsureUser(ctx, provision.User{Name: "too much", Identity: e.cfg.Payer, Groups: []string{"account.group_account_invoice", "base.group_partner_manager"},
 			Companies: []string{"northwind"}}); err != nil {
 			t.Fatal(err)
 		}
 		c, _ := odoo.New(e.cfg)
 		var re *odoo.RightsError
-		if err := c.CheckRights(ctx, odoo.DemoCompany); !errors.As(err, &re) || re.Role != "payer" {
+		if err := c.CheckRights(ctx, provision.DemoCompany); !errors.As(err, &re) || re.Role != "payer" {
 			t.Fatalf("CheckRights = %v; want the payer caught", err)
 		}
-		as, _ := c.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{})
+		as, _ := c.BankAccounts(ctx, provision.DemoCompany, erp.BankAccountQuery{})
 		for _, a := range as {
 			// Unlinked: gone on 17; from 18 Odoo archives it instead.
 			if strings.HasPrefix(a.Number, "PROBE") && a.Active {
@@ -306,7 +307,7 @@ func TestFaults(t *testing.T) {
 				cfg := e.cfg
 				cfg.Reader.Password = "wrong-" + secret
 				c, _ := odoo.New(cfg)
-				_, err := c.Vendors(ctx, odoo.DemoCompany, erp.VendorQuery{})
+				_, err := c.Vendors(ctx, provision.DemoCompany, erp.VendorQuery{})
 				return err
 			}, []error{odoo.ErrAccessDenied}},
 			{"unknown database", func() error {
@@ -316,14 +317,14 @@ func TestFaults(t *testing.T) {
 				return c.Login(ctx)
 			}, []error{odoo.ErrServer}},
 			{"wrong master password", func() error {
-				a, _ := odoo.NewAdmin(odoo.AdminConfig{URL: e.srv.URL, DB: "x", MasterPassword: "wrong"})
+				a, _ := provision.NewAdmin(provision.AdminConfig{URL: e.srv.URL, DB: "x", MasterPassword: "wrong"})
 				return a.CreateDatabase(ctx)
 			}, []error{odoo.ErrAccessDenied}},
 			{"no payer", func() error {
 				cfg := e.cfg
 				cfg.Payer = odoo.Identity{}
 				c, _ := odoo.New(cfg)
-				_, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1), Key: "k"})
+				_, err := c.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1), Key: "k"})
 				return err
 			}, []error{odoo.ErrNoIdentity}},
 			{"unknown company", func() error {
@@ -331,13 +332,13 @@ func TestFaults(t *testing.T) {
 				return err
 			}, []error{erp.ErrNotFound}},
 			{"no key", func() error {
-				_, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1)})
+				_, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: "1", BankAccount: "1", Amount: eur(1)})
 				return err
 			}, []error{erp.ErrRefused}},
 			{"cancelled", func() error {
 				cctx, cancel := context.WithCancel(ctx)
 				cancel()
-				_, err := e.client.Vendors(cctx, odoo.DemoCompany, erp.VendorQuery{})
+				_, err := e.client.Vendors(cctx, provision.DemoCompany, erp.VendorQuery{})
 				return err
 			}, []error{context.Canceled}},
 		}
@@ -367,7 +368,7 @@ func TestFaultsHideCredentials(t *testing.T) {
 			`<member><name>faultString</name><value><string>Traceback (most recent call last):
   File "x", line 1
 ValueError: bad call ('db', 2, '`+pw+`')</string></value></member></struct></value></fault></methodResponse>`)
-		_, err := e.client.Vendors(context.Background(), odoo.DemoCompany, erp.VendorQuery{})
+		_, err := e.client.Vendors(context.Background(), provision.DemoCompany, erp.VendorQuery{})
 		var f *odoo.Fault
 		if !errors.As(err, &f) || f.Code != 1 || !errors.Is(err, odoo.ErrServer) {
 			t.Fatalf("error = %v; want a *Fault 1", err)
@@ -393,7 +394,7 @@ func TestBadAnswers(t *testing.T) {
 			`<?xml version='1.0'?><methodResponse><fault><value><struct><member><name>faultCode</name><value><string>warning -- AccessError</string></value></member></struct></value></fault></methodResponse>`,
 		} {
 			e.srv.Answer("res.partner.bank", "search_read", body)
-			if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
+			if _, err := e.client.BankAccounts(ctx, provision.DemoCompany, erp.BankAccountQuery{}); err == nil {
 				t.Errorf("answer %.60q: no error", body)
 			}
 		}
@@ -422,46 +423,6 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestNoneFaultIsDone: button_cancel commits and then fails to marshal
-// None; the Admin takes it as done.
-func TestNoneFaultIsDone(t *testing.T) {
-	t.Parallel()
-	onTransports(t, func(t *testing.T, ft fakeTransport) {
-		e := newFakeOn(t, nil, ft, true)
-		v, _, _, _ := demoRecords(t, e.client)
-		b, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: "INV-X", Vendor: v.ID, Currency: "EUR", Total: 100, State: erp.StateCancelled})
-		if err != nil || b.State != erp.StateCancelled {
-			t.Fatalf("cancelled bill = %+v, %v", b, err)
-		}
-	})
-}
-
-func TestSetupIsIdempotent(t *testing.T) {
-	t.Parallel()
-	srv := odootest.NewServer(fakeMaster)
-	defer srv.Close()
-	a, _ := odoo.NewAdmin(odoo.AdminConfig{URL: srv.URL, DB: "demo", MasterPassword: fakeMaster, Admin: odoo.Identity{Login: "admin", Password: "pw"}})
-	r, p, b := identities(t)
-	sc := odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true}
-	var steps []string
-	sc.Progress = func(s string) { steps = append(steps, s) }
-	for range 2 {
-		if _, err := odoo.Setup(context.Background(), a, sc); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg, _ := odoo.Setup(context.Background(), a, sc)
-	c, _ := odoo.New(cfg)
-	v, _, _, _ := demoRecords(t, c)
-	as, _ := c.BankAccounts(context.Background(), odoo.DemoCompany, erp.BankAccountQuery{Vendor: v.ID})
-	if len(as) != 2 {
-		t.Errorf("%d accounts after three setups, want 2", len(as))
-	}
-	if !strings.Contains(strings.Join(steps, "\n"), "installing account") {
-		t.Errorf("no progress shown for the long step: %q", steps)
-	}
-}
-
 // TestNothingWritten: a payment that fails before Odoo ran it (the
 // connection refused, a fault of the wizard's run, which Odoo rolls back)
 // wraps erp.ErrNotWritten; a lost answer does not.
@@ -478,16 +439,16 @@ func TestNothingWritten(t *testing.T) {
 		cfg.URL = "http://127.0.0.1:1" // nothing listens: the connection is refused
 		down, _ := odoo.New(cfg)
 		for _, r := range []erp.PaymentRequest{decided(bill, "down-1"), {Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "down-2"}} {
-			if _, err := down.RegisterPayment(ctx, odoo.DemoCompany, r); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrNotSent) {
+			if _, err := down.RegisterPayment(ctx, provision.DemoCompany, r); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrNotSent) {
 				t.Errorf("connection refused (decided %t): %v; want ErrNotWritten and ErrNotSent", r.Decided != nil, err)
 			}
 		}
 		answerFault(e, ft, "account.payment.register", "action_create_payments", 4, "You are not allowed to create 'Payments' (account.payment) records.")
-		if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "denied-1")); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrAccess) {
+		if _, err := e.client.RegisterPayment(ctx, provision.DemoCompany, decided(bill2, "denied-1")); !errors.Is(err, erp.ErrNotWritten) || !errors.Is(err, odoo.ErrAccess) {
 			t.Errorf("an access fault of the wizard's run: %v; want ErrNotWritten", err)
 		}
 		answerFault(e, ft, "account.payment.register", "action_create_payments", 0, "")
-		if ps, _ := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill2.ID}); len(ps) != 0 {
+		if ps, _ := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: bill2.ID}); len(ps) != 0 {
 			t.Errorf("payments after the faults: %+v", ps)
 		}
 		e.srv.LoseAnswer("account.payment.register", "action_create_payments", 1)
@@ -495,7 +456,7 @@ func TestNothingWritten(t *testing.T) {
 		lossy := e.cfg
 		lossy.HTTPClient = &http.Client{Transport: cut}
 		lc, _ := odoo.New(lossy)
-		if _, err := lc.RegisterPayment(ctx, odoo.DemoCompany, decided(bill2, "lost-3")); err == nil || errors.Is(err, erp.ErrNotWritten) || errors.Is(err, erp.ErrRefused) {
+		if _, err := lc.RegisterPayment(ctx, provision.DemoCompany, decided(bill2, "lost-3")); err == nil || errors.Is(err, erp.ErrNotWritten) || errors.Is(err, erp.ErrRefused) {
 			t.Errorf("a lost answer: %v; want an unknown outcome", err)
 		}
 	})

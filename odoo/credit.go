@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // creditLine is a credit note to net with a payment: its ID and the id of
@@ -26,7 +27,7 @@ type creditLine struct {
 // the bill's currency, or not outstanding on the bill, or credit notes
 // that with r.Amount exceed what the bill owes, are refused
 // (erp.ErrRefused); a failed read wraps erp.ErrNotWritten.
-func (c *Client) creditLines(ctx context.Context, s *session, cid int64, b erp.Bill, r erp.PaymentRequest) ([]creditLine, error) {
+func (c *Client) creditLines(ctx context.Context, s *rpc.Session, cid int64, b erp.Bill, r erp.PaymentRequest) ([]creditLine, error) {
 	if len(r.Credits) == 0 {
 		return nil, nil
 	}
@@ -49,13 +50,13 @@ func (c *Client) creditLines(ctx context.Context, s *session, cid int64, b erp.B
 		}
 		total += cn.Residual
 	}
-	billID, _ := parseID(b.ID)
-	v, err := s.execute(ctx, "account.move", "read", []any{[]any{billID}},
-		map[string]any{"fields": strs([]string{"invoice_outstanding_credits_debits_widget"}), "context": scope(cid, false)})
+	billID, _ := rpc.ParseID(b.ID)
+	v, err := s.Execute(ctx, "account.move", "read", []any{[]any{billID}},
+		map[string]any{"fields": rpc.Strs([]string{"invoice_outstanding_credits_debits_widget"}), "context": rpc.Scope(cid, false)})
 	if err != nil {
 		return nil, notWritten(err)
 	}
-	rs, err := records(v)
+	rs, err := rpc.Records(v)
 	if err != nil || len(rs) != 1 {
 		return nil, notWritten(fmt.Errorf("odoo: account.move %d outstanding debits: %w", billID, errors.Join(err, ErrBadAnswer)))
 	}
@@ -65,7 +66,7 @@ func (c *Client) creditLines(ctx context.Context, s *session, cid int64, b erp.B
 	}
 	out := make([]creditLine, 0, len(r.Credits))
 	for _, id := range r.Credits {
-		n, _ := parseID(id)
+		n, _ := rpc.ParseID(id)
 		line, ok := lines[n]
 		if !ok {
 			return nil, refused("credit note %s has no line outstanding on %s in Odoo", id, b.Name)
@@ -85,19 +86,19 @@ func outstandingLines(v any) (map[int64]int64, error) {
 	}
 	w, ok := v.(map[string]any)
 	if !ok {
-		return nil, badAnswer("the outstanding widget", v)
+		return nil, rpc.BadAnswer("the outstanding widget", v)
 	}
 	content, ok := w["content"].([]any)
 	if !ok {
-		return nil, badAnswer("the widget's content", w["content"])
+		return nil, rpc.BadAnswer("the widget's content", w["content"])
 	}
 	for _, x := range content {
 		e, ok := x.(map[string]any)
 		if !ok {
-			return nil, badAnswer("a widget entry", x)
+			return nil, rpc.BadAnswer("a widget entry", x)
 		}
-		line, err1 := asID(e["id"])
-		move, err2 := asID(e["move_id"])
+		line, err1 := rpc.AsID(e["id"])
+		move, err2 := rpc.AsID(e["move_id"])
 		if err := errors.Join(err1, err2); err != nil {
 			return nil, err
 		}
@@ -114,13 +115,13 @@ func outstandingLines(v any) (map[int64]int64, error) {
 // IDs of the credit notes whose reconciliation failed: the payment stands
 // and a person reconciles them. It runs even if ctx is cancelled: the
 // payment is made.
-func (c *Client) reconcileCredits(ctx context.Context, s *session, cid, bill int64, lines []creditLine) []string {
+func (c *Client) reconcileCredits(ctx context.Context, s *rpc.Session, cid, bill int64, lines []creditLine) []string {
 	ctx = context.WithoutCancel(ctx)
 	var failed []string
 	for _, l := range lines {
-		_, err := s.execute(ctx, "account.move", "js_assign_outstanding_line", []any{[]any{bill}, l.line},
-			map[string]any{"context": scope(cid, false)})
-		if err != nil && !errors.Is(err, errNoneResult) {
+		_, err := s.Execute(ctx, "account.move", "js_assign_outstanding_line", []any{[]any{bill}, l.line},
+			map[string]any{"context": rpc.Scope(cid, false)})
+		if err != nil && !errors.Is(err, rpc.ErrNoneResult) {
 			failed = append(failed, l.credit)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/intentplane/intentplane/core/gateway"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // withResidual returns args with the residual the payment is paid against.
@@ -26,7 +26,7 @@ func withResidual(args map[string]any, residual string) map[string]any {
 // payments returns the posted payments of the bill with this reference.
 func (e *apEnv) paymentsOf(tb testing.TB, ref string) []erp.Payment {
 	tb.Helper()
-	ps, err := e.client.Payments(context.Background(), odoo.DemoCompany, erp.PaymentQuery{Bill: e.bill(tb, ref).ID})
+	ps, err := e.client.Payments(context.Background(), provision.DemoCompany, erp.PaymentQuery{Bill: e.bill(tb, ref).ID})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func runInstalments(t *testing.T, e *apEnv) {
 	v := e.vendor.ID
 	e.addBill(t, v, "", "INST-1600", 160000)
 	const dayAbove = "paid to the vendor today is above the company's confirmation threshold"
-	first := withResidual(payArgs(odoo.DemoVendor, "INST-1600", odoo.DemoIBAN, "800.00"), "1600.00")
+	first := withResidual(payArgs(provision.DemoVendor, "INST-1600", provision.DemoIBAN, "800.00"), "1600.00")
 	if d := e.decideConfirmed(t, first, dayAbove); !d.Executed {
 		t.Fatalf("first instalment: %s", refusal(d))
 	}
@@ -53,10 +53,10 @@ func runInstalments(t *testing.T, e *apEnv) {
 	if b := e.bill(t, "INST-1600"); b.Residual != 80000 || b.PaymentState != erp.Partial {
 		t.Fatalf("after the first instalment: residual %d, %s", b.Residual, b.PaymentState)
 	}
-	if d := e.decideConfirmed(t, withResidual(payArgs(odoo.DemoVendor, "INST-1600", odoo.DemoIBAN, "800.00"), "800.00"), dayAbove); !d.Executed {
+	if d := e.decideConfirmed(t, withResidual(payArgs(provision.DemoVendor, "INST-1600", provision.DemoIBAN, "800.00"), "800.00"), dayAbove); !d.Executed {
 		t.Fatalf("second instalment: %s", refusal(d))
 	}
-	d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, "INST-1600", odoo.DemoIBAN, "800.00"))
+	d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, "INST-1600", provision.DemoIBAN, "800.00"))
 	if d.Executed || d.Refusal == nil || d.Refusal.Code != intent.CodePolicyDenied || !strings.Contains(d.Refusal.Message, "more than the bill still owes") {
 		t.Errorf("third instalment: %s", refusal(d))
 	}
@@ -74,17 +74,17 @@ func runCreditNoteNetted(t *testing.T, e *apEnv) {
 	ctx := context.Background()
 	v := e.vendor.ID
 	e.addBill(t, v, "", "NET-1000", 100000)
-	if _, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "CN-NET", Vendor: v, Kind: erp.KindCreditNote, Currency: "EUR", Total: 15000}); err != nil {
+	if _, err := e.admin.AddBill(ctx, provision.DemoCompany, erp.Bill{Ref: "CN-NET", Vendor: v, Kind: erp.KindCreditNote, Currency: "EUR", Total: 15000}); err != nil {
 		t.Fatal(err)
 	}
 	// Issue 24: the credit note is tied to no bill, so the gross is asked
 	// of a person (who may keep the credit for a later invoice), not
 	// refused.
-	if d := e.decide(t, ap.ActionPayBill, payArgs(odoo.DemoVendor, "NET-1000", odoo.DemoIBAN, "1000.00")); d.Verdict != intent.StepUp ||
+	if d := e.decide(t, ap.ActionPayBill, payArgs(provision.DemoVendor, "NET-1000", provision.DemoIBAN, "1000.00")); d.Verdict != intent.StepUp ||
 		d.Refusal == nil || !strings.Contains(d.Refusal.Message, "not tied to this bill") {
 		t.Fatalf("gross: %s %s", d.Verdict, refusal(d))
 	}
-	net := payArgs(odoo.DemoVendor, "NET-1000", odoo.DemoIBAN, "600.00") // a part of the net 850.00
+	net := payArgs(provision.DemoVendor, "NET-1000", provision.DemoIBAN, "600.00") // a part of the net 850.00
 	d := e.decideToday(t, net)
 	if d.Verdict != intent.StepUp || d.Facts["bill_credit"] != intent.Int(15000) || d.Facts["bill_net_due"] != intent.Int(85000) {
 		t.Fatalf("net: %s %s, facts %v", d.Verdict, refusal(d), d.Facts)
@@ -147,17 +147,17 @@ func TestNettingReconcileFails(t *testing.T) {
 		e := newFakeOn(t, nil, ft, true)
 		v, acct, bill, _ := demoRecords(t, e.client)
 		ctx := context.Background()
-		cn, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: "CN-FAIL", Vendor: v.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 5000})
+		cn, err := e.admin.AddBill(ctx, provision.DemoCompany, erp.Bill{Ref: "CN-FAIL", Vendor: v.ID, Kind: erp.KindCreditNote, Currency: "EUR", Total: 5000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		answerFault(e, ft, "account.move", "js_assign_outstanding_line", 2, "Entries are not from the same account.")
-		p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
+		p, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
 			Key: "net-fail", Credits: []string{cn.ID}})
 		if err != nil || p.Amount != eur(1000) || len(p.Unreconciled) != 1 || p.Unreconciled[0] != cn.ID {
 			t.Fatalf("netted payment with a failed reconciliation: %+v, %v; want it made, naming %s", p, err, cn.ID)
 		}
-		bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: v.ID})
+		bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{Vendor: v.ID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +174,7 @@ func TestNettingReconcileFails(t *testing.T) {
 			}
 		}
 		answerFault(e, ft, "account.move", "js_assign_outstanding_line", 0, "")
-		if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
+		if _, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000),
 			Key: "net-other", Credits: []string{bill.ID}}); !errors.Is(err, erp.ErrRefused) {
 			t.Errorf("a bill as credit: %v, want ErrRefused", err)
 		}

@@ -3,6 +3,8 @@ package odoo
 import (
 	"errors"
 	"testing"
+
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // TestCurrencyDecimalsISO (issue 24): a currency Odoo keeps with other
@@ -21,7 +23,7 @@ func TestCurrencyDecimalsISO(t *testing.T) {
 		{"JPY", 2, false}, {"KWD", 2, false}, {"EUR", 3, false}, {"CLF", 2, false},
 	} {
 		cl := &Client{currencies: map[int64]currency{}}
-		err := cl.storeCurrencies([]record{{"id": int64(9), "name": c.code, "decimal_places": c.dec}})
+		err := cl.storeCurrencies([]rpc.Record{{"id": int64(9), "name": c.code, "decimal_places": c.dec}})
 		if c.ok != (err == nil) || err != nil && !errors.Is(err, ErrBadAnswer) {
 			t.Errorf("%s with %d decimals: %v; want ok %v", c.code, c.dec, err, c.ok)
 		}

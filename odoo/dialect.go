@@ -23,13 +23,12 @@ import (
 // foreign key or an unknown field (changed in 19; the connector branches
 // on fault codes and on texts that did not change: "Record does not exist
 // or has been deleted", "Object … doesn't exist", "cannot marshal None"),
-// and the group labels of an access fault (shown, never parsed).
+// and the group labels of an access fault (shown, never parsed). The one
+// difference only provisioning meets, res.users' field of a user's groups
+// (groups_id until 18, group_ids from 19), is package provision's.
 type dialect struct {
 	// major is the Odoo major version: 17, 18 or 19.
 	major int
-	// userGroups is res.users' field of a user's groups: groups_id until
-	// 18, group_ids from 19 (groups_id is then an invalid field).
-	userGroups string
 	// paymentMemo is account.payment's memo field: ref (delegated to its
 	// journal entry through _inherits) in 17, memo from 18. The journal
 	// entry of a payment carries the memo in its ref on every version.
@@ -55,15 +54,15 @@ type dialect struct {
 
 var dialects = map[int]*dialect{
 	17: {
-		major: 17, userGroups: "groups_id", paymentMemo: "ref", movePayment: "payment_id",
+		major: 17, paymentMemo: "ref", movePayment: "payment_id",
 		paymentStates: map[string]erp.PaymentStatus{"draft": erp.PaymentDraft, "posted": erp.PaymentPosted, "cancel": erp.PaymentCancelled},
 	},
 	18: {
-		major: 18, userGroups: "groups_id", paymentMemo: "memo", movePayment: "origin_payment_id",
+		major: 18, paymentMemo: "memo", movePayment: "origin_payment_id",
 		paymentStates: states18, draftBillPayable: true,
 	},
 	19: {
-		major: 19, userGroups: "group_ids", paymentMemo: "memo", movePayment: "origin_payment_id",
+		major: 19, paymentMemo: "memo", movePayment: "origin_payment_id",
 		paymentStates: states18, draftBillPayable: true, duplicateHolders: "duplicate_bank_partner_ids",
 	},
 }
@@ -88,7 +87,7 @@ func dialectOf(major int) *dialect {
 // dialect returns the dialect of the server's version, reading the
 // version first if no call has yet (common.version, one call, no login).
 func (c *Client) dialect(ctx context.Context) (*dialect, error) {
-	v, err := c.t.version(ctx)
+	v, err := c.t.Version(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestNeverPaysADraftBill: Odoo 18 and 19 register a payment on a draft
@@ -21,11 +21,11 @@ func TestNeverPaysADraftBill(t *testing.T) {
 		e := newFake(t, srv, true)
 		ctx := context.Background()
 		_, acct, bill, _ := demoRecords(t, e.client)
-		bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill.ID, WithPayments: true})
+		bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: bill.ID, WithPayments: true})
 		if err != nil || len(bs) != 1 {
 			t.Fatalf("bill: %+v, %v", bs, err)
 		}
-		if err := e.admin.ResetToDraft(ctx, odoo.DemoCompany, bill.ID); err != nil {
+		if err := e.admin.ResetToDraft(ctx, provision.DemoCompany, bill.ID); err != nil {
 			t.Fatal(err)
 		}
 		for _, decided := range []bool{true, false} {
@@ -33,12 +33,12 @@ func TestNeverPaysADraftBill(t *testing.T) {
 			if decided {
 				r.Decided, r.Account = &bs[0], &acct
 			}
-			p, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, r)
+			p, err := e.client.RegisterPayment(ctx, provision.DemoCompany, r)
 			if !errors.Is(err, erp.ErrRefused) || !strings.Contains(err.Error(), "posted") {
 				t.Errorf("decided %t: paid a draft bill: %+v, %v", decided, p, err)
 			}
 		}
-		ps, err := e.client.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
+		ps, err := e.client.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: bill.ID})
 		if err != nil || len(ps) != 0 {
 			t.Errorf("payments of the draft bill: %+v, %v; want none", ps, err)
 		}
@@ -47,7 +47,7 @@ func TestNeverPaysADraftBill(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = e.admin.AddPayment(ctx, odoo.DemoCompany, erp.Payment{Bill: bill.ID, Amount: eur(1000)})
+		_, err = e.admin.AddPayment(ctx, provision.DemoCompany, erp.Payment{Bill: bill.ID, Amount: eur(1000)})
 		if (v.Major == 17) != (err != nil) {
 			t.Errorf("Odoo %d's wizard on a draft bill: %v", v.Major, err)
 		}

@@ -1,10 +1,10 @@
 package odoo
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
+import "github.com/intentplane/intentplane/odoo/internal/rpc"
+
+// The connector's errors and settings are those of its RPC layer
+// (odoo/internal/rpc), named here so that callers of the connector
+// branch on them without seeing that layer.
 
 // Kinds of failure, for errors.Is. Every error the connector returns for a
 // fault is a *Fault that matches exactly one of ErrAccessDenied,
@@ -16,122 +16,90 @@ import (
 var (
 	// ErrAccessDenied: fault 3, a wrong password or master password, a
 	// login that authenticate refused, or (JSON-2) an API key refused.
-	ErrAccessDenied = errors.New("odoo: access denied")
+	ErrAccessDenied = rpc.ErrAccessDenied
 	// ErrAccess: fault 4, Odoo's AccessError: the identity lacks the
 	// group for this model or operation, or called a private method.
-	ErrAccess = errors.New("odoo: access error")
+	ErrAccess = rpc.ErrAccess
 	// ErrUser: fault 2, Odoo's UserError or ValidationError: Odoo refused
 	// the call and rolled back everything it did.
-	ErrUser = errors.New("odoo: refused")
+	ErrUser = rpc.ErrUser
 	// ErrMissing: fault 2 "Record does not exist or has been deleted"
 	// (MissingError), or an unknown model; it also matches ErrUser.
-	ErrMissing = errors.New("odoo: missing record")
+	ErrMissing = rpc.ErrMissing
 	// ErrServer: fault 1, any other exception (a Python traceback).
-	ErrServer = errors.New("odoo: server error")
+	ErrServer = rpc.ErrServer
 	// ErrNetwork: the call did not complete: connection refused or lost,
 	// a timeout, an HTTP status other than 200. A write whose answer was
 	// lost may have been committed.
-	ErrNetwork = errors.New("odoo: network error")
+	ErrNetwork = rpc.ErrNetwork
 	// ErrNotSent: the connection could not be made (refused, no route,
 	// an unknown host), so the call never reached Odoo and nothing it
 	// would have written was written; it also matches ErrNetwork.
-	ErrNotSent = errors.New("odoo: not sent")
+	ErrNotSent = rpc.ErrNotSent
 	// ErrBadAnswer: the server answered with something the connector
 	// cannot decode (not XML-RPC, or values of unexpected types).
-	ErrBadAnswer = errors.New("odoo: bad answer")
+	ErrBadAnswer = rpc.ErrBadAnswer
 	// ErrKeyRefused: an identity's API key was refused: over JSON-2 an
 	// HTTP 401 ("Invalid apikey": expired, revoked, wrong, or a password
 	// given as a key), over XML-RPC a refused login whose password has
 	// the form of an API key (40 hex digits). It also matches
 	// ErrAccessDenied. The error names the identity and the setting to
 	// change (Identity.Setting).
-	ErrKeyRefused = errors.New("odoo: API key refused")
+	ErrKeyRefused = rpc.ErrKeyRefused
+	// ErrNoIdentity is returned by a call that needs an identity the
+	// Config does not give (an empty Login).
+	ErrNoIdentity = rpc.ErrNoIdentity
+	// ErrNoJSON2 is returned, by Login and by every call, when
+	// Config.Transport is "json2" and the server runs Odoo 17 or 18,
+	// which have no JSON-2 API.
+	ErrNoJSON2 = rpc.ErrNoJSON2
+	// ErrUnsupportedVersion is returned, wrapped in a *VersionError, when
+	// the server runs an Odoo major version the connector does not speak.
+	ErrUnsupportedVersion = rpc.ErrUnsupportedVersion
 )
-
-// errNoneResult marks fault 1 "cannot marshal None": the method ran and
-// its transaction was committed; only its None result could not be sent.
-var errNoneResult = errors.New("odoo: committed, result None")
 
 // Fault is an XML-RPC fault from Odoo's /xmlrpc/2 endpoints, or a JSON-2
 // error answer mapped onto the fault the same failure gives over
-// XML-RPC (see json2Fault). Message is the fault string with the Python
-// traceback cut to its last line (JSON-2: the error's message; its
-// traceback is never kept), and with the connector's credentials
-// removed.
-type Fault struct {
-	// Code is Odoo's fault code: 1 server error, 2 user error, 3 access
-	// denied, 4 access error.
-	Code int
-	// Call names what was called: "object res.partner.bank.create",
-	// "common authenticate" or "json2 res.partner.bank.create".
-	Call string
-	// Message is the fault string, a traceback cut to its last line.
-	Message string
-	// Status is the HTTP status of a JSON-2 error answer (401, 403, 404,
-	// 422, 500, ...); 0 for an XML-RPC fault.
-	Status int
-	// Name is the JSON-2 error's class ("odoo.exceptions.UserError",
-	// "werkzeug.exceptions.Unauthorized"); "" for an XML-RPC fault or a
-	// JSON-2 answer in HTML.
-	Name string
-}
+// XML-RPC: Code 1 server error, 2 user error, 3 access denied, 4 access
+// error; Call names what was called; Message is the fault string cut to
+// the last line of its traceback, without the connector's credentials;
+// Status and Name are the HTTP status and error class of a JSON-2 answer.
+type Fault = rpc.Fault
 
-// Error returns the call, the code (JSON-2: the HTTP status and the
-// error's class) and the message.
-func (f *Fault) Error() string {
-	if f.Status != 0 && (f.Code == 1 || f.Name == "") { // the message starts with the exception's class
-		return fmt.Sprintf("odoo: %s: HTTP %d: %s", f.Call, f.Status, f.Message)
-	} else if f.Status != 0 {
-		return fmt.Sprintf("odoo: %s: HTTP %d %s: %s", f.Call, f.Status, f.Name, f.Message)
-	}
-	return fmt.Sprintf("odoo: %s: fault %d: %s", f.Call, f.Code, f.Message)
-}
+// Identity is one Odoo user the connector logs in as: Login, and
+// Password (a password or an API key; never logged, removed from every
+// error), and Setting, where the operator sets Password, named in the
+// error of a refused key or login.
+type Identity = rpc.Identity
 
-// Is reports whether target is the kind of f: ErrServer, ErrUser,
-// ErrMissing, ErrAccessDenied, ErrAccess or, for a JSON-2 401,
-// ErrKeyRefused.
-func (f *Fault) Is(target error) bool {
-	if f.Status != 0 {
-		switch target {
-		case ErrMissing:
-			return f.Code == 2 && (f.Name == "odoo.exceptions.MissingError" || f.Name == "werkzeug.exceptions.NotFound")
-		case ErrKeyRefused:
-			return f.Status == 401
-		case errNoneResult:
-			return false
-		}
-	}
-	switch target {
-	case ErrServer:
-		return f.Code == 1 && !f.noneResult()
-	case errNoneResult:
-		return f.noneResult()
-	case ErrUser:
-		return f.Code == 2
-	case ErrMissing:
-		return f.Code == 2 && (strings.HasPrefix(f.Message, "Record does not exist or has been deleted") ||
-			(strings.HasPrefix(f.Message, "Object ") && strings.HasSuffix(f.Message, " doesn't exist")))
-	case ErrAccessDenied:
-		return f.Code == 3
-	case ErrAccess:
-		return f.Code == 4
-	}
-	return false
-}
+// Version is the server's Odoo version as common.version (or, over
+// JSON-2, GET /web/version) gives it: Major (17, 18 or 19) and Server
+// ("18.0-20250506").
+type Version = rpc.Version
 
-func (f *Fault) noneResult() bool {
-	return f.Code == 1 && strings.Contains(f.Message, "cannot marshal None")
-}
+// VersionError reports the version a server announced (Announced) when
+// the connector does not support it; it wraps ErrUnsupportedVersion.
+type VersionError = rpc.VersionError
 
-// lastLine returns the last non-empty line of a fault string: for fault 1
-// the "Type: message" line ending a Python traceback.
-func lastLine(s string) string {
-	s = strings.TrimRight(s, "\n ")
-	if !strings.Contains(s, "Traceback (most recent call last)") {
-		return s
-	}
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[i+1:])
-	}
-	return s
-}
+// Supported are the Odoo major versions the connector speaks to. Their
+// differences (fields, states, faults) are measured in
+// ../shared/odoo17-api.md and ../shared/odoo18-19-api.md and live in the
+// connector's dialect, never in a pack.
+var Supported = rpc.Supported
+
+// DefaultTimeout is the time limit of one call to Odoo when
+// Config.Timeout is zero.
+const DefaultTimeout = rpc.DefaultTimeout
+
+// Transports are the values of Config.Transport.
+const (
+	// TransportAuto is JSON-2 on Odoo 19 and later, XML-RPC on 17 and 18.
+	TransportAuto = rpc.TransportAuto
+	// TransportXMLRPC is /xmlrpc/2 on every version. Odoo 19 logs a
+	// deprecation warning for each such call and announces its removal
+	// for Odoo 22.
+	TransportXMLRPC = rpc.TransportXMLRPC
+	// TransportJSON2 is /json/2 (Odoo 19 and later): the identities'
+	// passwords must be API keys. It is refused at Login on 17 and 18.
+	TransportJSON2 = rpc.TransportJSON2
+)

@@ -10,6 +10,7 @@ import (
 	"github.com/intentplane/intentplane/erp/erptest"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 const fakeMaster = "fake-master-password"
@@ -18,7 +19,7 @@ const fakeMaster = "fake-master-password"
 // companies, the three users and an administrator.
 type fakeEnv struct {
 	srv    *odootest.Server
-	admin  *odoo.Admin
+	admin  *provision.Admin
 	cfg    odoo.Config
 	client *odoo.Client
 }
@@ -104,12 +105,12 @@ func newFakeOn(t testing.TB, srv *odootest.Server, ft fakeTransport, demo bool) 
 		t.Cleanup(srv.Close)
 	}
 	db := fmt.Sprintf("fake_%d", fakeDBs.Add(1))
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: srv.URL, DB: db, MasterPassword: fakeMaster, Admin: odoo.Identity{Login: "admin", Password: "admin-pw"}})
+	a, err := provision.NewAdmin(provision.AdminConfig{URL: srv.URL, DB: db, MasterPassword: fakeMaster, Admin: odoo.Identity{Login: "admin", Password: "admin-pw"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r, p, b := identities(t)
-	cfg, err := odoo.Setup(context.Background(), a, odoo.SetupConfig{
+	cfg, err := provision.Setup(context.Background(), a, provision.SetupConfig{
 		Others: map[string]string{"southwind": "Southwind"}, Reader: r, Payer: p, BankAdmin: b, DemoData: demo, Transport: ft.transport,
 	})
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestHandPaymentsCount (issue 13): payments registered by hand in Odoo
@@ -35,19 +35,19 @@ func handPaymentsCount(t *testing.T, srv *odootest.Server) {
 	eur := func(a intent.Amount) intent.Money { return intent.Money{Currency: "EUR", Amount: a} }
 
 	lastWeek := time.Now().UTC().AddDate(0, 0, -8).Format(time.DateOnly)
-	if _, err := e.admin.AddPayment(ctx, odoo.DemoCompany, erp.Payment{Bill: old.ID, Amount: eur(90000), Day: lastWeek}); err != nil {
+	if _, err := e.admin.AddPayment(ctx, provision.DemoCompany, erp.Payment{Bill: old.ID, Amount: eur(90000), Day: lastWeek}); err != nil {
 		t.Fatalf("hand payment last week: %v", err)
 	}
-	d := e.decideToday(t, payArgs(odoo.DemoVendor, "GW-200", odoo.DemoIBAN, "200.00"))
+	d := e.decideToday(t, payArgs(provision.DemoVendor, "GW-200", provision.DemoIBAN, "200.00"))
 	if !d.Executed || d.Facts["outside_today"] != intent.Int(0) || d.Facts["outside_week"] != intent.Int(0) {
 		t.Fatalf("200.00 after a hand payment last week: %s %s, facts %v; want it made, outside_today and outside_week 0",
 			d.Verdict, refusal(d), d.Facts)
 	}
 
-	if _, err := e.admin.AddPayment(ctx, odoo.DemoCompany, erp.Payment{Bill: today.ID, Amount: eur(90000)}); err != nil {
+	if _, err := e.admin.AddPayment(ctx, provision.DemoCompany, erp.Payment{Bill: today.ID, Amount: eur(90000)}); err != nil {
 		t.Fatalf("hand payment today: %v", err)
 	}
-	args := payArgs(odoo.DemoVendor, "GW-210", odoo.DemoIBAN, "210.00")
+	args := payArgs(provision.DemoVendor, "GW-210", provision.DemoIBAN, "210.00")
 	d = e.decideToday(t, args)
 	if d.Verdict != intent.StepUp || d.Level != intent.LevelConfirm ||
 		!strings.Contains(refusal(d), "paid to the vendor today is above the company's confirmation threshold") {
@@ -62,14 +62,14 @@ func handPaymentsCount(t *testing.T, srv *odootest.Server) {
 
 	// Read directly: today's hand payment is given with the first bill,
 	// without a key or a bill (erptest checks it is given once).
-	bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: v, WithPayments: true, PaymentsSince: time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)})
+	bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{Vendor: v, WithPayments: true, PaymentsSince: time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly)})
 	if err != nil || len(bs) == 0 {
 		t.Fatalf("bills %d, %v", len(bs), err)
 	}
 	if i := slices.IndexFunc(bs[0].Payments, func(p erp.Payment) bool { return p.Key == "" }); i < 0 || bs[0].Payments[i].Amount != eur(90000) || bs[0].Payments[i].Bill != "" {
 		t.Errorf("first bill %s: payments %+v; want today's hand payment of 900.00, bill unknown", bs[0].Ref, bs[0].Payments)
 	}
-	if _, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: v, WithPayments: true, PaymentsSince: "1 Dec"}); err == nil {
+	if _, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{Vendor: v, WithPayments: true, PaymentsSince: "1 Dec"}); err == nil {
 		t.Error("PaymentsSince \"1 Dec\" accepted")
 	}
 }

@@ -18,8 +18,8 @@ import (
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -256,7 +256,7 @@ func benchHistoryOdoo(b *testing.B, n int) {
 	add := func(i int) map[string]any {
 		ref, amount := historyBill(i)
 		bill := e.addBill(b, e.vendor.ID, "", ref, amount)
-		return payArgs(odoo.DemoVendor, bill.Ref, odoo.DemoIBAN, intent.FormatAmount(amount, 2))
+		return payArgs(provision.DemoVendor, bill.Ref, provision.DemoIBAN, intent.FormatAmount(amount, 2))
 	}
 	if d := e.decide(b, ap.ActionPayBill, add(0)); !d.Executed {
 		b.Fatalf("first payment: %s", refusal(d))
@@ -284,10 +284,10 @@ func seedOdooHistory(tb testing.TB, e *apEnv, srv *odootest.Server, n int) {
 		tb.Fatal(err)
 	}
 	vendor, _ := strconv.ParseInt(e.vendor.ID, 10, 64)
-	if err := srv.SeedHistory(e.cfg.DB, e.admin.Companies()[odoo.DemoCompany], vendor, eur, docs); err != nil {
+	if err := srv.SeedHistory(e.cfg.DB, e.admin.Companies()[provision.DemoCompany], vendor, eur, docs); err != nil {
 		tb.Fatal(err)
 	}
-	bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Vendor: e.vendor.ID, Limit: 20, Offset: n - 10, NoVendorName: true})
+	bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{Vendor: e.vendor.ID, Limit: 20, Offset: n - 10, NoVendorName: true})
 	if err != nil || len(bs) < 10 {
 		tb.Fatalf("the vendor's last documents after seeding: %d, %v; want at least 10", len(bs), err)
 	}

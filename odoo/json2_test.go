@@ -13,6 +13,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestAPIKeyRefused: an expired, revoked or wrong API key is named as
@@ -50,7 +51,7 @@ func TestAPIKeyRefused(t *testing.T) {
 			}
 			_, acct, bill, _ := demoRecords(t, c)
 			e.srv.RevokeAPIKey(e.cfg.DB, live)
-			_, err = c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(100), Key: "revoked-1"})
+			_, err = c.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(100), Key: "revoked-1"})
 			if !errors.Is(err, odoo.ErrKeyRefused) || !errors.Is(err, erp.ErrNotWritten) && ft.json2() || !strings.Contains(err.Error(), "Config.Payer.Password") {
 				t.Errorf("a key revoked while running: %v; want ErrKeyRefused naming Config.Payer.Password", err)
 			}
@@ -72,7 +73,7 @@ func TestJSON2DebugNeverShown(t *testing.T) {
 		cfg := e.cfg
 		cfg.Logger = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: level}))
 		c, _ := odoo.New(cfg)
-		_, err := c.Vendors(context.Background(), odoo.DemoCompany, erp.VendorQuery{})
+		_, err := c.Vendors(context.Background(), provision.DemoCompany, erp.VendorQuery{})
 		if !errors.Is(err, odoo.ErrServer) || strings.Contains(err.Error(), "Traceback") || strings.Contains(err.Error(), "http.py") {
 			t.Errorf("error %v; want ErrServer without the traceback", err)
 		}
@@ -134,7 +135,7 @@ func TestJSON2OnlyServer(t *testing.T) {
 		t.Errorf("%d database listings at login", n)
 	}
 	_, acct, bill, _ := demoRecords(t, c)
-	if _, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "j2-only"}); err != nil {
+	if _, err := c.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "j2-only"}); err != nil {
 		t.Errorf("payment over JSON-2 only: %v", err)
 	}
 	auto := e.cfg
@@ -143,35 +144,8 @@ func TestJSON2OnlyServer(t *testing.T) {
 	if err := ac.Login(ctx); err != nil {
 		t.Errorf("automatic transport without XML-RPC: %v", err)
 	}
-	if _, err := ac.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill.ID}); err != nil {
+	if _, err := ac.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: bill.ID}); err != nil {
 		t.Errorf("automatic transport without XML-RPC, a read: %v", err)
-	}
-}
-
-// TestSetupWithoutDatabaseService: a server whose API cannot create
-// databases (Odoo 20) is set up in the existing database, saying so; a
-// database that does not exist there is an error saying what to do.
-func TestSetupWithoutDatabaseService(t *testing.T) {
-	t.Parallel()
-	for _, ft := range fakeTransports {
-		t.Run(ft.name, func(t *testing.T) {
-			t.Parallel()
-			e := newFakeOn(t, nil, ft, false)
-			e.srv.NoDatabaseService()
-			r, p, b := identities(t)
-			var steps []string
-			cfg, err := odoo.Setup(context.Background(), e.admin, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: ft.transport,
-				Others: map[string]string{"southwind": "Southwind"}, Progress: func(s string) { steps = append(steps, s) }})
-			if err != nil || !strings.Contains(strings.Join(steps, "\n"), "no database service") {
-				t.Fatalf("setup without a db service: %v, %q", err, steps)
-			}
-			c, _ := odoo.New(cfg)
-			demoRecords(t, c)
-			a, _ := odoo.NewAdmin(odoo.AdminConfig{URL: e.srv.URL, DB: "missing", MasterPassword: fakeMaster, Admin: odoo.Identity{Login: "admin", Password: "pw"}})
-			if _, err := odoo.Setup(context.Background(), a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b}); err == nil {
-				t.Errorf("setup of a database that does not exist, without a db service: no error")
-			}
-		})
 	}
 }
 
@@ -269,7 +243,7 @@ func TestBadAnswersJSON2(t *testing.T) {
 		{502, `<html>Bad Gateway</html>`},
 	} {
 		e.srv.AnswerJSON2("res.partner.bank", "search_read", a.status, a.body)
-		if _, err := e.client.BankAccounts(ctx, odoo.DemoCompany, erp.BankAccountQuery{}); err == nil {
+		if _, err := e.client.BankAccounts(ctx, provision.DemoCompany, erp.BankAccountQuery{}); err == nil {
 			t.Errorf("answer %d %.60q: no error", a.status, a.body)
 		}
 	}

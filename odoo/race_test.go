@@ -15,6 +15,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestTwoProcessesPayOneBill: two connectors that share nothing (two
@@ -46,7 +47,7 @@ func TestTwoProcessesPayOneBill(t *testing.T) {
 				_, acct, _, bill := demoRecords(t, e.client)
 				ctx := context.Background()
 				// bill2 owes 2,400.00: pay 1,000.00 first so that 1,400.00 is left.
-				if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(100000), Key: "before"}); err != nil {
+				if _, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(100000), Key: "before"}); err != nil {
 					t.Fatal(err)
 				}
 				err := payAtTheSameMoment(t, e.cfg, e.client, bill.ID, acct.ID, tc.first, tc.other)
@@ -75,14 +76,14 @@ func payAtTheSameMoment(t *testing.T, cfg odoo.Config, other *odoo.Client, bill,
 	ctx := context.Background()
 	var otherErr error
 	hook := &beforeCall{marker: "action_create_payments", fn: func() {
-		_, otherErr = other.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill, BankAccount: acct, Amount: eur(otherAmount), Key: "other-process"})
+		_, otherErr = other.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill, BankAccount: acct, Amount: eur(otherAmount), Key: "other-process"})
 	}}
 	cfg.HTTPClient = &http.Client{Transport: hook}
 	slow, err := odoo.New(cfg) // another process: its own locks, nothing shared
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = slow.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill, BankAccount: acct, Amount: eur(first), Key: "slow-process"})
+	_, err = slow.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill, BankAccount: acct, Amount: eur(first), Key: "slow-process"})
 	if otherErr != nil {
 		t.Fatalf("the other process's payment: %v", otherErr)
 	}
@@ -98,11 +99,11 @@ func payAtTheSameMoment(t *testing.T, cfg odoo.Config, other *odoo.Client, bill,
 func paidOnBill(t *testing.T, c *odoo.Client, bill, except string) (residual, posted intent.Amount) {
 	t.Helper()
 	ctx := context.Background()
-	bs, err := c.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: bill})
+	bs, err := c.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: bill})
 	if err != nil || len(bs) != 1 {
 		t.Fatalf("bill: %v", err)
 	}
-	ps, err := c.Payments(ctx, odoo.DemoCompany, erp.PaymentQuery{Bill: bill, Posted: true})
+	ps, err := c.Payments(ctx, provision.DemoCompany, erp.PaymentQuery{Bill: bill, Posted: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // rateFields are read of a res.currency.rate.
@@ -48,9 +49,9 @@ func (c *Client) Rate(ctx context.Context, company, code, day string) (erp.Rate,
 	if err != nil {
 		return erp.Rate{}, err
 	}
-	rs, err := c.reader.searchRead(ctx, "res.currency.rate",
+	rs, err := c.reader.SearchRead(ctx, "res.currency.rate",
 		all(term("currency_id", "=", id), term("name", "<=", day), shared("company_id", cid)), rateFields,
-		map[string]any{"order": "company_id, name desc", "limit": 1, "context": scope(cid, false)})
+		map[string]any{"order": "company_id, name desc", "limit": 1, "context": rpc.Scope(cid, false)})
 	if err != nil {
 		return erp.Rate{}, err
 	}
@@ -63,12 +64,12 @@ func (c *Client) Rate(ctx context.Context, company, code, day string) (erp.Rate,
 }
 
 // decodeRate reads a res.currency.rate of cur read with rateFields.
-func decodeRate(r record, cur, own currency) (erp.Rate, error) {
-	rid, err := r.id()
+func decodeRate(r rpc.Record, cur, own currency) (erp.Rate, error) {
+	rid, err := r.ID()
 	if err != nil {
 		return erp.Rate{}, fmt.Errorf("odoo: res.currency.rate: %w", err)
 	}
-	d, err := r.date("name")
+	d, err := r.Date("name")
 	if err != nil {
 		return erp.Rate{}, fmt.Errorf("odoo: res.currency.rate %d: %w", rid, err)
 	}
@@ -90,19 +91,19 @@ func (c *Client) companyCurrency(ctx context.Context, cid int64) (currency, erro
 	id, ok := c.ownCurrency[cid]
 	c.mu.Unlock()
 	if !ok {
-		v, err := c.reader.execute(ctx, "res.company", "read", []any{[]any{cid}},
-			map[string]any{"fields": strs([]string{"currency_id"}), "context": scope(cid, false)})
+		v, err := c.reader.Execute(ctx, "res.company", "read", []any{[]any{cid}},
+			map[string]any{"fields": rpc.Strs([]string{"currency_id"}), "context": rpc.Scope(cid, false)})
 		if err != nil {
 			return currency{}, err
 		}
-		rs, err := records(v)
+		rs, err := rpc.Records(v)
 		if err != nil || len(rs) != 1 {
 			return currency{}, fmt.Errorf("odoo: res.company %d: %w", cid, errors.Join(err, ErrBadAnswer))
 		}
 		if err := c.loadCurrencies(ctx, c.reader, rs); err != nil {
 			return currency{}, err
 		}
-		if id, _, err = rs[0].many2one("currency_id"); err != nil || id == 0 {
+		if id, _, err = rs[0].Many2one("currency_id"); err != nil || id == 0 {
 			return currency{}, fmt.Errorf("odoo: res.company %d: %w: no currency", cid, errors.Join(err, ErrBadAnswer))
 		}
 		c.mu.Lock()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 )
 
 // RightsError reports that an identity can do something it must not: the
@@ -36,22 +38,22 @@ func (c *Client) CheckRights(ctx context.Context, company string) error {
 		return fmt.Errorf("odoo: company %q is not mapped", company)
 	}
 	var account, partner int64
-	if c.reader.id.Login != "" {
-		rs, err := c.reader.searchRead(ctx, "res.partner.bank", []any{leaf("partner_id.company_id", "=", cid)}, []string{"partner_id", "acc_holder_name"},
-			map[string]any{"limit": 1, "context": scope(cid, false)})
+	if c.reader.Identity().Login != "" {
+		rs, err := c.reader.SearchRead(ctx, "res.partner.bank", []any{rpc.Leaf("partner_id.company_id", "=", cid)}, []string{"partner_id", "acc_holder_name"},
+			map[string]any{"limit": 1, "context": rpc.Scope(cid, false)})
 		if err != nil {
 			return err
 		}
 		if len(rs) == 1 {
-			account, _ = rs[0].id()
-			partner, _, _ = rs[0].many2one("partner_id")
+			account, _ = rs[0].ID()
+			partner, _, _ = rs[0].Many2one("partner_id")
 		}
 	}
 	const probe = "intentplane rights probe"
 	type try struct {
-		s    *session
+		s    *rpc.Session
 		what string
-		run  func(s *session) (created string, id int64, err error)
+		run  func(s *rpc.Session) (created string, id int64, err error)
 	}
 	// A probe account a user could create is unlinked at once, which from
 	// Odoo 18 on archives it; a second probe of the same number on the
@@ -59,45 +61,45 @@ func (c *Client) CheckRights(ctx context.Context, company string) error {
 	// instead"), a user error that says nothing of the rights. Each check
 	// probes with a number of its own.
 	probeNumber := "PROBE" + itoa(partner) + "X" + strconv.FormatInt(c.now().UnixNano(), 36)
-	createBank := func(s *session) (string, int64, error) {
+	createBank := func(s *rpc.Session) (string, int64, error) {
 		if partner == 0 {
 			return "", 0, ErrAccess // nothing to probe against
 		}
-		v, err := s.execute(ctx, "res.partner.bank", "create", []any{map[string]any{"partner_id": partner, "acc_number": probeNumber}},
-			map[string]any{"context": scope(cid, false)})
-		id, _ := asID(v)
+		v, err := s.Execute(ctx, "res.partner.bank", "create", []any{map[string]any{"partner_id": partner, "acc_number": probeNumber}},
+			map[string]any{"context": rpc.Scope(cid, false)})
+		id, _ := rpc.AsID(v)
 		return "res.partner.bank", id, err
 	}
-	writeBank := func(s *session) (string, int64, error) {
+	writeBank := func(s *rpc.Session) (string, int64, error) {
 		if account == 0 {
 			return "", 0, ErrAccess
 		}
-		_, err := s.execute(ctx, "res.partner.bank", "write", []any{[]any{account}, map[string]any{"acc_holder_name": probe}},
-			map[string]any{"context": scope(cid, false)})
+		_, err := s.Execute(ctx, "res.partner.bank", "write", []any{[]any{account}, map[string]any{"acc_holder_name": probe}},
+			map[string]any{"context": rpc.Scope(cid, false)})
 		return "", 0, err
 	}
-	trustBank := func(s *session) (string, int64, error) {
+	trustBank := func(s *rpc.Session) (string, int64, error) {
 		if account == 0 {
 			return "", 0, ErrAccess
 		}
-		_, err := s.execute(ctx, "res.partner.bank", "write", []any{[]any{account}, map[string]any{"allow_out_payment": true}},
-			map[string]any{"context": scope(cid, false)})
+		_, err := s.Execute(ctx, "res.partner.bank", "write", []any{[]any{account}, map[string]any{"allow_out_payment": true}},
+			map[string]any{"context": rpc.Scope(cid, false)})
 		return "", 0, err
 	}
-	createVendor := func(s *session) (string, int64, error) {
-		v, err := s.execute(ctx, "res.partner", "create", []any{map[string]any{"name": probe, "supplier_rank": 1, "is_company": true, "company_id": cid}},
-			map[string]any{"context": scope(cid, false)})
-		id, _ := asID(v)
+	createVendor := func(s *rpc.Session) (string, int64, error) {
+		v, err := s.Execute(ctx, "res.partner", "create", []any{map[string]any{"name": probe, "supplier_rank": 1, "is_company": true, "company_id": cid}},
+			map[string]any{"context": rpc.Scope(cid, false)})
+		id, _ := rpc.AsID(v)
 		return "res.partner", id, err
 	}
-	openWizard := func(s *session) (string, int64, error) {
-		v, err := s.execute(ctx, "account.payment.register", "create", []any{map[string]any{}},
+	openWizard := func(s *rpc.Session) (string, int64, error) {
+		v, err := s.Execute(ctx, "account.payment.register", "create", []any{map[string]any{}},
 			map[string]any{"context": map[string]any{"active_model": "account.move", "active_ids": []any{}, "allowed_company_ids": []any{cid}}})
-		id, _ := asID(v)
+		id, _ := rpc.AsID(v)
 		return "account.payment.register", id, err
 	}
-	readBills := func(s *session) (string, int64, error) {
-		_, err := s.execute(ctx, "account.move", "search", []any{[]any{}}, map[string]any{"limit": 1, "context": scope(cid, false)})
+	readBills := func(s *rpc.Session) (string, int64, error) {
+		_, err := s.Execute(ctx, "account.move", "search", []any{[]any{}}, map[string]any{"limit": 1, "context": rpc.Scope(cid, false)})
 		return "", 0, err
 	}
 	tries := []try{
@@ -114,7 +116,7 @@ func (c *Client) CheckRights(ctx context.Context, company string) error {
 		{c.bankAdmin, "open the payment wizard", openWizard},
 	}
 	for _, t := range tries {
-		if t.s.id.Login == "" {
+		if t.s.Identity().Login == "" {
 			continue
 		}
 		model, id, err := t.run(t.s)
@@ -124,12 +126,12 @@ func (c *Client) CheckRights(ctx context.Context, company string) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("odoo: probing whether the %s can %s: %w", t.s.role, t.what, err)
+			return fmt.Errorf("odoo: probing whether the %s can %s: %w", t.s.Role(), t.what, err)
 		}
 		if model != "" && id != 0 {
-			_, _ = t.s.execute(context.WithoutCancel(ctx), model, "unlink", []any{[]any{id}}, nil)
+			_, _ = t.s.Execute(context.WithoutCancel(ctx), model, "unlink", []any{[]any{id}}, nil)
 		}
-		return &RightsError{Role: t.s.role, Probe: t.what}
+		return &RightsError{Role: t.s.Role(), Probe: t.what}
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestCallsCarryADatabaseSession: without a session naming the database,
@@ -32,7 +33,7 @@ func TestCallsCarryADatabaseSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		listed, calls, first := e.srv.Listings(), e.srv.Calls(), len(e.srv.Cookies())
-		if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "sess-1"}); err != nil {
+		if _, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "sess-1"}); err != nil {
 			t.Fatal(err)
 		}
 		if n := e.srv.Listings() - listed; n != 0 {
@@ -88,7 +89,7 @@ func TestWithoutDatabaseSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, acct, bill, _ := demoRecords(t, c)
-		if _, err := c.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "nosess-1"}); err != nil {
+		if _, err := c.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "nosess-1"}); err != nil {
 			t.Fatal(err)
 		}
 		if n := asked.Load(); n != 1 {
@@ -121,7 +122,7 @@ func TestCallsNameTheirDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			listed, first := srv.Listings(), len(srv.Cookies())
-			if _, err := e.client.RegisterPayment(ctx, odoo.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "hdr-1"}); err != nil {
+			if _, err := e.client.RegisterPayment(ctx, provision.DemoCompany, erp.PaymentRequest{Bill: bill.ID, BankAccount: acct.ID, Amount: eur(1000), Key: "hdr-1"}); err != nil {
 				t.Fatal(err)
 			}
 			if n := srv.Listings() - listed; n != 0 {

@@ -15,8 +15,8 @@ import (
 	"github.com/intentplane/intentplane/core/mandate"
 	"github.com/intentplane/intentplane/core/normalize"
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestAPAccountSpellingsOnFakeOdoo (issue 24): a vendor's account typed in
@@ -46,7 +46,7 @@ func TestAPAccountSpellingsOnFakeOdoo(t *testing.T) {
 				t.Fatalf("the test's IBAN %q: %q, %v", c.typed, got, err)
 			}
 			name := fmt.Sprintf("Spelling %d GmbH", i)
-			v, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: name, Company: true})
+			v, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: name, Company: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestAPAccountSpellingsOnFakeOdoo(t *testing.T) {
 			if !d.Executed {
 				t.Fatalf("account typed %q: %s", c.typed, refusal(d))
 			}
-			bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
+			bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
 			if err != nil || len(bs) != 1 || len(bs[0].Payments) != 1 || bs[0].Payments[0].BankAccount != a.ID {
 				t.Errorf("account typed %q: bill %+v, %v; want one payment to bank account %s", c.typed, bs, err, a.ID)
 			}
@@ -69,7 +69,7 @@ func TestAPAccountSpellingsOnFakeOdoo(t *testing.T) {
 	}
 	// The same number typed without the prefix at another vendor is the
 	// same account: held by two vendors, it is paid to neither.
-	twin, err := e.admin.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Spelling Twin", Company: true})
+	twin, err := e.admin.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Spelling Twin", Company: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,24 +103,24 @@ func TestAPCurrencyExponentsOnFakeOdoo(t *testing.T) {
 		{"KWD", "0.33", 100000, "60.250", "39.750", 60250, 39750},
 	} {
 		t.Run(c.currency, func(t *testing.T) {
-			if err := e.admin.SetRate(ctx, odoo.DemoCompany, c.currency, time.Now().AddDate(0, 0, -40).Format(time.DateOnly), c.rate); err != nil {
+			if err := e.admin.SetRate(ctx, provision.DemoCompany, c.currency, time.Now().AddDate(0, 0, -40).Format(time.DateOnly), c.rate); err != nil {
 				t.Fatal(err)
 			}
 			ref := "EXP-" + c.currency
-			b, err := e.admin.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: e.vendor.ID, Currency: c.currency, Total: c.total})
+			b, err := e.admin.AddBill(ctx, provision.DemoCompany, erp.Bill{Ref: ref, Vendor: e.vendor.ID, Currency: c.currency, Total: c.total})
 			if err != nil {
 				t.Fatal(err)
 			}
 			now := e.now()
 			tok, err := mandate.Issue(mandate.Mandate{
-				ID: "m-" + c.currency, Audience: apAudience, Owner: odoo.DemoCompany, Scope: []intent.Action{ap.ActionPayBill, ap.ActionListOpenBills},
+				ID: "m-" + c.currency, Audience: apAudience, Owner: provision.DemoCompany, Scope: []intent.Action{ap.ActionPayBill, ap.ActionListOpenBills},
 				Budget: intent.Money{Currency: c.currency, Amount: 10 * c.total}, Mode: mandate.ModeKnownCounterparties,
 				NotBefore: now.Add(-time.Minute), Expiry: now.Add(time.Hour),
 			}, "cfo", apIssuer)
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := payArgs(odoo.DemoVendor, ref, odoo.DemoIBAN, c.pay)
+			args := payArgs(provision.DemoVendor, ref, provision.DemoIBAN, c.pay)
 			args["currency"] = c.currency
 			d := e.decideWith(t, tok, args)
 			if d.Verdict == intent.StepUp {
@@ -129,7 +129,7 @@ func TestAPCurrencyExponentsOnFakeOdoo(t *testing.T) {
 			if !d.Executed {
 				t.Fatalf("%s %s: %s", c.pay, c.currency, refusal(d))
 			}
-			bs, err := e.client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
+			bs, err := e.client.Bills(ctx, provision.DemoCompany, erp.BillQuery{ID: b.ID, WithPayments: true})
 			if err != nil || len(bs) != 1 || len(bs[0].Payments) != 1 {
 				t.Fatalf("bill %+v, %v; want one payment", bs, err)
 			}

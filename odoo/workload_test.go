@@ -12,6 +12,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 	"github.com/intentplane/intentplane/store/mem"
 )
 
@@ -20,11 +21,11 @@ import (
 // individuals, without a company when the book says so, contact persons
 // under their company; accounts, bills and hand payments through the
 // administrator.
-type workloadBuilder struct{ *odoo.Admin }
+type workloadBuilder struct{ *provision.Admin }
 
 // AddVendor enters v as a partner, and its contact person if it has one.
 func (b workloadBuilder) AddVendor(ctx context.Context, company string, v aptest.Vendor) (erp.Vendor, string, error) {
-	id, err := b.AddPartner(ctx, company, odoo.Partner{Name: v.Name, Phone: v.Phone, Company: !v.Individual, Shared: v.Shared, Country: v.Country})
+	id, err := b.AddPartner(ctx, company, provision.Partner{Name: v.Name, Phone: v.Phone, Company: !v.Individual, Shared: v.Shared, Country: v.Country})
 	if err != nil {
 		return erp.Vendor{}, "", err
 	}
@@ -32,15 +33,15 @@ func (b workloadBuilder) AddVendor(ctx context.Context, company string, v aptest
 	if v.Contact == "" {
 		return v.Vendor, "", nil
 	}
-	contact, err := b.AddPartner(ctx, company, odoo.Partner{Name: v.Contact, Parent: id, Shared: v.Shared, Country: v.Country})
+	contact, err := b.AddPartner(ctx, company, provision.Partner{Name: v.Contact, Parent: id, Shared: v.Shared, Country: v.Country})
 	return v.Vendor, contact, err
 }
 
 // workloadOdoo sets up database db on the Odoo at url (a fake one when
-// fake, else a copy of ODOO_TEMPLATE_DB when set) as odoo.Setup does, with
+// fake, else a copy of ODOO_TEMPLATE_DB when set) as provision.Setup does, with
 // one company, and returns the workload's environment on it, the
 // administrator and the connector's configuration.
-func workloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool) (aptest.Env, *odoo.Admin, odoo.Config) {
+func workloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool) (aptest.Env, *provision.Admin, odoo.Config) {
 	t.Helper()
 	url, master := s.URL, s.Master
 	ctx := context.Background()
@@ -49,17 +50,17 @@ func workloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool) (ap
 	if !fake {
 		admin = fromTemplate(t, s, db, admin)
 	}
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+	a, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _, _ = a.DropDatabase(context.Background()) })
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, Transport: s.Transport})
+	cfg, err := provision.Setup(ctx, a, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, Transport: s.Transport})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
 	cfg.Timeout = 2 * time.Minute
-	return aptest.Env{Source: workloadClient(t, cfg), Builder: workloadBuilder{a}, Company: odoo.DemoCompany,
+	return aptest.Env{Source: workloadClient(t, cfg), Builder: workloadBuilder{a}, Company: provision.DemoCompany,
 		NewStore: func(now func() time.Time) gateway.Store { return mem.New(now) }}, a, cfg
 }
 
@@ -96,7 +97,7 @@ func runWorkloadOdoo(t *testing.T, s odootest.RealServer, db string, fake bool, 
 		t.Fatalf("copying the book: %v", err)
 	}
 	t.Cleanup(func() {
-		if c, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: cfg.DB, MasterPassword: master}); err == nil {
+		if c, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: cfg.DB, MasterPassword: master}); err == nil {
 			_, _ = c.DropDatabase(context.Background())
 		}
 	})

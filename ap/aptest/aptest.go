@@ -57,7 +57,7 @@ type Builder interface {
 	AddPayment(ctx context.Context, company string, p erp.Payment) (erp.Payment, error)
 	// SetRate enters an exchange rate: value units of currency per unit
 	// of the company's currency (EUR) from day (YYYY-MM-DD) on, as
-	// erptest.RateSetter (erp.Mem and odoo.Admin have it).
+	// erptest.RateSetter (erp.Mem and provision.Admin have it).
 	SetRate(ctx context.Context, company, currency, day, value string) error
 }
 

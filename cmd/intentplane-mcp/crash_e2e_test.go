@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // rawProxy is the built proxy on stdio, spoken to in raw JSON-RPC, so that
@@ -154,7 +154,7 @@ func TestKillDuringPayment(t *testing.T) {
 			t.Errorf("the retry's answer says %q: %s", bad, got)
 		}
 	}
-	if b := e.bill(t, odoo.DemoBill); b.PaymentState != erp.NotPaid {
+	if b := e.bill(t, provision.DemoBill); b.PaymentState != erp.NotPaid {
 		t.Errorf("INV-2290 is %s after a payment cut off before Odoo ran it", b.PaymentState)
 	}
 }

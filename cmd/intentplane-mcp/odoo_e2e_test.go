@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // odooEnv is a fake Odoo 17 set up as `intentplane odoo setup` does, and
@@ -77,14 +78,14 @@ func newOdooEnvOver(t *testing.T, version int, transport string) *odooEnv {
 	t.Cleanup(srv.Close)
 	// The accounts were set up a month ago: past their cooling-off period.
 	srv.SetNow(func() time.Time { return time.Now().Add(-30 * 24 * time.Hour) })
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: srv.URL, DB: "ap", MasterPassword: "fake-master", Admin: odoo.Identity{Login: "admin", Password: secret(t)}})
+	a, err := provision.NewAdmin(provision.AdminConfig{URL: srv.URL, DB: "ap", MasterPassword: "fake-master", Admin: odoo.Identity{Login: "admin", Password: secret(t)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := odoo.Identity{Login: "intentplane-reader", Password: secret(t)}
 	p := odoo.Identity{Login: "intentplane-payer", Password: secret(t)}
 	b := odoo.Identity{Login: "intentplane-bankadmin", Password: secret(t)}
-	cfg, err := odoo.Setup(context.Background(), a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: transport})
+	cfg, err := provision.Setup(context.Background(), a, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: transport})
 	if err != nil {
 		t.Fatalf("odoo setup: %v", err)
 	}
@@ -93,7 +94,7 @@ func newOdooEnvOver(t *testing.T, version int, transport string) *odooEnv {
 	dir := t.TempDir()
 	e := &odooEnv{env: &env{t: t, dir: dir, config: filepath.Join(dir, "intentplane.toml")}, srv: srv, cfg: cfg,
 		passEnv: []string{"TEST_ODOO_READER_PW=" + cfg.Reader.Password, "TEST_ODOO_PAYER_PW=" + cfg.Payer.Password, "TEST_ODOO_BANKADMIN_PW=" + cfg.BankAdmin.Password}}
-	e.template = fmt.Sprintf(odooConfigTemplate, srv.URL, "ap", cfg.Companies[odoo.DemoCompany])
+	e.template = fmt.Sprintf(odooConfigTemplate, srv.URL, "ap", cfg.Companies[provision.DemoCompany])
 	if transport != odoo.TransportAuto {
 		e.template += fmt.Sprintf("transport = %q\n", transport)
 	}
@@ -108,7 +109,7 @@ func (e *odooEnv) bill(t *testing.T, ref string) erp.Bill {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := c.Bills(context.Background(), odoo.DemoCompany, erp.BillQuery{})
+	bs, err := c.Bills(context.Background(), provision.DemoCompany, erp.BillQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,20 +154,20 @@ func testOdooPackMount(t *testing.T, e *odooEnv) {
 	c := e.start(mcp.ProtocolVersion20251125, el)
 
 	r := call(t, c, "ap_list_open_bills", `{}`)
-	wantOK(t, r, odoo.DemoBill, odoo.DemoBill2)
+	wantOK(t, r, provision.DemoBill, provision.DemoBill2)
 
-	before := e.bill(t, odoo.DemoBill)
+	before := e.bill(t, provision.DemoBill)
 	if before.PaymentState != erp.NotPaid {
 		t.Fatalf("INV-2290 is %s before the payment", before.PaymentState)
 	}
 	r = call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"ACME Supplies","bill":"INV-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanFromEmail))
 	wantError(t, r, "on file")
-	if got := e.bill(t, odoo.DemoBill).PaymentState; got != erp.NotPaid {
+	if got := e.bill(t, provision.DemoBill).PaymentState; got != erp.NotPaid {
 		t.Fatalf("after the refused payment, INV-2290 is %s", got)
 	}
 	r = call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"acme supplies","bill":"inv-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanSpaced))
 	wantOK(t, r)
-	after := e.bill(t, odoo.DemoBill)
+	after := e.bill(t, provision.DemoBill)
 	if !after.PaymentState.Settled() || after.Residual != 0 {
 		t.Fatalf("after the payment, INV-2290 is %s with %d left", after.PaymentState, after.Residual)
 	}
@@ -183,7 +184,7 @@ func testOdooPackMount(t *testing.T, e *odooEnv) {
 	if n := el.count(); n != 1 {
 		t.Errorf("%d confirmations asked for 2,400.00; want 1", n)
 	}
-	if b := e.bill(t, odoo.DemoBill2); !b.PaymentState.Settled() {
+	if b := e.bill(t, provision.DemoBill2); !b.PaymentState.Settled() {
 		t.Errorf("after the confirmed payment, INV-2291 is %s", b.PaymentState)
 	}
 }

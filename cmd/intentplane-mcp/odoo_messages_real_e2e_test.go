@@ -8,8 +8,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // TestRealOdooMessages: on each real Odoo, the records a new-user trial
@@ -28,18 +28,18 @@ func realOdooMessages(t *testing.T, s odootest.RealServer) {
 		echo2  = rec{"Echo Trading", "NL91 ABNA 0417 1643 00", "EC-2"}
 	)
 	ids := map[string]string{}
-	e := newRealOdooEnv(t, s, func(a *odoo.Admin) {
+	e := newRealOdooEnv(t, s, func(a *provision.Admin) {
 		ctx := context.Background()
 		for _, x := range []rec{birch, wessex, echo1, echo2} {
-			v, err := a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: x.name, Company: true, Shared: true})
+			v, err := a.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: x.name, Company: true, Shared: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ids[x.name] = v
-			if _, err := a.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: v, Number: x.iban, Trusted: x.name != birch.name, Active: true}); err != nil {
+			if _, err := a.AddBankAccount(ctx, provision.DemoCompany, erp.BankAccount{Vendor: v, Number: x.iban, Trusted: x.name != birch.name, Active: true}); err != nil {
 				t.Fatalf("%s: %v", x.name, err)
 			}
-			if _, err := a.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: x.ref, Vendor: v, Currency: "EUR", Total: 10000}); err != nil {
+			if _, err := a.AddBill(ctx, provision.DemoCompany, erp.Bill{Ref: x.ref, Vendor: v, Currency: "EUR", Total: 10000}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // The accounts-payable pack through the built intentplane-mcp on each
@@ -31,16 +32,16 @@ import (
 // mounting the AP pack on it.
 type realOdooEnv struct {
 	*odooEnv
-	admin *odoo.Admin
+	admin *provision.Admin
 	rpc   *adminRPC
 	major int // the Odoo major version
 }
 
 // newRealOdooEnv copies ODOO_TEMPLATE_DB (or creates a database), runs
-// odoo.Setup with the demo data and then prepare (nil for none) as the
+// provision.Setup with the demo data and then prepare (nil for none) as the
 // administrator, and writes the configuration. Every bank account then
 // in the database is dated 30 days back (see backdateAccounts).
-func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.Admin)) *realOdooEnv {
+func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *provision.Admin)) *realOdooEnv {
 	tb.Helper()
 	url, master := s.URL, s.Master
 	ctx := context.Background()
@@ -48,7 +49,7 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 	admin := odoo.Identity{Login: "admin", Password: secret(tb)}
 	if tpl, pw := s.TemplateDB, s.TemplatePassword; tpl != "" {
 		admin.Password = pw
-		t, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+		t, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 		if err == nil {
 			err = t.DuplicateDatabase(ctx, db)
 		}
@@ -56,7 +57,7 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 			tb.Fatalf("copying %s: %v", tpl, err)
 		}
 	}
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
+	a, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: db, MasterPassword: master, Admin: admin, Timeout: 15 * time.Minute})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 	r := odoo.Identity{Login: "intentplane-reader", Password: secret(tb)}
 	p := odoo.Identity{Login: "intentplane-payer", Password: secret(tb)}
 	b := odoo.Identity{Login: "intentplane-bankadmin", Password: secret(tb)}
-	cfg, err := odoo.Setup(ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
+	cfg, err := provision.Setup(ctx, a, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: s.Transport})
 	if err != nil {
 		tb.Fatalf("odoo setup: %v", err)
 	}
@@ -78,7 +79,7 @@ func newRealOdooEnv(tb testing.TB, s odootest.RealServer, prepare func(a *odoo.A
 		passEnv: []string{"TEST_ODOO_READER_PW=" + cfg.Reader.Password, "TEST_ODOO_PAYER_PW=" + cfg.Payer.Password, "TEST_ODOO_BANKADMIN_PW=" + cfg.BankAdmin.Password}}
 	// A real server shared with other tests answers a call in seconds at
 	// times: the connector's default time limit, not the fake's 10s.
-	e.template = strings.Replace(fmt.Sprintf(odooConfigTemplate, url, db, cfg.Companies[odoo.DemoCompany]), `timeout = "10s"`, `timeout = "30s"`, 1)
+	e.template = strings.Replace(fmt.Sprintf(odooConfigTemplate, url, db, cfg.Companies[provision.DemoCompany]), `timeout = "10s"`, `timeout = "30s"`, 1)
 	if s.Transport != "" {
 		e.template += fmt.Sprintf("transport = %q\n", s.Transport)
 	}
@@ -250,16 +251,16 @@ func TestRealOdooMCP(t *testing.T) {
 
 func realOdooMCP(t *testing.T, s odootest.RealServer) {
 	var shared, holdings string
-	e := newRealOdooEnv(t, s, func(a *odoo.Admin) {
+	e := newRealOdooEnv(t, s, func(a *provision.Admin) {
 		ctx := context.Background()
 		var err error
-		if shared, err = a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: sharedVendor, Company: true, Shared: true}); err != nil {
+		if shared, err = a.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: sharedVendor, Company: true, Shared: true}); err != nil {
 			t.Fatal(err)
 		}
-		if holdings, err = a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: contactVendor, Company: true, Shared: true}); err != nil {
+		if holdings, err = a.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: contactVendor, Company: true, Shared: true}); err != nil {
 			t.Fatal(err)
 		}
-		jane, err := a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Jane Doe", Parent: holdings, Shared: true})
+		jane, err := a.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Jane Doe", Parent: holdings, Shared: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,15 +268,15 @@ func realOdooMCP(t *testing.T, s odootest.RealServer) {
 			vendor, contact, iban, ref string
 			total                      intent.Amount
 		}{{shared, "", sharedIBAN, sharedBill, 30000}, {holdings, jane, contactIBAN, contactBill, 4500}} {
-			if _, err := a.AddBankAccount(ctx, odoo.DemoCompany, erp.BankAccount{Vendor: x.vendor, Number: x.iban, Trusted: true, Active: true}); err != nil {
+			if _, err := a.AddBankAccount(ctx, provision.DemoCompany, erp.BankAccount{Vendor: x.vendor, Number: x.iban, Trusted: true, Active: true}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := a.AddBill(ctx, odoo.DemoCompany, erp.Bill{Ref: x.ref, Vendor: x.vendor, Contact: x.contact, Currency: "EUR", Total: x.total}); err != nil {
+			if _, err := a.AddBill(ctx, provision.DemoCompany, erp.Bill{Ref: x.ref, Vendor: x.vendor, Contact: x.contact, Currency: "EUR", Total: x.total}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
-	vendor, ok, err := e.admin.FindVendor(context.Background(), odoo.DemoCompany, odoo.DemoVendor)
+	vendor, ok, err := e.admin.FindVendor(context.Background(), provision.DemoCompany, provision.DemoVendor)
 	if err != nil || !ok {
 		t.Fatalf("demo vendor: %v", err)
 	}
@@ -310,7 +311,7 @@ func realOdooMCP(t *testing.T, s odootest.RealServer) {
 				offset = -1
 			}
 		}
-		want := []string{odoo.DemoBill + "/" + odoo.DemoVendor, odoo.DemoBill2 + "/" + odoo.DemoVendor, odoo.DemoOpenBill + "/" + odoo.DemoVendor,
+		want := []string{provision.DemoBill + "/" + provision.DemoVendor, provision.DemoBill2 + "/" + provision.DemoVendor, provision.DemoOpenBill + "/" + provision.DemoVendor,
 			sharedBill + "/" + sharedVendor, contactBill + "/" + contactVendor}
 		if len(seen) != len(want) {
 			t.Fatalf("the pages list %v, want the %d open bills %v", seen, len(want), want)
@@ -320,43 +321,43 @@ func realOdooMCP(t *testing.T, s odootest.RealServer) {
 				t.Errorf("the pages list %v, without %s", seen, w)
 			}
 		}
-		r := call(t, c, "ap_list_open_bills", fmt.Sprintf(`{"vendor":%q,"limit":1,"offset":1}`, odoo.DemoVendor))
-		wantOK(t, r, odoo.DemoVendor)
-		if err := json.Unmarshal([]byte(text(r)), &page); err != nil || len(page.Bills) != 1 || page.Bills[0].VendorName != odoo.DemoVendor {
-			t.Errorf("second page of %s's bills: %v %s", odoo.DemoVendor, err, text(r))
+		r := call(t, c, "ap_list_open_bills", fmt.Sprintf(`{"vendor":%q,"limit":1,"offset":1}`, provision.DemoVendor))
+		wantOK(t, r, provision.DemoVendor)
+		if err := json.Unmarshal([]byte(text(r)), &page); err != nil || len(page.Bills) != 1 || page.Bills[0].VendorName != provision.DemoVendor {
+			t.Errorf("second page of %s's bills: %v %s", provision.DemoVendor, err, text(r))
 		}
 		wantError(t, call(t, c, "ap_list_open_bills", `{"limit":1000}`))
 	})
 	t.Run("RefuseEmailIBAN", func(t *testing.T) {
-		r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, odoo.DemoVendor, odoo.DemoBill, ibanFromEmail))
+		r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, provision.DemoVendor, provision.DemoBill, ibanFromEmail))
 		wantError(t, r, "on file")
-		if b := e.bill(t, odoo.DemoBill); b.PaymentState != "not_paid" || b.Residual != 850 {
-			t.Errorf("after the refusal, Odoo shows %s %s with %.2f left", odoo.DemoBill, b.PaymentState, b.Residual)
+		if b := e.bill(t, provision.DemoBill); b.PaymentState != "not_paid" || b.Residual != 850 {
+			t.Errorf("after the refusal, Odoo shows %s %s with %.2f left", provision.DemoBill, b.PaymentState, b.Residual)
 		}
 		if n := len(e.payments(t, vendor.ID)); n != paid {
-			t.Errorf("%d payments to %s in Odoo, want %d", n, odoo.DemoVendor, paid)
+			t.Errorf("%d payments to %s in Odoo, want %d", n, provision.DemoVendor, paid)
 		}
 	})
 	t.Run("PayToAccountOnFile", func(t *testing.T) {
 		r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":"acme supplies","bill":"inv-2290","iban":%q,"amount":"850.00","currency":"EUR"}`, ibanSpaced))
 		wantOK(t, r, `"residual":"0.00"`)
-		e.wantPaid(t, vendor.ID, odoo.DemoBill, odoo.DemoIBAN, paid+1)
+		e.wantPaid(t, vendor.ID, provision.DemoBill, provision.DemoIBAN, paid+1)
 	})
 	t.Run("RefuseSecondPayment", func(t *testing.T) {
-		r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, odoo.DemoVendor, odoo.DemoBill, ibanOnFile))
+		r := call(t, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, provision.DemoVendor, provision.DemoBill, ibanOnFile))
 		wantError(t, r)
 		if n := len(e.payments(t, vendor.ID)); n != paid+1 {
-			t.Errorf("%d payments to %s in Odoo, want %d", n, odoo.DemoVendor, paid+1)
+			t.Errorf("%d payments to %s in Odoo, want %d", n, provision.DemoVendor, paid+1)
 		}
 	})
 	t.Run("RefuseBankChangeWithoutCallback", func(t *testing.T) {
 		before := e.rpc.ids(t, "res.partner.bank", []any{[]any{"partner_id", "=", atoi(t, vendor.ID)}})
-		r := call(t, c, "ap_change_vendor_bank", fmt.Sprintf(`{"vendor":%q,"iban":%q}`, odoo.DemoVendor, ibanFromEmail))
+		r := call(t, c, "ap_change_vendor_bank", fmt.Sprintf(`{"vendor":%q,"iban":%q}`, provision.DemoVendor, ibanFromEmail))
 		wantError(t, r, "call-back")
 		wantReason(t, r, "resolve.no_trusted_source", "deny")
 		after := e.rpc.ids(t, "res.partner.bank", []any{[]any{"partner_id", "=", atoi(t, vendor.ID)}})
 		if fmt.Sprint(before) != fmt.Sprint(after) {
-			t.Errorf("%s's accounts in Odoo were %v, now %v", odoo.DemoVendor, before, after)
+			t.Errorf("%s's accounts in Odoo were %v, now %v", provision.DemoVendor, before, after)
 		}
 	})
 	t.Run("VendorWithoutCompany", func(t *testing.T) {
@@ -416,9 +417,9 @@ func BenchmarkRealOdooMCPPayment(b *testing.B) {
 const paymentCallBudget = 7
 
 func realMCPPayment(b *testing.B, s odootest.RealServer) {
-	e := newRealOdooEnv(b, s, func(a *odoo.Admin) {
+	e := newRealOdooEnv(b, s, func(a *provision.Admin) {
 		ctx := context.Background()
-		other, err := a.AddPartner(ctx, odoo.DemoCompany, odoo.Partner{Name: "Bulk Supplies", Company: true})
+		other, err := a.AddPartner(ctx, provision.DemoCompany, provision.Partner{Name: "Bulk Supplies", Company: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -426,11 +427,11 @@ func realMCPPayment(b *testing.B, s odootest.RealServer) {
 		for i := range bulk {
 			bulk[i] = erp.Bill{Ref: fmt.Sprintf("BULK-%d", i), Vendor: other, Currency: "EUR", Total: 1000 + intent.Amount(i)}
 		}
-		if err := a.AddBills(ctx, odoo.DemoCompany, bulk); err != nil {
+		if err := a.AddBills(ctx, provision.DemoCompany, bulk); err != nil {
 			b.Fatal(err)
 		}
 	})
-	vendor, ok, err := e.admin.FindVendor(context.Background(), odoo.DemoCompany, odoo.DemoVendor)
+	vendor, ok, err := e.admin.FindVendor(context.Background(), provision.DemoCompany, provision.DemoVendor)
 	if err != nil || !ok {
 		b.Fatalf("demo vendor: %v", err)
 	}
@@ -448,7 +449,7 @@ func realMCPPayment(b *testing.B, s odootest.RealServer) {
 	// the start (logins, the rights check), the client's connections are
 	// open after it, and the vendor has been paid before (a first payment
 	// to a vendor may ask the user to confirm).
-	wantOK(b, call(b, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, odoo.DemoVendor, odoo.DemoBill, ibanOnFile)))
+	wantOK(b, call(b, c, "ap_pay_bill", fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"850.00","currency":"EUR"}`, provision.DemoVendor, provision.DemoBill, ibanOnFile)))
 	log.next(b)
 	confirmed := el.count()
 	var total, wizard, reads, gateway time.Duration
@@ -459,10 +460,10 @@ func realMCPPayment(b *testing.B, s odootest.RealServer) {
 		// same amount and close dates ask a person (the duplicate
 		// control).
 		ref := fmt.Sprintf("BENCH-%d", i)
-		if _, err := e.admin.AddBill(context.Background(), odoo.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor.ID, Currency: "EUR", Total: intent.Amount(10000 + 100*i)}); err != nil {
+		if _, err := e.admin.AddBill(context.Background(), provision.DemoCompany, erp.Bill{Ref: ref, Vendor: vendor.ID, Currency: "EUR", Total: intent.Amount(10000 + 100*i)}); err != nil {
 			b.Fatal(err)
 		}
-		args := fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"%d.00","currency":"EUR"}`, odoo.DemoVendor, ref, ibanOnFile, 100+i)
+		args := fmt.Sprintf(`{"vendor":%q,"bill":%q,"iban":%q,"amount":"%d.00","currency":"EUR"}`, provision.DemoVendor, ref, ibanOnFile, 100+i)
 		b.StartTimer()
 		start := time.Now()
 		r := call(b, c, "ap_pay_bill", args)

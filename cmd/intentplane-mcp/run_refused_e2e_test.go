@@ -9,7 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/intentplane/intentplane/erp"
-	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // accessFault is Odoo's answer to a user without the right to create
@@ -43,7 +43,7 @@ func TestPaymentRunRetriedAfterERPRefusal(t *testing.T) {
 	line := func(bill, amount string) string {
 		return fmt.Sprintf(`{"vendor":"ACME Supplies","bill":%q,"iban":%q,"amount":%q,"currency":"EUR"}`, bill, ibanOnFile, amount)
 	}
-	run := `{"payments":[` + line(odoo.DemoBill, "850.00") + "," + line(odoo.DemoBill2, "2400.00") + `]}`
+	run := `{"payments":[` + line(provision.DemoBill, "850.00") + "," + line(provision.DemoBill2, "2400.00") + `]}`
 	first := link(t, call(t, c, "ap_propose_payment_run", run))
 	alice := signIn(t, base, "alice")
 	alice.decide(first, true)
@@ -51,7 +51,7 @@ func TestPaymentRunRetriedAfterERPRefusal(t *testing.T) {
 	e.srv.Answer("account.payment.register", "create", accessFault)
 	r := call(t, c, "ap_propose_payment_run", run)
 	wantError(t, r, "1. not executed", "2. not executed", "refused it", "can be sent again")
-	for _, ref := range []string{odoo.DemoBill, odoo.DemoBill2} {
+	for _, ref := range []string{provision.DemoBill, provision.DemoBill2} {
 		if b := e.bill(t, ref); b.PaymentState != erp.NotPaid {
 			t.Fatalf("%s is %s after Odoo refused its payment", ref, b.PaymentState)
 		}
@@ -64,7 +64,7 @@ func TestPaymentRunRetriedAfterERPRefusal(t *testing.T) {
 	}
 	alice.decide(second, true)
 	wantOK(t, call(t, c, "ap_propose_payment_run", run), "2 of 2 payments executed")
-	for _, ref := range []string{odoo.DemoBill, odoo.DemoBill2} {
+	for _, ref := range []string{provision.DemoBill, provision.DemoBill2} {
 		if b := e.bill(t, ref); !b.PaymentState.Settled() {
 			t.Fatalf("%s is %s after the approved retry", ref, b.PaymentState)
 		}

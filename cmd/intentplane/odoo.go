@@ -11,6 +11,7 @@ import (
 	"github.com/intentplane/intentplane/ap"
 	"github.com/intentplane/intentplane/internal/demo/apdemo"
 	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 // odooCmd sets up an Odoo database (17, 18 or 19) for intentplane and
@@ -66,27 +67,27 @@ func (c *odooSetupCmd) Run(e *env) error {
 	if c.AdminPassword == "" {
 		return errors.New("no administrator password: set ODOO_ADMIN_PASSWORD (or --admin-password)")
 	}
-	a, err := odoo.NewAdmin(odoo.AdminConfig{URL: c.URL, DB: c.DB, MasterPassword: c.MasterPassword,
+	a, err := provision.NewAdmin(provision.AdminConfig{URL: c.URL, DB: c.DB, MasterPassword: c.MasterPassword,
 		Admin: odoo.Identity{Login: c.AdminLogin, Password: c.AdminPassword}, Timeout: c.InstallTimeout})
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	cfg, err := odoo.Setup(e.ctx, a, odoo.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: c.Transport,
+	cfg, err := provision.Setup(e.ctx, a, provision.SetupConfig{Reader: r, Payer: p, BankAdmin: b, DemoData: true, Transport: c.Transport,
 		Progress: func(s string) { fmt.Fprintf(e.stdout, "[%5.1fs] %s\n", time.Since(start).Seconds(), s) }})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Done in %s. Database %s: company %s is res.company %d; users %s, %s, %s can each do only their part.\n",
-		time.Since(start).Round(100*time.Millisecond), c.DB, odoo.DemoCompany, cfg.Companies[odoo.DemoCompany], r.Login, p.Login, b.Login)
+		time.Since(start).Round(100*time.Millisecond), c.DB, provision.DemoCompany, cfg.Companies[provision.DemoCompany], r.Login, p.Login, b.Login)
 	if cfg.Reader.Password != r.Password { // Odoo 19: JSON-2 takes API keys, which setup made
 		fmt.Fprintf(e.stdout, "Odoo 19 and later are called over JSON-2, with API keys instead of passwords. The users' new keys, valid %d days "+
 			"(Odoo's limit for users without Settings rights; run setup again, or make new ones in each user's Preferences, before they expire):\n"+
 			"export ODOO_READER_PASSWORD=%s ODOO_PAYER_PASSWORD=%s ODOO_BANKADMIN_PASSWORD=%s\n",
-			odoo.KeyDays, cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password)
+			provision.KeyDays, cfg.Reader.Password, cfg.Payer.Password, cfg.BankAdmin.Password)
 	}
 	fmt.Fprintf(e.stdout, "Next: intentplane odoo demo --url %s --db %s (it pays %s and %s, and leaves %s open for an assistant to pay through intentplane-mcp)\n",
-		c.URL, c.DB, odoo.DemoBill, odoo.DemoBill2, odoo.DemoOpenBill)
+		c.URL, c.DB, provision.DemoBill, provision.DemoBill2, provision.DemoOpenBill)
 	return nil
 }
 

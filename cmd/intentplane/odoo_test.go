@@ -14,6 +14,7 @@ import (
 	"github.com/intentplane/intentplane/erp"
 	"github.com/intentplane/intentplane/odoo"
 	"github.com/intentplane/intentplane/odoo/odootest"
+	"github.com/intentplane/intentplane/odoo/provision"
 )
 
 func randomPassword(t *testing.T) string {
@@ -67,7 +68,7 @@ func odooSetupAndDemo(t *testing.T, url, master, db string) {
 		t.Error("the demo reports an unexpected outcome")
 	}
 	out.Reset()
-	if err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not open") || !strings.Contains(err.Error(), odoo.DemoOpenBill) {
+	if err := run(ctx, []string{"odoo", "demo", "--url", url, "--db", db}, &out, &errb); err == nil || !strings.Contains(err.Error(), "not open") || !strings.Contains(err.Error(), provision.DemoOpenBill) {
 		t.Errorf("a second demo on paid bills: %v; want a refusal to run that names what is left to pay", err)
 	}
 	leftOpen(t, url, db)
@@ -88,25 +89,25 @@ func leftOpen(t *testing.T, url, db string) {
 	}
 	cfg := odoo.Config{URL: url, DB: db, Reader: r, Payer: p, BankAdmin: b, Transport: c.Transport}
 	ctx := context.Background()
-	cid, err := odoo.LookupCompany(ctx, cfg, odoo.DemoCompanyName)
+	cid, err := odoo.LookupCompany(ctx, cfg, provision.DemoCompanyName)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Companies = map[string]int64{odoo.DemoCompany: cid}
+	cfg.Companies = map[string]int64{provision.DemoCompany: cid}
 	client, err := odoo.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	open, err := client.Bills(ctx, odoo.DemoCompany, erp.BillQuery{Open: true})
+	open, err := client.Bills(ctx, provision.DemoCompany, erp.BillQuery{Open: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, bl := range open {
-		if bl.Ref == odoo.DemoOpenBill && bl.PaymentState == erp.NotPaid && bl.Residual == 118000 {
+		if bl.Ref == provision.DemoOpenBill && bl.PaymentState == erp.NotPaid && bl.Residual == 118000 {
 			return
 		}
 	}
-	t.Errorf("after setup and the demo, %s is not open for intentplane-mcp: open bills %+v", odoo.DemoOpenBill, open)
+	t.Errorf("after setup and the demo, %s is not open for intentplane-mcp: open bills %+v", provision.DemoOpenBill, open)
 }
 
 func TestOdooSetupAndDemoOnFake(t *testing.T) {
@@ -140,7 +141,7 @@ func odooSetupAndDemoOnReal(t *testing.T, url, master string) {
 	_, _ = rand.Read(b)
 	db := "intentplane_test_" + hex.EncodeToString(b)
 	t.Cleanup(func() {
-		a, err := odoo.NewAdmin(odoo.AdminConfig{URL: url, DB: db, MasterPassword: master})
+		a, err := provision.NewAdmin(provision.AdminConfig{URL: url, DB: db, MasterPassword: master})
 		if err == nil {
 			_, _ = a.DropDatabase(context.Background())
 		}

@@ -121,7 +121,7 @@ func (s *Server) SetVersion(major int) {
 // SetXMLRPC turns the XML-RPC endpoints (/xmlrpc/2/...) off (they then
 // answer 404, as on a server that removed them: Odoo 19 behind a proxy
 // that blocks them, or Odoo 22, which is to drop them) or on again (the
-// default). The administrator's calls (odoo.Admin) go over XML-RPC: turn
+// default). The administrator's calls (provision.Admin) go over XML-RPC: turn
 // it off once the database is set up.
 func (s *Server) SetXMLRPC(on bool) {
 	s.mu.Lock()

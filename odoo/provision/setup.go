@@ -1,4 +1,4 @@
-package odoo
+package provision
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/erp"
+	"github.com/intentplane/intentplane/odoo"
 )
 
 // The demo data set Setup enters; fictional, with the standard example
@@ -45,7 +46,7 @@ type SetupConfig struct {
 	Others map[string]string
 	// Reader, Payer and BankAdmin are the connector's users; each is
 	// skipped if its Login is empty.
-	Reader, Payer, BankAdmin Identity
+	Reader, Payer, BankAdmin odoo.Identity
 	// DemoData enters ACME Supplies (in Germany), its accounts and bills
 	// INV-2290 and INV-2291 (the demo's) and INV-2302 (left for
 	// intentplane-mcp) in Company, and its bill INV-2187, paid, so that
@@ -53,8 +54,8 @@ type SetupConfig struct {
 	DemoData bool
 	// Progress is told each step as it starts; nil means silence.
 	Progress func(step string)
-	// Transport is the connector's Config.Transport. On Odoo 19 and later,
-	// unless it is TransportXMLRPC, Setup makes an API key for each of
+	// Transport is the connector's odoo.Config.Transport. On Odoo 19 and later,
+	// unless it is odoo.TransportXMLRPC, Setup makes an API key for each of
 	// the three users (see Admin.NewAPIKey) and returns them as their
 	// passwords: JSON-2 takes keys only.
 	Transport string
@@ -76,10 +77,10 @@ var (
 // and leaving what is there: the database (with the master password),
 // the company and its currency, the account module, other companies, the
 // three users with exactly their groups, and the demo data. It then logs
-// in as each user and checks with Client.CheckRights that none can do what
-// it must not. It is idempotent. It returns the connector's Config for
+// in as each user and checks with odoo.Client.CheckRights that none can do what
+// it must not. It is idempotent. It returns the connector's odoo.Config for
 // the database (without Timeout, HTTPClient and Logger).
-func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
+func Setup(ctx context.Context, a *Admin, sc SetupConfig) (odoo.Config, error) {
 	if sc.Company == "" {
 		sc.Company = DemoCompany
 	}
@@ -94,17 +95,17 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 		say = func(string) {}
 	}
 	if err := ensureDatabase(ctx, a, say); err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
 	if err := setupAccounting(ctx, a, sc, say); err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
 	companies := []string{sc.Company}
 	for name, display := range sc.Others {
 		say("company " + display)
 		id, err := a.EnsureCompany(ctx, name, display, sc.Currency)
 		if err != nil {
-			return Config{}, err
+			return odoo.Config{}, err
 		}
 		if err := a.SetupCompany(ctx, name, id, display, sc.Currency); err != nil {
 			say(fmt.Sprintf("company %s: %v", display, err))
@@ -112,48 +113,48 @@ func Setup(ctx context.Context, a *Admin, sc SetupConfig) (Config, error) {
 		companies = append(companies, name)
 	}
 	if err := ensureUsers(ctx, a, sc, companies, say); err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
 	if sc.DemoData {
 		say("demo data: " + DemoVendor + ", its bank accounts, bills " + DemoBill + " and " + DemoBill2 + " (for odoo demo) and " + DemoOpenBill + " (for intentplane-mcp)")
 		if err := demoData(ctx, a, sc.Company); err != nil {
-			return Config{}, err
+			return odoo.Config{}, err
 		}
 	}
-	cfg := Config{URL: a.t.base, DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies(),
+	cfg := odoo.Config{URL: a.t.Base(), DB: a.db, Reader: sc.Reader, Payer: sc.Payer, BankAdmin: sc.BankAdmin, Companies: a.Companies(),
 		Transport: sc.Transport}
 	if err := apiKeys(ctx, a, sc, &cfg, say); err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
-	c, err := New(cfg)
+	c, err := odoo.New(cfg)
 	if err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
 	say("checking what each user must not be able to do")
 	if err := c.Login(ctx); err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
 	if err := c.CheckRights(ctx, sc.Company); err != nil {
-		return Config{}, err
+		return odoo.Config{}, err
 	}
 	return cfg, nil
 }
 
 // apiKeys makes the users' API keys on Odoo 19 and later unless
 // sc.Transport is XML-RPC, and sets them as cfg's passwords.
-func apiKeys(ctx context.Context, a *Admin, sc SetupConfig, cfg *Config, say func(string)) error {
-	v, err := a.t.version(ctx)
+func apiKeys(ctx context.Context, a *Admin, sc SetupConfig, cfg *odoo.Config, say func(string)) error {
+	v, err := a.t.Version(ctx)
 	if err != nil {
 		return err
 	}
-	if v.Major < 19 || sc.Transport == TransportXMLRPC {
+	if v.Major < 19 || sc.Transport == odoo.TransportXMLRPC {
 		return nil
 	}
 	days := sc.KeyDays
 	if days == 0 {
 		days = KeyDays
 	}
-	for _, id := range []*Identity{&cfg.Reader, &cfg.Payer, &cfg.BankAdmin} {
+	for _, id := range []*odoo.Identity{&cfg.Reader, &cfg.Payer, &cfg.BankAdmin} {
 		if id.Login == "" {
 			continue
 		}
@@ -184,7 +185,7 @@ func ensureDatabase(ctx context.Context, a *Admin, say func(string)) error {
 		say(fmt.Sprintf("creating database %s (about 10 s)", a.db))
 		if err := a.CreateDatabase(ctx); noDatabaseService(err) {
 			return fmt.Errorf("odoo: database %s does not exist and this server cannot create databases over its API: create it (with the account module) in Odoo's database manager or your hosting's console, then run setup again: %w", a.db, err)
-		} else if errors.Is(err, ErrAccessDenied) {
+		} else if errors.Is(err, odoo.ErrAccessDenied) {
 			return fmt.Errorf("odoo: creating database %s was refused: a wrong master password, or a server that blocks database management (list_db = False): give the right master password, or create the database yourself and run setup again: %w", a.db, err)
 		} else if err != nil {
 			return fmt.Errorf("odoo: creating database %s: %w", a.db, err)
@@ -200,11 +201,11 @@ func noDatabaseService(err error) bool {
 	if err == nil {
 		return false
 	}
-	var f *Fault
+	var f *odoo.Fault
 	if errors.As(err, &f) && f.Code == 1 {
 		return strings.Contains(f.Message, "KeyError: 'db'") || strings.Contains(f.Message, "Method not found")
 	}
-	return errors.Is(err, ErrNetwork) && strings.HasSuffix(err.Error(), "HTTP 404")
+	return errors.Is(err, odoo.ErrNetwork) && strings.HasSuffix(err.Error(), "HTTP 404")
 }
 
 // setupAccounting sets up sc's main company (ID 1: its name and
@@ -245,7 +246,7 @@ func setupAccounting(ctx context.Context, a *Admin, sc SetupConfig, say func(str
 func ensureUsers(ctx context.Context, a *Admin, sc SetupConfig, companies []string, say func(string)) error {
 	users := []struct {
 		role   string
-		id     Identity
+		id     odoo.Identity
 		groups []string
 	}{
 		{"reader", sc.Reader, ReaderGroups},
@@ -331,26 +332,4 @@ func demoData(ctx context.Context, a *Admin, company string) error {
 		}
 	}
 	return nil
-}
-
-// ErrNotSetUp is returned by LookupCompany when the company is not in the
-// database.
-var ErrNotSetUp = errors.New("odoo: database not set up")
-
-// LookupCompany returns the id of the res.company named name, as cfg's
-// reader sees it over cfg's transport, for building the Companies of the
-// Config it then runs with (cfg.Companies is not needed).
-func LookupCompany(ctx context.Context, cfg Config, name string) (int64, error) {
-	c, err := New(cfg)
-	if err != nil {
-		return 0, err
-	}
-	rs, err := c.reader.searchRead(ctx, "res.company", []any{leaf("name", "=", name)}, []string{"name"}, nil)
-	if err != nil {
-		return 0, err
-	}
-	if len(rs) != 1 {
-		return 0, fmt.Errorf("%w: no company %q", ErrNotSetUp, name)
-	}
-	return rs[0].id()
 }

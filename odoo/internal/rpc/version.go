@@ -1,4 +1,4 @@
-package odoo
+package rpc
 
 import (
 	"context"
@@ -44,10 +44,10 @@ type Version struct {
 	Server string
 }
 
-// version returns the server's version, read at the first call that
-// needs it and kept for the life of the transport; a failure to read it
+// Version returns the server's version, read at the first call that
+// needs it and kept for the life of the Transport; a failure to read it
 // is not kept.
-func (t *transport) version(ctx context.Context) (Version, error) {
+func (t *Transport) Version(ctx context.Context) (Version, error) {
 	t.vmu.Lock()
 	defer t.vmu.Unlock()
 	if t.ver.Major != 0 {
@@ -67,11 +67,11 @@ func (t *transport) version(ctx context.Context) (Version, error) {
 // asks GET /web/version, which Odoo 19 answers over HTTP and JSON, so that
 // a server whose XML-RPC is off (or gone: Odoo announces its removal for
 // Odoo 22) is still read; a server without it (Odoo 17 and 18 answer 404)
-// is asked over XML-RPC (common.version), and Login then says that it has
-// no JSON-2 (ErrNoJSON2). Otherwise it asks common.version, and, with the
+// is asked over XML-RPC (common.version), and the first Session call then
+// says that it has no JSON-2 (ErrNoJSON2). Otherwise it asks common.version, and, with the
 // transport automatic, GET /web/version when XML-RPC fails, so that an
 // automatic connector also finds a server that speaks JSON-2 only.
-func readVersion(ctx context.Context, t *transport) (Version, error) {
+func readVersion(ctx context.Context, t *Transport) (Version, error) {
 	if t.mode == TransportJSON2 {
 		v, err := t.webVersion(ctx)
 		if err == nil {
@@ -81,7 +81,7 @@ func readVersion(ctx context.Context, t *transport) (Version, error) {
 			return Version{}, fmt.Errorf("odoo: reading the server's version: %w", err)
 		}
 	}
-	v, err := t.call(ctx, "common", "version", "version")
+	v, err := t.Call(ctx, "common", "version", "version")
 	if err != nil && t.mode == TransportAuto && ctx.Err() == nil {
 		if w, werr := t.webVersion(ctx); werr == nil {
 			return parseVersion(w)
@@ -102,16 +102,16 @@ var errNoWebVersion = errors.New("odoo: the server has no /web/version")
 // does not list its databases, and returns its answer as common.version
 // gives it: {"version": "19.0", "version_info": [19, 0, 0, "final", 0,
 // ""]} becomes server_version and server_version_info.
-func (t *transport) webVersion(ctx context.Context) (any, error) {
+func (t *Transport) webVersion(ctx context.Context) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.base+"/web/version", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.baseURL+"/web/version", nil)
 	if err != nil {
 		return nil, err
 	}
 	t.dbHeader(req)
 	start := time.Now()
-	t.calls.Add(1)
+	t.ncalls.Add(1)
 	resp, err := t.hc.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -139,7 +139,7 @@ func (t *transport) webVersion(ctx context.Context) (any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("GET /web/version: %w", badAnswer("a JSON object", v))
+		return nil, fmt.Errorf("GET /web/version: %w", BadAnswer("a JSON object", v))
 	}
 	return map[string]any{"server_version": m["version"], "server_version_info": m["version_info"]}, nil
 }
@@ -150,12 +150,12 @@ func (t *transport) webVersion(ctx context.Context) (any, error) {
 func parseVersion(v any) (Version, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
-		return Version{}, fmt.Errorf("odoo: reading the server's version: %w", badAnswer("a struct", v))
+		return Version{}, fmt.Errorf("odoo: reading the server's version: %w", BadAnswer("a struct", v))
 	}
 	server, _ := m["server_version"].(string)
 	info, _ := m["server_version_info"].([]any)
 	if len(info) == 0 {
-		return Version{}, fmt.Errorf("odoo: reading the server's version: %w", badAnswer("server_version_info", m["server_version_info"]))
+		return Version{}, fmt.Errorf("odoo: reading the server's version: %w", BadAnswer("server_version_info", m["server_version_info"]))
 	}
 	major := int64(-1)
 	switch x := info[0].(type) {

@@ -1,4 +1,4 @@
-package odoo
+package rpc
 
 import (
 	"errors"
@@ -14,15 +14,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestEveryCallHasASignature walks every call the connector makes in its
-// source (execute, exec, done, create, write, searchRead with a literal
-// method) and checks that JSON-2 can name its arguments: a method missing
-// from signatures would only fail when called on an Odoo 19.
+// TestEveryCallHasASignature walks every call made in the source of
+// this package, the connector (package odoo) and its provisioning
+// (Execute, exec, done, create, write, SearchRead with a literal method)
+// and checks that JSON-2 can name its arguments: a method missing from
+// signatures would only fail when called on an Odoo 19.
 func TestEveryCallHasASignature(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
+	var files []string
+	for _, dir := range []string{".", "../..", "../../provision"} {
+		fs, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
 	}
 	fset := token.NewFileSet()
 	seen := map[string]string{}
@@ -45,7 +50,7 @@ func TestEveryCallHasASignature(t *testing.T) {
 			}
 			method := ""
 			switch sel.Sel.Name {
-			case "execute", "exec", "done":
+			case "Execute", "exec", "done":
 				if len(call.Args) < 3 {
 					return true
 				}
@@ -62,7 +67,7 @@ func TestEveryCallHasASignature(t *testing.T) {
 				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "a" { // Admin.create, Admin.write
 					method = sel.Sel.Name
 				}
-			case "searchRead":
+			case "SearchRead":
 				method = "search_read"
 			case "callJSON2":
 				if lit, ok := call.Args[3].(*ast.BasicLit); ok {
@@ -214,7 +219,7 @@ func TestJSON2Faults(t *testing.T) {
 				t.Errorf("%s: errors.Is(%v, %v) = %v", tc.name, f, e, !want)
 			}
 		}
-		if f.Code != tc.code || errors.Is(f, errNoneResult) {
+		if f.Code != tc.code || errors.Is(f, ErrNoneResult) {
 			t.Errorf("%s: code %d, want %d", tc.name, f.Code, tc.code)
 		}
 		if strings.Contains(f.Error(), "Traceback") || strings.Contains(f.Error(), ".py") {

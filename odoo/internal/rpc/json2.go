@@ -1,4 +1,4 @@
-package odoo
+package rpc
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// Transports are the values of Config.Transport.
+// Transports are the values of Options.Mode (odoo.Config.Transport).
 const (
 	// TransportAuto is JSON-2 on Odoo 19 and later, XML-RPC on 17 and 18.
 	TransportAuto = ""
@@ -28,9 +28,10 @@ const (
 	TransportJSON2 = "json2"
 )
 
-// checkTransport returns an error for a Config.Transport that is none of
-// the Transport values; field names it in the message.
-func checkTransport(field, mode string) error {
+// CheckTransport returns an error for a mode that is none of the
+// Transport values; field names the setting in the message
+// ("Config.Transport").
+func CheckTransport(field, mode string) error {
 	switch mode {
 	case TransportAuto, TransportXMLRPC, TransportJSON2:
 		return nil
@@ -38,16 +39,16 @@ func checkTransport(field, mode string) error {
 	return fmt.Errorf("odoo: %s %q is not a transport: \"\" (JSON-2 on Odoo 19 and later, else XML-RPC), %q or %q", field, mode, TransportXMLRPC, TransportJSON2)
 }
 
-// ErrNoJSON2 is returned, by Login and by every call, when
-// Config.Transport is "json2" and the server runs Odoo 17 or 18, which
-// have no JSON-2 API.
+// ErrNoJSON2 is returned by every Session call when the mode is
+// TransportJSON2 and the server runs Odoo 17 or 18, which have no JSON-2
+// API.
 var ErrNoJSON2 = errors.New("odoo: the server has no JSON-2 API")
 
-// json2 reports whether the transport's calls go over JSON-2: its mode,
+// json2 reports whether the Transport's calls go over JSON-2: its mode,
 // and the server's version, read at the first call that needs it (also
 // for XML-RPC: it chooses how calls name their database, see dbHeader).
-func (t *transport) json2(ctx context.Context) (bool, error) {
-	v, err := t.version(ctx)
+func (t *Transport) json2(ctx context.Context) (bool, error) {
+	v, err := t.Version(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -119,7 +120,7 @@ var errUnknownMethod = errors.New("odoo: no JSON-2 signature for the method")
 func named(method string, args []any, kw map[string]any) (body map[string]any, one bool, err error) {
 	sig, ok := signatures[method]
 	if !ok {
-		return nil, false, fmt.Errorf("%w %s: add it to signatures in json2.go", errUnknownMethod, method)
+		return nil, false, fmt.Errorf("%w %s: add it to signatures in odoo/internal/rpc/json2.go", errUnknownMethod, method)
 	}
 	body = make(map[string]any, len(args)+len(kw))
 	for k, v := range kw {
@@ -149,7 +150,7 @@ func named(method string, args []any, kw map[string]any) (body map[string]any, o
 // XML-RPC gives (see decodeJSON). A method returning None answers nil.
 // An error answer is a *Fault (see json2Fault); its traceback (debug)
 // is logged at debug level only.
-func (t *transport) callJSON2(ctx context.Context, key, model, method string, args []any, kw map[string]any) (any, error) {
+func (t *Transport) callJSON2(ctx context.Context, key, model, method string, args []any, kw map[string]any) (any, error) {
 	what := model + "." + method
 	body, one, err := named(method, args, kw)
 	if err != nil {
@@ -164,7 +165,7 @@ func (t *transport) callJSON2(ctx context.Context, key, model, method string, ar
 	if err != nil {
 		return nil, fmt.Errorf("odoo: json2 %s: encoding the call: %w", what, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/json/2/"+url.PathEscape(model)+"/"+url.PathEscape(method), bytes.NewReader(raw))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL+"/json/2/"+url.PathEscape(model)+"/"+url.PathEscape(method), bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("odoo: json2 %s: %w", what, err)
 	}
@@ -172,7 +173,7 @@ func (t *transport) callJSON2(ctx context.Context, key, model, method string, ar
 	req.Header.Set("Authorization", "bearer "+key)
 	t.dbHeader(req)
 	start := time.Now()
-	t.calls.Add(1)
+	t.ncalls.Add(1)
 	resp, err := t.hc.Do(req)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
@@ -216,7 +217,7 @@ func (t *transport) callJSON2(ctx context.Context, key, model, method string, ar
 		if l, ok := v.([]any); ok && len(l) == 1 {
 			v = l[0]
 		} else {
-			return nil, fmt.Errorf("json2 %s: %w", what, badAnswer("a list of one id", v))
+			return nil, fmt.Errorf("json2 %s: %w", what, BadAnswer("a list of one id", v))
 		}
 	}
 	t.log.DebugContext(ctx, "odoo call", "service", "json2", "call", what, "duration", time.Since(start))
@@ -224,7 +225,7 @@ func (t *transport) callJSON2(ctx context.Context, key, model, method string, ar
 }
 
 // decodeJSON decodes a JSON-2 answer into the Go types XML-RPC's decoder
-// gives, so that values.go reads both alike: an integer becomes int64
+// gives, so that Record reads both alike: an integer becomes int64
 // (an error beyond int64: never a rounded id or amount), a number with a
 // fraction or an exponent float64 (Python writes every float so, 125.0),
 // and null nil (a method returning None). Trailing data is an error.

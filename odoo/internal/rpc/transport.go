@@ -1,4 +1,4 @@
-package odoo
+package rpc
 
 import (
 	"bytes"
@@ -21,18 +21,19 @@ import (
 // maxAnswer is the largest answer body read, in bytes.
 const maxAnswer = 32 << 20
 
-// transport makes XML-RPC calls to one Odoo server. It holds no
-// credentials: they are arguments of each call, and redact removes them
-// from every message it returns.
-type transport struct {
-	base    string // scheme://host[:port][/path], no user info, no trailing slash
+// Transport makes XML-RPC and JSON-2 calls to one Odoo server. It holds
+// no credentials: they are arguments of each call (see Session), and
+// every message it returns has Options.Secrets removed. It is safe for
+// concurrent use.
+type Transport struct {
+	baseURL string // scheme://host[:port][/path], no user info, no trailing slash
 	hc      *http.Client
 	timeout time.Duration
 	log     *slog.Logger
 	secrets []string
-	calls   atomic.Int64
+	ncalls  atomic.Int64
 
-	// db, if set (useDatabase), is the database whose session the
+	// db, if set (UseDatabase), is the database whose session the
 	// common and object calls carry (see dbSession).
 	db  string
 	now func() time.Time
@@ -93,10 +94,10 @@ const (
 	sessionTimeout = 5 * time.Second
 )
 
-// useDatabase makes the common and object calls carry a session of
+// UseDatabase makes the common and object calls carry a session of
 // database db (see dbSession), asked for at the first such call and
 // renewed hourly; now is the clock that times the renewal.
-func (t *transport) useDatabase(db string, now func() time.Time) {
+func (t *Transport) UseDatabase(db string, now func() time.Time) {
 	t.smu.Lock()
 	defer t.smu.Unlock()
 	t.db, t.now = db, now
@@ -107,7 +108,7 @@ func (t *transport) useDatabase(db string, now func() time.Time) {
 // is not an error: the calls then go without a session, as before, and
 // it is tried again an hour later. The request for a session is not an
 // XML-RPC call and Calls does not count it.
-func (t *transport) dbSession(ctx context.Context) string {
+func (t *Transport) dbSession(ctx context.Context) string {
 	t.smu.Lock()
 	defer t.smu.Unlock()
 	if t.db == "" {
@@ -129,10 +130,10 @@ func (t *transport) dbSession(ctx context.Context) string {
 // askSession asks Odoo for a session of t.db: GET /web/login?db=NAME,
 // which answers a redirect and the cookie session_id of a session that
 // names the database and no user. Redirects are not followed.
-func (t *transport) askSession(ctx context.Context) (string, error) {
+func (t *Transport) askSession(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(t.timeout, sessionTimeout))
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.base+"/web/login?db="+url.QueryEscape(t.db), http.NoBody)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.baseURL+"/web/login?db="+url.QueryEscape(t.db), http.NoBody)
 	if err != nil {
 		return "", err
 	}
@@ -158,7 +159,7 @@ func (t *transport) askSession(ctx context.Context) (string, error) {
 
 // dbHeader names the transport's database in req's X-Odoo-Database
 // header, if it has one.
-func (t *transport) dbHeader(req *http.Request) {
+func (t *Transport) dbHeader(req *http.Request) {
 	if t.header != "" {
 		req.Header.Set("X-Odoo-Database", t.header)
 	}
@@ -180,14 +181,41 @@ func validSessionID(s string) bool {
 	return true
 }
 
-func newTransport(rawURL string, hc *http.Client, timeout time.Duration, log *slog.Logger) (*transport, error) {
-	u, err := url.Parse(rawURL)
+// Options configures a Transport. The zero value of an optional field
+// means the default stated on it.
+type Options struct {
+	// URL is the server's base URL, http:// or https:// with a host and
+	// no user info, query or fragment; required.
+	URL string
+	// HTTPClient makes the calls; nil means a new http.Client.
+	HTTPClient *http.Client
+	// Timeout limits each call; zero means DefaultTimeout.
+	Timeout time.Duration
+	// Logger receives one debug record per call; nil means discard.
+	Logger *slog.Logger
+	// Mode is TransportAuto, TransportXMLRPC or TransportJSON2 (see
+	// CheckTransport); it decides whether Session calls go over JSON-2.
+	Mode string
+	// Secrets are removed from every message the Transport returns or
+	// logs: the passwords and keys its callers send.
+	Secrets []string
+	// Database, if set, is named in the X-Odoo-Database header of every
+	// common, object and JSON-2 call (see dbHeader); "" names none.
+	Database string
+}
+
+// NewTransport returns a Transport for o; it makes no call. It returns
+// an error for a URL that is not http:// or https:// with a host, or
+// that carries user info, a query or a fragment.
+func NewTransport(o Options) (*Transport, error) {
+	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, errors.New("odoo: the URL must be http:// or https:// with a host")
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return nil, errors.New("odoo: the URL must not carry user info, a query or a fragment")
 	}
+	hc, timeout, log := o.HTTPClient, o.Timeout, o.Logger
 	if hc == nil {
 		hc = &http.Client{}
 	}
@@ -197,11 +225,21 @@ func newTransport(rawURL string, hc *http.Client, timeout time.Duration, log *sl
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &transport{base: strings.TrimRight(u.String(), "/"), hc: hc, timeout: timeout, log: log}, nil
+	return &Transport{baseURL: strings.TrimRight(u.String(), "/"), hc: hc, timeout: timeout, log: log,
+		mode: o.Mode, secrets: o.Secrets, header: o.Database}, nil
 }
 
-// redact removes every secret the connector holds from s.
-func (t *transport) redact(s string) string {
+// Base returns the server's base URL as the calls use it: without a
+// trailing slash.
+func (t *Transport) Base() string { return t.baseURL }
+
+// Calls returns the number of calls (XML-RPC, JSON-2 and GET
+// /web/version: HTTP round trips) the Transport has made; the requests
+// for a database session and those of a Web are not counted.
+func (t *Transport) Calls() int64 { return t.ncalls.Load() }
+
+// redact removes every secret of Options.Secrets from s.
+func (t *Transport) redact(s string) string {
 	for _, p := range t.secrets {
 		if p != "" {
 			s = strings.ReplaceAll(s, p, "***")
@@ -210,11 +248,11 @@ func (t *transport) redact(s string) string {
 	return s
 }
 
-// call calls service.method with args and decodes the answer into a
+// Call calls service.method with args and decodes the answer into a
 // generic value: int64, float64, bool, string, []any, map[string]any. what
 // names the call in errors and logs ("res.partner.search_read"); it never
 // holds an argument. A fault is returned as *Fault.
-func (t *transport) call(ctx context.Context, service, what, method string, args ...any) (any, error) {
+func (t *Transport) Call(ctx context.Context, service, what, method string, args ...any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -224,7 +262,7 @@ func (t *transport) call(ctx context.Context, service, what, method string, args
 	if err != nil {
 		return nil, fmt.Errorf("odoo: %s %s: encoding the call: %w", service, what, err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.base+"/xmlrpc/2/"+service, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.baseURL+"/xmlrpc/2/"+service, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("odoo: %s %s: %w", service, what, err)
 	}
@@ -238,7 +276,7 @@ func (t *transport) call(ctx context.Context, service, what, method string, args
 		}
 	}
 	start := time.Now()
-	t.calls.Add(1)
+	t.ncalls.Add(1)
 	resp, err := t.hc.Do(req)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {

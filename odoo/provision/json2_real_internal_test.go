@@ -1,4 +1,4 @@
-package odoo
+package provision
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/intentplane/intentplane/odoo"
+	"github.com/intentplane/intentplane/odoo/internal/rpc"
 	"github.com/intentplane/intentplane/odoo/odootest"
 )
 
@@ -33,12 +35,12 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	db := "intentplane_test_j2_" + hex.EncodeToString(b)
-	admin := Identity{Login: "admin", Password: pw}
+	admin := odoo.Identity{Login: "admin", Password: pw}
 	src, err := NewAdmin(AdminConfig{URL: url, DB: tpl, MasterPassword: master, Admin: admin, Timeout: 5 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := src.t.version(ctx); err != nil || v.Major < 19 {
+	if v, err := src.t.Version(ctx); err != nil || v.Major < 19 {
 		t.Skipf("the JSON-2 test needs Odoo 19 or later: %+v, %v", v, err)
 	}
 	if err := src.DuplicateDatabase(ctx, db); err != nil {
@@ -57,10 +59,21 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 	if err != nil {
 		t.Fatalf("API key of the administrator: %v", err)
 	}
-	if !apiKeyForm(k.Key) || !k.Expires.After(time.Now()) || k.Expires.After(time.Now().Add(49*time.Hour)) {
+	if !rpc.APIKeyForm(k.Key) || !k.Expires.After(time.Now()) || k.Expires.After(time.Now().Add(49*time.Hour)) {
 		t.Fatalf("API key %d characters, expires %s", len(k.Key), k.Expires)
 	}
 	return a, k.Key
+}
+
+// session returns a session of id on a's database over the transport
+// mode, as the connector's reader logs in (odoo.New).
+func session(tb testing.TB, a *Admin, mode string, id odoo.Identity) *rpc.Session {
+	tb.Helper()
+	t, err := rpc.NewTransport(rpc.Options{URL: a.t.Base(), Mode: mode, Secrets: []string{id.Password}, Database: a.db})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rpc.NewSession(t, a.db, "reader", id)
 }
 
 // rawJSON2 posts body to /json/2/model/method with key, as a test's own
@@ -68,7 +81,7 @@ func realJSON2(t testing.TB) (a *Admin, adminKey string) {
 func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string]any) (int, any) {
 	t.Helper()
 	raw, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, a.t.base+"/json/2/"+model+"/"+method, bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, a.t.Base()+"/json/2/"+model+"/"+method, bytes.NewReader(raw))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "bearer "+key)
 	req.Header.Set("X-Odoo-Database", a.db)
@@ -90,15 +103,11 @@ func rawJSON2(t *testing.T, a *Admin, key, model, method string, body map[string
 func TestRealOdooJSON2(t *testing.T) {
 	a, key := realJSON2(t)
 	ctx := context.Background()
-	c, err := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportJSON2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Login(ctx); err != nil {
+	s := session(t, a, odoo.TransportJSON2, odoo.Identity{Login: "admin", Password: key})
+	if _, err := s.UID(ctx); err != nil {
 		t.Fatalf("login by API key: %v", err)
 	}
-	s := c.reader
-	rs, err := s.searchRead(ctx, "res.partner", []any{leaf("id", "=", 1)}, []string{"name", "company_id", "credit_limit"}, nil)
+	rs, err := s.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", 1)}, []string{"name", "company_id", "credit_limit"}, nil)
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("search_read: %v, %v", rs, err)
 	}
@@ -108,20 +117,20 @@ func TestRealOdooJSON2(t *testing.T) {
 	if _, ok := rs[0]["credit_limit"].(float64); !ok {
 		t.Errorf("a float field is %T (%v), want float64", rs[0]["credit_limit"], rs[0]["credit_limit"])
 	}
-	v, err := s.execute(ctx, "res.partner", "create", []any{map[string]any{"name": "JSON-2 Supplies", "is_company": true}}, nil)
-	id, idErr := asID(v)
+	v, err := s.Execute(ctx, "res.partner", "create", []any{map[string]any{"name": "JSON-2 Supplies", "is_company": true}}, nil)
+	id, idErr := rpc.AsID(v)
 	if err != nil || idErr != nil {
 		t.Fatalf("create of one record = %v (%T), %v; want the id", v, v, err)
 	}
-	if _, err := s.execute(ctx, "res.partner", "write", []any{[]any{id}, map[string]any{"phone": "+49 30 1"}}, nil); err != nil {
+	if _, err := s.Execute(ctx, "res.partner", "write", []any{[]any{id}, map[string]any{"phone": "+49 30 1"}}, nil); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	v, err = s.execute(ctx, "res.partner", "read", []any{[]any{id}}, map[string]any{"fields": strs([]string{"phone"})})
-	if rs, _ := records(v); err != nil || len(rs) != 1 || rs[0]["phone"] != "+49 30 1" {
+	v, err = s.Execute(ctx, "res.partner", "read", []any{[]any{id}}, map[string]any{"fields": rpc.Strs([]string{"phone"})})
+	if rs, _ := rpc.Records(v); err != nil || len(rs) != 1 || rs[0]["phone"] != "+49 30 1" {
 		t.Errorf("read back: %v, %v", v, err)
 	}
 
-	bill, err := s.execute(ctx, "account.move", "create", []any{map[string]any{"move_type": "in_invoice", "partner_id": id}}, nil)
+	bill, err := s.Execute(ctx, "account.move", "create", []any{map[string]any{"move_type": "in_invoice", "partner_id": id}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,16 +144,16 @@ func TestRealOdooJSON2(t *testing.T) {
 		want          error
 		status        int
 	}{
-		{"ValidationError", "res.partner.bank", "create", []any{map[string]any{"partner_id": id}}, nil, ErrUser, 422},
-		{"UserError", "account.move", "action_post", []any{[]any{bill}}, nil, ErrUser, 422},
-		{"MissingError", "res.partner", "write", []any{[]any{999999}, map[string]any{"name": "x"}}, nil, ErrMissing, 404},
-		{"unknown model", "no.such.model", "search_read", []any{[]any{}}, nil, ErrMissing, 404},
-		{"unknown method", "res.partner", "action_create_payments", []any{[]any{id}}, nil, ErrServer, 404},
-		{"ValueError", "res.partner", "search_read", []any{[]any{leaf("no_such_field", "=", 1)}}, nil, ErrServer, 500},
-		{"TypeError", "res.partner", "search_read", []any{[]any{}}, map[string]any{"args": []any{}}, ErrServer, 500},
+		{"ValidationError", "res.partner.bank", "create", []any{map[string]any{"partner_id": id}}, nil, odoo.ErrUser, 422},
+		{"UserError", "account.move", "action_post", []any{[]any{bill}}, nil, odoo.ErrUser, 422},
+		{"MissingError", "res.partner", "write", []any{[]any{999999}, map[string]any{"name": "x"}}, nil, odoo.ErrMissing, 404},
+		{"unknown model", "no.such.model", "search_read", []any{[]any{}}, nil, odoo.ErrMissing, 404},
+		{"unknown method", "res.partner", "action_create_payments", []any{[]any{id}}, nil, odoo.ErrServer, 404},
+		{"ValueError", "res.partner", "search_read", []any{[]any{rpc.Leaf("no_such_field", "=", 1)}}, nil, odoo.ErrServer, 500},
+		{"TypeError", "res.partner", "search_read", []any{[]any{}}, map[string]any{"args": []any{}}, odoo.ErrServer, 500},
 	} {
-		_, err := s.execute(ctx, tc.model, tc.method, tc.args, tc.kw)
-		var f *Fault
+		_, err := s.Execute(ctx, tc.model, tc.method, tc.args, tc.kw)
+		var f *odoo.Fault
 		if !errors.Is(err, tc.want) || !errors.As(err, &f) || (tc.status != 0 && f.Status != tc.status) {
 			t.Errorf("%s: %v; want %v, HTTP %d", tc.name, err, tc.want, tc.status)
 			continue
@@ -160,32 +169,32 @@ func TestRealOdooJSON2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := Identity{Login: "ip-json2-plain", Password: "pw-" + key[:12]}
+	plain := odoo.Identity{Login: "ip-json2-plain", Password: "pw-" + key[:12]}
 	if _, err := a.create(ctx, "res.users", map[string]any{"name": "plain", "login": plain.Login, "password": plain.Password,
 		"group_ids": []any{[]any{6, 0, []any{gid}}}}, map[string]any{"context": map[string]any{"no_reset_password": true}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.NewAPIKey(ctx, plain, "too long", 365); !errors.Is(err, ErrUser) {
-		t.Errorf("a 365-day key for a plain user: %v; want ErrUser (internal users: 90 days)", err)
+	if _, err := a.NewAPIKey(ctx, plain, "too long", 365); !errors.Is(err, odoo.ErrUser) {
+		t.Errorf("a 365-day key for a plain user: %v; want odoo.ErrUser (internal users: 90 days)", err)
 	}
 	pk, err := a.NewAPIKey(ctx, plain, "plain", KeyDays)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: plain.Login, Password: pk.Key}})
-	if _, err := pc.reader.execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, ErrAccess) {
-		t.Errorf("AccessError: %v; want ErrAccess", err)
+	pc := session(t, a, odoo.TransportAuto, odoo.Identity{Login: plain.Login, Password: pk.Key})
+	if _, err := pc.Execute(ctx, "account.move", "search_read", []any{[]any{}}, map[string]any{"limit": 1}); !errors.Is(err, odoo.ErrAccess) {
+		t.Errorf("AccessError: %v; want odoo.ErrAccess", err)
 	} else {
 		t.Logf("AccessError: %v", err)
 	}
-	other, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
-	if err := other.Login(ctx); !errors.Is(err, ErrKeyRefused) || !strings.Contains(err.Error(), plain.Login) {
-		t.Errorf("another user's key: %v; want ErrKeyRefused naming %s", err, plain.Login)
+	other, _ := odoo.New(odoo.Config{URL: a.t.Base(), DB: a.db, Reader: odoo.Identity{Login: "admin", Password: pk.Key, Setting: "ODOO_READER_PASSWORD"}})
+	if err := other.Login(ctx); !errors.Is(err, odoo.ErrKeyRefused) || !strings.Contains(err.Error(), plain.Login) {
+		t.Errorf("another user's key: %v; want odoo.ErrKeyRefused naming %s", err, plain.Login)
 	}
 
 	// The key as the XML-RPC password.
-	xc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: key}, Transport: TransportXMLRPC})
-	if _, err := xc.reader.searchRead(ctx, "res.partner", []any{leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
+	xc := session(t, a, odoo.TransportXMLRPC, odoo.Identity{Login: "admin", Password: key})
+	if _, err := xc.SearchRead(ctx, "res.partner", []any{rpc.Leaf("id", "=", id)}, []string{"name"}, nil); err != nil {
 		t.Errorf("XML-RPC with the API key as password: %v", err)
 	}
 
@@ -200,35 +209,16 @@ func TestRealOdooJSON2(t *testing.T) {
 		t.Fatalf("revoke: %d %v", st, v)
 	}
 	for name, k := range map[string]string{"expired": expired.(string), "revoked": revoked.(string), "wrong": strings.Repeat("0", 40)} {
-		for _, tr := range []string{TransportJSON2, TransportXMLRPC} {
-			kc, _ := New(Config{URL: a.t.base, DB: a.db, Reader: Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
+		for _, tr := range []string{odoo.TransportJSON2, odoo.TransportXMLRPC} {
+			kc, _ := odoo.New(odoo.Config{URL: a.t.Base(), DB: a.db, Reader: odoo.Identity{Login: "admin", Password: k, Setting: "environment variable ODOO_READER_PASSWORD"}, Transport: tr})
 			err := kc.Login(ctx)
-			if !errors.Is(err, ErrKeyRefused) || !errors.Is(err, ErrAccessDenied) || !strings.Contains(err.Error(), "ODOO_READER_PASSWORD") ||
+			if !errors.Is(err, odoo.ErrKeyRefused) || !errors.Is(err, odoo.ErrAccessDenied) || !strings.Contains(err.Error(), "ODOO_READER_PASSWORD") ||
 				!strings.Contains(err.Error(), "expired") || strings.Contains(err.Error(), k) {
-				t.Errorf("%s key over %s: %v; want ErrKeyRefused naming the setting, without the key", name, tr, err)
+				t.Errorf("%s key over %s: %v; want odoo.ErrKeyRefused naming the setting, without the key", name, tr, err)
 			} else {
 				t.Logf("%s key over %s: %v", name, tr, err)
 			}
 		}
-	}
-}
-
-// TestRealOdooJSON2Refused: a server without JSON-2 (Odoo 17 or 18) is
-// refused at Login when the transport asks for it, with what to set.
-func TestRealOdooJSON2Refused(t *testing.T) {
-	url := odootest.RealOf(t, 17, 18).URL
-	c, err := New(Config{URL: url, DB: "any", Reader: Identity{Login: "r", Password: "p"}, Transport: TransportJSON2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := c.Version(context.Background())
-	if err != nil || v.Major >= 19 {
-		t.Skipf("needs Odoo 17 or 18: %+v, %v", v, err)
-	}
-	if err := c.Login(context.Background()); !errors.Is(err, ErrNoJSON2) || !strings.Contains(err.Error(), `"xmlrpc"`) {
-		t.Errorf("json2 on Odoo %s: %v; want ErrNoJSON2", v.Server, err)
-	} else {
-		t.Log(err)
 	}
 }
 
@@ -242,33 +232,35 @@ func TestRealOdooJSON2Refused(t *testing.T) {
 func BenchmarkRealSearchRead(b *testing.B) {
 	a, key := realJSON2(b)
 	ctx := context.Background()
-	id := Identity{Login: "admin", Password: key}
+	id := odoo.Identity{Login: "admin", Password: key}
 	variants := []struct {
 		name string
-		c    *Client
+		s    *rpc.Session
 	}{
 		{"json2", nil}, {"xmlrpc-header", nil}, {"xmlrpc-noheader", nil},
 	}
-	for i, tr := range []string{TransportJSON2, TransportXMLRPC, TransportXMLRPC} {
-		c, err := New(Config{URL: a.t.base, DB: a.db, Reader: id, Transport: tr})
+	for i, tr := range []string{odoo.TransportJSON2, odoo.TransportXMLRPC, odoo.TransportXMLRPC} {
+		o := rpc.Options{URL: a.t.Base(), Mode: tr, Secrets: []string{key}, Database: a.db}
+		if i == 2 {
+			o.Database = ""
+		}
+		t, err := rpc.NewTransport(o)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if i == 2 {
-			c.t.header = ""
-		}
-		if err := c.Login(ctx); err != nil {
+		s := rpc.NewSession(t, a.db, "reader", id)
+		if _, err := s.UID(ctx); err != nil {
 			b.Fatal(err)
 		}
-		variants[i].c = c
+		variants[i].s = s
 	}
-	domain := []any{leaf("move_type", "=", "in_invoice")}
+	domain := []any{rpc.Leaf("move_type", "=", "in_invoice")}
 	fields := []string{"name", "partner_id", "amount_total", "amount_residual", "state", "invoice_date"}
 	took := make([][]time.Duration, len(variants))
 	for b.Loop() {
 		for i, v := range variants {
 			start := time.Now()
-			if _, err := v.c.reader.searchRead(ctx, "account.move", domain, fields, nil); err != nil {
+			if _, err := v.s.SearchRead(ctx, "account.move", domain, fields, nil); err != nil {
 				b.Fatalf("%s: %v", v.name, err)
 			}
 			took[i] = append(took[i], time.Since(start))

@@ -1,4 +1,4 @@
-package odoo
+package rpc
 
 import (
 	"os"
@@ -23,20 +23,20 @@ func FuzzDecodeAnswer(f *testing.F) {
 		if err != nil {
 			return
 		}
-		rs, err := records(v)
+		rs, err := Records(v)
 		if err != nil {
 			return
 		}
 		for _, r := range rs {
-			_, _ = r.id()
-			_, _, _ = r.many2one("partner_id")
-			_, _ = r.datetime("write_date")
-			_, _ = r.date("invoice_date_due")
-			_, _ = r.amount("amount_total", 2)
-			_, _ = r.ids("reconciled_bill_ids")
-			_, _ = r.str("name")
-			_, _ = r.boolean("active")
-			_, _ = r.integer("sequence")
+			_, _ = r.ID()
+			_, _, _ = r.Many2one("partner_id")
+			_, _ = r.Datetime("write_date")
+			_, _ = r.Date("invoice_date_due")
+			_, _ = r.Amount("amount_total", 2)
+			_, _ = r.IDs("reconciled_bill_ids")
+			_, _ = r.Str("name")
+			_, _ = r.Bool("active")
+			_, _ = r.Int("sequence")
 		}
 	})
 }
@@ -75,7 +75,7 @@ func TestMinorUnits(t *testing.T) {
 		if err != nil || int64(got) != tt.want {
 			t.Errorf("toMinor(%v, %d) = %d, %v; want %d", tt.f, tt.dec, got, err, tt.want)
 		}
-		if back := fromMinor(got, tt.dec); back != float64(tt.want)/pow10(tt.dec) {
+		if back := FromMinor(got, tt.dec); back != float64(tt.want)/pow10(tt.dec) {
 			t.Errorf("fromMinor(%d) = %v", got, back)
 		}
 	}

@@ -1,4 +1,4 @@
-package odoo
+package rpc
 
 import (
 	"context"
@@ -34,12 +34,12 @@ func TestSessionRenewal(t *testing.T) {
 	srv := odootest.NewServer("m")
 	defer srv.Close()
 	rt := &countGets{}
-	tr, err := newTransport(srv.URL, &http.Client{Transport: rt}, 0, nil)
+	tr, err := NewTransport(Options{URL: srv.URL, HTTPClient: &http.Client{Transport: rt}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	tr.useDatabase("books", func() time.Time { return now })
+	tr.UseDatabase("books", func() time.Time { return now })
 	ctx := context.Background()
 	first := tr.dbSession(ctx)
 	if first == "" || rt.gets.Load() != 1 {
