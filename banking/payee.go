@@ -196,21 +196,23 @@ func notAlnum(r rune) bool {
 }
 
 // AgentAddress is the registry of address fields the agent supplied
-// (registry "agent_address"): any value resolves to itself, record
-// NotOnFile, so that the policy can ask the person to confirm it. It
-// never reads a bank.
+// (registry "agent_address"): a value resolves to itself, as written,
+// record NotOnFile, so that the policy can ask the person to confirm it,
+// unless a person could misread it: it must be a name that normalize.Name
+// accepts (no control or invisible character, no letter that imitates
+// another script's, at most 256 characters). It never reads a bank.
 type AgentAddress struct{}
 
 var _ resolve.Registry = AgentAddress{}
 
 // Lookup implements resolve.Registry. It returns an error wrapping
-// resolve.ErrNoMatch for an empty value or one with a control character.
+// resolve.ErrNoMatch for a value that normalize.Name refuses.
 func (AgentAddress) Lookup(ctx context.Context, _ intent.Owner, value string) (resolve.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return resolve.Record{}, err
 	}
-	if strings.TrimSpace(value) == "" || strings.ContainsFunc(value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		return resolve.Record{}, resolve.NoMatch("an address field must be non-empty text on one line")
+	if _, err := normalize.Name(value); err != nil || strings.ContainsAny(value, "\n\r\t") {
+		return resolve.Record{}, resolve.NoMatch("an address field read by the agent must be plain text on one line, without look-alike characters")
 	}
 	return resolve.Record{ID: NotOnFile, Value: value}, nil
 }

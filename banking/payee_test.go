@@ -171,10 +171,30 @@ func TestAddressReadByAgent(t *testing.T) {
 		`{"action":"banking.update_user_info","args":{"street":"Dalton Street 123","last_name":"Black"}}`,
 		`{"action":"banking.update_user_info","args":{"city":"New\nYork"}}`,
 		`{"action":"banking.update_user_info","args":{"city":"  "}}`,
+		`{"action":"banking.update_user_info","args":{"street":"1234 \u0415lm Street"}}`, // a Cyrillic E
+		`{"action":"banking.update_user_info","args":{"street":"Dalton\u200bStreet 123"}}`,
 	} {
 		if d := f.decide(tok, bad); code(d) != intent.CodeNotTrusted || d.Executed {
 			t.Errorf("%s: verdict %s code %s; want %s", bad, d.Verdict, code(d), intent.CodeNotTrusted)
 		}
+	}
+	if d := f.decide(tok, `{"action":"banking.update_user_info","args":{"city":"Zürich"}}`); d.Verdict != intent.StepUp {
+		t.Errorf("an accented city: verdict %s %+v; want a step-up", d.Verdict, d.Refusal)
+	}
+
+	// The user gave the new street: another one is refused, approved or not.
+	named, nid := f.mandate(mandate.Mandate{ID: "m-named", Scope: []intent.Action{banking.ActionUpdateUserInfo},
+		Claims: map[string][]string{banking.ClaimStreet: {"1234 Elm Street"}}})
+	p = `{"action":"banking.update_user_info","args":{"street":"Dalton Street 123"}}`
+	d = f.decide(named, p)
+	if d.Verdict != intent.Deny || code(d) != intent.CodePolicyDenied {
+		t.Errorf("another street than the mandate's: verdict %s code %s; want deny %s", d.Verdict, code(d), intent.CodePolicyDenied)
+	}
+	if d := f.decide(named, p, f.approve(d, nid)); d.Executed {
+		t.Error("another street than the mandate's executed with an approval")
+	}
+	if d := f.decide(named, `{"action":"banking.update_user_info","args":{"street":"1234 Elm Street","city":"New York"}}`); d.Verdict != intent.StepUp {
+		t.Errorf("the mandate's street, a city read by the agent: verdict %s %+v; want a step-up", d.Verdict, d.Refusal)
 	}
 }
 

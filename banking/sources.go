@@ -126,9 +126,15 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	switch q.Action {
 	case ActionSendMoney, ActionScheduleTransaction, ActionUpdateScheduledTransaction:
 	case ActionUpdateUserInfo:
-		facts["address_read_by_agent"] = intent.Bool(slices.ContainsFunc(q.Resolved, func(r intent.Resolved) bool {
-			return r.Provenance.Source == agentAddress
-		}))
+		byAgent, other := false, false
+		for _, r := range q.Resolved {
+			if r.Provenance.Source == agentAddress {
+				byAgent = true
+				other = other || len(q.Claims[r.Param]) > 0 // the claims are named as the fields
+			}
+		}
+		facts["address_read_by_agent"] = intent.Bool(byAgent)
+		facts["address_not_the_mandates"] = intent.Bool(other)
 		return facts, nil
 	default:
 		return facts, nil
