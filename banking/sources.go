@@ -126,16 +126,7 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	switch q.Action {
 	case ActionSendMoney, ActionScheduleTransaction, ActionUpdateScheduledTransaction:
 	case ActionUpdateUserInfo:
-		byAgent, other := false, false
-		for _, r := range q.Resolved {
-			if r.Provenance.Source == agentAddress {
-				byAgent = true
-				other = other || len(q.Claims[r.Param]) > 0 // the claims are named as the fields
-			}
-		}
-		facts["address_read_by_agent"] = intent.Bool(byAgent)
-		facts["address_not_the_mandates"] = intent.Bool(other)
-		return facts, nil
+		return addressFacts(q), nil
 	default:
 		return facts, nil
 	}
@@ -185,6 +176,23 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	facts["new_recurring"] = intent.Bool(cur.Recurring || q.Args["recurring"].Bool)
 	facts["date_changed"] = intent.Bool(q.Args["date"].Str != "" && q.Args["date"].Str != cur.Date)
 	return facts, nil
+}
+
+// addressFacts are the facts of banking.update_user_info: whether a field
+// was read by the agent, and whether such a field is one the mandate
+// gives another value for.
+func addressFacts(q gateway.FactQuery) map[string]intent.Value {
+	byAgent, other := false, false
+	for _, r := range q.Resolved {
+		if r.Provenance.Source == agentAddress {
+			byAgent = true
+			other = other || len(q.Claims[r.Param]) > 0 // the claims are named as the fields
+		}
+	}
+	return map[string]intent.Value{
+		"address_read_by_agent":    intent.Bool(byAgent),
+		"address_not_the_mandates": intent.Bool(other),
+	}
 }
 
 var (
