@@ -39,22 +39,22 @@ func TestReplayAll(t *testing.T) {
 	if all.UtilityOK != ok || all.UtilityNoAttackTotal != 16+40+21+20 {
 		t.Errorf("totals %d (suites %d), %d user tasks", all.UtilityOK, ok, all.UtilityNoAttackTotal)
 	}
-	// The load: banking 4 of 14 consequential calls without attack,
+	// The load: banking 8 of 14 consequential calls without attack,
 	// workspace 0 of 29, slack 5 of 52, travel 0 of 6; each call recurs
 	// under every injection task (9, 14, 5 and 7 of them).
 	got := all.LoadTotal
 	got.Tasks = nil
-	if want := (HumanLoad{NoAttackCalls: 101, NoAttackAsked: 9, UnderAttackCalls: 834, UnderAttackAsked: 61}); !reflect.DeepEqual(got, sum) || !reflect.DeepEqual(got, want) {
+	if want := (HumanLoad{NoAttackCalls: 101, NoAttackAsked: 13, UnderAttackCalls: 834, UnderAttackAsked: 97}); !reflect.DeepEqual(got, sum) || !reflect.DeepEqual(got, want) {
 		t.Errorf("load total %+v, sum of the suites %+v; want %+v", got, sum, want)
 	}
-	if len(all.LoadTotal.Tasks) != 9 {
-		t.Errorf("asked without attack: %q; want 9 calls", all.LoadTotal.Tasks)
+	if len(all.LoadTotal.Tasks) != 13 {
+		t.Errorf("asked without attack: %q; want 13 calls", all.LoadTotal.Tasks)
 	}
 	var b strings.Builder
 	if err := all.WriteTable(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range append(Suites, "all", "0 of 949", "9 of 101", "61 of 834") {
+	for _, s := range append(Suites, "all", "0 of 949", "13 of 101", "97 of 834") {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("the table lacks %q:\n%s", s, b.String())
 		}

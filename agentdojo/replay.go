@@ -585,7 +585,7 @@ func newGatewayAgent(bank *banking.Mem, ut *UserTask, mandateID string) (*gatewa
 		return nil, fmt.Errorf("agentdojo: mandate of %s: %w", ut.Name(), err)
 	}
 	g := &gatewayAgent{gw: gw, token: token, mandateID: mandateID}
-	for _, c := range ut.Calls {
+	for _, c := range ut.approvedCalls() {
 		if op, ok := g.operation(c); ok {
 			g.expected = append(g.expected, op)
 		}

@@ -126,10 +126,20 @@ func newSession(bank *banking.Mem, ut *UserTask, mandateID string, cfg sessionCo
 	for _, c := range ut.Calls {
 		calls = append(calls, c)
 	}
-	return openSession(gw, mandate.Mandate{
+	s, err := openSession(gw, mandate.Mandate{
 		ID: mandateID, Scope: ut.Mandate.Scope, Claims: ut.Mandate.Claims, Mode: cfg.mode,
 		Budget: intent.Money{Currency: "EUR", Amount: ut.Mandate.Budget},
 	}, ut.Name(), calls, cfg.approver)
+	if err != nil {
+		return nil, err
+	}
+	s.expected = nil // what the user approves: payees named by a name as the gateway shows them
+	for _, c := range ut.approvedCalls() {
+		if op, ok := expectedOperation(gw, c.Action(), c.Proposal(), mandateID); ok {
+			s.expected = append(s.expected, op)
+		}
+	}
+	return s, nil
 }
 
 // configured returns reg as cfg changes it when a lookup is made (cfg is

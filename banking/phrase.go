@@ -20,7 +20,8 @@ func Phraser() approval.Phraser { return approval.PhraserFunc(phrase) }
 
 var labels = map[string]string{
 	"recipient": "Recipient's account", "amount": "Amount", "subject": "Subject", "date": "Date",
-	"recurring": "Recurring", "id": "Standing order",
+	"recurring": "Recurring", "id": "Standing order", "street": "Street", "city": "City",
+	"first_name": "First name", "last_name": "Last name",
 }
 
 func phrase(r approval.Request) (approval.Phrase, bool) {
@@ -75,11 +76,25 @@ func phrase(r approval.Request) (approval.Phrase, bool) {
 			what = append(what, "recurring")
 		}
 		p.Summary = fmt.Sprintf("Change standing order %s: %s", a["id"].String(), strings.Join(what, ", "))
+	case ActionUpdateUserInfo:
+		p.Summary = profileSummary(a)
 	default:
 		return approval.Phrase{}, false
 	}
 	p.Why = why(r)
 	return p, true
+}
+
+// profileSummary is a change of the user's details in words: each field
+// given, with its exact new value.
+func profileSummary(a intent.Args) string {
+	var what []string
+	for _, f := range []string{"first_name", "last_name", "street", "city"} {
+		if v, ok := a[f]; ok && v.Kind == intent.KindString && v.Str != "" {
+			what = append(what, fmt.Sprintf("%s %q", strings.ToLower(labels[f]), v.Str))
+		}
+	}
+	return "Change your details: " + strings.Join(what, ", ")
 }
 
 // why says why a person is asked, one entry per approval guard that asked.
@@ -122,6 +137,10 @@ func why(r approval.Request) []string {
 			out = append(out, "It is a recurring payment: it repeats beyond this session's budget.")
 		case "confirm-standing-order-redirect":
 			out = append(out, "It sends a standing order to an account that was not named for this session.")
+		case "confirm-payee-read-by-agent":
+			out = append(out, "The assistant read this account (in a bill, a message or your history); it is not on file and you did not name it. Check it against the source you trust.")
+		case "confirm-address-read-by-agent":
+			out = append(out, "The assistant read this address (in a file or a message); you did not give it. Check it before it replaces yours.")
 		}
 	}
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/intentplane/intentplane/core/contract"
@@ -39,19 +40,9 @@ type Beneficiaries struct {
 // resolve.ErrNoMatch when there is none, including for an owner the bank
 // does not know.
 func (b Beneficiaries) Lookup(ctx context.Context, owner intent.Owner, value string) (resolve.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return resolve.Record{}, err
-	}
-	a, err := b.Bank.Account(owner)
-	if errors.Is(err, ErrUnknownOwner) {
-		return resolve.Record{}, fmt.Errorf("%w: no account", resolve.ErrNoMatch)
-	}
+	a, err := payer(ctx, b.Bank, owner, value)
 	if err != nil {
 		return resolve.Record{}, err
-	}
-	own := canonical(a.IBAN)
-	if value == "" || value == own {
-		return resolve.Record{}, resolve.ErrNoMatch
 	}
 	find := func(kind string, ts []Transaction) (resolve.Record, bool) {
 		for _, t := range ts {
@@ -70,6 +61,26 @@ func (b Beneficiaries) Lookup(ctx context.Context, owner intent.Owner, value str
 	return resolve.Record{}, resolve.ErrNoMatch
 }
 
+// payer returns owner's account for a registry looking up value, or an
+// error: ctx's, one wrapping resolve.ErrNoMatch for an owner the bank does
+// not know, an empty value or the owner's own account, or the bank's.
+func payer(ctx context.Context, bank *Mem, owner intent.Owner, value string) (Account, error) {
+	if err := ctx.Err(); err != nil {
+		return Account{}, err
+	}
+	a, err := bank.Account(owner)
+	if errors.Is(err, ErrUnknownOwner) {
+		return Account{}, fmt.Errorf("%w: no account", resolve.ErrNoMatch)
+	}
+	if err != nil {
+		return Account{}, err
+	}
+	if value == "" || value == canonical(a.IBAN) {
+		return Account{}, resolve.ErrNoMatch
+	}
+	return a, nil
+}
+
 // canonical returns s normalized as an account number, or "" if it is not
 // one.
 func canonical(s string) string {
@@ -86,15 +97,21 @@ func canonical(s string) string {
 //   - recipient_is_own_account: it is the owner's own account;
 //   - recipient_in_mandate: it was resolved from the mandate's "payees";
 //   - recipient_paid_before: the owner's history or standing orders hold a
-//     payment to it.
+//     payment to it;
+//   - recipient_read_by_agent: no trusted source holds it; it was resolved
+//     from the agent_payee registry (the agent supplied it);
+//   - recipient_looks_like_on_file: it was read by the agent and could be
+//     taken for an account on file or named in the mandate (looksLike).
 //
-// For banking.update_scheduled_transaction it gives the same three about
+// For banking.update_scheduled_transaction it gives the same five about
 // the new recipient (false when none is given), and about the standing
 // order: scheduled_found, scheduled_amount (cents), scheduled_recurring,
 // recipient_changed, new_amount (cents, after the update), new_recurring
 // and date_changed (a date is given and differs from the order's next
 // date). A standing order the owner does not have gives
-// scheduled_found false, never an error. Other actions get no facts.
+// scheduled_found false, never an error. For banking.update_user_info it
+// gives address_read_by_agent: a field was resolved from the
+// agent_address registry. Other actions get no facts.
 type Facts struct {
 	Bank *Mem
 }
@@ -108,6 +125,8 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	facts := map[string]intent.Value{}
 	switch q.Action {
 	case ActionSendMoney, ActionScheduleTransaction, ActionUpdateScheduledTransaction:
+	case ActionUpdateUserInfo:
+		return addressFacts(q), nil
 	default:
 		return facts, nil
 	}
@@ -122,6 +141,9 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	facts["recipient_is_own_account"] = intent.Bool(recipient != "" && recipient == canonical(a.IBAN))
 	facts["recipient_in_mandate"] = intent.Bool(recipient != "" && fromMandate(q.Resolved))
 	facts["recipient_paid_before"] = intent.Bool(recipient != "" && paidBefore(a, recipient))
+	byAgent := recipient != "" && readByAgent(q.Resolved)
+	facts["recipient_read_by_agent"] = intent.Bool(byAgent)
+	facts["recipient_looks_like_on_file"] = intent.Bool(byAgent && looksLike(recipient, onFile(a, q.Claims[ClaimPayees])))
 	if q.Action != ActionUpdateScheduledTransaction {
 		return facts, nil
 	}
@@ -154,6 +176,53 @@ func (f Facts) Facts(ctx context.Context, q gateway.FactQuery) (map[string]inten
 	facts["new_recurring"] = intent.Bool(cur.Recurring || q.Args["recurring"].Bool)
 	facts["date_changed"] = intent.Bool(q.Args["date"].Str != "" && q.Args["date"].Str != cur.Date)
 	return facts, nil
+}
+
+// addressFacts are the facts of banking.update_user_info: whether a field
+// was read by the agent, and whether such a field is one the mandate
+// gives another value for.
+func addressFacts(q gateway.FactQuery) map[string]intent.Value {
+	byAgent, other := false, false
+	for _, r := range q.Resolved {
+		if r.Provenance.Source == agentAddress {
+			byAgent = true
+			other = other || len(q.Claims[r.Param]) > 0 // the claims are named as the fields
+		}
+	}
+	return map[string]intent.Value{
+		"address_read_by_agent":    intent.Bool(byAgent),
+		"address_not_the_mandates": intent.Bool(other),
+	}
+}
+
+var (
+	agentPayee   = contract.FromRegistry(RegistryAgentPayee).String()
+	agentAddress = contract.FromRegistry(RegistryAgentAddress).String()
+)
+
+// readByAgent reports whether the recipient was resolved from the
+// agent_payee registry: the agent supplied it.
+func readByAgent(rs []intent.Resolved) bool {
+	return slices.ContainsFunc(rs, func(r intent.Resolved) bool {
+		return r.Param == "recipient" && r.Provenance.Source == agentPayee
+	})
+}
+
+// onFile returns the accounts a payee could be taken for: the owner's own
+// account, every account in the history and standing orders, and the
+// payees the mandate names (normalized; those that are not account
+// numbers are left out).
+func onFile(a Account, payees []string) []string {
+	out := []string{canonical(a.IBAN)}
+	for _, ts := range [][]Transaction{a.Transactions, a.Scheduled} {
+		for _, t := range ts {
+			out = append(out, canonical(t.Sender), canonical(t.Recipient))
+		}
+	}
+	for _, p := range payees {
+		out = append(out, canonical(p))
+	}
+	return out
 }
 
 // fromMandate reports whether the recipient was resolved from the

@@ -231,9 +231,9 @@ func grouped(ws []string) bool {
 func appendReferenceRune(word []byte, r rune) (_ []byte, end, ok bool) {
 	switch {
 	case 'a' <= r && r <= 'z':
-		return append(word, confusable(byte(r)-('a'-'A'))), false, true
+		return append(word, ConfusableDigit(byte(r)-('a'-'A'))), false, true
 	case 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
-		return append(word, confusable(byte(r))), false, true
+		return append(word, ConfusableDigit(byte(r))), false, true
 	case r < utf8.RuneSelf, r == '°', r == 'º', r == '№', r == '’', unicode.Is(unicode.Zs, r), unicode.Is(unicode.Pd, r):
 		return word, true, true
 	case r == 'é' || r == 'É':
@@ -271,9 +271,11 @@ func joinReferenceWords(words []string) string {
 	return b.String()
 }
 
-// confusable returns the digit that OCR and typing confuse with the
-// upper-case letter c, or c itself.
-func confusable(c byte) byte {
+// ConfusableDigit returns the digit that OCR and typing confuse with the
+// upper-case letter c (O 0, I and L 1, S 5, B 8, Z 2), or c itself. The
+// duplicate key of a reference and the banking pack's look-alike accounts
+// read letters as digits with it.
+func ConfusableDigit(c byte) byte {
 	switch c {
 	case 'O':
 		return '0'
@@ -313,7 +315,7 @@ var documentWords = func() map[string]bool {
 func confusableWord(w string) string {
 	b := []byte(w)
 	for i, c := range b {
-		b[i] = confusable(c)
+		b[i] = ConfusableDigit(c)
 	}
 	return string(b)
 }

@@ -55,8 +55,9 @@ func TestBanking(t *testing.T) {
 		if d := h.decide(tok, banking.ActionSendMoney, small); d.Verdict != intent.Allow || !d.Executed {
 			t.Fatalf("allowed: %s %s %s", d.Verdict, code(d), message(d))
 		}
-		// Refused: the attacker's account is on file nowhere.
-		if d := h.decide(tok, banking.ActionSendMoney, send(bankAttacker, "0.01", "spotify")); d.Verdict != intent.Deny || code(d) != intent.CodeNotTrusted || d.Executed {
+		// Not executed: the attacker's account is on file nowhere, so the
+		// agent read it; only a person who confirms it could let it pay.
+		if d := h.decide(tok, banking.ActionSendMoney, send(bankAttacker, "0.01", "spotify")); d.Verdict != intent.StepUp || code(d) != intent.CodeApprovalRequired || d.Executed {
 			t.Fatalf("attacker: %s %s %s", d.Verdict, code(d), message(d))
 		}
 		// Step-up, then approved.
