@@ -94,25 +94,24 @@ type ReceiptPage struct {
 }
 
 // ReceiptKey is a receipt's position in the order of ReceiptIndex:
-// by time (Unix nanoseconds, saturated as UnixNano saturates them), then
-// owner (bytewise), then Seq.
+// by time, then owner (bytewise), then Seq.
 type ReceiptKey struct {
-	At    int64
+	Time  time.Time // UTC
 	Owner intent.Owner
 	Seq   uint64
 }
 
 // KeyOf returns r's ReceiptKey.
 func KeyOf(r receipt.Receipt) ReceiptKey {
-	return ReceiptKey{At: UnixNano(r.Time), Owner: r.Owner, Seq: r.Seq}
+	return ReceiptKey{Time: r.Time.UTC(), Owner: r.Owner, Seq: r.Seq}
 }
 
 // Compare returns -1, 0 or +1 as k sorts before, with or after o (older
 // first).
 func (k ReceiptKey) Compare(o ReceiptKey) int {
 	switch {
-	case k.At != o.At:
-		return cmpInt(k.At, o.At)
+	case !k.Time.Equal(o.Time):
+		return k.Time.Compare(o.Time)
 	case k.Owner != o.Owner:
 		return strings.Compare(string(k.Owner), string(o.Owner))
 	case k.Seq < o.Seq:
@@ -121,13 +120,6 @@ func (k ReceiptKey) Compare(o ReceiptKey) int {
 		return 1
 	}
 	return 0
-}
-
-func cmpInt(a, b int64) int {
-	if a < b {
-		return -1
-	}
-	return 1
 }
 
 // Plan is a checked ReceiptQuery, as a store runs it: the page size, where
@@ -207,7 +199,7 @@ func (p Plan) Keeps(e Entry) bool {
 	if p.Owners != nil && !slices.Contains(p.Owners, e.Key.Owner) {
 		return false
 	}
-	if !p.From.IsZero() && e.Key.At < UnixNano(p.From) || !p.To.IsZero() && e.Key.At >= UnixNano(p.To) {
+	if !p.From.IsZero() && e.Key.Time.Before(p.From) || !p.To.IsZero() && !e.Key.Time.Before(p.To) {
 		return false
 	}
 	if p.Verdict != "" && e.Verdict.String() != p.Verdict || p.Result != "" && e.Result != p.Result {
@@ -270,7 +262,8 @@ func (q ReceiptQuery) digest() [8]byte {
 	for _, o := range q.Owners {
 		w(string(o))
 	}
-	w(fmt.Sprint(UnixNano(q.From), q.From.IsZero(), UnixNano(q.To), q.To.IsZero()))
+	w(q.From.UTC().Format(time.RFC3339Nano))
+	w(q.To.UTC().Format(time.RFC3339Nano))
 	w(q.Verdict)
 	w(q.Result)
 	w(q.Payee)
@@ -282,15 +275,17 @@ func (q ReceiptQuery) digest() [8]byte {
 	return d
 }
 
-// cursor encodes k: version, direction, time, seq, owner, then a
-// checksum over them and the query's digest.
+// cursor encodes k: version, direction, time (Unix seconds and
+// nanoseconds), seq, owner, then a checksum over them and the query's
+// digest.
 func cursor(k ReceiptKey, back bool, digest [8]byte) string {
-	b := make([]byte, 0, 2+16+len(k.Owner)+8)
+	b := make([]byte, 0, 2+20+len(k.Owner)+8)
 	b = append(b, cursorVersion, 0)
 	if back {
 		b[1] = 1
 	}
-	b = binary.BigEndian.AppendUint64(b, uint64(k.At))
+	b = binary.BigEndian.AppendUint64(b, uint64(k.Time.Unix()))
+	b = binary.BigEndian.AppendUint32(b, uint32(k.Time.Nanosecond()))
 	b = binary.BigEndian.AppendUint64(b, k.Seq)
 	b = append(b, k.Owner...)
 	sum := sha256.Sum256(append(slices.Clone(b), digest[:]...))
@@ -300,7 +295,7 @@ func cursor(k ReceiptKey, back bool, digest [8]byte) string {
 // parseCursor decodes what cursor encoded for a query of this digest.
 func parseCursor(s string, digest [8]byte) (ReceiptKey, bool, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil || len(b) < 2+16+8 || b[0] != cursorVersion || b[1] > 1 {
+	if err != nil || len(b) < 2+20+8 || b[0] != cursorVersion || b[1] > 1 {
 		return ReceiptKey{}, false, fmt.Errorf("%w: malformed", ErrBadCursor)
 	}
 	body, sum := b[:len(b)-8], b[len(b)-8:]
@@ -308,6 +303,13 @@ func parseCursor(s string, digest [8]byte) (ReceiptKey, bool, error) {
 	if string(want[:8]) != string(sum) {
 		return ReceiptKey{}, false, fmt.Errorf("%w: altered, or read with other filters", ErrBadCursor)
 	}
-	k := ReceiptKey{At: int64(binary.BigEndian.Uint64(body[2:])), Seq: binary.BigEndian.Uint64(body[10:]), Owner: intent.Owner(body[18:])}
+	ns := binary.BigEndian.Uint32(body[10:])
+	if ns >= 1e9 {
+		return ReceiptKey{}, false, fmt.Errorf("%w: malformed time", ErrBadCursor)
+	}
+	k := ReceiptKey{
+		Time: time.Unix(int64(binary.BigEndian.Uint64(body[2:])), int64(ns)).UTC(),
+		Seq:  binary.BigEndian.Uint64(body[14:]), Owner: intent.Owner(body[22:]),
+	}
 	return k, body[1] == 1, nil
 }

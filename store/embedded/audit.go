@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -34,13 +35,14 @@ var (
 )
 
 // indexKey encodes k so that bytes.Compare orders keys as k.Compare does:
-// the time (sign bit flipped, big endian), the owner in 7-bit groups
+// the time (Unix seconds with the sign bit flipped, then nanoseconds, big
+// endian), the owner in 7-bit groups
 // (each byte has its high bit set, so the 0 that ends it sorts first; at
 // most 8/7 of the owner's length, so that a key of the longest owner
 // stays under bbolt's 32 KiB), then Seq.
 func indexKey(k state.ReceiptKey) []byte {
-	b := make([]byte, 0, 8+len(k.Owner)*8/7+2+8)
-	b = binary.BigEndian.AppendUint64(b, uint64(k.At)^1<<63)
+	b := make([]byte, 0, 12+len(k.Owner)*8/7+2+8)
+	b = append(b, timeKey(k.Time)...)
 	var acc uint32
 	n := 0
 	for i := 0; i < len(k.Owner); i++ {
@@ -58,22 +60,24 @@ func indexKey(k state.ReceiptKey) []byte {
 	return binary.BigEndian.AppendUint64(b, k.Seq)
 }
 
-// timeKey is the smallest index key of a receipt at time at.
-func timeKey(at int64) []byte {
-	return binary.BigEndian.AppendUint64(nil, uint64(at)^1<<63)
+// timeKey is the smallest index key of a receipt at time t.
+func timeKey(t time.Time) []byte {
+	b := binary.BigEndian.AppendUint64(make([]byte, 0, 12), uint64(t.Unix())^1<<63)
+	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
 }
 
 // decodeIndexKey is the inverse of indexKey.
 func decodeIndexKey(b []byte) (state.ReceiptKey, error) {
-	end := bytes.IndexByte(b[min(8, len(b)):], 0) + 8
-	if len(b) < 17 || end < 8 || len(b) != end+9 {
+	end := bytes.IndexByte(b[min(12, len(b)):], 0) + 12
+	if len(b) < 21 || end < 12 || len(b) != end+9 {
 		return state.ReceiptKey{}, fmt.Errorf("embedded: corrupt index key %x", b)
 	}
-	k := state.ReceiptKey{At: int64(binary.BigEndian.Uint64(b) ^ 1<<63), Seq: binary.BigEndian.Uint64(b[end+1:])}
-	owner := make([]byte, 0, (end-8)*7/8)
+	t := time.Unix(int64(binary.BigEndian.Uint64(b)^1<<63), int64(binary.BigEndian.Uint32(b[8:]))).UTC()
+	k := state.ReceiptKey{Time: t, Seq: binary.BigEndian.Uint64(b[end+1:])}
+	owner := make([]byte, 0, (end-12)*7/8)
 	var acc uint32
 	n := 0
-	for _, c := range b[8:end] {
+	for _, c := range b[12:end] {
 		acc = acc<<7 | uint32(c&0x7f)
 		n += 7
 		if n >= 8 {
@@ -274,7 +278,7 @@ func scan(tx *bolt.Tx, p state.Plan) ([]state.ReceiptKey, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.Back && !p.To.IsZero() && key.At >= state.UnixNano(p.To) || !p.Back && !p.From.IsZero() && key.At < state.UnixNano(p.From) {
+		if p.Back && !p.To.IsZero() && !key.Time.Before(p.To) || !p.Back && !p.From.IsZero() && key.Time.Before(p.From) {
 			break
 		}
 		e, err := decodeEntry(key, entries.Get(ik))
@@ -295,7 +299,7 @@ func start(c *bolt.Cursor, pre []byte, p state.Plan) ([]byte, func() ([]byte, []
 	if p.Back {
 		from := append(slices.Clip(pre), indexKey(p.After)...)
 		if !p.From.IsZero() {
-			if t := append(slices.Clip(pre), timeKey(state.UnixNano(p.From))...); bytes.Compare(t, from) > 0 {
+			if t := append(slices.Clip(pre), timeKey(p.From)...); bytes.Compare(t, from) > 0 {
 				from = t
 			}
 		}
@@ -312,7 +316,7 @@ func start(c *bolt.Cursor, pre []byte, p state.Plan) ([]byte, func() ([]byte, []
 		below = append(slices.Clip(pre), indexKey(p.After)...)
 	}
 	if !p.To.IsZero() {
-		if t := append(slices.Clip(pre), timeKey(state.UnixNano(p.To))...); below == nil || bytes.Compare(t, below) < 0 {
+		if t := append(slices.Clip(pre), timeKey(p.To)...); below == nil || bytes.Compare(t, below) < 0 {
 			below = t
 		}
 	}

@@ -1,9 +1,9 @@
 package mem
 
 import (
-	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/intentplane/intentplane/core/receipt"
 	"github.com/intentplane/intentplane/core/state"
@@ -111,11 +111,11 @@ func scan(es []*state.Entry, p state.Plan) []*state.Entry {
 	}
 	if !p.Back && !p.To.IsZero() {
 		// Start below To rather than walk every newer receipt.
-		to, _ := slices.BinarySearchFunc(es, state.UnixNano(p.To), func(e *state.Entry, at int64) int { return cmp.Compare(e.Key.At, at) })
+		to, _ := slices.BinarySearchFunc(es, p.To, func(e *state.Entry, t time.Time) int { return e.Key.Time.Compare(t) })
 		i = min(i, to-1)
 	}
 	for ; i >= 0 && i < len(es) && len(out) <= p.Limit; i += step {
-		if outside(es[i].Key.At, p) {
+		if outside(es[i].Key.Time, p) {
 			break
 		}
 		if p.Keeps(*es[i]) {
@@ -127,9 +127,9 @@ func scan(es []*state.Entry, p state.Plan) []*state.Entry {
 
 // outside reports whether at, and every time further in p's direction, is
 // outside p's time range.
-func outside(at int64, p state.Plan) bool {
+func outside(at time.Time, p state.Plan) bool {
 	if p.Back {
-		return !p.To.IsZero() && at >= state.UnixNano(p.To)
+		return !p.To.IsZero() && !at.Before(p.To)
 	}
-	return !p.From.IsZero() && at < state.UnixNano(p.From)
+	return !p.From.IsZero() && at.Before(p.From)
 }

@@ -215,8 +215,8 @@ func auditBothWays(t *testing.T, s AuditStore) {
 	}
 }
 
-// auditWhileAppending pages through while other goroutines append, newer
-// and (with a clock behind) older: every receipt stored before the first
+// auditWhileAppending pages through while two goroutines append 400
+// receipts each, newer ones and (with a clock behind) older ones: every receipt stored before the first
 // page is read exactly once, and no receipt twice.
 func auditWhileAppending(t *testing.T, s AuditStore) {
 	ctx := context.Background()
@@ -228,7 +228,7 @@ func auditWhileAppending(t *testing.T, s AuditStore) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; ; i++ {
+			for i := range 400 {
 				select {
 				case <-stop:
 					errc <- nil
@@ -246,6 +246,7 @@ func auditWhileAppending(t *testing.T, s AuditStore) {
 					return
 				}
 			}
+			errc <- nil
 		}()
 	}
 	got := pageAll(t, s, state.ReceiptQuery{Limit: 5}, func(state.ReceiptPage) { time.Sleep(time.Millisecond) })
