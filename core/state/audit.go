@@ -30,7 +30,7 @@ var (
 	// filters.
 	ErrBadCursor = errors.New("state: not a cursor of this query")
 	// ErrBadQuery: a query that cannot be run (an unknown verdict, a
-	// payee without the parameters that name it, a negative limit).
+	// negative limit).
 	ErrBadQuery = errors.New("state: invalid receipt query")
 )
 
@@ -71,7 +71,7 @@ type ReceiptQuery struct {
 	Payee string
 	// PayeeParams names the parameters whose resolved value is the payee,
 	// as the packs' contracts declare them (the parameters their running
-	// totals are by). Required with Payee.
+	// totals are by); empty means any resolved parameter.
 	PayeeParams []string
 	// Cursor is where the page starts: ReceiptPage.Next or Prev of a page
 	// read with the same filters; empty means the newest receipts.
@@ -155,9 +155,6 @@ func PlanOf(q ReceiptQuery) (Plan, error) {
 			return p, fmt.Errorf("%w: verdict %q", ErrBadQuery, q.Verdict)
 		}
 	}
-	if q.Payee != "" && len(q.PayeeParams) == 0 {
-		return p, fmt.Errorf("%w: a payee without the parameters that name it", ErrBadQuery)
-	}
 	if q.Cursor != "" {
 		k, back, err := parseCursor(q.Cursor, q.digest())
 		if err != nil {
@@ -206,7 +203,7 @@ func (p Plan) Keeps(e Entry) bool {
 		return false
 	}
 	return p.Payee == "" || slices.ContainsFunc(e.Resolved, func(res Resolved) bool {
-		return res.Value == p.Payee && slices.Contains(p.PayeeParams, res.Param)
+		return res.Value == p.Payee && (len(p.PayeeParams) == 0 || slices.Contains(p.PayeeParams, res.Param))
 	})
 }
 
@@ -243,6 +240,15 @@ func (p Plan) Finish(rs []receipt.Receipt) ReceiptPage {
 		out.Prev = cursor(KeyOf(rs[0]), true, d)
 	}
 	return out
+}
+
+// Cursor returns the cursor of q's page next to the receipt at k: the
+// receipts older than k, or newer than k when newer is true. A reader
+// that filters pages further (and so stops within one) makes its own
+// cursors with it; Cursor(q, ReceiptKey{}, true) reads from the oldest
+// receipt on (each page still newest first).
+func Cursor(q ReceiptQuery, k ReceiptKey, newer bool) string {
+	return cursor(k, newer, q.digest())
 }
 
 // cursorVersion is the first byte of every cursor.

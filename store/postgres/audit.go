@@ -76,7 +76,10 @@ func pageQuery(p state.Plan) (string, []any) {
 	if p.Payee != "" {
 		// The payee's range of receipt_values, in receipt order.
 		from, k = "receipt_values v JOIN receipts r ON r.owner = v.owner AND r.seq = v.seq", "v"
-		where = append(where, "v.value = "+arg(p.Payee), "v.params && "+arg(p.PayeeParams)+"::text[]")
+		where = append(where, "v.value = "+arg(p.Payee))
+		if len(p.PayeeParams) > 0 {
+			where = append(where, "v.params && "+arg(p.PayeeParams)+"::text[]")
+		}
 	}
 	// One owner: its range of receipts_owner_at (or a filter of the
 	// payee's range), where the owner is constant and drops out of the
