@@ -22,16 +22,17 @@ var _ state.ReceiptIndex = (*Store)(nil)
 // The index of receipts for state.ReceiptIndex (file version 2). Bucket
 // audit maps each receipt's index key (indexKey: its state.ReceiptKey in
 // an order-preserving encoding) to its entry (encodeEntry); the buckets
-// by verdict, result and resolved value hold the same index keys behind a
-// prefix (the verdict's byte, or the first 16 bytes of the SHA-256 of the
-// result or value), with empty values. A scan seeks to the cursor in the
+// by verdict, result, resolved value and owner hold the same index keys
+// behind a prefix (the verdict's byte, or the first 16 bytes of the
+// SHA-256 of the result, value or owner), with empty values. A scan seeks to the cursor in the
 // narrowest of them and reads entries in key order.
 var (
 	bucketAudit     = []byte("audit")
 	bucketByVerdict = []byte("audit_verdict")
 	bucketByResult  = []byte("audit_result")
 	bucketByValue   = []byte("audit_value")
-	auditBuckets    = [][]byte{bucketAudit, bucketByVerdict, bucketByResult, bucketByValue}
+	bucketByOwner   = []byte("audit_owner")
+	auditBuckets    = [][]byte{bucketAudit, bucketByVerdict, bucketByResult, bucketByValue, bucketByOwner}
 )
 
 // indexKey encodes k so that bytes.Compare orders keys as k.Compare does:
@@ -160,7 +161,7 @@ func indexReceipt(tx *bolt.Tx, r receipt.Receipt) error {
 			return err
 		}
 	}
-	return nil
+	return tx.Bucket(bucketByOwner).Put(append(prefix(string(e.Key.Owner)), k...), nil)
 }
 
 // reindexBatch is how many receipts one transaction of reindex indexes.
@@ -262,6 +263,8 @@ func scan(tx *bolt.Tx, p state.Plan) ([]state.ReceiptKey, error) {
 	switch {
 	case p.Payee != "":
 		b, pre = tx.Bucket(bucketByValue), prefix(p.Payee)
+	case len(p.Owners) == 1:
+		b, pre = tx.Bucket(bucketByOwner), prefix(string(p.Owners[0]))
 	case p.Verdict != "":
 		v, _ := intent.ParseVerdict(p.Verdict)
 		b, pre = tx.Bucket(bucketByVerdict), []byte{byte(v)}
@@ -280,6 +283,9 @@ func scan(tx *bolt.Tx, p state.Plan) ([]state.ReceiptKey, error) {
 		}
 		if p.Back && !p.To.IsZero() && !key.Time.Before(p.To) || !p.Back && !p.From.IsZero() && key.Time.Before(p.From) {
 			break
+		}
+		if p.Owners != nil && !slices.Contains(p.Owners, key.Owner) {
+			continue
 		}
 		e, err := decodeEntry(key, entries.Get(ik))
 		if err != nil {

@@ -44,7 +44,7 @@ func TestAuditUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range []string{"audit", "audit_verdict", "audit_result", "audit_value"} {
+		for _, b := range []string{"audit", "audit_verdict", "audit_result", "audit_value", "audit_owner"} {
 			if err := tx.DeleteBucket([]byte(b)); err != nil {
 				return err
 			}

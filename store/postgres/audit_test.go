@@ -152,18 +152,23 @@ func TestAuditPlans(t *testing.T) {
 }
 
 // deepCursor returns q with the cursor of the page that starts after the
-// newest n receipts q selects.
+// newest n receipts q selects (about: read a page of up to MaxPageSize at
+// a time).
 func deepCursor(ctx context.Context, s state.ReceiptIndex, q state.ReceiptQuery, n int) (state.ReceiptQuery, error) {
 	big := q
-	big.Limit = n
-	p, err := s.Page(ctx, big)
-	if err != nil {
-		return q, err
+	big.Limit = min(n, state.MaxPageSize)
+	for read := 0; read < n; {
+		p, err := s.Page(ctx, big)
+		if err != nil {
+			return q, err
+		}
+		if p.Next == "" {
+			return q, fmt.Errorf("fewer than %d receipts", n)
+		}
+		read += len(p.Receipts)
+		big.Cursor = p.Next
 	}
-	if p.Next == "" {
-		return q, fmt.Errorf("fewer than %d receipts", n)
-	}
-	q.Cursor = p.Next
+	q.Cursor = big.Cursor
 	return q, nil
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -333,4 +335,68 @@ func auditOldestFirst(t *testing.T, s AuditStore) {
 	if !slices.Equal(want, got) {
 		t.Fatalf("oldest first:\n got %v\nwant %v", got, want)
 	}
+}
+
+// BenchOwners are the owners of a benchmark's receipts: agent-00 to
+// agent-09.
+func BenchOwners() []intent.Owner {
+	out := make([]intent.Owner, 10)
+	for i := range out {
+		out[i] = intent.Owner(fmt.Sprintf("agent-%02d", i))
+	}
+	return out
+}
+
+// BenchAudit measures pages of s, which holds AuditDraft(o, i) for each
+// of BenchOwners and i below perOwner: the first page, a page halfway
+// into history, the first and a deep page of one payee's receipts, the
+// first page of one verdict's and of one owner's. Each page holds
+// DefaultPageSize receipts; a page that holds fewer fails the benchmark.
+func BenchAudit(b *testing.B, s state.ReceiptIndex, perOwner int) {
+	mid := state.KeyOf(receipt.Receipt{Owner: "agent-05", Seq: uint64(perOwner/2 + 1), Time: AuditDraft("agent-05", perOwner/2).Time})
+	vendor := []string{"vendor"}
+	deep := func(q state.ReceiptQuery) state.ReceiptQuery {
+		q.Cursor = state.Cursor(q, mid, false)
+		return q
+	}
+	for _, c := range []struct {
+		name string
+		q    state.ReceiptQuery
+	}{
+		{"first", state.ReceiptQuery{}},
+		{"deep", deep(state.ReceiptQuery{})},
+		{"deep-newer", func() state.ReceiptQuery { q := state.ReceiptQuery{}; q.Cursor = state.Cursor(q, mid, true); return q }()},
+		{"payee", state.ReceiptQuery{Payee: "V-3", PayeeParams: vendor}},
+		{"payee-deep", deep(state.ReceiptQuery{Payee: "V-3", PayeeParams: vendor})},
+		{"verdict", state.ReceiptQuery{Verdict: "step_up"}},
+		{"verdict-deep", deep(state.ReceiptQuery{Verdict: "step_up"})},
+		{"owner", state.ReceiptQuery{Owners: []intent.Owner{"agent-03"}}},
+		{"owner-deep", deep(state.ReceiptQuery{Owners: []intent.Owner{"agent-05"}})},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p, err := s.Page(context.Background(), c.q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(p.Receipts) != state.DefaultPageSize {
+					b.Fatalf("a page of %d receipts", len(p.Receipts))
+				}
+			}
+		})
+	}
+}
+
+// BenchReceipts is how many receipts BenchAudit's callers load: the
+// environment's INTENTPLANE_AUDIT_RECEIPTS, or 1,000,000.
+func BenchReceipts(b *testing.B) int {
+	n := 1_000_000
+	if v := os.Getenv("INTENTPLANE_AUDIT_RECEIPTS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 10*state.MaxPageSize {
+			b.Fatalf("INTENTPLANE_AUDIT_RECEIPTS=%q: want a number of at least %d", v, 10*state.MaxPageSize)
+		}
+	}
+	return n
 }
