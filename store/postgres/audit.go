@@ -81,10 +81,10 @@ func pageQuery(p state.Plan) (string, []any) {
 			where = append(where, "v.params && "+arg(p.PayeeParams)+"::text[]")
 		}
 	}
-	// One owner: its range of receipts_owner_at (or a filter of the
-	// payee's range), where the owner is constant and drops out of the
-	// order.
-	one := len(p.Owners) == 1 && (!p.Start || p.After.Owner == p.Owners[0])
+	// One owner (and no payee): its range of receipts_owner_at, where
+	// the owner is constant and drops out of the order. (In a payee's
+	// range the owner is a filter, and the order stays whole.)
+	one := len(p.Owners) == 1 && p.Payee == "" && (!p.Start || p.After.Owner == p.Owners[0])
 	switch {
 	case len(p.Owners) == 1:
 		where = append(where, k+".owner = "+arg(string(p.Owners[0])))

@@ -96,6 +96,9 @@ func auditQueries() []struct {
 		{"one owner", state.ReceiptQuery{Owners: []intent.Owner{"agent-01"}}},
 		{"two owners", state.ReceiptQuery{Owners: []intent.Owner{"agent-01", "agent-02"}}},
 		{"payee and verdict", state.ReceiptQuery{Payee: "V-3", PayeeParams: params, Verdict: "allow"}},
+		{"payee of one owner", state.ReceiptQuery{Payee: "V-3", PayeeParams: params, Owners: []intent.Owner{"agent-02"}}},
+		{"verdict of one owner", state.ReceiptQuery{Verdict: "deny", Owners: []intent.Owner{"agent-02"}}},
+		{"time range", state.ReceiptQuery{From: storetest.AuditDraft("", 300).Time, To: storetest.AuditDraft("", 9000).Time}},
 	}
 }
 
@@ -152,8 +155,8 @@ func TestAuditPlans(t *testing.T) {
 }
 
 // deepCursor returns q with the cursor of the page that starts after the
-// newest n receipts q selects (about: read a page of up to MaxPageSize at
-// a time).
+// newest n receipts q selects, or the deepest page there is when q
+// selects fewer (read a page of up to MaxPageSize at a time).
 func deepCursor(ctx context.Context, s state.ReceiptIndex, q state.ReceiptQuery, n int) (state.ReceiptQuery, error) {
 	big := q
 	big.Limit = min(n, state.MaxPageSize)
@@ -163,10 +166,13 @@ func deepCursor(ctx context.Context, s state.ReceiptIndex, q state.ReceiptQuery,
 			return q, err
 		}
 		if p.Next == "" {
-			return q, fmt.Errorf("fewer than %d receipts", n)
+			break
 		}
 		read += len(p.Receipts)
 		big.Cursor = p.Next
+	}
+	if big.Cursor == "" {
+		return q, fmt.Errorf("%+v selects a single page", q)
 	}
 	q.Cursor = big.Cursor
 	return q, nil
