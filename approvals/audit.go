@@ -153,8 +153,11 @@ func parseAuditFilter(c echo.Context) (auditFilter, error) {
 		}
 		*a.dst = big.NewRat(int64(minor), 1_000_000)
 	}
-	if len(f.Action) > 128 || len(f.Payee) > 128 || len(f.Cursor) > 4096 {
+	if len(f.Action) > 128 || len(f.Payee) > 128 {
 		return f, errors.New("a filter is over 128 bytes")
+	}
+	if len(f.Cursor) > 4096 {
+		return f, errors.New("the page's link is over 4096 bytes: start again from the newest decisions")
 	}
 	return f, nil
 }
