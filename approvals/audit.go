@@ -6,6 +6,8 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -19,11 +21,14 @@ import (
 	"github.com/intentplane/intentplane/core/approval"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // AuditLog is what the audit view reads of the gateway's store: the owners'
-// receipt chains and the checkpoints signed over them. store/embedded and
-// store/postgres implement it; cmd/ adapts store/mem.
+// receipt chains, a page at a time through the store's index
+// (state.ReceiptIndex), and the checkpoints signed over them.
+// store/mem, store/embedded and store/postgres implement it (cmd/ adapts
+// store/mem's Owners and Checkpoints).
 type AuditLog interface {
 	// Owners returns every owner with a receipt chain.
 	Owners(ctx context.Context) ([]intent.Owner, error)
@@ -33,6 +38,10 @@ type AuditLog interface {
 	// Checkpoints returns the owner's signed checkpoints, in Seq order; an
 	// empty slice when none was signed.
 	Checkpoints(ctx context.Context, owner intent.Owner) ([]receipt.Checkpoint, error)
+	// Page returns a page of the receipts of every owner, newest first,
+	// filtered by owner, time, verdict, result and payee (the list and
+	// the export read through it).
+	state.ReceiptIndex
 }
 
 // AuditConfig configures the audit view (Server.EnableAudit).
@@ -43,10 +52,17 @@ type AuditConfig struct {
 	// public halves); nil means signatures are not checked, and the view
 	// says so: a chain is then never shown as anchored.
 	Verifier receipt.Verifier
-	// MaxReceipts bounds the receipts read per owner for one page or
-	// export; zero means 10000. A longer chain is shown from its newest
-	// MaxReceipts, and its verification is then of that window only.
+	// MaxReceipts bounds the chain the view verifies on a page load: a
+	// chain of at most MaxReceipts receipts is read and verified from #1;
+	// a longer one is shown with its head only, and left to `intentplane
+	// receipts verify`. Zero means 10000. The list and the export read
+	// the receipts a page at a time whatever their number.
 	MaxReceipts int
+	// PayeeParams names the parameters whose resolved value is a payee, as
+	// the packs' contracts declare them (the parameters their running
+	// totals are by; cmd/ collects them): the payee filter matches their
+	// trusted values. Empty means any resolved parameter.
+	PayeeParams []string
 }
 
 type auditState struct {
@@ -74,17 +90,24 @@ func (s *Server) EnableAudit(cfg AuditConfig) error {
 }
 
 // auditFilter is what the audit list and export are narrowed to; the zero
-// value keeps everything.
+// value keeps everything. The store's index serves From, To, Verdict,
+// Result and Payee; Action and the amounts are checked on the receipts it
+// returns (keeps).
 type auditFilter struct {
 	From, To       string // YYYY-MM-DD, UTC, inclusive; as typed
 	Action         string
 	Verdict        string // allow, deny, step_up or ""
-	Payee          string // a substring of the payee or vendor, any case
+	Result         string // executed, not_executed, failed or ""
+	Payee          string // the payee's id on file (a resolved value, such as V-0042), exactly
 	MinAmt, MaxAmt string // decimal major units, as typed
+	Cursor         string // the page: a cursor of the store's index, as a link gave it
 
 	from, to       time.Time // to is exclusive (the day after To)
 	minAmt, maxAmt *big.Rat
 }
+
+// auditResults are the results the filter offers.
+var auditResults = []string{receipt.ResultExecuted, receipt.ResultNotExecuted, receipt.ResultFailed}
 
 // parseAuditFilter reads the filter from the query; the error says which
 // field is wrong.
@@ -92,8 +115,9 @@ func parseAuditFilter(c echo.Context) (auditFilter, error) {
 	f := auditFilter{
 		From: strings.TrimSpace(c.QueryParam("from")), To: strings.TrimSpace(c.QueryParam("to")),
 		Action: strings.TrimSpace(c.QueryParam("action")), Verdict: strings.TrimSpace(c.QueryParam("verdict")),
-		Payee:  strings.TrimSpace(c.QueryParam("payee")),
+		Result: strings.TrimSpace(c.QueryParam("result")), Payee: strings.TrimSpace(c.QueryParam("payee")),
 		MinAmt: strings.TrimSpace(c.QueryParam("min")), MaxAmt: strings.TrimSpace(c.QueryParam("max")),
+		Cursor: c.QueryParam("c"),
 	}
 	var err error
 	if f.From != "" {
@@ -112,6 +136,9 @@ func parseAuditFilter(c echo.Context) (auditFilter, error) {
 			return f, errors.New("the verdict must be allow, deny or step_up")
 		}
 	}
+	if f.Result != "" && !slices.Contains(auditResults, f.Result) {
+		return f, errors.New("the result must be executed, not_executed or failed")
+	}
 	for _, a := range []struct {
 		text string
 		dst  **big.Rat
@@ -129,14 +156,18 @@ func parseAuditFilter(c echo.Context) (auditFilter, error) {
 	if len(f.Action) > 128 || len(f.Payee) > 128 {
 		return f, errors.New("a filter is over 128 bytes")
 	}
+	if len(f.Cursor) > 4096 {
+		return f, errors.New("the page's link is over 4096 bytes: start again from the newest decisions")
+	}
 	return f, nil
 }
 
-// query returns the filter as a query string (for the export link).
+// query returns the filter as a query string (for the export link and
+// the pages' links), without the cursor.
 func (f auditFilter) query() string {
-	v := make([]string, 0, 7)
+	v := make([]string, 0, 8)
 	for _, kv := range [][2]string{{"from", f.From}, {"to", f.To}, {"action", f.Action}, {"verdict", f.Verdict},
-		{"payee", f.Payee}, {"min", f.MinAmt}, {"max", f.MaxAmt}} {
+		{"result", f.Result}, {"payee", f.Payee}, {"min", f.MinAmt}, {"max", f.MaxAmt}} {
 		if kv[1] != "" {
 			v = append(v, kv[0]+"="+url.QueryEscape(kv[1]))
 		}
@@ -144,21 +175,17 @@ func (f auditFilter) query() string {
 	return strings.Join(v, "&")
 }
 
+// rest reports whether the filter has parts the index does not serve.
+func (f auditFilter) rest() bool {
+	return f.Action != "" || f.minAmt != nil || f.maxAmt != nil
+}
+
 // keeps reports whether r, whose arguments have roles ro, passes the
-// filter.
+// parts of the filter the index does not serve: the action and the
+// amounts.
 func (f auditFilter) keeps(r receipt.Receipt, ro ArgRoles) bool {
-	t := r.Time.UTC()
-	if !f.from.IsZero() && t.Before(f.from) || !f.to.IsZero() && !t.Before(f.to) {
+	if f.Action != "" && string(r.Action) != f.Action {
 		return false
-	}
-	if f.Action != "" && string(r.Action) != f.Action || f.Verdict != "" && r.Verdict.String() != f.Verdict {
-		return false
-	}
-	if f.Payee != "" {
-		p := strings.ToLower(f.Payee)
-		if !slices.ContainsFunc(payeeTexts(r, ro), func(s string) bool { return strings.Contains(strings.ToLower(s), p) }) {
-			return false
-		}
 	}
 	if f.minAmt != nil || f.maxAmt != nil {
 		a, ok := amountOf(r, ro)
@@ -167,6 +194,13 @@ func (f auditFilter) keeps(r receipt.Receipt, ro ArgRoles) bool {
 		}
 	}
 	return true
+}
+
+// indexQuery returns the parts of f the index serves, over owners (nil:
+// every owner).
+func (a *auditState) indexQuery(f auditFilter, owners []intent.Owner) state.ReceiptQuery {
+	return state.ReceiptQuery{Owners: owners, From: f.from, To: f.to, Verdict: f.Verdict, Result: f.Result,
+		Payee: f.Payee, PayeeParams: a.cfg.PayeeParams, Cursor: f.Cursor}
 }
 
 // payeeParams are the arguments that name who is paid, in the order the
@@ -211,13 +245,6 @@ func payeeOf(r receipt.Receipt, ro ArgRoles) payee {
 		}
 	}
 	return p
-}
-
-// payeeTexts returns every text that names r's payee, for the filter: the
-// names on file, the trusted values, then what the agent sent.
-func payeeTexts(r receipt.Receipt, ro ArgRoles) []string {
-	p := payeeOf(r, ro)
-	return slices.Concat(p.names, p.ids, p.sent)
 }
 
 // payeeText is the payee column of the list, the decision page and the
@@ -340,60 +367,102 @@ type chainStatus struct {
 	CheckedTo uint64 // the last seq a verified checkpoint covers
 }
 
-// chain reads owner's receipts (the newest MaxReceipts) and checkpoints
-// and verifies them with receipt.Verify.
-func (a *auditState) chain(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, chainStatus, error) {
-	st := chainStatus{Owner: ownerText(owner)}
-	rs, err := a.cfg.Log.Receipts(ctx, owner, 1, 0)
-	if errors.Is(err, receipt.ErrNotFound) {
-		st.OK, st.Text = true, "no receipt yet"
-		return nil, st, nil
+// head returns owner's newest receipt (the highest Seq), or ok false when
+// the owner has none. The index finds the newest by time; receipts after
+// it in the chain (a clock set back) are read after it.
+func (a *auditState) head(ctx context.Context, owner intent.Owner) (receipt.Receipt, bool, error) {
+	p, err := a.cfg.Log.Page(ctx, state.ReceiptQuery{Owners: []intent.Owner{owner}, Limit: 1})
+	if err != nil || len(p.Receipts) == 0 {
+		return receipt.Receipt{}, false, err
 	}
-	if err != nil {
+	h := p.Receipts[0]
+	later, err := a.cfg.Log.Receipts(ctx, owner, h.Seq+1, 0)
+	if err != nil && !errors.Is(err, receipt.ErrNotFound) {
+		return receipt.Receipt{}, false, err
+	}
+	if len(later) > 0 {
+		h = later[len(later)-1]
+	}
+	return h, true, nil
+}
+
+// chain returns owner's newest MaxReceipts receipts, in Seq order, and
+// its status (the call-back evidence reads them).
+func (a *auditState) chain(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, chainStatus, error) {
+	st, err := a.status(ctx, owner)
+	if err != nil || st.Receipts == 0 {
 		return nil, st, err
+	}
+	from := uint64(1)
+	if n := uint64(st.Receipts); n > uint64(a.cfg.MaxReceipts) {
+		from = n - uint64(a.cfg.MaxReceipts) + 1
+	}
+	rs, err := a.cfg.Log.Receipts(ctx, owner, from, a.cfg.MaxReceipts)
+	return rs, st, err
+}
+
+// status verifies owner's chain with receipt.Verify, its receipts and
+// checkpoints read whole when it holds at most MaxReceipts receipts;
+// a longer chain is shown with its head only (Window).
+func (a *auditState) status(ctx context.Context, owner intent.Owner) (chainStatus, error) {
+	st := chainStatus{Owner: ownerText(owner)}
+	h, ok, err := a.head(ctx, owner)
+	if err != nil {
+		return st, err
+	}
+	if !ok {
+		st.OK, st.Text = true, "no receipt yet"
+		return st, nil
+	}
+	st.Receipts, st.HeadHash = int(min(h.Seq, math.MaxInt)), h.Hash.String()
+	if h.Seq > uint64(a.cfg.MaxReceipts) {
+		st.Window = true
+		st.Text = fmt.Sprintf("not verified here: the chain holds %d receipts, more than the %d the view verifies on a page load; verify the whole chain with `intentplane receipts verify`", h.Seq, a.cfg.MaxReceipts)
+		return st, nil
+	}
+	rs, err := a.cfg.Log.Receipts(ctx, owner, 1, 0)
+	if err != nil {
+		return st, err
 	}
 	cps, err := a.cfg.Log.Checkpoints(ctx, owner)
 	if err != nil {
-		return nil, st, err
-	}
-	if len(rs) > a.cfg.MaxReceipts {
-		rs, st.Window = rs[len(rs)-a.cfg.MaxReceipts:], true
+		return st, err
 	}
 	st.Receipts = len(rs)
-	st.HeadHash = rs[len(rs)-1].Hash.String()
-	if st.Window {
-		st.Text = fmt.Sprintf("not verified: only the newest %d receipts were read; verify the whole chain with `intentplane receipts verify`", len(rs))
-		return rs, st, nil
-	}
 	var buf bytes.Buffer
 	if err := receipt.WriteJSONL(&buf, rs); err != nil {
-		return nil, st, err
+		return st, err
 	}
 	if err := receipt.WriteCheckpoints(&buf, cps); err != nil {
-		return nil, st, err
+		return st, err
 	}
-	_, verr := receipt.Verify(&buf, a.cfg.Verifier)
-	if verr != nil {
+	if _, verr := receipt.Verify(&buf, a.cfg.Verifier); verr != nil {
 		st.Text = "BROKEN: " + verr.Error()
-		return rs, st, nil
+		return st, nil
 	}
 	st.OK = true
 	for _, c := range cps {
 		st.CheckedTo = max(st.CheckedTo, c.Seq)
 	}
+	st.Text, st.Anchored = verifiedText(len(rs), rs[len(rs)-1].Seq, cps, st.CheckedTo, a.cfg.Verifier != nil)
+	return st, nil
+}
+
+// verifiedText says what verifying a chain of n receipts, the last last,
+// with checkpoints cps (the newest at checkedTo) established, and whether
+// the chain is anchored.
+func verifiedText(n int, last uint64, cps []receipt.Checkpoint, checkedTo uint64, keyed bool) (string, bool) {
 	switch {
 	case len(cps) == 0:
-		st.Text = fmt.Sprintf("verified: %d receipts linked from #1; not anchored: no signed checkpoint, so a rewrite of the whole chain could not be told", len(rs))
-	case a.cfg.Verifier == nil:
-		st.Text = fmt.Sprintf("verified: %d receipts linked from #1; %d checkpoints whose signatures were not checked (no checkpoint key given)", len(rs), len(cps))
-	default:
-		st.Anchored = true
-		st.Text = fmt.Sprintf("verified: %d receipts linked from #1, anchored by a signed checkpoint at #%d", len(rs), st.CheckedTo)
-		if last := rs[len(rs)-1].Seq; last > st.CheckedTo {
-			st.Text += fmt.Sprintf("; #%d to #%d came after it", st.CheckedTo+1, last)
-		}
+		return fmt.Sprintf("verified: %d receipts linked from #1; not anchored: no signed checkpoint, so a rewrite of the whole chain could not be told", n), false
+	case !keyed:
+		return fmt.Sprintf("verified: %d receipts linked from #1; %d checkpoints whose signatures were not checked (no checkpoint key given)", n, len(cps)), false
 	}
-	return rs, st, nil
+	text := fmt.Sprintf("verified: %d receipts linked from #1, anchored by a signed checkpoint at #%d", n, checkedTo)
+	if last > checkedTo {
+		text += fmt.Sprintf("; #%d to #%d came after it", checkedTo+1, last)
+	}
+	return text, true
 }
 
 // auditOwners returns the owners approver may see, sorted.
@@ -455,53 +524,180 @@ func rowOf(r receipt.Receipt, ro ArgRoles) decisionRow {
 	}
 }
 
-// decisions returns the filtered decisions of the owners me may see,
-// newest first, and each owner's chain status.
-func (s *Server) decisions(ctx context.Context, a *auditState, me *approverEntry, f auditFilter) ([]decisionRow, []chainStatus, error) {
+// scope returns the owners me may see, as a query's Owners: nil for every
+// owner, none when me is nil.
+func scope(me *approverEntry) []intent.Owner {
+	if me == nil {
+		return []intent.Owner{}
+	}
+	if me.owners == nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(me.owners))
+}
+
+// chains returns the chain status of each owner me may see.
+func (s *Server) chains(ctx context.Context, a *auditState, me *approverEntry) ([]chainStatus, error) {
 	owners, err := s.auditOwners(ctx, a, me)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	var rows []decisionRow
-	var chains []chainStatus
+	var out []chainStatus
 	for _, o := range owners {
 		if !me.mayDecide(o) {
 			continue
 		}
-		rs, st, err := a.chain(ctx, o)
+		st, err := a.status(ctx, o)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		chains = append(chains, st)
-		for _, r := range rs {
-			if ro := s.roles(r.Action); f.keeps(r, ro) {
-				rows = append(rows, rowOf(r, ro))
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// auditPageSize is how many decisions a page of the list shows.
+const auditPageSize = 100
+
+// maxScan bounds the receipts one page of the list reads when the filter
+// has parts the index does not serve (action, amounts): a page that
+// reaches it shows what matched so far, and its Older link goes on from
+// there.
+const maxScan = 5000
+
+// rowsPage is one page of the list: its receipts, newest first, and the
+// cursors of the pages of older and newer ones ("": none).
+type rowsPage struct {
+	rows       []receipt.Receipt
+	next, prev string
+	scanned    int  // receipts read
+	cut        bool // maxScan ended the page before it was full
+}
+
+// pageOf reads the page of q (its cursor included), at most n receipts
+// that f keeps.
+func (s *Server) pageOf(ctx context.Context, a *auditState, q state.ReceiptQuery, f auditFilter, n int) (rowsPage, error) {
+	if !f.rest() {
+		q.Limit = n
+		p, err := a.cfg.Log.Page(ctx, q)
+		return rowsPage{rows: p.Receipts, next: p.Next, prev: p.Prev, scanned: len(p.Receipts)}, err
+	}
+	plan, err := state.PlanOf(q)
+	if err != nil {
+		return rowsPage{}, err
+	}
+	start := q.Cursor
+	q.Limit = min(5*n, state.MaxPageSize)
+	var out rowsPage
+	for {
+		p, err := a.cfg.Log.Page(ctx, q)
+		if err != nil {
+			return out, err
+		}
+		if s.keep(&out, p.Receipts, f, n, plan.Back) {
+			break
+		}
+		more := p.Next
+		if plan.Back {
+			more = p.Prev
+		}
+		if more == "" {
+			break
+		}
+		if q.Cursor = more; out.scanned >= maxScan {
+			out.cut = true
+			break
+		}
+	}
+	return s.cursors(q, out, start, plan.Back, n), nil
+}
+
+// keep adds to out.rows the receipts of rs that f keeps, reading rs away
+// from the cursor (newest first, or oldest first when back); it reports
+// whether the page is full.
+func (s *Server) keep(out *rowsPage, rs []receipt.Receipt, f auditFilter, n int, back bool) bool {
+	for i := range rs {
+		r := rs[i]
+		if back {
+			r = rs[len(rs)-1-i]
+		}
+		out.scanned++
+		if f.keeps(r, s.roles(r.Action)) {
+			if out.rows = append(out.rows, r); len(out.rows) == n {
+				return true
 			}
 		}
 	}
-	slices.SortStableFunc(rows, func(x, y decisionRow) int {
-		if c := y.at.Compare(x.at); c != 0 {
-			return c
-		}
-		return strings.Compare(x.Owner, y.Owner)
-	})
-	return rows, chains, nil
+	return false
 }
 
-// maxAuditRows bounds the rows the audit list shows (the export has them
-// all).
-const maxAuditRows = 500
+// cursors sets out's cursors, its rows read from the cursor start in the
+// direction back says, and q.Cursor where a cut page goes on: the rows
+// are put newest first.
+func (s *Server) cursors(q state.ReceiptQuery, out rowsPage, start string, back bool, n int) rowsPage {
+	full := len(out.rows) == n
+	if back {
+		slices.Reverse(out.rows)
+	}
+	if len(out.rows) == 0 {
+		if out.cut && !back {
+			out.next = q.Cursor
+		}
+		if out.cut && back {
+			out.prev = q.Cursor
+		}
+		return out
+	}
+	first, last := state.KeyOf(out.rows[0]), state.KeyOf(out.rows[len(out.rows)-1])
+	switch {
+	case back:
+		out.next = state.Cursor(q, last, false)
+		if full {
+			out.prev = state.Cursor(q, first, true)
+		} else if out.cut {
+			out.prev = q.Cursor
+		}
+	default:
+		if start != "" {
+			out.prev = state.Cursor(q, first, true)
+		}
+		if full {
+			out.next = state.Cursor(q, last, false)
+		} else if out.cut {
+			out.next = q.Cursor
+		}
+	}
+	return out
+}
 
 type auditView struct {
-	Session *session
-	CSRF    string
-	Filter  auditFilter
-	Export  string // the export's URL, with the filter
-	Error   string
-	Rows    []decisionRow
-	More    int
-	Chains  []chainStatus
-	Total   int
+	Session    *session
+	CSRF       string
+	Filter     auditFilter
+	Results    []string
+	Export     string // the export's URL, with the filter
+	Error      string
+	Rows       []decisionRow
+	Chains     []chainStatus
+	Next, Prev string // the URLs of the pages of older and newer decisions; "" for none
+	First      string // the URL of the newest page, when this is not it
+	Heading    string
+	Cut        string // why the page holds fewer rows than it could
+}
+
+// link returns the list's URL for filter query q and cursor c.
+func link(q, c string) string {
+	v := make([]string, 0, 2)
+	if q != "" {
+		v = append(v, q)
+	}
+	if c != "" {
+		v = append(v, "c="+url.QueryEscape(c))
+	}
+	if len(v) == 0 {
+		return "/audit"
+	}
+	return "/audit?" + strings.Join(v, "&")
 }
 
 func (s *Server) auditList(c echo.Context) error {
@@ -510,7 +706,7 @@ func (s *Server) auditList(c echo.Context) error {
 		return echo.ErrNotFound
 	}
 	ss := sessionOf(c)
-	v := auditView{Session: ss, CSRF: ss.csrf}
+	v := auditView{Session: ss, CSRF: ss.csrf, Results: auditResults}
 	f, err := parseAuditFilter(c)
 	v.Filter, v.Export = f, "/audit.csv"
 	if q := f.query(); q != "" {
@@ -520,15 +716,41 @@ func (s *Server) auditList(c echo.Context) error {
 		v.Error = err.Error()
 		return s.page(c, http.StatusBadRequest, "audit", v)
 	}
-	rows, chains, err := s.decisions(c.Request().Context(), a, s.approvers[ss.approver], f)
+	me := s.approvers[ss.approver]
+	p, err := s.pageOf(c.Request().Context(), a, a.indexQuery(f, scope(me)), f, auditPageSize)
+	if errors.Is(err, state.ErrBadCursor) || errors.Is(err, state.ErrBadQuery) {
+		v.Error = "This page's link is not one the page made (altered, cut short, or of other filters): start again from the newest decisions."
+		v.First = link(f.query(), "")
+		return s.page(c, http.StatusBadRequest, "audit", v)
+	}
 	if err != nil {
 		return err
 	}
-	v.Chains, v.Total = chains, len(rows)
-	if len(rows) > maxAuditRows {
-		v.More, rows = len(rows)-maxAuditRows, rows[:maxAuditRows]
+	if v.Chains, err = s.chains(c.Request().Context(), a, me); err != nil {
+		return err
 	}
-	v.Rows = rows
+	for _, r := range p.rows {
+		v.Rows = append(v.Rows, rowOf(r, s.roles(r.Action)))
+	}
+	v.Heading = "Decisions, newest first"
+	if f.Cursor == "" && p.next == "" && !p.cut {
+		v.Heading = fmt.Sprintf("%d decision", len(v.Rows))
+		if len(v.Rows) != 1 {
+			v.Heading += "s"
+		}
+	}
+	if p.cut {
+		v.Cut = fmt.Sprintf("%d receipts were searched for this page; more may match further on.", p.scanned)
+	}
+	if p.next != "" {
+		v.Next = link(f.query(), p.next)
+	}
+	if p.prev != "" {
+		v.Prev = link(f.query(), p.prev)
+	}
+	if f.Cursor != "" {
+		v.First = link(f.query(), "")
+	}
 	return s.page(c, http.StatusOK, "audit", v)
 }
 
@@ -547,6 +769,21 @@ func csvCell(s string) string {
 // csvHeader names the export's columns.
 var csvHeader = []string{"time_utc", "owner", "seq", "action", "verdict", "code", "payee", "amount", "result", "approvers", "operation", "receipt_hash", "message"}
 
+// csvRow is r's row of the export.
+func csvRow(r receipt.Receipt, ro ArgRoles) []string {
+	d := rowOf(r, ro)
+	row := []string{d.Time, string(r.Owner), strconv.FormatUint(r.Seq, 10), d.Action, d.Verdict, d.Code, d.Payee,
+		d.Amount, d.Result, d.Approvers, d.Operation, d.Hash, r.Message}
+	for i := range row {
+		row[i] = csvCell(row[i])
+	}
+	return row
+}
+
+// auditCSV streams every decision the filter keeps, oldest first, a page
+// of the index at a time (memory does not grow with the rows). An error
+// after the first page ends the file with a row saying the export is
+// incomplete, since the status was sent.
 func (s *Server) auditCSV(c echo.Context) error {
 	a := s.auditOf()
 	if a == nil {
@@ -557,54 +794,42 @@ func (s *Server) auditCSV(c echo.Context) error {
 	if err != nil {
 		return s.page(c, http.StatusBadRequest, "message", msg("Bad filter", err.Error()))
 	}
-	me := s.approvers[ss.approver]
-	owners, err := s.auditOwners(c.Request().Context(), a, me)
+	ctx := c.Request().Context()
+	q := a.indexQuery(f, scope(s.approvers[ss.approver]))
+	q.Cursor, q.Limit = state.Cursor(q, state.ReceiptKey{}, true), state.MaxPageSize
+	p, err := a.cfg.Log.Page(ctx, q)
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+	res := c.Response()
+	res.Header().Set(echo.HeaderContentType, "text/csv; charset=utf-8; header=present")
+	res.Header().Set(echo.HeaderContentDisposition, `attachment; filename="intentplane-decisions.csv"`)
+	res.WriteHeader(http.StatusOK)
+	w := csv.NewWriter(res)
 	w.UseCRLF = true // RFC 4180
 	_ = w.Write(csvHeader)
-	var rows [][]string
-	var at []time.Time
-	for _, o := range owners {
-		if !me.mayDecide(o) {
-			continue
-		}
-		rs, _, err := a.chain(c.Request().Context(), o)
-		if err != nil {
-			return err
-		}
-		for _, r := range rs {
-			ro := s.roles(r.Action)
-			if !f.keeps(r, ro) {
-				continue
+	rows := 0
+	for {
+		for _, r := range slices.Backward(p.Receipts) {
+			if ro := s.roles(r.Action); f.keeps(r, ro) {
+				_ = w.Write(csvRow(r, ro))
+				rows++
 			}
-			d := rowOf(r, ro)
-			row := []string{d.Time, string(r.Owner), strconv.FormatUint(r.Seq, 10), d.Action, d.Verdict, d.Code, d.Payee,
-				d.Amount, d.Result, d.Approvers, d.Operation, d.Hash, r.Message}
-			for i := range row {
-				row[i] = csvCell(row[i])
-			}
-			rows, at = append(rows, row), append(at, r.Time)
+		}
+		if w.Flush(); w.Error() != nil || p.Prev == "" {
+			break
+		}
+		res.Flush()
+		q.Cursor = p.Prev
+		if p, err = a.cfg.Log.Page(ctx, q); err != nil {
+			s.logger.Error("audit export cut short", "approver", ss.approver, "rows", rows, "err", err)
+			_ = w.Write([]string{"# export incomplete: the store failed after " + strconv.Itoa(rows) + " rows"})
+			w.Flush()
+			return nil
 		}
 	}
-	idx := make([]int, len(rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(x, y int) int { return at[x].Compare(at[y]) })
-	for _, i := range idx {
-		_ = w.Write(rows[i])
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	c.Response().Header().Set("Content-Disposition", `attachment; filename="intentplane-decisions.csv"`)
-	s.logger.Info("audit export", "approver", ss.approver, "rows", len(rows))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8; header=present", buf.Bytes())
+	s.logger.Info("audit export", "approver", ss.approver, "rows", rows)
+	return nil
 }
 
 type provenanceView struct {
@@ -659,15 +884,19 @@ func (s *Server) auditReceipt(c echo.Context) error {
 	if err != nil || seq == 0 || !me.mayDecide(owner) {
 		return notFound()
 	}
-	rs, st, err := a.chain(c.Request().Context(), owner)
+	ctx := c.Request().Context()
+	rs, err := a.cfg.Log.Receipts(ctx, owner, seq, 1)
+	if errors.Is(err, receipt.ErrNotFound) || err == nil && len(rs) == 0 {
+		return notFound()
+	}
 	if err != nil {
 		return err
 	}
-	i, ok := slices.BinarySearchFunc(rs, seq, func(r receipt.Receipt, seq uint64) int { return cmpSeq(r.Seq, seq) })
-	if !ok {
-		return notFound()
+	st, err := a.status(ctx, owner)
+	if err != nil {
+		return err
 	}
-	r := rs[i]
+	r := rs[0]
 	v := receiptView{
 		Session: ss, CSRF: ss.csrf, Owner: ownerText(r.Owner), OwnerID: string(r.Owner), Seq: r.Seq,
 		Time: r.Time.UTC().Format("2006-01-02 15:04:05 UTC"), Mandate: r.MandateID, Action: visible(string(r.Action)),
@@ -707,24 +936,38 @@ func (s *Server) auditReceipt(c echo.Context) error {
 		}
 		v.Resolved = append(v.Resolved, pv)
 	}
-	if r.Operation != "" {
-		for _, o := range rs {
-			if o.Operation == r.Operation && o.Seq != r.Seq {
-				v.Related = append(v.Related, rowOf(o, s.roles(o.Action)))
-			}
-		}
+	if v.Related, err = s.related(ctx, a, r); err != nil {
+		return err
 	}
 	return s.page(c, http.StatusOK, "receipt", v)
 }
 
-func cmpSeq(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// relatedSpan is how far from a receipt, in its chain, the decision page
+// looks for the other receipts of its operation (its request, approval and
+// execution are normally a few receipts apart).
+const relatedSpan = 500
+
+// related returns the rows of the receipts of r's operation within
+// relatedSpan receipts of r in its chain, but r.
+func (s *Server) related(ctx context.Context, a *auditState, r receipt.Receipt) ([]decisionRow, error) {
+	if r.Operation == "" {
+		return nil, nil
 	}
-	return 0
+	from := uint64(1)
+	if r.Seq > relatedSpan {
+		from = r.Seq - relatedSpan
+	}
+	rs, err := a.cfg.Log.Receipts(ctx, r.Owner, from, 2*relatedSpan+1)
+	if err != nil {
+		return nil, err
+	}
+	var out []decisionRow
+	for _, o := range rs {
+		if o.Operation == r.Operation && o.Seq != r.Seq {
+			out = append(out, rowOf(o, s.roles(o.Action)))
+		}
+	}
+	return out, nil
 }
 
 // executionView is what the request page says of the approved operation's
@@ -749,7 +992,8 @@ func (s *Server) executions(ctx context.Context, r *request, hs []intent.Operati
 	if a == nil || r.receipt.Seq == 0 {
 		return nil, nil
 	}
-	rs, err := a.cfg.Log.Receipts(ctx, r.op.Owner, r.receipt.Seq+1, 0)
+	// Bounded: an execution follows its approval closely.
+	rs, err := a.cfg.Log.Receipts(ctx, r.op.Owner, r.receipt.Seq+1, a.cfg.MaxReceipts)
 	if err != nil && !errors.Is(err, receipt.ErrNotFound) {
 		return nil, err
 	}

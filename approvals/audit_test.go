@@ -17,6 +17,7 @@ import (
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // The audit view reads memLog as a store: approvals.AuditLog.
@@ -45,6 +46,31 @@ func (l *memLog) Receipts(_ context.Context, owner intent.Owner, from uint64, li
 		}
 	}
 	return out, nil
+}
+
+// Page reads every receipt: a plain scan in the order of the index.
+func (l *memLog) Page(ctx context.Context, q state.ReceiptQuery) (state.ReceiptPage, error) {
+	p, err := state.PlanOf(q)
+	if err != nil {
+		return state.ReceiptPage{}, err
+	}
+	l.mu.Lock()
+	var all []receipt.Receipt
+	for _, c := range l.chains {
+		all = append(all, c...)
+	}
+	l.mu.Unlock()
+	slices.SortFunc(all, func(a, b receipt.Receipt) int { return state.KeyOf(b).Compare(state.KeyOf(a)) })
+	if p.Back {
+		slices.Reverse(all)
+	}
+	var out []receipt.Receipt
+	for _, r := range all {
+		if len(out) <= p.Limit && p.Beyond(state.KeyOf(r)) && p.Keeps(state.EntryOf(r)) {
+			out = append(out, r)
+		}
+	}
+	return p.Finish(out), nil
 }
 
 func (l *memLog) Checkpoints(_ context.Context, owner intent.Owner) ([]receipt.Checkpoint, error) {
@@ -157,7 +183,7 @@ func TestAuditScope(t *testing.T) {
 		t.Fatalf("alice's export has %d rows, want a header and 3", len(rows))
 	}
 	// Filters never widen the scope.
-	if p := alice.do("GET", "/audit.csv?payee=Bob", nil, nil); len(csvRows(t, p.body)) != 1 {
+	if p := alice.do("GET", "/audit.csv?payee=V-0099", nil, nil); len(csvRows(t, p.body)) != 1 {
 		t.Fatalf("a filter for bob's vendor found rows: %s", p.body)
 	}
 	// bob sees only bob's; carol (every owner) sees both.
@@ -193,19 +219,26 @@ func TestAuditFilters(t *testing.T) {
 		"from=2026-11-30":               1,
 		"to=2026-11-28":                 3,
 		"from=2026-11-28&to=2026-11-28": 3,
-		"payee=papierwerk":              1,
+		"payee=V-0043":                  1,
+		"payee=v-0043":                  0, // the id exactly
+		"payee=Papierwerk%20AG":         0, // an id, not a name
+		"result=executed":               2,
+		"result=not_executed":           2,
+		"result=failed":                 0,
 		"payee=V-0042":                  1,
 		"min=12500.00":                  1,
 		"min=900&max=7777":              2,
 		"max=50":                        1,
 		"min=50.00&max=50.00":           1,
-		"verdict=deny&payee=acme":       0,
+		"verdict=deny&payee=V-0042":     0,
+		"verdict=allow&payee=V-0042":    1,
+		"action=ap.pay_bill&min=900":    3,
 	} {
 		if got := count(q); got != want {
 			t.Errorf("%q: %d decisions, want %d", q, got, want)
 		}
 	}
-	for _, q := range []string{"from=30.11.2026", "verdict=maybe", "min=1,000", "max=-5", "min=1e3"} {
+	for _, q := range []string{"from=30.11.2026", "verdict=maybe", "result=done", "min=1,000", "max=-5", "min=1e3", "c=not-a-cursor"} {
 		if p := c.do("GET", "/audit?"+q, nil, nil); p.code != http.StatusBadRequest || !strings.Contains(p.body, `id="error"`) {
 			t.Errorf("%q: %d, want 400 with the error shown", q, p.code)
 		}
@@ -397,13 +430,13 @@ func TestAuditPayeeNotResolvedIsAsSent(t *testing.T) {
 	if executed := c.do("GET", "/audit/decision?owner=emma&seq=1", nil, nil).body; !strings.Contains(executed, `<h2 id="args-title">What executed</h2>`) {
 		t.Errorf("the executed decision's arguments are not titled what executed: %.4000s", executed)
 	}
-	// The filter by payee finds it by what was sent, and still by the id
-	// and the name on file.
+	// The filter by payee matches the id on file, never the agent's
+	// text: a refusal before resolution has no payee on file.
 	for q, want := range map[string][]string{
-		"payee=acme":        {"1", "4"},
-		"payee=gb54%20midl": {"4"},
-		"payee=V-0042":      {"1"},
-		"payee=papier":      {"2"},
+		"payee=ACME%20Supplies":                       {},
+		"payee=GB54%20MIDL%204000%200000%200000%2000": {},
+		"payee=V-0042":                                {"1"},
+		"payee=V-0043":                                {"2"},
 	} {
 		if got := slices.Sorted(maps.Keys(payeeCells(t, c, q))); !slices.Equal(got, want) {
 			t.Errorf("%s: seqs %v, want %v", q, got, want)
@@ -528,7 +561,7 @@ func TestAuditApprovalReceiptsNamePayee(t *testing.T) {
 			t.Errorf("export: receipt #%s's payee is %q, want the name shown to the approvers with its id", seq, payee)
 		}
 	}
-	if got := payeeCells(t, alice, "payee=umbrella"); len(got) != len(cells)-3 {
+	if got := payeeCells(t, alice, "payee=GB29"); len(got) != len(cells)-3 {
 		t.Errorf("the payee filter finds %v of the request's receipts, want all %d", got, len(cells)-3)
 	}
 }
@@ -552,5 +585,137 @@ func TestRequestPageShowsHiddenCharactersInNames(t *testing.T) {
 	}
 	if !strings.Contains(body, "(paid to "+shown+" today") {
 		t.Errorf("the reason hides the name's characters: %.3000s", body)
+	}
+}
+
+// hrefOf returns the URL of the link of class cls in body ("" if none).
+func hrefOf(body, cls string) string {
+	_, rest, ok := strings.Cut(body, `class="`+cls+`"`)
+	if !ok {
+		return ""
+	}
+	_, rest, _ = strings.Cut(rest, `href="`)
+	u, _, _ := strings.Cut(rest, `"`)
+	return html.UnescapeString(u)
+}
+
+// listSeqs returns the seqs of the decisions a list page shows, in order.
+func listSeqs(body string) []string {
+	var out []string
+	for _, part := range strings.Split(body, `;seq=`)[1:] {
+		n, _, _ := strings.Cut(part, `"`)
+		out = append(out, n)
+	}
+	return out
+}
+
+// TestAuditPages: a long history is listed a page at a time, newest
+// first; Older and Newer links walk it without a gap or a repeat, with a
+// filter the index serves and with one it does not (the action); an
+// altered link is refused with a way back.
+func TestAuditPages(t *testing.T) {
+	f := auditFixture(t)
+	for i := range 230 {
+		action := "ap.pay_bill"
+		if i%3 == 0 {
+			action = "ap.pay_credit"
+		}
+		f.decision("emma", t0.Add(time.Duration(i+1)*time.Minute), action, "V-0042", "ACME Supplies GmbH", 1000, intent.StepUp)
+	}
+	c := f.signedIn("alice")
+	for _, tc := range []struct {
+		query string
+		want  int // decisions it selects
+	}{{"", 233}, {"verdict=step_up", 231}, {"action=ap.pay_credit", 77}, {"action=ap.pay_bill&payee=V-0042", 154}} {
+		var pages [][]string
+		var all []string
+		u := "/audit?" + tc.query
+		for u != "" {
+			p := c.do("GET", u, nil, nil)
+			if p.code != http.StatusOK {
+				t.Fatalf("%s: %d", u, p.code)
+			}
+			seqs := listSeqs(p.body)
+			if len(seqs) > 100 {
+				t.Fatalf("%s: a page of %d rows", u, len(seqs))
+			}
+			pages, all = append(pages, seqs), append(all, seqs...)
+			if prev := hrefOf(p.body, "prev"); len(pages) > 1 {
+				back := listSeqs(c.do("GET", prev, nil, nil).body)
+				if !slices.Equal(back, pages[len(pages)-2]) {
+					t.Errorf("%s: Newer from page %d shows %v, want %v", tc.query, len(pages), back, pages[len(pages)-2])
+				}
+			} else if prev != "" {
+				t.Errorf("%s: the first page has a Newer link", tc.query)
+			}
+			u = hrefOf(p.body, "next")
+		}
+		seen := map[string]bool{}
+		for _, s := range all {
+			if seen[s] {
+				t.Errorf("%s: #%s listed twice", tc.query, s)
+			}
+			seen[s] = true
+		}
+		if len(all) != tc.want || len(pages) != (tc.want+99)/100 {
+			t.Errorf("%s: %d decisions on %d pages, want %d", tc.query, len(all), len(pages), tc.want)
+		}
+	}
+	p := c.do("GET", "/audit", nil, nil)
+	next := hrefOf(p.body, "next")
+	bad := c.do("GET", strings.Replace(next, "c=", "c=A", 1), nil, nil)
+	if bad.code != http.StatusBadRequest || !strings.Contains(bad.body, `id="error"`) || hrefOf(bad.body, "first") != "/audit" {
+		t.Errorf("an altered page link: %d %.2000s", bad.code, bad.body)
+	}
+	if other := c.do("GET", next+"&verdict=allow", nil, nil); other.code != http.StatusBadRequest {
+		t.Errorf("a page link with another filter: %d", other.code)
+	}
+}
+
+// TestAuditExportStreamsEverything: the export holds every decision the
+// filter keeps, oldest first, however many (read a page of the index at a
+// time: here three pages and more).
+func TestAuditExportStreamsEverything(t *testing.T) {
+	f := auditFixture(t)
+	for i := range 2600 {
+		f.decision("emma", t0.Add(time.Duration(i+1)*time.Second), "ap.pay_bill", "V-0042", "ACME Supplies GmbH", 1000, intent.Allow)
+	}
+	c := f.signedIn("alice")
+	rows := csvRows(t, c.do("GET", "/audit.csv", nil, nil).body)
+	if len(rows) != 1+2603 {
+		t.Fatalf("the export has %d rows, want a header and 2603", len(rows))
+	}
+	seq := slices.Index(rows[0], "seq")
+	for i, row := range rows[1:] {
+		if i > 0 && row[0] < rows[i][0] {
+			t.Fatalf("row %d (%s) is older than the one before (%s)", i+1, row[0], rows[i][0])
+		}
+		if row[seq] == "" {
+			t.Fatalf("row %d has no seq", i+1)
+		}
+	}
+	if n := len(csvRows(t, c.do("GET", "/audit.csv?verdict=allow&payee=V-0042", nil, nil).body)); n != 1+2601 {
+		t.Errorf("the filtered export has %d rows, want a header and 2601", n)
+	}
+}
+
+// TestAuditLongChainNotReadWhole: a chain longer than MaxReceipts is shown
+// with its head and left to `intentplane receipts verify`; its decisions
+// are all listed and exported.
+func TestAuditLongChainNotReadWhole(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log, MaxReceipts: 20}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		f.decision("emma", t0.Add(time.Duration(i)*time.Minute), "ap.pay_bill", "V-0042", "ACME Supplies GmbH", 1000, intent.Deny)
+	}
+	c := f.signedIn("alice")
+	p := c.do("GET", "/audit", nil, nil)
+	if !strings.Contains(p.body, "the chain holds 30 receipts, more than the 20 the view verifies") || !strings.Contains(p.body, "30 decisions") {
+		t.Errorf("a chain over MaxReceipts: %.3000s", p.body)
+	}
+	if n := len(csvRows(t, c.do("GET", "/audit.csv", nil, nil).body)); n != 31 {
+		t.Errorf("the export has %d rows, want a header and 30", n)
 	}
 }

@@ -131,10 +131,36 @@ func (p *page) addWebhook(c *config.Config, w *config.Webhook) error {
 }
 
 // argRoles returns, for the audit view, the roles of each action's
-// arguments as the packs' contracts declare them: the payee is what all
-// its running totals add up by, the amount the budget parameter, in the
-// currency of the BudgetCurrency fact or else of the mandate's budget.
+// arguments as the packs' contracts declare them (rolesOf).
 func argRoles(packs []gateway.Pack, budget string) func(intent.Action) (approvals.ArgRoles, bool) {
+	roles := rolesOf(packs, budget)
+	return func(a intent.Action) (approvals.ArgRoles, bool) {
+		ro, ok := roles[a]
+		return ro, ok
+	}
+}
+
+// payeeParams returns the parameters that name a payee in any of the
+// packs' actions (rolesOf), sorted: what the audit view's payee filter
+// matches.
+func payeeParams(packs []gateway.Pack) []string {
+	var out []string
+	for _, ro := range rolesOf(packs, "") {
+		for _, p := range ro.Payee {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// rolesOf returns the roles of each action's arguments as the packs'
+// contracts declare them: the payee is what all its running totals add up
+// by, the amount the budget parameter, in the currency of the
+// BudgetCurrency fact or else of the mandate's budget.
+func rolesOf(packs []gateway.Pack, budget string) map[intent.Action]approvals.ArgRoles {
 	roles := map[intent.Action]approvals.ArgRoles{}
 	for _, p := range packs {
 		for _, ct := range p.Contracts {
@@ -154,8 +180,5 @@ func argRoles(packs []gateway.Pack, budget string) func(intent.Action) (approval
 			roles[ct.Action] = ro
 		}
 	}
-	return func(a intent.Action) (approvals.ArgRoles, bool) {
-		ro, ok := roles[a]
-		return ro, ok
-	}
+	return roles
 }

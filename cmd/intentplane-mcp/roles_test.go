@@ -20,7 +20,8 @@ func TestArgRoles(t *testing.T) {
 	pay := &contract.Contract{Action: ap.ActionPayBill, Budget: "amount", BudgetCurrency: "budget_currency",
 		Totals: []contract.Total{{Name: "paid_bill", By: []string{"vendor", "bill"}}, {Name: "paid_day", By: []string{"vendor"}}}}
 	read := &contract.Contract{Action: "bank.read_inbox", ReadOnly: true}
-	roles := argRoles([]gateway.Pack{{Name: "x", Contracts: []*contract.Contract{send, read}}, {Name: "ap", Contracts: []*contract.Contract{pay}}}, "EUR")
+	packs := []gateway.Pack{{Name: "x", Contracts: []*contract.Contract{send, read}}, {Name: "ap", Contracts: []*contract.Contract{pay}}}
+	roles := argRoles(packs, "EUR")
 	for _, c := range []struct {
 		ct   *contract.Contract
 		want approvals.ArgRoles
@@ -39,5 +40,9 @@ func TestArgRoles(t *testing.T) {
 	}
 	if _, ok := roles("bank.unknown"); ok {
 		t.Error("roles of an undeclared action")
+	}
+	// The payee filter's parameters: every action's payee, once.
+	if diff := cmp.Diff([]string{"recipient_iban", "vendor"}, payeeParams(packs)); diff != "" {
+		t.Errorf("payeeParams (-want, +got):\n%s", diff)
 	}
 }

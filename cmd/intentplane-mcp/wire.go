@@ -137,7 +137,9 @@ func build(ctx context.Context, c *config.Config, stderr io.Writer, log *slog.Lo
 	a.watchPage()
 	if a.page != nil {
 		// The page's audit view reads the same store's receipt chains.
-		if err = a.page.srv.EnableAudit(a.store.auditConfig()); err != nil {
+		ac := a.store.auditConfig()
+		ac.PayeeParams = payeeParams(w.packs)
+		if err = a.page.srv.EnableAudit(ac); err != nil {
 			return nil, err
 		}
 	}

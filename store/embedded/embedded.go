@@ -79,8 +79,11 @@ var (
 	keyVersion         = []byte("version")
 )
 
-// fileVersion is the layout version written in the meta bucket.
-const fileVersion = 1
+// fileVersion is the layout version written in the meta bucket: 2 since
+// receipts are indexed for state.ReceiptIndex (audit.go). Open upgrades a
+// file of version 1 in place; a gateway of version 1 refuses a file of
+// version 2 (ErrVersion), whose index it would not keep.
+const fileVersion = 2
 
 // maxKey is the longest owner or checkpoint key id accepted, in bytes
 // (other keys are bounded by state.MaxKeyLen) (bbolt keys are at most 32 KiB).
@@ -142,8 +145,9 @@ func Open(path string, opts Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("embedded: open %s: %w", path, err)
 	}
+	upgrade := false
 	err = db.Update(func(tx *bolt.Tx) error {
-		for _, b := range [][]byte{bucketMeta, bucketAccounts, bucketReservations, bucketConsumed, bucketLocks, bucketHeads, bucketReceipts, bucketCheckpoints} {
+		for _, b := range append([][]byte{bucketMeta, bucketAccounts, bucketReservations, bucketConsumed, bucketLocks, bucketHeads, bucketReceipts, bucketCheckpoints}, auditBuckets...) {
 			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
 				return err
 			}
@@ -153,10 +157,15 @@ func Open(path string, opts Options) (*Store, error) {
 			if len(v) != 8 || binary.BigEndian.Uint64(v) > fileVersion {
 				return fmt.Errorf("%w: %x", ErrVersion, v)
 			}
+			upgrade = binary.BigEndian.Uint64(v) < fileVersion
 			return nil
 		}
 		return meta.Put(keyVersion, binary.BigEndian.AppendUint64(nil, fileVersion))
 	})
+	if err == nil && upgrade {
+		// A file of version 1 has no index of its receipts: build it.
+		err = reindex(db)
+	}
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("embedded: open %s: %w", path, err)
@@ -691,6 +700,9 @@ func appendTo(ok []byte, r receipt.Receipt, out *receipt.Receipt) func(tx *bolt.
 			return err
 		}
 		if err := tx.Bucket(bucketReceipts).Put(seqKey(ok, linked.Seq), line.Bytes()); err != nil {
+			return err
+		}
+		if err := indexReceipt(tx, linked); err != nil {
 			return err
 		}
 		h := binary.BigEndian.AppendUint64(make([]byte, 0, 40), linked.Seq)

@@ -212,3 +212,9 @@ func TestSweepFarExpiry(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditConformance(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) storetest.AuditStore {
+		return open(t, filepath.Join(t.TempDir(), "state.db"))
+	})
+}

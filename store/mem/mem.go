@@ -24,6 +24,7 @@ type Store struct {
 	held     map[string]hold        // record locks by key
 	sweepAt  int                    // len(used) that triggers the next sweep of expired keys
 	chains   map[intent.Owner]*chain
+	audit    audit                        // the receipts' index for Page
 	records  map[string]record            // state.Records, made on first Keep
 	entries  map[string]map[string]record // approvals.Store's entries by space, then key
 	now      func() time.Time
@@ -223,7 +224,11 @@ func (s *Store) Append(ctx context.Context, r receipt.Receipt) (receipt.Receipt,
 	if c == nil {
 		c = &chain{}
 	}
-	return c.append(r, func() { s.chains[r.Owner] = c })
+	out, err := c.append(r, func() { s.chains[r.Owner] = c })
+	if err == nil {
+		s.audit.add(out)
+	}
+	return out, err
 }
 
 // Receipts implements receipt.Log.

@@ -52,3 +52,7 @@ func TestConsumeFarExpiry(t *testing.T) {
 		t.Errorf("an expired key was kept: %v", err)
 	}
 }
+
+func TestAuditConformance(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) storetest.AuditStore { return mem.New(nil) })
+}

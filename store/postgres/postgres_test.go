@@ -216,3 +216,11 @@ func TestBudgetsPerCurrency(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestAuditConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunAudit(t, func(t *testing.T) storetest.AuditStore {
+		s, _ := open(t, postgres.Config{})
+		return s
+	})
+}
