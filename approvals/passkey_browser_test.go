@@ -87,7 +87,7 @@ func TestBrowserPasskey(t *testing.T) {
 			check("passkey-none")
 			do(t, ctx, chromedp.Click(chromedp.ID("register")), chromedp.WaitVisible(chromedp.ID("registered")))
 			check("passkey-registered")
-			if got := text(t, ctx, "#passkeys"); !strings.Contains(got, "registered") {
+			if got := textContent(t, ctx, "#passkeys"); !strings.Contains(got, "registered") {
 				t.Fatalf("passkeys listed: %q", got)
 			}
 
