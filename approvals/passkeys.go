@@ -87,6 +87,15 @@ func (u passkeyUser) WebAuthnCredentials() []webauthn.Credential {
 	return out
 }
 
+// descriptors lists u's passkeys as the browser is told of them.
+func (u passkeyUser) descriptors() []protocol.CredentialDescriptor {
+	var out []protocol.CredentialDescriptor
+	for _, cr := range u.WebAuthnCredentials() {
+		out = append(out, cr.Descriptor())
+	}
+	return out
+}
+
 // setPasskeys sets the relying party from the page's public URL; an
 // address the browsers refuse as an RP ID (an IP address) leaves passkeys
 // off, which only a rule requiring them makes an error.
@@ -120,15 +129,7 @@ func (s *Server) setPasskeys() error {
 
 // passkeys returns approver's registered passkeys.
 func (s *Server) passkeys(ctx context.Context, approver string) ([]passkey.Credential, error) {
-	b, ok, err := s.st.Entry(ctx, SpacePasskeys, approver)
-	if err != nil || !ok {
-		return nil, err
-	}
-	var creds []passkey.Credential
-	if err := json.Unmarshal(b, &creds); err != nil {
-		return nil, fmt.Errorf("approvals: passkeys of %s as kept: %w", approver, err)
-	}
-	return creds, nil
+	return Passkeys(ctx, s.st, approver)
 }
 
 // passkeyNeeded reports whether approver must approve r with a passkey.
@@ -152,6 +153,9 @@ type ceremony struct {
 	Request    string               `json:"request,omitempty"`
 	Operation  intent.OperationHash `json:"operation,omitzero"`
 	ApprovalID string               `json:"approval_id,omitempty"`
+	// For a removal: the passkey to remove (the approval ID is then the
+	// challenge's nonce).
+	Remove []byte `json:"remove,omitempty"`
 }
 
 func ceremonyKey(c echo.Context, what string) (string, error) {
@@ -223,9 +227,16 @@ type passkeyView struct {
 type passkeyRow struct{ ID, Registered string }
 
 // passkeyPage lists the signed-in approver's passkeys and offers to
-// register one.
+// register one, and to remove one with a passkey's confirmation.
 func (s *Server) passkeyPage(c echo.Context) error {
-	return s.showPasskeys(c, http.StatusOK, "", c.QueryParam("registered"))
+	ok := ""
+	switch {
+	case c.QueryParam("registered") != "":
+		ok = "Your passkey is registered. Approvals now ask for it."
+	case c.QueryParam("removed") != "":
+		ok = "The passkey is removed: it no longer approves for you."
+	}
+	return s.showPasskeys(c, http.StatusOK, "", ok)
 }
 
 func (s *Server) showPasskeys(c echo.Context, code int, errText, ok string) error {
@@ -234,10 +245,7 @@ func (s *Server) showPasskeys(c echo.Context, code int, errText, ok string) erro
 	if err != nil {
 		return err
 	}
-	v := passkeyView{Session: ss, CSRF: ss.csrf, On: s.wa != nil, Rule: ruleText(s.cfg.Passkeys), Error: errText}
-	if ok != "" {
-		v.OK = "Your passkey is registered. Approvals now ask for it."
-	}
+	v := passkeyView{Session: ss, CSRF: ss.csrf, On: s.wa != nil, Rule: ruleText(s.cfg.Passkeys), Error: errText, OK: ok}
 	for _, cr := range creds {
 		v.Passkeys = append(v.Passkeys, passkeyRow{ID: base64.RawURLEncoding.EncodeToString(cr.ID), Registered: cr.Registered.Format("2006-01-02 15:04 UTC")})
 	}
@@ -269,11 +277,7 @@ func (s *Server) passkeyRegisterOptions(c echo.Context) error {
 		return err
 	}
 	user := passkeyUser{name: ss.approver, creds: creds}
-	var exclude []protocol.CredentialDescriptor
-	for _, cr := range user.WebAuthnCredentials() {
-		exclude = append(exclude, cr.Descriptor())
-	}
-	opts, sd, err := s.wa.BeginRegistration(user, webauthn.WithExclusions(exclude), webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
+	opts, sd, err := s.wa.BeginRegistration(user, webauthn.WithExclusions(user.descriptors()), webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
 	if err != nil {
 		return err
 	}
@@ -359,17 +363,21 @@ func (s *Server) passkeyApproveOptions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	user := passkeyUser{name: ss.approver, creds: creds}
-	var allow []protocol.CredentialDescriptor
-	for _, cr := range user.WebAuthnCredentials() {
-		allow = append(allow, cr.Descriptor())
-	}
-	opts, sd, err := s.wa.BeginLogin(user, webauthn.WithChallenge(passkey.Challenge(op, aid)),
-		webauthn.WithAllowedCredentials(allow), webauthn.WithUserVerification(protocol.VerificationRequired))
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.Challenge(op, aid),
+		"approve/"+r.id, ceremony{Request: r.id, Operation: op, ApprovalID: aid})
+}
+
+// beginAssertion answers the request options for navigator.credentials.get
+// over challenge, allowing any of user's passkeys and requiring user
+// verification, and keeps the ceremony cer under what.
+func (s *Server) beginAssertion(c echo.Context, user passkeyUser, challenge []byte, what string, cer ceremony) error {
+	opts, sd, err := s.wa.BeginLogin(user, webauthn.WithChallenge(challenge),
+		webauthn.WithAllowedCredentials(user.descriptors()), webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return err
 	}
-	if err := s.putCeremony(c, "approve/"+r.id, ceremony{Session: *sd, Request: r.id, Operation: op, ApprovalID: aid}); err != nil {
+	cer.Session = *sd
+	if err := s.putCeremony(c, what, cer); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, opts)

@@ -97,6 +97,36 @@ var (
 // relying party. It returns nil, or an error wrapping ErrMalformed,
 // ErrOtherCredential, ErrChallenge, ErrNotVerified or ErrInvalid.
 func Verify(cred Credential, op intent.OperationHash, approvalID string, a intent.Assertion) error {
+	return verify(cred, Challenge(op, approvalID), a)
+}
+
+// removalDomain separates the challenges of removals from those of
+// approvals.
+const removalDomain = "intentplane-passkey-removal-v1\x00"
+
+// RemovalChallenge returns the WebAuthn challenge by which an approver
+// confirms the removal of their passkey removed (its raw ID) on the page:
+// SHA-256(domain || len(removed) as 2 bytes big-endian || removed ||
+// nonce), 32 bytes, where domain is "intentplane-passkey-removal-v1"
+// followed by a zero byte and nonce is the page's random draw. It can
+// never equal an approval's challenge.
+func RemovalChallenge(removed []byte, nonce string) []byte {
+	h := sha256.New()
+	h.Write([]byte(removalDomain))
+	h.Write([]byte{byte(len(removed) >> 8), byte(len(removed))})
+	h.Write(removed)
+	h.Write([]byte(nonce))
+	return h.Sum(nil)
+}
+
+// VerifyRemoval checks that a is cred's assertion, with its user
+// verified, of RemovalChallenge(removed, nonce), for cred's relying
+// party. Its errors are Verify's.
+func VerifyRemoval(cred Credential, removed []byte, nonce string, a intent.Assertion) error {
+	return verify(cred, RemovalChallenge(removed, nonce), a)
+}
+
+func verify(cred Credential, challenge []byte, a intent.Assertion) error {
 	if !bytes.Equal(a.CredentialID, cred.ID) {
 		return ErrOtherCredential
 	}
@@ -104,7 +134,7 @@ func Verify(cred Credential, op intent.OperationHash, approvalID string, a inten
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	want := base64.RawURLEncoding.EncodeToString(Challenge(op, approvalID))
+	want := base64.RawURLEncoding.EncodeToString(challenge)
 	if parsed.Response.CollectedClientData.Challenge != want {
 		return ErrChallenge
 	}

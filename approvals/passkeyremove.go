@@ -1,0 +1,162 @@
+package approvals
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/intentplane/intentplane/approvals/passkey"
+	"github.com/intentplane/intentplane/core/approval"
+)
+
+// ErrNoPasskey is the error of a revocation of a passkey the approver
+// does not have (any more).
+var ErrNoPasskey = errors.New("approvals: no such passkey")
+
+// Passkeys returns the passkeys approver registered on the page whose
+// store is st (SpacePasskeys), in the order registered; none is not an
+// error. An entry that does not read is an error naming the approver.
+func Passkeys(ctx context.Context, st Store, approver string) ([]passkey.Credential, error) {
+	creds, _, err := keptPasskeys(ctx, st, approver)
+	return creds, err
+}
+
+// keptPasskeys returns approver's passkeys and the entry as kept (nil:
+// none), for a compare-and-swap.
+func keptPasskeys(ctx context.Context, st Store, approver string) ([]passkey.Credential, []byte, error) {
+	b, ok, err := st.Entry(ctx, SpacePasskeys, approver)
+	if err != nil || !ok {
+		return nil, nil, err
+	}
+	var creds []passkey.Credential
+	if err := json.Unmarshal(b, &creds); err != nil {
+		return nil, nil, fmt.Errorf("approvals: passkeys of %s as kept: %w", approver, err)
+	}
+	return creds, b, nil
+}
+
+// RevokePasskey ends rev.Approver's passkey rev.ID: it records rev's
+// receipt (passkey.RevocationReceipt) through log, then removes the
+// passkey from st, where the page reads it, in one compare-and-swap, so
+// that a registration or removal by another process at the same time is
+// not lost. The receipt comes first: a revocation that could not be
+// recorded removes nothing, and one recorded whose removal failed is
+// refused by `intentplane receipts verify` all the same, and can be run
+// again. It returns an error wrapping ErrNoPasskey when the approver has
+// no passkey of that ID.
+//
+// Once an approver has no passkey left, their approvals need one only
+// where Config.Passkeys says so (under the default rule, the passcode
+// approves again until they register a new one).
+func RevokePasskey(ctx context.Context, st Store, log Log, rev passkey.Revocation) error {
+	creds, _, err := keptPasskeys(ctx, st, rev.Approver)
+	if err != nil {
+		return err
+	}
+	if !slices.ContainsFunc(creds, func(c passkey.Credential) bool { return bytes.Equal(c.ID, rev.ID) }) {
+		return fmt.Errorf("%w: %s has no passkey %s", ErrNoPasskey, rev.Approver, base64.RawURLEncoding.EncodeToString(rev.ID))
+	}
+	if _, err := log.Append(ctx, passkey.RevocationReceipt(rev)); err != nil {
+		return fmt.Errorf("approvals: passkey revocation not recorded, so not revoked: %w", err)
+	}
+	for range 10 {
+		creds, old, err := keptPasskeys(ctx, st, rev.Approver)
+		if err != nil || old == nil {
+			return err
+		}
+		left := slices.DeleteFunc(creds, func(c passkey.Credential) bool { return bytes.Equal(c.ID, rev.ID) })
+		b, err := json.Marshal(left)
+		if err != nil {
+			return err
+		}
+		swapped, err := st.SwapEntry(ctx, SpacePasskeys, rev.Approver, old, b, never)
+		if err != nil || swapped {
+			return err
+		}
+	}
+	return errors.New("approvals: passkey revocation recorded, but the passkeys kept changed under it ten times; run it again")
+}
+
+// passkeyRemoveOptions starts the removal of the signed-in approver's
+// passkey the form's "id" names (base64url): the request options for
+// navigator.credentials.get, allowing any of the approver's passkeys,
+// whose challenge is passkey.RemovalChallenge of that ID and a fresh
+// nonce.
+func (s *Server) passkeyRemoveOptions(c echo.Context) error {
+	if s.wa == nil {
+		return echo.ErrNotFound
+	}
+	ss := sessionOf(c)
+	creds, err := s.passkeys(c.Request().Context(), ss.approver)
+	if err != nil {
+		return err
+	}
+	id, err := base64.RawURLEncoding.DecodeString(c.FormValue("id"))
+	if err != nil || !slices.ContainsFunc(creds, func(cr passkey.Credential) bool { return bytes.Equal(cr.ID, id) }) {
+		return c.JSON(http.StatusNotFound, map[string]string{"error": "no such passkey"})
+	}
+	nonce, err := approval.NewID(s.rand)
+	if err != nil {
+		return err
+	}
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.RemovalChallenge(id, nonce),
+		"remove", ceremony{Remove: id, ApprovalID: nonce})
+}
+
+// passkeyRemove finishes a removal: the form's "assertion" is the
+// browser's answer to the challenge passkeyRemoveOptions drew, by any of
+// the approver's passkeys. The passcode alone never removes a passkey:
+// under the default rule that would let a stolen passcode remove the
+// passkey and approve without it. An approver who lost their only passkey
+// asks an operator (`intentplane approvals passkeys revoke`).
+func (s *Server) passkeyRemove(c echo.Context) error {
+	if s.wa == nil {
+		return echo.ErrNotFound
+	}
+	ss := sessionOf(c)
+	ctx := c.Request().Context()
+	raw := c.FormValue("assertion")
+	if raw == "" {
+		return s.showPasskeys(c, http.StatusForbidden, "Removing a passkey needs one of your passkeys to confirm it; your passcode alone does not remove one. Nothing was removed. If you lost your only passkey, ask an operator to revoke it.", "")
+	}
+	cer, err := s.takeCeremony(c, "remove")
+	if err != nil {
+		return s.showPasskeys(c, http.StatusConflict, "The removal expired; nothing was removed. Try again.", "")
+	}
+	id, err := base64.RawURLEncoding.DecodeString(c.FormValue("id"))
+	if err != nil || !bytes.Equal(id, cer.Remove) {
+		return s.showPasskeys(c, http.StatusBadRequest, "Your passkey confirmed the removal of another passkey; nothing was removed. Try again.", "")
+	}
+	creds, err := s.passkeys(ctx, ss.approver)
+	if err != nil {
+		return err
+	}
+	a, err := passkey.Of([]byte(raw))
+	i := -1
+	if err == nil {
+		i = slices.IndexFunc(creds, func(cr passkey.Credential) bool { return bytes.Equal(cr.ID, a.CredentialID) })
+	}
+	if i >= 0 {
+		err = passkey.VerifyRemoval(creds[i], cer.Remove, cer.ApprovalID, a)
+	}
+	if i < 0 || err != nil {
+		s.logger.Warn("approval page: passkey removal refused", "approver", ss.approver, "err", err)
+		return s.showPasskeys(c, http.StatusForbidden, "Your passkey's answer did not verify; nothing was removed.", "")
+	}
+	err = RevokePasskey(ctx, s.st, s.log, passkey.Revocation{Approver: ss.approver, ID: id, At: s.now().UTC(), By: ss.approver, Means: passkey.MeansPage, ConfirmedWith: a.CredentialID})
+	if errors.Is(err, ErrNoPasskey) {
+		return s.showPasskeys(c, http.StatusNotFound, "That passkey is already removed.", "")
+	}
+	if err != nil {
+		return err
+	}
+	s.logger.Info("approval page: passkey removed", "approver", ss.approver)
+	return c.Redirect(http.StatusSeeOther, "/passkeys?removed=1")
+}
