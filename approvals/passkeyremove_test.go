@@ -169,13 +169,36 @@ func TestPasskeyRemovalUnderRuleAll(t *testing.T) {
 	}
 }
 
-// TestRevokePasskeyUnknown: revoking a passkey the approver does not have
-// records nothing.
-func TestRevokePasskeyUnknown(t *testing.T) {
+// TestRevokePasskeyByOperator: an operator's revocation (RevokePasskey,
+// as `intentplane approvals passkeys revoke` calls it on the page's store)
+// takes effect on the running page: the revoked passkey no longer
+// approves and, none left, the default rule lets the passcode approve.
+// Revoking a passkey the approver does not have records nothing.
+func TestRevokePasskeyByOperator(t *testing.T) {
 	t.Parallel()
-	f, _ := passkeyFixture(t, approvals.PasskeysRegistered)
-	err := approvals.RevokePasskey(context.Background(), f.st, f.log, passkey.Revocation{Approver: "alice", ID: []byte("none"), At: t0, By: "ops", Means: passkey.MeansOperator})
-	if !errors.Is(err, approvals.ErrNoPasskey) || len(f.log.all("")) != 0 {
-		t.Fatalf("RevokePasskey(unknown) = %v, %d receipts; want ErrNoPasskey and none", err, len(f.log.all("")))
+	f, rp := passkeyFixture(t, approvals.PasskeysRegistered)
+	ctx := context.Background()
+	alice := f.signedIn("alice")
+	phone := passkeytest.New(rp, "alice-phone")
+	if p := alice.register(phone); p.code != http.StatusSeeOther {
+		t.Fatalf("register: %d", p.code)
+	}
+	err := approvals.RevokePasskey(ctx, f.st, f.log, passkey.Revocation{Approver: "alice", ID: []byte("none"), At: f.clock.Now(), By: "ops", Means: passkey.MeansOperator})
+	if !errors.Is(err, approvals.ErrNoPasskey) || len(f.log.all("")) != 1 {
+		t.Fatalf("RevokePasskey(unknown) = %v, %d receipts; want ErrNoPasskey and the registration's alone", err, len(f.log.all("")))
+	}
+	tk := f.request(pending(t, 250000, "invoice 1", intent.LevelConfirm))
+	if p := alice.decide(tk.ID, true); p.code != http.StatusForbidden {
+		t.Fatalf("passcode approval with a passkey registered: %d", p.code)
+	}
+	if err := approvals.RevokePasskey(ctx, f.st, f.log, passkey.Revocation{Approver: "alice", ID: phone.ID, At: f.clock.Now(), By: "ops", Means: passkey.MeansOperator}); err != nil {
+		t.Fatal(err)
+	}
+	csrf := csrfOf(t, alice.do("GET", "/requests/"+tk.ID, nil, nil))
+	if p := alice.do("POST", "/requests/"+tk.ID+"/passkey", url.Values{"csrf": {csrf}, "operation": {f.outcome(tk.ID).Hash.String()}}, nil); p.code != http.StatusConflict {
+		t.Fatalf("passkey approval after the revocation: %d %.300s; want no passkey to ask", p.code, p.body)
+	}
+	if p := alice.decide(tk.ID, true); p.code != http.StatusSeeOther {
+		t.Fatalf("passcode approval after the revocation: %d %.300s", p.code, p.body)
 	}
 }
