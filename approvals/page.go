@@ -74,6 +74,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/passkeys", s.passkeyPage, s.auth)
 	e.POST("/passkeys/options", s.passkeyRegisterOptions, s.auth)
 	e.POST("/passkeys", s.passkeyRegister, s.auth)
+	e.POST("/passkeys/add/options", s.passkeyAddOptions, s.auth)
 	e.POST("/passkeys/remove/options", s.passkeyRemoveOptions, s.auth)
 	e.POST("/passkeys/remove", s.passkeyRemove, s.auth)
 	e.GET("/requests/:id/reject", s.rejectForm, s.auth)

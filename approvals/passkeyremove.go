@@ -122,35 +122,25 @@ func (s *Server) passkeyRemove(c echo.Context) error {
 	}
 	ss := sessionOf(c)
 	ctx := c.Request().Context()
-	raw := c.FormValue("assertion")
-	if raw == "" {
-		return s.showPasskeys(c, http.StatusForbidden, "Removing a passkey needs one of your passkeys to confirm it; your passcode alone does not remove one. Nothing was removed. If you lost your only passkey, ask an operator to revoke it.", "")
-	}
-	cer, err := s.takeCeremony(c, "remove")
+	creds, err := s.passkeys(ctx, ss.approver)
 	if err != nil {
+		return err
+	}
+	by, cer, err := s.confirmation(c, "remove", creds, func(cer *ceremony) []byte { return passkey.RemovalChallenge(cer.Remove, cer.ApprovalID) })
+	switch {
+	case errors.Is(err, errNoAssertion):
+		return s.showPasskeys(c, http.StatusForbidden, "Removing a passkey needs one of your passkeys to confirm it; your passcode alone does not remove one. Nothing was removed. If you lost your only passkey, ask an operator to revoke it.", "")
+	case errors.Is(err, errCeremony):
 		return s.showPasskeys(c, http.StatusConflict, "The removal expired; nothing was removed. Try again.", "")
+	case err != nil:
+		s.logger.Warn("approval page: passkey removal refused", "approver", ss.approver, "err", err)
+		return s.showPasskeys(c, http.StatusForbidden, "Your passkey's answer did not verify; nothing was removed.", "")
 	}
 	id, err := base64.RawURLEncoding.DecodeString(c.FormValue("id"))
 	if err != nil || !bytes.Equal(id, cer.Remove) {
 		return s.showPasskeys(c, http.StatusBadRequest, "Your passkey confirmed the removal of another passkey; nothing was removed. Try again.", "")
 	}
-	creds, err := s.passkeys(ctx, ss.approver)
-	if err != nil {
-		return err
-	}
-	a, err := passkey.Of([]byte(raw))
-	i := -1
-	if err == nil {
-		i = slices.IndexFunc(creds, func(cr passkey.Credential) bool { return bytes.Equal(cr.ID, a.CredentialID) })
-	}
-	if i >= 0 {
-		err = passkey.VerifyRemoval(creds[i], cer.Remove, cer.ApprovalID, a)
-	}
-	if i < 0 || err != nil {
-		s.logger.Warn("approval page: passkey removal refused", "approver", ss.approver, "err", err)
-		return s.showPasskeys(c, http.StatusForbidden, "Your passkey's answer did not verify; nothing was removed.", "")
-	}
-	err = RevokePasskey(ctx, s.st, s.log, passkey.Revocation{Approver: ss.approver, ID: id, At: s.now().UTC(), By: ss.approver, Means: passkey.MeansPage, ConfirmedWith: a.CredentialID})
+	err = RevokePasskey(ctx, s.st, s.log, passkey.Revocation{Approver: ss.approver, ID: id, At: s.now().UTC(), By: ss.approver, Means: passkey.MeansPage, ConfirmedWith: by.ID})
 	if errors.Is(err, ErrNoPasskey) {
 		return s.showPasskeys(c, http.StatusNotFound, "That passkey is already removed.", "")
 	}
@@ -159,4 +149,62 @@ func (s *Server) passkeyRemove(c echo.Context) error {
 	}
 	s.logger.Info("approval page: passkey removed", "approver", ss.approver)
 	return c.Redirect(http.StatusSeeOther, "/passkeys?removed=1")
+}
+
+// Errors of confirmation.
+var (
+	errNoAssertion = errors.New("approvals: no passkey assertion given")
+	errCeremony    = errors.New("approvals: no passkey ceremony in progress")
+)
+
+// confirmation checks the form's "assertion": one of creds (the signed-in
+// approver's passkeys) must have answered the challenge of the ceremony
+// kept under what (challenge computes it from the ceremony). It returns
+// the passkey that answered and the ceremony, or an error wrapping
+// errNoAssertion (the form has none), errCeremony (none in progress, or
+// it expired) or the passkey package's.
+func (s *Server) confirmation(c echo.Context, what string, creds []passkey.Credential, challenge func(*ceremony) []byte) (passkey.Credential, *ceremony, error) {
+	raw := c.FormValue("assertion")
+	if raw == "" {
+		return passkey.Credential{}, nil, errNoAssertion
+	}
+	cer, err := s.takeCeremony(c, what)
+	if err != nil {
+		return passkey.Credential{}, nil, fmt.Errorf("%w: %w", errCeremony, err)
+	}
+	a, err := passkey.Of([]byte(raw))
+	if err != nil {
+		return passkey.Credential{}, nil, err
+	}
+	i := slices.IndexFunc(creds, func(cr passkey.Credential) bool { return bytes.Equal(cr.ID, a.CredentialID) })
+	if i < 0 {
+		return passkey.Credential{}, nil, passkey.ErrOtherCredential
+	}
+	if err := passkey.VerifyChallenge(creds[i], challenge(cer), a); err != nil {
+		return passkey.Credential{}, nil, err
+	}
+	return creds[i], cer, nil
+}
+
+// passkeyAddOptions starts the confirmation, by one of the signed-in
+// approver's passkeys, of the registration of another: the request
+// options for navigator.credentials.get over passkey.AdditionChallenge.
+// An approver without a passkey registers without it.
+func (s *Server) passkeyAddOptions(c echo.Context) error {
+	if s.wa == nil {
+		return echo.ErrNotFound
+	}
+	ss := sessionOf(c)
+	creds, err := s.passkeys(c.Request().Context(), ss.approver)
+	if err != nil {
+		return err
+	}
+	if len(creds) == 0 {
+		return c.JSON(http.StatusConflict, map[string]string{"error": "you have no passkey to confirm with"})
+	}
+	nonce, err := approval.NewID(s.rand)
+	if err != nil {
+		return err
+	}
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.AdditionChallenge(ss.approver, nonce), "add", ceremony{ApprovalID: nonce})
 }

@@ -27,6 +27,58 @@ func (c *client) removeWith(auth *passkeytest.Authenticator, removed, drawnFor [
 	return c.do("POST", "/passkeys/remove", url.Values{"csrf": {csrf}, "id": {b64(removed)}, "assertion": {string(passkeytest.AssertionJSON(auth.Assert(ch)))}}, nil)
 }
 
+// registerConfirmed registers auth as c's passkey, confirmed by by, one
+// they have.
+func (c *client) registerConfirmed(auth, by *passkeytest.Authenticator) page {
+	c.t.Helper()
+	csrf := csrfOf(c.t, c.do("GET", "/passkeys", nil, nil))
+	confirm := string(passkeytest.AssertionJSON(by.Assert(c.challengeOf("/passkeys/add/options", url.Values{"csrf": {csrf}}))))
+	ch := c.challengeOf("/passkeys/options", url.Values{"csrf": {csrf}, "assertion": {confirm}})
+	return c.do("POST", "/passkeys", url.Values{"csrf": {csrf}, "credential": {string(auth.Register(ch))}}, nil)
+}
+
+// TestPasskeyAddition: an approver who has a passkey adds another only
+// with its confirmation: the passcode alone (a thief's) registers none,
+// nor does another approver's passkey, nor a registration drawn before
+// the first passkey was registered in another sign-in.
+func TestPasskeyAddition(t *testing.T) {
+	t.Parallel()
+	f, rp := passkeyFixture(t, approvals.PasskeysRegistered)
+	ctx := context.Background()
+	alice, thief := f.signedIn("alice"), f.signedIn("alice")
+	phone, key, stolen := passkeytest.New(rp, "alice-phone"), passkeytest.New(rp, "alice-key"), passkeytest.New(rp, "thief")
+	csrf := csrfOf(t, thief.do("GET", "/passkeys", nil, nil))
+	early := thief.challengeOf("/passkeys/options", url.Values{"csrf": {csrf}})
+	if p := alice.register(phone); p.code != http.StatusSeeOther {
+		t.Fatalf("register the phone: %d %.300s", p.code, p.body)
+	}
+	if p := thief.do("POST", "/passkeys", url.Values{"csrf": {csrf}, "credential": {string(stolen.Register(early))}}, nil); p.code != http.StatusForbidden || !strings.Contains(p.body, "passcode alone does not add one") {
+		t.Fatalf("registration drawn before the phone's, finished after: %d %.300s", p.code, p.body)
+	}
+	if p := thief.do("POST", "/passkeys/options", url.Values{"csrf": {csrf}}, nil); p.code != http.StatusForbidden {
+		t.Fatalf("registration options without confirmation: %d %.300s", p.code, p.body)
+	}
+	bob := f.signedIn("bob")
+	bobKey := passkeytest.New(rp, "bob-key")
+	if p := bob.register(bobKey); p.code != http.StatusSeeOther {
+		t.Fatalf("register bob: %d", p.code)
+	}
+	ch := thief.challengeOf("/passkeys/add/options", url.Values{"csrf": {csrf}})
+	bobs := string(passkeytest.AssertionJSON(bobKey.Assert(ch)))
+	if p := thief.do("POST", "/passkeys/options", url.Values{"csrf": {csrf}, "assertion": {bobs}}, nil); p.code != http.StatusForbidden {
+		t.Fatalf("registration confirmed by bob's passkey: %d %.300s", p.code, p.body)
+	}
+	if creds, err := approvals.Passkeys(ctx, f.st, "alice"); err != nil || len(creds) != 1 {
+		t.Fatalf("alice's passkeys after refused additions: %d, %v; want the phone alone", len(creds), err)
+	}
+	if p := alice.registerConfirmed(key, phone); p.code != http.StatusSeeOther {
+		t.Fatalf("register the key, confirmed by the phone: %d %.300s", p.code, p.body)
+	}
+	if creds, err := approvals.Passkeys(ctx, f.st, "alice"); err != nil || len(creds) != 2 {
+		t.Fatalf("alice's passkeys: %d, %v; want 2", len(creds), err)
+	}
+}
+
 // TestPasskeyRemoval: an approver removes a passkey on the page only with
 // a passkey of theirs confirming it (the one removed or another), never
 // with the passcode alone; the removal is recorded in a receipt naming
@@ -40,10 +92,11 @@ func TestPasskeyRemoval(t *testing.T) {
 	ctx := context.Background()
 	alice := f.signedIn("alice")
 	phone, key := passkeytest.New(rp, "alice-phone"), passkeytest.New(rp, "alice-key")
-	for _, a := range []*passkeytest.Authenticator{phone, key} {
-		if p := alice.register(a); p.code != http.StatusSeeOther {
-			t.Fatalf("register %s: %d %.300s", a.ID, p.code, p.body)
-		}
+	if p := alice.register(phone); p.code != http.StatusSeeOther {
+		t.Fatalf("register the phone: %d %.300s", p.code, p.body)
+	}
+	if p := alice.registerConfirmed(key, phone); p.code != http.StatusSeeOther {
+		t.Fatalf("register the key: %d %.300s", p.code, p.body)
 	}
 	p := alice.do("GET", "/passkeys", nil, nil)
 	if strings.Count(p.body, `class="passkey-remove"`) != 2 || !strings.Contains(p.body, "your passcode alone does not remove one") {

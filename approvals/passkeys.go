@@ -156,6 +156,8 @@ type ceremony struct {
 	// For a removal: the passkey to remove (the approval ID is then the
 	// challenge's nonce).
 	Remove []byte `json:"remove,omitempty"`
+	// For a registration: one of the approver's passkeys confirmed it.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 func ceremonyKey(c echo.Context, what string) (string, error) {
@@ -276,12 +278,24 @@ func (s *Server) passkeyRegisterOptions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// An approver who has a passkey adds another only with its
+	// confirmation: otherwise a stolen passcode would register the
+	// thief's passkey and approve with it.
+	confirmed := false
+	if len(creds) > 0 {
+		_, _, err := s.confirmation(c, "add", creds, func(cer *ceremony) []byte { return passkey.AdditionChallenge(ss.approver, cer.ApprovalID) })
+		if err != nil {
+			s.logger.Warn("approval page: passkey addition not confirmed", "approver", ss.approver, "err", err)
+			return c.JSON(http.StatusForbidden, map[string]string{"error": "adding a passkey needs one of yours to confirm it"})
+		}
+		confirmed = true
+	}
 	user := passkeyUser{name: ss.approver, creds: creds}
 	opts, sd, err := s.wa.BeginRegistration(user, webauthn.WithExclusions(user.descriptors()), webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
 	if err != nil {
 		return err
 	}
-	if err := s.putCeremony(c, "register", ceremony{Session: *sd}); err != nil {
+	if err := s.putCeremony(c, "register", ceremony{Session: *sd, Confirmed: confirmed}); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, opts)
@@ -303,6 +317,9 @@ func (s *Server) passkeyRegister(c echo.Context) error {
 	creds, err := s.passkeys(ctx, ss.approver)
 	if err != nil {
 		return err
+	}
+	if len(creds) > 0 && !cer.Confirmed {
+		return s.showPasskeys(c, http.StatusForbidden, "Adding a passkey needs one of your passkeys to confirm it; your passcode alone does not add one. Nothing was registered.", "")
 	}
 	parsed, err := protocol.ParseCredentialCreationResponseBytes([]byte(c.FormValue("credential")))
 	var cred *webauthn.Credential

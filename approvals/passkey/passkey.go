@@ -100,9 +100,12 @@ func Verify(cred Credential, op intent.OperationHash, approvalID string, a inten
 	return verify(cred, Challenge(op, approvalID), a)
 }
 
-// removalDomain separates the challenges of removals from those of
-// approvals.
-const removalDomain = "intentplane-passkey-removal-v1\x00"
+// The domains of the challenges by which an approver confirms a change
+// of their passkeys: separate from approvals' and from each other.
+const (
+	removalDomain  = "intentplane-passkey-removal-v1\x00"
+	additionDomain = "intentplane-passkey-addition-v1\x00"
+)
 
 // RemovalChallenge returns the WebAuthn challenge by which an approver
 // confirms the removal of their passkey removed (its raw ID) on the page:
@@ -111,19 +114,31 @@ const removalDomain = "intentplane-passkey-removal-v1\x00"
 // followed by a zero byte and nonce is the page's random draw. It can
 // never equal an approval's challenge.
 func RemovalChallenge(removed []byte, nonce string) []byte {
+	return confirmChallenge(removalDomain, removed, nonce)
+}
+
+// AdditionChallenge returns the WebAuthn challenge by which an approver
+// who has a passkey confirms, with it, the registration of another:
+// as RemovalChallenge with domain "intentplane-passkey-addition-v1" and
+// the approver's name in place of the passkey's ID.
+func AdditionChallenge(approver, nonce string) []byte {
+	return confirmChallenge(additionDomain, []byte(approver), nonce)
+}
+
+func confirmChallenge(domain string, subject []byte, nonce string) []byte {
 	h := sha256.New()
-	h.Write([]byte(removalDomain))
-	h.Write([]byte{byte(len(removed) >> 8), byte(len(removed))})
-	h.Write(removed)
+	h.Write([]byte(domain))
+	h.Write([]byte{byte(len(subject) >> 8), byte(len(subject))})
+	h.Write(subject)
 	h.Write([]byte(nonce))
 	return h.Sum(nil)
 }
 
-// VerifyRemoval checks that a is cred's assertion, with its user
-// verified, of RemovalChallenge(removed, nonce), for cred's relying
-// party. Its errors are Verify's.
-func VerifyRemoval(cred Credential, removed []byte, nonce string, a intent.Assertion) error {
-	return verify(cred, RemovalChallenge(removed, nonce), a)
+// VerifyChallenge checks that a is cred's assertion, with its user
+// verified, of challenge (RemovalChallenge, AdditionChallenge), for
+// cred's relying party. Its errors are Verify's.
+func VerifyChallenge(cred Credential, challenge []byte, a intent.Assertion) error {
+	return verify(cred, challenge, a)
 }
 
 func verify(cred Credential, challenge []byte, a intent.Assertion) error {

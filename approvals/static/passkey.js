@@ -53,9 +53,9 @@
     });
   }
 
-  // confirm asks a passkey for the options url draws for form, puts its
-  // assertion in the form and posts it.
-  function confirm(url, form, done) {
+  // ask asks a passkey for the options url draws for form and puts its
+  // assertion in the form.
+  function ask(url, form) {
     return options(url, form).then(function (o) {
       var pk = o.publicKey;
       pk.challenge = unb64u(pk.challenge);
@@ -63,6 +63,12 @@
       return navigator.credentials.get({ publicKey: pk });
     }).then(function (c) {
       form.elements.assertion.value = assertionJSON(c);
+    });
+  }
+
+  // confirm asks a passkey as ask does, then posts the form.
+  function confirm(url, form, done) {
+    return ask(url, form).then(function () {
       say(done);
       form.submit();
     });
@@ -96,8 +102,15 @@
     register.addEventListener("submit", function (ev) {
       if (register.elements.credential.value) { return; }
       ev.preventDefault();
-      say("Follow your browser's prompt to create the passkey…");
-      options("/passkeys/options", register).then(function (o) {
+      var first = Promise.resolve();
+      if (register.dataset.confirm) {
+        say("Confirm with a passkey you already have…");
+        first = ask(register.dataset.confirm, register);
+      }
+      first.then(function () {
+        say("Follow your browser's prompt to create the passkey…");
+        return options("/passkeys/options", register);
+      }).then(function (o) {
         var pk = o.publicKey;
         pk.challenge = unb64u(pk.challenge);
         pk.user.id = unb64u(pk.user.id);
