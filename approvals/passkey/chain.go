@@ -272,11 +272,13 @@ func checkEvidence(r *receipt.Receipt, ev receipt.Evidence, regs []Credential, r
 	return Verify(cred, op, ev.ID, ev.Passkey)
 }
 
-// revokedAt returns the revocation of cred, after its registration and no
-// later than at, if there is one.
+// revokedAt returns the revocation of cred, after its registration and
+// before at, if there is one. An approval at the revocation's very
+// instant stands: the page may have verified it before the removal
+// reached its store.
 func revokedAt(cred Credential, revs []Revocation, at time.Time) (Revocation, bool) {
 	for _, rev := range revs {
-		if rev.Approver == cred.Approver && bytes.Equal(rev.ID, cred.ID) && !rev.At.Before(cred.Registered) && !rev.At.After(at) {
+		if rev.Approver == cred.Approver && bytes.Equal(rev.ID, cred.ID) && !rev.At.Before(cred.Registered) && rev.At.Before(at) {
 			return rev, true
 		}
 	}

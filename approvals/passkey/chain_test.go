@@ -74,9 +74,10 @@ func TestCheck(t *testing.T) {
 func b64std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // TestCheckRevoked: an assertion made with a passkey before its
-// revocation receipt still verifies; one made at or after it is refused,
-// with who revoked it; a passkey registered again after its revocation
-// verifies again; a revocation whose facts do not read is a problem.
+// revocation receipt (or at its instant) still verifies; one made after
+// it is refused, with who revoked it; a passkey registered again after
+// its revocation verifies again; a revocation whose facts do not read is
+// a problem.
 func TestCheckRevoked(t *testing.T) {
 	t.Parallel()
 	auth := passkeytest.New(rp, "cred-lena")
@@ -92,6 +93,11 @@ func TestCheckRevoked(t *testing.T) {
 	n, ps := passkey.Check([]receipt.Receipt{reg, before, rev, after}, nil)
 	if n != 2 || len(ps) != 1 || ps[0].Approval != "a2" || !errors.Is(ps[0].Err, passkey.ErrRevoked) || !strings.Contains(ps[0].Error(), "by ops-anna") {
 		t.Fatalf("Check(revoked) = %d, %v; want a2 refused as revoked by ops-anna", n, ps)
+	}
+	// An approval at the revocation's very instant stands.
+	same := approved(revokedAt, op, "a3", "lena", auth.Assert(passkey.Challenge(op, "a3")))
+	if _, ps := passkey.Check([]receipt.Receipt{reg, rev, same}, nil); len(ps) != 0 {
+		t.Fatalf("Check(approval at the revocation's instant) = %v; want no problem", ps)
 	}
 	// The approval's own time decides, not the receipt's: approved before
 	// the revocation, executed after, it stands.
