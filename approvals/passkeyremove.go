@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -66,22 +67,53 @@ func RevokePasskey(ctx context.Context, st Store, log Log, rev passkey.Revocatio
 	if _, err := log.Append(ctx, passkey.RevocationReceipt(rev)); err != nil {
 		return fmt.Errorf("approvals: passkey revocation not recorded, so not revoked: %w", err)
 	}
+	_, err = updatePasskeys(ctx, st, rev.Approver, func(creds []passkey.Credential) []passkey.Credential {
+		return slices.DeleteFunc(creds, func(c passkey.Credential) bool { return bytes.Equal(c.ID, rev.ID) })
+	})
+	if err != nil {
+		return fmt.Errorf("approvals: passkey revocation recorded, but not removed from the store (run it again): %w", err)
+	}
+	return nil
+}
+
+// updatePasskeys replaces approver's passkeys kept in st with what change
+// makes of them, by compare-and-swap, trying again (up to ten times) when
+// another process changed them in between. It returns the passkeys
+// written; none kept is not an error (nothing is written).
+func updatePasskeys(ctx context.Context, st Store, approver string, change func([]passkey.Credential) []passkey.Credential) ([]passkey.Credential, error) {
 	for range 10 {
-		creds, old, err := keptPasskeys(ctx, st, rev.Approver)
+		creds, old, err := keptPasskeys(ctx, st, approver)
 		if err != nil || old == nil {
-			return err
+			return nil, err
 		}
-		left := slices.DeleteFunc(creds, func(c passkey.Credential) bool { return bytes.Equal(c.ID, rev.ID) })
-		b, err := json.Marshal(left)
+		creds = change(creds)
+		b, err := json.Marshal(creds)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		swapped, err := st.SwapEntry(ctx, SpacePasskeys, rev.Approver, old, b, never)
+		swapped, err := st.SwapEntry(ctx, SpacePasskeys, approver, old, b, never)
 		if err != nil || swapped {
-			return err
+			return creds, err
 		}
 	}
-	return errors.New("approvals: passkey revocation recorded, but the passkeys kept changed under it ten times; run it again")
+	return nil, errors.New("approvals: the passkeys kept changed under the update ten times")
+}
+
+// touchPasskey notes that approver's passkey id approved at at
+// (Credential.LastUsed), best effort: a failure is logged, and the
+// approval stands.
+func (s *Server) touchPasskey(ctx context.Context, approver string, id []byte, at time.Time) {
+	_, err := updatePasskeys(ctx, s.st, approver, func(creds []passkey.Credential) []passkey.Credential {
+		for i := range creds {
+			if bytes.Equal(creds[i].ID, id) {
+				creds[i].LastUsed = at.UTC()
+			}
+		}
+		return creds
+	})
+	if err != nil {
+		s.logger.Warn("approval page: passkey's last use not kept", "approver", approver, "err", err)
+	}
 }
 
 // passkeyRemoveOptions starts the removal of the signed-in approver's

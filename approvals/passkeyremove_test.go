@@ -34,7 +34,7 @@ func (c *client) registerConfirmed(auth, by *passkeytest.Authenticator) page {
 	csrf := csrfOf(c.t, c.do("GET", "/passkeys", nil, nil))
 	confirm := string(passkeytest.AssertionJSON(by.Assert(c.challengeOf("/passkeys/add/options", url.Values{"csrf": {csrf}}))))
 	ch := c.challengeOf("/passkeys/options", url.Values{"csrf": {csrf}, "assertion": {confirm}})
-	return c.do("POST", "/passkeys", url.Values{"csrf": {csrf}, "credential": {string(auth.Register(ch))}}, nil)
+	return c.do("POST", "/passkeys", url.Values{"csrf": {csrf}, "credential": {string(auth.Register(ch))}, "name": {" backup\x00 key \n"}}, nil)
 }
 
 // TestPasskeyAddition: an approver who has a passkey adds another only
@@ -105,6 +105,13 @@ func TestPasskeyRemoval(t *testing.T) {
 	before := f.request(pending(t, 250000, "invoice 1", intent.LevelConfirm))
 	if p := alice.approveWith(phone, before.ID, before.ID); p.code != http.StatusSeeOther {
 		t.Fatalf("approval with the phone: %d %.300s", p.code, p.body)
+	}
+	p = alice.do("GET", "/passkeys", nil, nil)
+	if !strings.Contains(p.body, "<strong>backup key</strong>") || !strings.Contains(p.body, "last used "+f.clock.Now().UTC().Format("2006-01-02 15:04 UTC")) || !strings.Contains(p.body, "last used never") {
+		t.Fatalf("passkeys page does not show the key's name and the phone's last use: %.3000s", p.body)
+	}
+	if regs := f.log.all(""); len(regs) != 2 || regs[1].Facts["passkey.name"].Str != "backup key" {
+		t.Fatalf("registration receipts %+v, want the key's name in the second", regs)
 	}
 	kept := func() int {
 		t.Helper()

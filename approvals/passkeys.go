@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -226,7 +229,7 @@ type passkeyView struct {
 	Error, OK string
 }
 
-type passkeyRow struct{ ID, Registered string }
+type passkeyRow struct{ Name, ID, Registered, LastUsed string }
 
 // passkeyPage lists the signed-in approver's passkeys and offers to
 // register one, and to remove one with a passkey's confirmation.
@@ -249,7 +252,11 @@ func (s *Server) showPasskeys(c echo.Context, code int, errText, ok string) erro
 	}
 	v := passkeyView{Session: ss, CSRF: ss.csrf, On: s.wa != nil, Rule: ruleText(s.cfg.Passkeys), Error: errText, OK: ok}
 	for _, cr := range creds {
-		v.Passkeys = append(v.Passkeys, passkeyRow{ID: base64.RawURLEncoding.EncodeToString(cr.ID), Registered: cr.Registered.Format("2006-01-02 15:04 UTC")})
+		row := passkeyRow{Name: cr.Name, ID: base64.RawURLEncoding.EncodeToString(cr.ID), Registered: cr.Registered.Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
+		if !cr.LastUsed.IsZero() {
+			row.LastUsed = cr.LastUsed.Format("2006-01-02 15:04 UTC")
+		}
+		v.Passkeys = append(v.Passkeys, row)
 	}
 	if v.On {
 		passkeyOn(c)
@@ -330,7 +337,7 @@ func (s *Server) passkeyRegister(c echo.Context) error {
 		s.logger.Warn("approval page: passkey registration refused", "approver", ss.approver, "err", err)
 		return s.showPasskeys(c, http.StatusBadRequest, "The passkey could not be registered (it did not verify you, or the browser's answer was refused); nothing was registered.", "")
 	}
-	pk := passkey.Credential{Approver: ss.approver, ID: cred.ID, PublicKey: cred.PublicKey, RP: s.rp, Registered: s.now().UTC()}
+	pk := passkey.Credential{Approver: ss.approver, ID: cred.ID, PublicKey: cred.PublicKey, RP: s.rp, Registered: s.now().UTC(), Name: passkeyName(c.FormValue("name"))}
 	if _, err := s.log.Append(ctx, passkey.RegistrationReceipt(pk)); err != nil {
 		return fmt.Errorf("approvals: passkey registration not recorded, so not registered: %w", err)
 	}
@@ -466,4 +473,21 @@ func (s *Server) passkeyView(c echo.Context, r *request, v *requestView) error {
 		passkeyOn(c)
 	}
 	return nil
+}
+
+// passkeyName returns the label an approver gave a passkey: trimmed, its
+// control characters dropped, cut to passkey.MaxNameLen bytes on a
+// character boundary.
+func passkeyName(s string) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, s))
+	for len(s) > passkey.MaxNameLen {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
 }

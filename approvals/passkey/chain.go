@@ -34,6 +34,7 @@ const (
 	factMeans      = "passkey.means"
 	factConfirmed  = "passkey.confirmed_with" // base64url, no padding
 	factReason     = "passkey.reason"
+	factName       = "passkey.name"
 )
 
 // The means of a revocation (Revocation.Means).
@@ -112,17 +113,22 @@ func revoked(r *receipt.Receipt) (Revocation, bool, error) {
 // RegistrationReceipt is the receipt of cred's registration: action
 // ActionRegister, at cred.Registered, in the chain of no owner, its facts
 // naming the approver, the credential ID and public key (base64url
-// without padding) and the relying party, so that an auditor finds the
+// without padding), the relying party and the approver's label for it
+// (passkey.name, when given), so that an auditor finds the
 // key every later assertion of the approver is checked with.
 func RegistrationReceipt(cred Credential) receipt.Receipt {
 	b64 := base64.RawURLEncoding.EncodeToString
+	facts := map[string]intent.Value{
+		factApprover: intent.Str(cred.Approver), factCredential: intent.Str(b64(cred.ID)),
+		factPublicKey: intent.Str(b64(cred.PublicKey)), factRPID: intent.Str(cred.RP.ID), factOrigin: intent.Str(cred.RP.Origin),
+	}
+	if cred.Name != "" {
+		facts[factName] = intent.Str(cred.Name)
+	}
 	return receipt.Receipt{
 		Time: cred.Registered, Action: ActionRegister, Verdict: intent.Allow, Result: receipt.ResultExecuted,
 		Message: fmt.Sprintf("Passkey %s registered by %s on the approval page at %s.", b64(cred.ID), cred.Approver, cred.RP.Origin),
-		Facts: map[string]intent.Value{
-			factApprover: intent.Str(cred.Approver), factCredential: intent.Str(b64(cred.ID)),
-			factPublicKey: intent.Str(b64(cred.PublicKey)), factRPID: intent.Str(cred.RP.ID), factOrigin: intent.Str(cred.RP.Origin),
-		},
+		Facts:   facts,
 	}
 }
 

@@ -72,7 +72,17 @@ type Credential struct {
 	RP RP `json:"rp"`
 	// Registered is when it was registered, UTC.
 	Registered time.Time `json:"registered"`
+	// Name is the approver's label for it ("work laptop"), at most
+	// MaxNameLen bytes; may be empty.
+	Name string `json:"name,omitempty"`
+	// LastUsed is when the page last accepted an approval made with it,
+	// UTC; zero if never. The page keeps it, best effort; the receipts
+	// hold every approval made with it.
+	LastUsed time.Time `json:"last_used,omitzero"`
 }
+
+// MaxNameLen is the longest Credential.Name, in bytes.
+const MaxNameLen = 60
 
 // Errors of Verify, wrapped with detail.
 var (

@@ -68,7 +68,8 @@ type passkeysListCmd struct {
 }
 
 // Run prints the approver's passkeys, one a line: its ID (base64url, as
-// revoke takes it), when it was registered and its relying party.
+// revoke takes it), when it was registered and last used (as the page
+// noted it), its relying party's origin and the approver's label for it.
 func (c *passkeysListCmd) Run(e *env) error {
 	st, creds, err := openPasskeys(e, c.Store, c.Approver)
 	if err != nil {
@@ -87,7 +88,11 @@ func (c *passkeysListCmd) Run(e *env) error {
 			fmt.Fprintf(e.stdout, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(e.stdout, "%s  registered %s  at %s\n", base64.RawURLEncoding.EncodeToString(cr.ID), cr.Registered.UTC().Format(time.RFC3339), cr.RP.Origin)
+		used := "never"
+		if !cr.LastUsed.IsZero() {
+			used = cr.LastUsed.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(e.stdout, "%s  registered %s  last used %s  at %s  %q\n", base64.RawURLEncoding.EncodeToString(cr.ID), cr.Registered.UTC().Format(time.RFC3339), used, cr.RP.Origin, cr.Name)
 	}
 	return nil
 }

@@ -77,6 +77,7 @@ func passkeysRevoke(t *testing.T, spec string, open func() approvalStore, closeA
 	}
 	use(func(st approvalStore) {
 		creds := []passkey.Credential{phone.Credential("lena", now.Add(-48*time.Hour)), key.Credential("lena", now.Add(-47*time.Hour))}
+		creds[0].Name, creds[0].LastUsed = "lena's phone", now.Add(-time.Hour)
 		for _, c := range creds {
 			if _, err := st.Append(ctx, passkey.RegistrationReceipt(c)); err != nil {
 				t.Fatal(err)
@@ -95,7 +96,8 @@ func passkeysRevoke(t *testing.T, spec string, open func() approvalStore, closeA
 	})
 	b64 := base64.RawURLEncoding.EncodeToString
 	out, err := runCLI(t, "approvals", "passkeys", "list", "--store", spec, "--approver", "lena")
-	if err != nil || !strings.Contains(out, b64(phone.ID)+"  registered "+now.Add(-48*time.Hour).Format(time.RFC3339)) || !strings.Contains(out, b64(key.ID)) {
+	if err != nil || !strings.Contains(out, b64(phone.ID)+"  registered "+now.Add(-48*time.Hour).Format(time.RFC3339)+"  last used "+now.Add(-time.Hour).Format(time.RFC3339)+"  at https://approve.example.com  \"lena's phone\"") ||
+		!strings.Contains(out, b64(key.ID)+"  registered "+now.Add(-47*time.Hour).Format(time.RFC3339)+"  last used never") {
 		t.Fatalf("list: %v\n%s", err, out)
 	}
 	out, err = runCLI(t, "approvals", "passkeys", "list", "--store", spec, "--approver", "lena", "--json")
