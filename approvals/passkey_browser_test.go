@@ -139,7 +139,7 @@ func TestBrowserPasskey(t *testing.T) {
 			check("passkey-remove")
 			do(t, ctx, chromedp.Click(chromedp.CSS("form.passkey-remove button")), chromedp.WaitVisible(chromedp.ID("no-passkeys")))
 			check("passkey-removed")
-			if got := text(t, ctx, "#registered"); !strings.Contains(got, "no longer approves") {
+			if got := textContent(t, ctx, "#registered"); !strings.Contains(got, "no longer approves") {
 				t.Errorf("after the removal the page reads %q", got)
 			}
 			if creds, err := approvals.Passkeys(context.Background(), f.st, who); err != nil || len(creds) != 0 {
