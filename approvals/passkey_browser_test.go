@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/webauthn"
@@ -131,6 +132,20 @@ func TestBrowserPasskey(t *testing.T) {
 			if out := f.outcome(other.ID); out.Status != approvals.StatusPending || len(out.Approvals) != 0 {
 				t.Fatalf("approved with another operation's assertion: %s", out.Status)
 			}
+
+			// The approver removes the passkey, confirming with it.
+			f.clock.Advance(time.Minute)
+			do(t, ctx, chromedp.Navigate(f.base+"/passkeys"), chromedp.WaitVisible(chromedp.CSS("form.passkey-remove button")))
+			check("passkey-remove")
+			do(t, ctx, chromedp.Click(chromedp.CSS("form.passkey-remove button")), chromedp.WaitVisible(chromedp.ID("no-passkeys")))
+			check("passkey-removed")
+			if got := textContent(t, ctx, "#registered"); !strings.Contains(got, "no longer approves") {
+				t.Errorf("after the removal the page reads %q", got)
+			}
+			if creds, err := approvals.Passkeys(context.Background(), f.st, who); err != nil || len(creds) != 0 {
+				t.Fatalf("%s's passkeys after the removal: %d, %v", who, len(creds), err)
+			}
+			verifyLog(t, f)
 		})
 	}
 }

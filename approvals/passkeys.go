@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
@@ -87,6 +90,15 @@ func (u passkeyUser) WebAuthnCredentials() []webauthn.Credential {
 	return out
 }
 
+// descriptors lists u's passkeys as the browser is told of them.
+func (u passkeyUser) descriptors() []protocol.CredentialDescriptor {
+	var out []protocol.CredentialDescriptor
+	for _, cr := range u.WebAuthnCredentials() {
+		out = append(out, cr.Descriptor())
+	}
+	return out
+}
+
 // setPasskeys sets the relying party from the page's public URL; an
 // address the browsers refuse as an RP ID (an IP address) leaves passkeys
 // off, which only a rule requiring them makes an error.
@@ -120,15 +132,7 @@ func (s *Server) setPasskeys() error {
 
 // passkeys returns approver's registered passkeys.
 func (s *Server) passkeys(ctx context.Context, approver string) ([]passkey.Credential, error) {
-	b, ok, err := s.st.Entry(ctx, SpacePasskeys, approver)
-	if err != nil || !ok {
-		return nil, err
-	}
-	var creds []passkey.Credential
-	if err := json.Unmarshal(b, &creds); err != nil {
-		return nil, fmt.Errorf("approvals: passkeys of %s as kept: %w", approver, err)
-	}
-	return creds, nil
+	return Passkeys(ctx, s.st, approver)
 }
 
 // passkeyNeeded reports whether approver must approve r with a passkey.
@@ -152,6 +156,11 @@ type ceremony struct {
 	Request    string               `json:"request,omitempty"`
 	Operation  intent.OperationHash `json:"operation,omitzero"`
 	ApprovalID string               `json:"approval_id,omitempty"`
+	// For a removal: the passkey to remove (the approval ID is then the
+	// challenge's nonce).
+	Remove []byte `json:"remove,omitempty"`
+	// For a registration: one of the approver's passkeys confirmed it.
+	Confirmed bool `json:"confirmed,omitempty"`
 }
 
 func ceremonyKey(c echo.Context, what string) (string, error) {
@@ -220,12 +229,19 @@ type passkeyView struct {
 	Error, OK string
 }
 
-type passkeyRow struct{ ID, Registered string }
+type passkeyRow struct{ Name, ID, Registered, LastUsed string }
 
 // passkeyPage lists the signed-in approver's passkeys and offers to
-// register one.
+// register one, and to remove one with a passkey's confirmation.
 func (s *Server) passkeyPage(c echo.Context) error {
-	return s.showPasskeys(c, http.StatusOK, "", c.QueryParam("registered"))
+	ok := ""
+	switch {
+	case c.QueryParam("registered") != "":
+		ok = "Your passkey is registered. Approvals now ask for it."
+	case c.QueryParam("removed") != "":
+		ok = "The passkey is removed: it no longer approves for you."
+	}
+	return s.showPasskeys(c, http.StatusOK, "", ok)
 }
 
 func (s *Server) showPasskeys(c echo.Context, code int, errText, ok string) error {
@@ -234,12 +250,13 @@ func (s *Server) showPasskeys(c echo.Context, code int, errText, ok string) erro
 	if err != nil {
 		return err
 	}
-	v := passkeyView{Session: ss, CSRF: ss.csrf, On: s.wa != nil, Rule: ruleText(s.cfg.Passkeys), Error: errText}
-	if ok != "" {
-		v.OK = "Your passkey is registered. Approvals now ask for it."
-	}
+	v := passkeyView{Session: ss, CSRF: ss.csrf, On: s.wa != nil, Rule: ruleText(s.cfg.Passkeys), Error: errText, OK: ok}
 	for _, cr := range creds {
-		v.Passkeys = append(v.Passkeys, passkeyRow{ID: base64.RawURLEncoding.EncodeToString(cr.ID), Registered: cr.Registered.Format("2006-01-02 15:04 UTC")})
+		row := passkeyRow{Name: cr.Name, ID: base64.RawURLEncoding.EncodeToString(cr.ID), Registered: cr.Registered.Format("2006-01-02 15:04 UTC"), LastUsed: "never"}
+		if !cr.LastUsed.IsZero() {
+			row.LastUsed = cr.LastUsed.Format("2006-01-02 15:04 UTC")
+		}
+		v.Passkeys = append(v.Passkeys, row)
 	}
 	if v.On {
 		passkeyOn(c)
@@ -268,16 +285,24 @@ func (s *Server) passkeyRegisterOptions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	user := passkeyUser{name: ss.approver, creds: creds}
-	var exclude []protocol.CredentialDescriptor
-	for _, cr := range user.WebAuthnCredentials() {
-		exclude = append(exclude, cr.Descriptor())
+	// An approver who has a passkey adds another only with its
+	// confirmation: otherwise a stolen passcode would register the
+	// thief's passkey and approve with it.
+	confirmed := false
+	if len(creds) > 0 {
+		_, _, err := s.confirmation(c, "add", creds, func(cer *ceremony) []byte { return passkey.AdditionChallenge(ss.approver, cer.ApprovalID) })
+		if err != nil {
+			s.logger.Warn("approval page: passkey addition not confirmed", "approver", ss.approver, "err", err)
+			return c.JSON(http.StatusForbidden, map[string]string{"error": "adding a passkey needs one of yours to confirm it"})
+		}
+		confirmed = true
 	}
-	opts, sd, err := s.wa.BeginRegistration(user, webauthn.WithExclusions(exclude), webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
+	user := passkeyUser{name: ss.approver, creds: creds}
+	opts, sd, err := s.wa.BeginRegistration(user, webauthn.WithExclusions(user.descriptors()), webauthn.WithConveyancePreference(protocol.PreferNoAttestation))
 	if err != nil {
 		return err
 	}
-	if err := s.putCeremony(c, "register", ceremony{Session: *sd}); err != nil {
+	if err := s.putCeremony(c, "register", ceremony{Session: *sd, Confirmed: confirmed}); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, opts)
@@ -300,6 +325,9 @@ func (s *Server) passkeyRegister(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(creds) > 0 && !cer.Confirmed {
+		return s.showPasskeys(c, http.StatusForbidden, "Adding a passkey needs one of your passkeys to confirm it; your passcode alone does not add one. Nothing was registered.", "")
+	}
 	parsed, err := protocol.ParseCredentialCreationResponseBytes([]byte(c.FormValue("credential")))
 	var cred *webauthn.Credential
 	if err == nil {
@@ -309,7 +337,7 @@ func (s *Server) passkeyRegister(c echo.Context) error {
 		s.logger.Warn("approval page: passkey registration refused", "approver", ss.approver, "err", err)
 		return s.showPasskeys(c, http.StatusBadRequest, "The passkey could not be registered (it did not verify you, or the browser's answer was refused); nothing was registered.", "")
 	}
-	pk := passkey.Credential{Approver: ss.approver, ID: cred.ID, PublicKey: cred.PublicKey, RP: s.rp, Registered: s.now().UTC()}
+	pk := passkey.Credential{Approver: ss.approver, ID: cred.ID, PublicKey: cred.PublicKey, RP: s.rp, Registered: s.now().UTC(), Name: passkeyName(c.FormValue("name"))}
 	if _, err := s.log.Append(ctx, passkey.RegistrationReceipt(pk)); err != nil {
 		return fmt.Errorf("approvals: passkey registration not recorded, so not registered: %w", err)
 	}
@@ -359,17 +387,21 @@ func (s *Server) passkeyApproveOptions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	user := passkeyUser{name: ss.approver, creds: creds}
-	var allow []protocol.CredentialDescriptor
-	for _, cr := range user.WebAuthnCredentials() {
-		allow = append(allow, cr.Descriptor())
-	}
-	opts, sd, err := s.wa.BeginLogin(user, webauthn.WithChallenge(passkey.Challenge(op, aid)),
-		webauthn.WithAllowedCredentials(allow), webauthn.WithUserVerification(protocol.VerificationRequired))
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.Challenge(op, aid),
+		"approve/"+r.id, ceremony{Request: r.id, Operation: op, ApprovalID: aid})
+}
+
+// beginAssertion answers the request options for navigator.credentials.get
+// over challenge, allowing any of user's passkeys and requiring user
+// verification, and keeps the ceremony cer under what.
+func (s *Server) beginAssertion(c echo.Context, user passkeyUser, challenge []byte, what string, cer ceremony) error {
+	opts, sd, err := s.wa.BeginLogin(user, webauthn.WithChallenge(challenge),
+		webauthn.WithAllowedCredentials(user.descriptors()), webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return err
 	}
-	if err := s.putCeremony(c, "approve/"+r.id, ceremony{Session: *sd, Request: r.id, Operation: op, ApprovalID: aid}); err != nil {
+	cer.Session = *sd
+	if err := s.putCeremony(c, what, cer); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, opts)
@@ -441,4 +473,21 @@ func (s *Server) passkeyView(c echo.Context, r *request, v *requestView) error {
 		passkeyOn(c)
 	}
 	return nil
+}
+
+// passkeyName returns the label an approver gave a passkey: trimmed, its
+// control characters dropped, cut to passkey.MaxNameLen bytes on a
+// character boundary.
+func passkeyName(s string) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, s))
+	for len(s) > passkey.MaxNameLen {
+		_, n := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-n]
+	}
+	return s
 }

@@ -946,6 +946,9 @@ func (s *Server) makeVote(ctx context.Context, r *request, b ballot, now time.Ti
 		return nil, fmt.Errorf("approvals: decision not recorded, nothing was approved: %w", err)
 	}
 	v.Receipt = stored
+	if b.passkey != nil {
+		s.touchPasskey(ctx, b.approver, b.passkey.cred.ID, now)
+	}
 	return v, nil
 }
 

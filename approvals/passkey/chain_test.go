@@ -72,3 +72,56 @@ func TestCheck(t *testing.T) {
 }
 
 func b64std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// TestCheckRevoked: an assertion made with a passkey before its
+// revocation receipt (or at its instant) still verifies; one made after
+// it is refused, with who revoked it; a passkey registered again after
+// its revocation verifies again; a revocation whose facts do not read is
+// a problem.
+func TestCheckRevoked(t *testing.T) {
+	t.Parallel()
+	auth := passkeytest.New(rp, "cred-lena")
+	reg := passkey.RegistrationReceipt(auth.Credential("lena", at))
+	revokedAt := at.Add(2 * time.Hour)
+	rev := passkey.RevocationReceipt(passkey.Revocation{Approver: "lena", ID: auth.ID, At: revokedAt, By: "ops-anna", Means: passkey.MeansOperator, Reason: "phone lost"})
+	if rev.Action != passkey.ActionRevoke || rev.Facts["passkey.credential"].Str != base64.RawURLEncoding.EncodeToString(auth.ID) ||
+		rev.Facts["passkey.revoked_by"].Str != "ops-anna" || rev.Facts["passkey.means"].Str != "operator_cli" || rev.Facts["passkey.reason"].Str != "phone lost" {
+		t.Fatalf("revocation receipt %+v", rev)
+	}
+	before := approved(revokedAt.Add(-time.Minute), op, "a1", "lena", auth.Assert(passkey.Challenge(op, "a1")))
+	after := approved(revokedAt.Add(time.Minute), op, "a2", "lena", auth.Assert(passkey.Challenge(op, "a2")))
+	n, ps := passkey.Check([]receipt.Receipt{reg, before, rev, after}, nil)
+	if n != 2 || len(ps) != 1 || ps[0].Approval != "a2" || !errors.Is(ps[0].Err, passkey.ErrRevoked) || !strings.Contains(ps[0].Error(), "by ops-anna") {
+		t.Fatalf("Check(revoked) = %d, %v; want a2 refused as revoked by ops-anna", n, ps)
+	}
+	// An approval at the revocation's very instant stands.
+	same := approved(revokedAt, op, "a3", "lena", auth.Assert(passkey.Challenge(op, "a3")))
+	if _, ps := passkey.Check([]receipt.Receipt{reg, rev, same}, nil); len(ps) != 0 {
+		t.Fatalf("Check(approval at the revocation's instant) = %v; want no problem", ps)
+	}
+	// The approval's own time decides, not the receipt's: approved before
+	// the revocation, executed after, it stands.
+	late := approved(revokedAt.Add(time.Hour), op, "a1", "lena", before.Approvals[0].Passkey)
+	late.Approvals[0].IssuedAt = revokedAt.Add(-time.Minute)
+	if n, ps := passkey.Check([]receipt.Receipt{reg, rev, late}, nil); n != 1 || len(ps) != 0 {
+		t.Fatalf("Check(issued before, executed after) = %d, %v; want no problem", n, ps)
+	}
+	// A revocation covers a key given in a credentials file too.
+	if _, ps := passkey.Check([]receipt.Receipt{rev, after}, []passkey.Credential{auth.Credential("lena", time.Time{})}); len(ps) != 1 || !errors.Is(ps[0].Err, passkey.ErrRevoked) {
+		t.Fatalf("Check(file key, revoked) = %v; want revoked", ps)
+	}
+	// Another approver's revocation of the same ID ends nothing of lena's.
+	other := passkey.RevocationReceipt(passkey.Revocation{Approver: "omar", ID: auth.ID, At: revokedAt, By: "omar", Means: passkey.MeansPage, ConfirmedWith: auth.ID})
+	if _, ps := passkey.Check([]receipt.Receipt{reg, other, after}, nil); len(ps) != 0 {
+		t.Fatalf("Check(omar's revocation) = %v; want no problem", ps)
+	}
+	again := passkey.RegistrationReceipt(auth.Credential("lena", revokedAt.Add(30*time.Second)))
+	if _, ps := passkey.Check([]receipt.Receipt{reg, rev, again, after}, nil); len(ps) != 0 {
+		t.Fatalf("Check(registered again) = %v; want no problem", ps)
+	}
+	broken := rev
+	broken.Facts = map[string]intent.Value{"passkey.approver": intent.Str("lena")}
+	if _, ps := passkey.Check([]receipt.Receipt{reg, broken, before}, nil); len(ps) != 1 || !strings.Contains(ps[0].Error(), "revocation receipt") {
+		t.Fatalf("Check(broken revocation) = %v; want it named", ps)
+	}
+}

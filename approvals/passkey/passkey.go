@@ -72,7 +72,17 @@ type Credential struct {
 	RP RP `json:"rp"`
 	// Registered is when it was registered, UTC.
 	Registered time.Time `json:"registered"`
+	// Name is the approver's label for it ("work laptop"), at most
+	// MaxNameLen bytes; may be empty.
+	Name string `json:"name,omitempty"`
+	// LastUsed is when the page last accepted an approval made with it,
+	// UTC; zero if never. The page keeps it, best effort; the receipts
+	// hold every approval made with it.
+	LastUsed time.Time `json:"last_used,omitzero"`
 }
+
+// MaxNameLen is the longest Credential.Name, in bytes.
+const MaxNameLen = 60
 
 // Errors of Verify, wrapped with detail.
 var (
@@ -97,6 +107,51 @@ var (
 // relying party. It returns nil, or an error wrapping ErrMalformed,
 // ErrOtherCredential, ErrChallenge, ErrNotVerified or ErrInvalid.
 func Verify(cred Credential, op intent.OperationHash, approvalID string, a intent.Assertion) error {
+	return verify(cred, Challenge(op, approvalID), a)
+}
+
+// The domains of the challenges by which an approver confirms a change
+// of their passkeys: separate from approvals' and from each other.
+const (
+	removalDomain  = "intentplane-passkey-removal-v1\x00"
+	additionDomain = "intentplane-passkey-addition-v1\x00"
+)
+
+// RemovalChallenge returns the WebAuthn challenge by which an approver
+// confirms the removal of their passkey removed (its raw ID) on the page:
+// SHA-256(domain || len(removed) as 2 bytes big-endian || removed ||
+// nonce), 32 bytes, where domain is "intentplane-passkey-removal-v1"
+// followed by a zero byte and nonce is the page's random draw. It can
+// never equal an approval's challenge.
+func RemovalChallenge(removed []byte, nonce string) []byte {
+	return confirmChallenge(removalDomain, removed, nonce)
+}
+
+// AdditionChallenge returns the WebAuthn challenge by which an approver
+// who has a passkey confirms, with it, the registration of another:
+// as RemovalChallenge with domain "intentplane-passkey-addition-v1" and
+// the approver's name in place of the passkey's ID.
+func AdditionChallenge(approver, nonce string) []byte {
+	return confirmChallenge(additionDomain, []byte(approver), nonce)
+}
+
+func confirmChallenge(domain string, subject []byte, nonce string) []byte {
+	h := sha256.New()
+	h.Write([]byte(domain))
+	h.Write([]byte{byte(len(subject) >> 8), byte(len(subject))})
+	h.Write(subject)
+	h.Write([]byte(nonce))
+	return h.Sum(nil)
+}
+
+// VerifyChallenge checks that a is cred's assertion, with its user
+// verified, of challenge (RemovalChallenge, AdditionChallenge), for
+// cred's relying party. Its errors are Verify's.
+func VerifyChallenge(cred Credential, challenge []byte, a intent.Assertion) error {
+	return verify(cred, challenge, a)
+}
+
+func verify(cred Credential, challenge []byte, a intent.Assertion) error {
 	if !bytes.Equal(a.CredentialID, cred.ID) {
 		return ErrOtherCredential
 	}
@@ -104,7 +159,7 @@ func Verify(cred Credential, op intent.OperationHash, approvalID string, a inten
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
-	want := base64.RawURLEncoding.EncodeToString(Challenge(op, approvalID))
+	want := base64.RawURLEncoding.EncodeToString(challenge)
 	if parsed.Response.CollectedClientData.Challenge != want {
 		return ErrChallenge
 	}

@@ -40,30 +40,58 @@
     if (el) { el.textContent = text; }
   }
 
+  // assertionJSON is the JSON the page reads of an assertion c.
+  function assertionJSON(c) {
+    var r = c.response;
+    return JSON.stringify({
+      id: c.id, rawId: b64u(c.rawId), type: c.type,
+      response: {
+        authenticatorData: b64u(r.authenticatorData), clientDataJSON: b64u(r.clientDataJSON),
+        signature: b64u(r.signature), userHandle: r.userHandle ? b64u(r.userHandle) : null
+      },
+      clientExtensionResults: c.getClientExtensionResults()
+    });
+  }
+
+  // ask asks a passkey for the options url draws for form and puts its
+  // assertion in the form.
+  function ask(url, form) {
+    return options(url, form).then(function (o) {
+      var pk = o.publicKey;
+      pk.challenge = unb64u(pk.challenge);
+      ids(pk.allowCredentials);
+      return navigator.credentials.get({ publicKey: pk });
+    }).then(function (c) {
+      form.elements.assertion.value = assertionJSON(c);
+    });
+  }
+
+  // confirm asks a passkey as ask does, then posts the form.
+  function confirm(url, form, done) {
+    return ask(url, form).then(function () {
+      say(done);
+      form.submit();
+    });
+  }
+
+  Array.prototype.forEach.call(document.querySelectorAll("form.passkey-remove"), function (f) {
+    f.addEventListener("submit", function (ev) {
+      if (f.elements.assertion.value) { return; }
+      ev.preventDefault();
+      say("Confirm the removal with one of your passkeys…");
+      confirm("/passkeys/remove/options", f, "Passkey confirmed; removing…").catch(function (e) {
+        say("Nothing was removed: the passkey did not confirm (" + e.message + ").");
+      });
+    });
+  });
+
   var approve = document.getElementById("approve-form");
   if (approve && approve.dataset.passkey) {
     approve.addEventListener("submit", function (ev) {
       if (approve.elements.assertion.value) { return; }
       ev.preventDefault();
       say("Confirm with your passkey…");
-      options(approve.dataset.passkey, approve).then(function (o) {
-        var pk = o.publicKey;
-        pk.challenge = unb64u(pk.challenge);
-        ids(pk.allowCredentials);
-        return navigator.credentials.get({ publicKey: pk });
-      }).then(function (c) {
-        var r = c.response;
-        approve.elements.assertion.value = JSON.stringify({
-          id: c.id, rawId: b64u(c.rawId), type: c.type,
-          response: {
-            authenticatorData: b64u(r.authenticatorData), clientDataJSON: b64u(r.clientDataJSON),
-            signature: b64u(r.signature), userHandle: r.userHandle ? b64u(r.userHandle) : null
-          },
-          clientExtensionResults: c.getClientExtensionResults()
-        });
-        say("Passkey confirmed; recording your approval…");
-        approve.submit();
-      }).catch(function (e) {
+      confirm(approve.dataset.passkey, approve, "Passkey confirmed; recording your approval…").catch(function (e) {
         say("Nothing was approved: the passkey did not confirm (" + e.message + ").");
       });
     });
@@ -74,8 +102,15 @@
     register.addEventListener("submit", function (ev) {
       if (register.elements.credential.value) { return; }
       ev.preventDefault();
-      say("Follow your browser's prompt to create the passkey…");
-      options("/passkeys/options", register).then(function (o) {
+      var first = Promise.resolve();
+      if (register.dataset.confirm) {
+        say("Confirm with a passkey you already have…");
+        first = ask(register.dataset.confirm, register);
+      }
+      first.then(function () {
+        say("Follow your browser's prompt to create the passkey…");
+        return options("/passkeys/options", register);
+      }).then(function (o) {
         var pk = o.publicKey;
         pk.challenge = unb64u(pk.challenge);
         pk.user.id = unb64u(pk.user.id);

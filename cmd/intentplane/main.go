@@ -35,6 +35,7 @@ type commandLine struct {
 	Mandate      mandateCmd       `cmd:"" help:"Create issuer keys and signed mandates."`
 	Receipts     receiptsCmd      `cmd:"" help:"Verify receipt chains offline."`
 	Reconcile    reconcileCmd     `cmd:"" help:"Settle the budget reservations a crash left open in a store, from the executors' idempotency records, with a receipt each (the gateway does the same at start)."`
+	Approvals    approvalsCmd     `cmd:"" help:"Administer the approval page's store: list and revoke approvers' passkeys."`
 	HashPasscode hashPasscodeCmd  `cmd:"" name:"hash-passcode" help:"Print the scrypt hash of an approver's passcode (read without echo, or from stdin) for the approval page's configuration."`
 	Policy       policyCmd        `cmd:"" help:"Test a pack's Cedar policy and check that its tests kill every mutant."`
 	Odoo         odooCmd          `cmd:"" help:"Set up an Odoo 17, 18 or 19 database for intentplane and play the accounts-payable demo on it."`
