@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
@@ -18,7 +19,9 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 		// The verifier accepts a mandate until DefaultSkew after its
 		// expiry; the nonce must outlive that, or a store that forgets
 		// expired keys lets the operation execute again in between.
-		err := g.store.Consume(ctx, st.op.nonce, m.Expiry.Add(mandate.DefaultSkew))
+		// It also outlives the week a total's Outside fact reads
+		// (SpentKept), for FactQuery.Spent.
+		err := g.store.Consume(ctx, st.op.nonce, latest(m.Expiry.Add(mandate.DefaultSkew), g.now().Add(SpentKept)))
 		if errors.Is(err, state.ErrReplayed) {
 			return g.replayed(ctx, st)
 		}
@@ -112,4 +115,12 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 			g.log.Error("lock release failed", "lock", st.held.key, "err", err)
 		}
 	}
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
