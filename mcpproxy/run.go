@@ -227,7 +227,7 @@ func (p *Proxy) runReport(run gateway.Run, results map[int]lineResult, head stri
 		b.WriteByte('\n')
 	}
 	if executed == 0 {
-		return refusal(intent.CodePolicyDenied, intent.Deny, strings.TrimSpace(b.String()))
+		return refusal(runCode(run, results), intent.Deny, strings.TrimSpace(b.String()))
 	}
 	return mcp.NewToolResultText(fmt.Sprintf("%d of %d payments executed, each once, with its own receipt.\n%s", executed, len(run.Lines), b.String()))
 }
@@ -237,4 +237,24 @@ func message(d gateway.Decision) string {
 		return "refused"
 	}
 	return oneLine(d.Refusal.Message)
+}
+
+// runCode is the reason code of a run of which nothing executed: the
+// lines' own code when they all give the same one (every payment already
+// executed: execution.replayed), policy.denied otherwise.
+func runCode(run gateway.Run, results map[int]lineResult) intent.Code {
+	var code intent.Code
+	for i, d := range run.Lines {
+		if res, ok := results[i]; ok && res.note == "" {
+			d = res.d
+		}
+		if d.Refusal == nil || (code != "" && d.Refusal.Code != code) {
+			return intent.CodePolicyDenied
+		}
+		code = d.Refusal.Code
+	}
+	if code == "" {
+		return intent.CodePolicyDenied
+	}
+	return code
 }

@@ -42,6 +42,7 @@ func TestPaymentRunOnPage(t *testing.T) {
 	wantOK(t, call(t, c, "ap_propose_payment_run", run), "2 of 2 payments executed", "1. executed", "2. executed")
 	r := call(t, c, "ap_propose_payment_run", run)
 	wantError(t, r, "1. refused", "2. refused", "already executed")
+	wantReason(t, r, "execution.replayed", "deny") // every line's own code, not policy.denied
 	if strings.Contains(text(r), "executed:") {
 		t.Fatalf("a payment of the run executed twice: %s", text(r))
 	}
