@@ -55,8 +55,9 @@ type AuditConfig struct {
 	// MaxReceipts bounds the chain the view verifies on a page load: a
 	// chain of at most MaxReceipts receipts is read and verified from #1;
 	// a longer one is shown with its head only, and left to `intentplane
-	// receipts verify`. Zero means 10000. The list and the export read
-	// the receipts a page at a time whatever their number.
+	// receipts verify`. Zero means 10000. The list, the export and the
+	// call-back evidence read the receipts a page at a time whatever
+	// their number.
 	MaxReceipts int
 	// PayeeParams names the parameters whose resolved value is a payee, as
 	// the packs' contracts declare them (the parameters their running
@@ -384,21 +385,6 @@ func (a *auditState) head(ctx context.Context, owner intent.Owner) (receipt.Rece
 		h = later[len(later)-1]
 	}
 	return h, true, nil
-}
-
-// chain returns owner's newest MaxReceipts receipts, in Seq order, and
-// its status (the call-back evidence reads them).
-func (a *auditState) chain(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, chainStatus, error) {
-	st, err := a.status(ctx, owner)
-	if err != nil || st.Receipts == 0 {
-		return nil, st, err
-	}
-	from := uint64(1)
-	if n := uint64(st.Receipts); n > uint64(a.cfg.MaxReceipts) {
-		from = n - uint64(a.cfg.MaxReceipts) + 1
-	}
-	rs, err := a.cfg.Log.Receipts(ctx, owner, from, a.cfg.MaxReceipts)
-	return rs, st, err
 }
 
 // status verifies owner's chain with receipt.Verify, its receipts and

@@ -1,7 +1,7 @@
 package approvals
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // The call-back evidence (issue 25) is, per operation that relied on a
@@ -119,7 +120,10 @@ func (e *evidenceRow) add(r receipt.Receipt) {
 func utc(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
 // evidence returns the evidence rows of every owner in the approver me's
-// audit scope, oldest call-back first.
+// audit scope, oldest call-back first. It reads each owner's whole chain
+// through the store's index, a page of state.MaxPageSize receipts at a
+// time, keeping only the receipts a row is made of: a chain of millions
+// of receipts is read in full and held only as its matches.
 func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry) ([]evidenceRow, error) {
 	owners, err := s.auditOwners(ctx, a, me)
 	if err != nil {
@@ -130,7 +134,7 @@ func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry)
 		if !me.mayDecide(o) {
 			continue
 		}
-		rs, _, err := a.chain(ctx, o)
+		rs, err := a.evidenceReceipts(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +142,53 @@ func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry)
 	}
 	slices.SortStableFunc(rows, func(x, y evidenceRow) int { return x.at.Compare(y.at) })
 	return rows, nil
+}
+
+// evidenceReceipts returns the receipts of owner's chain that
+// callbackEvidence reads, in Seq order: its call-back records, and the
+// receipts whose trusted values come from one of them. It pages through
+// the index twice: the whole chain for the call-backs, then the receipts
+// from the oldest call-back on for those that rely on one.
+func (a *auditState) evidenceReceipts(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, error) {
+	q := state.ReceiptQuery{Owners: []intent.Owner{owner}, Limit: state.MaxPageSize}
+	var kept []receipt.Receipt
+	ids := map[string]bool{}
+	err := a.each(ctx, q, func(r receipt.Receipt) {
+		if r.Action == ActionRecordCallback {
+			kept = append(kept, r)
+			ids[r.Args["callback"].Str] = true
+			if q.From.IsZero() || r.Time.Before(q.From) {
+				q.From = r.Time
+			}
+		}
+	})
+	if err != nil || len(kept) == 0 {
+		return nil, err
+	}
+	err = a.each(ctx, q, func(r receipt.Receipt) {
+		if r.Action != ActionRecordCallback && slices.ContainsFunc(r.Resolved, func(x intent.Resolved) bool { return ids[x.Provenance.RecordID] }) {
+			kept = append(kept, r)
+		}
+	})
+	slices.SortFunc(kept, func(x, y receipt.Receipt) int { return cmp.Compare(x.Seq, y.Seq) })
+	return kept, err
+}
+
+// each calls f on every receipt q selects, newest first, a page at a time.
+func (a *auditState) each(ctx context.Context, q state.ReceiptQuery, f func(receipt.Receipt)) error {
+	for {
+		p, err := a.cfg.Log.Page(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, r := range p.Receipts {
+			f(r)
+		}
+		if p.Next == "" || len(p.Receipts) == 0 {
+			return nil
+		}
+		q.Cursor = p.Next
+	}
 }
 
 type evidenceView struct {
@@ -165,8 +216,10 @@ func (s *Server) evidenceCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+	c.Response().Header().Set("Content-Type", "text/csv; charset=utf-8; header=present")
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="intentplane-callback-evidence.csv"`)
+	c.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(c.Response())
 	w.UseCRLF = true // RFC 4180
 	_ = w.Write(evidenceHeader)
 	for _, e := range rows {
@@ -178,10 +231,6 @@ func (s *Server) evidenceCSV(c echo.Context) error {
 		_ = w.Write(row)
 	}
 	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	c.Response().Header().Set("Content-Disposition", `attachment; filename="intentplane-callback-evidence.csv"`)
 	s.logger.Info("call-back evidence export", "approver", ss.approver, "rows", len(rows))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8; header=present", buf.Bytes())
+	return w.Error()
 }
