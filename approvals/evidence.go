@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -120,10 +121,10 @@ func (e *evidenceRow) add(r receipt.Receipt) {
 func utc(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
 // evidence returns the evidence rows of every owner in the approver me's
-// audit scope, oldest call-back first. It reads each owner's whole chain
-// through the store's index, a page of state.MaxPageSize receipts at a
-// time, keeping only the receipts a row is made of: a chain of millions
-// of receipts is read in full and held only as its matches.
+// audit scope, oldest call-back first, from all of each owner's chain:
+// evidenceReceipts finds the receipts a row is made of through the
+// store's index, so a chain of millions costs what its call-backs and
+// the receipts resolving their accounts cost.
 func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry) ([]evidenceRow, error) {
 	owners, err := s.auditOwners(ctx, a, me)
 	if err != nil {
@@ -146,36 +147,53 @@ func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry)
 
 // evidenceReceipts returns the receipts of owner's chain that
 // callbackEvidence reads, in Seq order: its call-back records, and the
-// receipts whose trusted values come from one of them. It pages through
-// the index twice: the whole chain for the call-backs, then the receipts
-// from the oldest call-back on for those that rely on one.
+// receipts whose trusted values come from one of them. It asks the
+// store's index, never reading the whole chain: the call-back records
+// are among the receipts executed (allowed) and failed; a trusted value
+// that relies on a call-back is the account it confirmed (the record's
+// value is the IBAN the vendor read back, as ap's callbacks registry
+// gives it), so the receipts relying on one are among those that
+// resolved that IBAN (the payee index, any parameter) since the
+// call-back.
 func (a *auditState) evidenceReceipts(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, error) {
-	q := state.ReceiptQuery{Owners: []intent.Owner{owner}, Limit: state.MaxPageSize}
+	mine := []intent.Owner{owner}
 	var kept []receipt.Receipt
-	ids := map[string]bool{}
-	err := a.each(ctx, q, func(r receipt.Receipt) {
+	keep := func(r receipt.Receipt) {
 		if r.Action == ActionRecordCallback {
 			kept = append(kept, r)
-			ids[r.Args["callback"].Str] = true
-			if q.From.IsZero() || r.Time.Before(q.From) {
-				q.From = r.Time
-			}
 		}
-	})
-	if err != nil || len(kept) == 0 {
-		return nil, err
 	}
-	err = a.each(ctx, q, func(r receipt.Receipt) {
-		if r.Action != ActionRecordCallback && slices.ContainsFunc(r.Resolved, func(x intent.Resolved) bool { return ids[x.Provenance.RecordID] }) {
-			kept = append(kept, r)
+	for _, q := range []state.ReceiptQuery{{Owners: mine, Verdict: intent.Allow.String(), Result: receipt.ResultExecuted}, {Owners: mine, Result: receipt.ResultFailed}} {
+		if err := a.each(ctx, q, keep); err != nil {
+			return nil, err
 		}
-	})
+	}
+	since := map[string]time.Time{} // the IBANs confirmed, each from its oldest call-back
+	ids := map[string]bool{}
+	for _, r := range kept {
+		ids[r.Args["callback"].Str] = true
+		if iban := r.Args["iban"].Str; iban != "" && (since[iban].IsZero() || r.Time.Before(since[iban])) {
+			since[iban] = r.Time
+		}
+	}
+	for _, iban := range slices.Sorted(maps.Keys(since)) {
+		err := a.each(ctx, state.ReceiptQuery{Owners: mine, Payee: iban, From: since[iban]}, func(r receipt.Receipt) {
+			if slices.ContainsFunc(r.Resolved, func(x intent.Resolved) bool { return ids[x.Provenance.RecordID] }) {
+				kept = append(kept, r)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	slices.SortFunc(kept, func(x, y receipt.Receipt) int { return cmp.Compare(x.Seq, y.Seq) })
-	return kept, err
+	return slices.CompactFunc(kept, func(x, y receipt.Receipt) bool { return x.Seq == y.Seq }), nil
 }
 
-// each calls f on every receipt q selects, newest first, a page at a time.
+// each calls f on every receipt q selects, newest first, a page of
+// state.MaxPageSize at a time.
 func (a *auditState) each(ctx context.Context, q state.ReceiptQuery, f func(receipt.Receipt)) error {
+	q.Limit = state.MaxPageSize
 	for {
 		p, err := a.cfg.Log.Page(ctx, q)
 		if err != nil {
