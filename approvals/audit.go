@@ -490,24 +490,23 @@ func (a *auditState) extend(ctx context.Context, owner intent.Owner, st chainSta
 		return broken("the chain is shorter than before")
 	}
 	st.Receipts, st.HeadHash = int(min(h.Seq, math.MaxInt)), h.Hash.String()
-	rs, err := a.cfg.Log.Receipts(ctx, owner, vh.Seq, 0)
-	if err != nil && !errors.Is(err, receipt.ErrNotFound) {
+	last, why, err := a.verifyFrom(ctx, owner, vh)
+	if err != nil {
 		return st, err
 	}
-	if why := linked(rs, vh); why != "" {
+	if why != "" {
 		return broken(why)
 	}
 	cps, err := a.cfg.Log.Checkpoints(ctx, owner)
 	if err != nil {
 		return st, err
 	}
-	if why, err := a.checkNew(ctx, owner, cps, vh.Checkpoints, rs); err != nil || why != "" {
+	if why, err := a.checkNew(ctx, owner, cps, vh.Checkpoints); err != nil || why != "" {
 		if err != nil {
 			return st, err
 		}
 		return broken(why)
 	}
-	last := rs[len(rs)-1]
 	at := a.now().UTC()
 	a.remember(owner, verifiedHead{Seq: last.Seq, Hash: last.Hash, Checkpoints: len(cps), At: at})
 	st.OK, st.Receipts = true, int(min(last.Seq, math.MaxInt))
@@ -542,11 +541,31 @@ func linked(rs []receipt.Receipt, vh verifiedHead) string {
 	return ""
 }
 
+// verifyFrom verifies owner's receipts from the verified head vh on,
+// MaxReceipts+1 at a time (so that memory does not grow with what was
+// appended since), and returns the last, or why they do not extend vh.
+func (a *auditState) verifyFrom(ctx context.Context, owner intent.Owner, vh verifiedHead) (receipt.Receipt, string, error) {
+	for {
+		rs, err := a.cfg.Log.Receipts(ctx, owner, vh.Seq, a.cfg.MaxReceipts+1)
+		if err != nil && !errors.Is(err, receipt.ErrNotFound) {
+			return receipt.Receipt{}, "", err
+		}
+		if why := linked(rs, vh); why != "" {
+			return receipt.Receipt{}, why, nil
+		}
+		last := rs[len(rs)-1]
+		if len(rs) <= a.cfg.MaxReceipts {
+			return last, "", nil
+		}
+		vh = verifiedHead{Seq: last.Seq, Hash: last.Hash}
+	}
+}
+
 // checkNew checks the checkpoints of cps from the index from on (those
 // not checked before): each signed (when a Verifier is given) over a
-// receipt of the chain as it is; rs are the receipts from the verified
-// head on. It returns why one is not, or "".
-func (a *auditState) checkNew(ctx context.Context, owner intent.Owner, cps []receipt.Checkpoint, from int, rs []receipt.Receipt) (string, error) {
+// receipt of the chain as it is stored, re-hashed. It returns why one is
+// not, or "".
+func (a *auditState) checkNew(ctx context.Context, owner intent.Owner, cps []receipt.Checkpoint, from int) (string, error) {
 	if len(cps) < from {
 		return "checkpoints were removed", nil
 	}
@@ -556,17 +575,11 @@ func (a *auditState) checkNew(ctx context.Context, owner intent.Owner, cps []rec
 				return fmt.Sprintf("the checkpoint at #%d does not verify: %v", c.Seq, err), nil
 			}
 		}
-		var at []receipt.Receipt
-		if i := int(c.Seq - rs[0].Seq); c.Seq >= rs[0].Seq && i < len(rs) {
-			at = rs[i : i+1]
-		} else if c.Seq < rs[0].Seq {
-			got, err := a.cfg.Log.Receipts(ctx, owner, c.Seq, 1)
-			if err != nil && !errors.Is(err, receipt.ErrNotFound) {
-				return "", err
-			}
-			at = got
+		at, err := a.cfg.Log.Receipts(ctx, owner, c.Seq, 1)
+		if err != nil && !errors.Is(err, receipt.ErrNotFound) {
+			return "", err
 		}
-		if len(at) != 1 || at[0].Seq != c.Seq || at[0].Hash != c.Head || linked(at, verifiedHead{Seq: c.Seq, Hash: c.Head}) != "" {
+		if len(at) != 1 || linked(at, verifiedHead{Seq: c.Seq, Hash: c.Head}) != "" {
 			return fmt.Sprintf("the checkpoint at #%d is not over the receipt stored there", c.Seq), nil
 		}
 	}

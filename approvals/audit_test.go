@@ -750,24 +750,28 @@ func TestAuditLongChainNotReadWhole(t *testing.T) {
 }
 
 // TestAuditChainIncremental: a chain the panel verified is verified again
-// from its head on: two receipts appended since are verified after it; a
-// receipt appended that does not link to the head is a broken chain.
+// from its head on, MaxReceipts+1 at a time: five receipts appended since
+// (read in two steps) are verified after it; a verified head edited since
+// makes the chain broken.
 func TestAuditChainIncremental(t *testing.T) {
 	f := auditFixture(t)
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log, MaxReceipts: 3}); err != nil {
+		t.Fatal(err)
+	}
 	c := f.signedIn("carol")
 	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "read whole at") {
 		t.Fatalf("the first load: %.3000s", p.body)
 	}
-	for range 2 {
+	for range 5 {
 		if _, err := f.log.Append(context.Background(), receipt.Receipt{Owner: "emma", Time: t0, Action: "pay.send", Verdict: intent.Deny, Result: receipt.ResultNotExecuted}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "#3 was still that receipt and #4 to #5 were verified after it") {
+	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "#3 was still that receipt and #4 to #8 were verified after it") {
 		t.Fatalf("two receipts appended: %.3000s", p.body)
 	}
 	f.log.mu.Lock()
-	f.log.chains["emma"][4].Prev = f.log.chains["emma"][2].Hash
+	f.log.chains["emma"][7].Prev = f.log.chains["emma"][2].Hash
 	f.log.mu.Unlock()
 	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "BROKEN") {
 		t.Fatalf("a receipt that does not link: %.3000s", p.body)
