@@ -62,3 +62,46 @@ func (benchLog) Checkpoints(context.Context, intent.Owner) ([]receipt.Checkpoint
 }
 
 func (l benchLog) Owners(context.Context) ([]intent.Owner, error) { return l.Store.Owners(), nil }
+
+// BenchmarkChainStatus: the chain panel's status of one owner whose chain
+// holds 10,000 receipts (storetest.AuditDraft) in store/mem: "full" reads
+// and verifies it whole (the first load), "incremental" verifies from the
+// remembered head on, after one receipt appended per load.
+func BenchmarkChainStatus(b *testing.B) {
+	ctx := context.Background()
+	s := mem.New(func() time.Time { return time.Unix(1796000000, 0) })
+	owner := storetest.BenchOwners()[0]
+	for i := range 10000 {
+		if _, err := s.Append(ctx, storetest.AuditDraft(owner, i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	fresh := func() *auditState {
+		return &auditState{cfg: AuditConfig{Log: benchLog{s}, MaxReceipts: 1 << 20}, now: time.Now, verified: map[intent.Owner]verifiedHead{}}
+	}
+	b.Run("full", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if st, err := fresh().status(ctx, owner); err != nil || !st.OK {
+				b.Fatal(st.Text, err)
+			}
+		}
+	})
+	b.Run("incremental", func(b *testing.B) {
+		a := fresh()
+		if _, err := a.status(ctx, owner); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		i := 10000
+		for b.Loop() {
+			if _, err := s.Append(ctx, storetest.AuditDraft(owner, i)); err != nil {
+				b.Fatal(err)
+			}
+			i++
+			if st, err := a.status(ctx, owner); err != nil || !st.OK {
+				b.Fatal(st.Text, err)
+			}
+		}
+	})
+}
