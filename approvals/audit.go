@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -52,11 +53,15 @@ type AuditConfig struct {
 	// public halves); nil means signatures are not checked, and the view
 	// says so: a chain is then never shown as anchored.
 	Verifier receipt.Verifier
-	// MaxReceipts bounds the chain the view verifies on a page load: a
-	// chain of at most MaxReceipts receipts is read and verified from #1;
-	// a longer one is shown with its head only, and left to `intentplane
-	// receipts verify`. Zero means 10000. The list and the export read
-	// the receipts a page at a time whatever their number.
+	// MaxReceipts bounds the chain the view verifies whole: a chain of at
+	// most MaxReceipts receipts is read and verified from #1 the first
+	// time the view shows it; a longer one is shown with its head only,
+	// and left to `intentplane receipts verify`. The server remembers
+	// the head it verified, per owner, and later loads verify only the
+	// receipts and checkpoints appended after it (a chain that no longer
+	// holds that head is shown broken). Zero means 10000. The list, the export and the
+	// call-back evidence read the receipts a page at a time whatever
+	// their number.
 	MaxReceipts int
 	// PayeeParams names the parameters whose resolved value is a payee, as
 	// the packs' contracts declare them (the parameters their running
@@ -67,6 +72,20 @@ type AuditConfig struct {
 
 type auditState struct {
 	cfg AuditConfig
+	now func() time.Time
+
+	mu       sync.Mutex
+	verified map[intent.Owner]verifiedHead // what the panel verified last, per owner
+}
+
+// verifiedHead is the part of a chain the chain panel verified: #1 to Seq,
+// whose last receipt hashes to Hash, its first Checkpoints checkpoints
+// checked, at At. A later load verifies only what came after it.
+type verifiedHead struct {
+	Seq         uint64
+	Hash        receipt.Hash
+	Checkpoints int
+	At          time.Time
 }
 
 // auditOf returns the audit configuration, or nil when the view is off.
@@ -85,7 +104,7 @@ func (s *Server) EnableAudit(cfg AuditConfig) error {
 	if cfg.MaxReceipts <= 0 {
 		cfg.MaxReceipts = 10000
 	}
-	s.audit.Store(&auditState{cfg: cfg})
+	s.audit.Store(&auditState{cfg: cfg, now: s.now, verified: map[intent.Owner]verifiedHead{}})
 	return nil
 }
 
@@ -386,31 +405,27 @@ func (a *auditState) head(ctx context.Context, owner intent.Owner) (receipt.Rece
 	return h, true, nil
 }
 
-// chain returns owner's newest MaxReceipts receipts, in Seq order, and
-// its status (the call-back evidence reads them).
-func (a *auditState) chain(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, chainStatus, error) {
-	st, err := a.status(ctx, owner)
-	if err != nil || st.Receipts == 0 {
-		return nil, st, err
-	}
-	from := uint64(1)
-	if n := uint64(st.Receipts); n > uint64(a.cfg.MaxReceipts) {
-		from = n - uint64(a.cfg.MaxReceipts) + 1
-	}
-	rs, err := a.cfg.Log.Receipts(ctx, owner, from, a.cfg.MaxReceipts)
-	return rs, st, err
-}
-
-// status verifies owner's chain with receipt.Verify, its receipts and
-// checkpoints read whole when it holds at most MaxReceipts receipts;
-// a longer chain is shown with its head only (Window).
+// status verifies owner's chain. The first time, it reads the chain and
+// its checkpoints whole and verifies them with receipt.Verify, when the
+// chain holds at most MaxReceipts receipts (a longer one is shown with
+// its head only: Window); it then remembers the head it verified. A later
+// call verifies only what came after that head (incremental): the head
+// must still be there, unchanged, and each newer receipt must link to it.
+// A head that is not (the chain was rewritten, cut or reordered since) is
+// a broken chain, on every later load too.
 func (a *auditState) status(ctx context.Context, owner intent.Owner) (chainStatus, error) {
 	st := chainStatus{Owner: ownerText(owner)}
 	h, ok, err := a.head(ctx, owner)
 	if err != nil {
 		return st, err
 	}
-	if !ok {
+	a.mu.Lock()
+	vh, seen := a.verified[owner]
+	a.mu.Unlock()
+	switch {
+	case seen:
+		return a.extend(ctx, owner, st, h, ok, vh)
+	case !ok:
 		st.OK, st.Text = true, "no receipt yet"
 		return st, nil
 	}
@@ -420,6 +435,12 @@ func (a *auditState) status(ctx context.Context, owner intent.Owner) (chainStatu
 		st.Text = fmt.Sprintf("not verified here: the chain holds %d receipts, more than the %d the view verifies on a page load; verify the whole chain with `intentplane receipts verify`", h.Seq, a.cfg.MaxReceipts)
 		return st, nil
 	}
+	return a.full(ctx, owner, st)
+}
+
+// full verifies owner's whole chain and checkpoints with receipt.Verify
+// and, when they verify, remembers the head.
+func (a *auditState) full(ctx context.Context, owner intent.Owner, st chainStatus) (chainStatus, error) {
 	rs, err := a.cfg.Log.Receipts(ctx, owner, 1, 0)
 	if err != nil {
 		return st, err
@@ -440,12 +461,129 @@ func (a *auditState) status(ctx context.Context, owner intent.Owner) (chainStatu
 		st.Text = "BROKEN: " + verr.Error()
 		return st, nil
 	}
+	last := rs[len(rs)-1]
+	at := a.now().UTC()
+	a.remember(owner, verifiedHead{Seq: last.Seq, Hash: last.Hash, Checkpoints: len(cps), At: at})
 	st.OK = true
 	for _, c := range cps {
 		st.CheckedTo = max(st.CheckedTo, c.Seq)
 	}
-	st.Text, st.Anchored = verifiedText(len(rs), rs[len(rs)-1].Seq, cps, st.CheckedTo, a.cfg.Verifier != nil)
+	st.Text, st.Anchored = verifiedText(len(rs), last.Seq, cps, st.CheckedTo, a.cfg.Verifier != nil)
+	st.Text += fmt.Sprintf(" (read whole at %s UTC)", utc(at))
 	return st, nil
+}
+
+func (a *auditState) remember(owner intent.Owner, vh verifiedHead) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.verified[owner] = vh
+}
+
+// extend verifies what owner's chain, whose head is now h (ok false: no
+// receipt), holds after vh, the head verified before.
+func (a *auditState) extend(ctx context.Context, owner intent.Owner, st chainStatus, h receipt.Receipt, ok bool, vh verifiedHead) (chainStatus, error) {
+	broken := func(why string) (chainStatus, error) {
+		st.OK, st.Text = false, fmt.Sprintf("BROKEN: %s; the chain verified up to #%d at %s UTC is not a prefix of the chain stored now; check it with `intentplane receipts verify`", why, vh.Seq, utc(vh.At))
+		return st, nil
+	}
+	if !ok || h.Seq < vh.Seq {
+		return broken("the chain is shorter than before")
+	}
+	st.Receipts, st.HeadHash = int(min(h.Seq, math.MaxInt)), h.Hash.String()
+	last, why, err := a.verifyFrom(ctx, owner, vh)
+	if err != nil {
+		return st, err
+	}
+	if why != "" {
+		return broken(why)
+	}
+	cps, err := a.cfg.Log.Checkpoints(ctx, owner)
+	if err != nil {
+		return st, err
+	}
+	if why, err := a.checkNew(ctx, owner, cps, vh.Checkpoints); err != nil || why != "" {
+		if err != nil {
+			return st, err
+		}
+		return broken(why)
+	}
+	at := a.now().UTC()
+	a.remember(owner, verifiedHead{Seq: last.Seq, Hash: last.Hash, Checkpoints: len(cps), At: at})
+	st.OK, st.Receipts = true, int(min(last.Seq, math.MaxInt))
+	for _, c := range cps {
+		st.CheckedTo = max(st.CheckedTo, c.Seq)
+	}
+	st.Text, st.Anchored = verifiedText(st.Receipts, last.Seq, cps, st.CheckedTo, a.cfg.Verifier != nil)
+	if last.Seq == vh.Seq {
+		st.Text += fmt.Sprintf(" (at %s UTC: #%d is still the receipt verified at %s UTC, none appended since", utc(at), vh.Seq, utc(vh.At))
+	} else {
+		st.Text += fmt.Sprintf(" (#1 to #%d verified at %s UTC; at %s UTC #%d was still that receipt and #%d to #%d were verified after it", vh.Seq, utc(vh.At), utc(at), vh.Seq, vh.Seq+1, last.Seq)
+	}
+	st.Text += "; receipts before it are not read again: `intentplane receipts verify` checks the whole chain)"
+	return st, nil
+}
+
+// linked returns why rs, owner's receipts from vh.Seq on, do not extend
+// the head vh, or "": rs[0] must be that head, unchanged, and each
+// receipt after it must follow the one before.
+func linked(rs []receipt.Receipt, vh verifiedHead) string {
+	if len(rs) == 0 || rs[0].Seq != vh.Seq || rs[0].Hash != vh.Hash {
+		return fmt.Sprintf("receipt #%d is not the one verified before", vh.Seq)
+	}
+	for i, r := range rs {
+		if h, err := r.ComputeHash(); err != nil || h != r.Hash {
+			return fmt.Sprintf("receipt #%d does not hash to its hash", r.Seq)
+		}
+		if i > 0 && (r.Seq != rs[i-1].Seq+1 || r.Prev != rs[i-1].Hash || r.Owner != rs[0].Owner) {
+			return fmt.Sprintf("receipt #%d does not follow #%d", r.Seq, rs[i-1].Seq)
+		}
+	}
+	return ""
+}
+
+// verifyFrom verifies owner's receipts from the verified head vh on,
+// MaxReceipts+1 at a time (so that memory does not grow with what was
+// appended since), and returns the last, or why they do not extend vh.
+func (a *auditState) verifyFrom(ctx context.Context, owner intent.Owner, vh verifiedHead) (receipt.Receipt, string, error) {
+	for {
+		rs, err := a.cfg.Log.Receipts(ctx, owner, vh.Seq, a.cfg.MaxReceipts+1)
+		if err != nil && !errors.Is(err, receipt.ErrNotFound) {
+			return receipt.Receipt{}, "", err
+		}
+		if why := linked(rs, vh); why != "" {
+			return receipt.Receipt{}, why, nil
+		}
+		last := rs[len(rs)-1]
+		if len(rs) <= a.cfg.MaxReceipts {
+			return last, "", nil
+		}
+		vh = verifiedHead{Seq: last.Seq, Hash: last.Hash}
+	}
+}
+
+// checkNew checks the checkpoints of cps from the index from on (those
+// not checked before): each signed (when a Verifier is given) over a
+// receipt of the chain as it is stored, re-hashed. It returns why one is
+// not, or "".
+func (a *auditState) checkNew(ctx context.Context, owner intent.Owner, cps []receipt.Checkpoint, from int) (string, error) {
+	if len(cps) < from {
+		return "checkpoints were removed", nil
+	}
+	for _, c := range cps[from:] {
+		if a.cfg.Verifier != nil {
+			if err := c.Verify(a.cfg.Verifier); err != nil {
+				return fmt.Sprintf("the checkpoint at #%d does not verify: %v", c.Seq, err), nil
+			}
+		}
+		at, err := a.cfg.Log.Receipts(ctx, owner, c.Seq, 1)
+		if err != nil && !errors.Is(err, receipt.ErrNotFound) {
+			return "", err
+		}
+		if len(at) != 1 || linked(at, verifiedHead{Seq: c.Seq, Hash: c.Head}) != "" {
+			return fmt.Sprintf("the checkpoint at #%d is not over the receipt stored there", c.Seq), nil
+		}
+	}
+	return "", nil
 }
 
 // verifiedText says what verifying a chain of n receipts, the last last,

@@ -1,6 +1,7 @@
 package approvals_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/csv"
@@ -281,17 +282,45 @@ func TestAuditChainStatus(t *testing.T) {
 	if !strings.Contains(p.body, "anchored by a signed checkpoint at #3") {
 		t.Fatalf("a checkpointed chain: %.3000s", p.body)
 	}
-	// Edit emma's first receipt in place (its amount), keeping its hash:
-	// the view says the chain is broken.
+	// Edit emma's first receipt in place (its amount), keeping its hash.
+	// The panel verified it before and does not read it again, and says
+	// so; `intentplane receipts verify` (receipt.Verify over the chain)
+	// still finds it; a page that starts afresh (a restart) reads the
+	// chain whole and says it is broken.
 	f.log.mu.Lock()
 	f.log.chains["emma"][0].Args["amount"] = intent.AmountValue(1, 2)
+	stored := slices.Clone(f.log.chains["emma"])
 	f.log.mu.Unlock()
 	p = c.do("GET", "/audit", nil, nil)
-	if !strings.Contains(p.body, "BROKEN") || !strings.Contains(p.body, "edited") {
-		t.Fatalf("an edited chain: %.3000s", p.body)
+	if !strings.Contains(p.body, "#3 is still the receipt verified at") || !strings.Contains(p.body, "receipts before it are not read again") {
+		t.Fatalf("the panel does not say what it checked: %.3000s", p.body)
+	}
+	var buf bytes.Buffer
+	if err := receipt.WriteJSONL(&buf, stored); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := receipt.Verify(&buf, nil); err == nil || !strings.Contains(err.Error(), "edited") {
+		t.Fatalf("receipts verify of the edited chain: %v", err)
+	}
+	// The head the panel verified, edited: broken, on every later load.
+	f.log.mu.Lock()
+	f.log.chains["emma"][2].Message = "nothing to see"
+	f.log.mu.Unlock()
+	for range 2 {
+		if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "BROKEN: receipt #3 is not the one verified before") &&
+			!strings.Contains(p.body, "BROKEN: receipt #3 does not hash to its hash") {
+			t.Fatalf("an edited verified head: %.3000s", p.body)
+		}
 	}
 	if p := c.do("GET", "/audit/decision?owner=emma&seq=2", nil, nil); !strings.Contains(p.body, "BROKEN") {
 		t.Fatalf("the decision page of a broken chain: %.2000s", p.body)
+	}
+	f.restart(nil)
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log, Verifier: checkpointVerifier()}); err != nil {
+		t.Fatal(err)
+	}
+	if p := f.signedIn("carol").do("GET", "/audit", nil, nil); !strings.Contains(p.body, "BROKEN") || !strings.Contains(p.body, "edited") {
+		t.Fatalf("a fresh page, an edited chain: %.3000s", p.body)
 	}
 }
 
@@ -717,5 +746,34 @@ func TestAuditLongChainNotReadWhole(t *testing.T) {
 	}
 	if n := len(csvRows(t, c.do("GET", "/audit.csv", nil, nil).body)); n != 31 {
 		t.Errorf("the export has %d rows, want a header and 30", n)
+	}
+}
+
+// TestAuditChainIncremental: a chain the panel verified is verified again
+// from its head on, MaxReceipts+1 at a time: five receipts appended since
+// (read in two steps) are verified after it; a verified head edited since
+// makes the chain broken.
+func TestAuditChainIncremental(t *testing.T) {
+	f := auditFixture(t)
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log, MaxReceipts: 3}); err != nil {
+		t.Fatal(err)
+	}
+	c := f.signedIn("carol")
+	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "read whole at") {
+		t.Fatalf("the first load: %.3000s", p.body)
+	}
+	for range 5 {
+		if _, err := f.log.Append(context.Background(), receipt.Receipt{Owner: "emma", Time: t0, Action: "pay.send", Verdict: intent.Deny, Result: receipt.ResultNotExecuted}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "#3 was still that receipt and #4 to #8 were verified after it") {
+		t.Fatalf("two receipts appended: %.3000s", p.body)
+	}
+	f.log.mu.Lock()
+	f.log.chains["emma"][7].Prev = f.log.chains["emma"][2].Hash
+	f.log.mu.Unlock()
+	if p := c.do("GET", "/audit", nil, nil); !strings.Contains(p.body, "BROKEN") {
+		t.Fatalf("a receipt that does not link: %.3000s", p.body)
 	}
 }

@@ -1,10 +1,11 @@
 package approvals
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/receipt"
+	"github.com/intentplane/intentplane/core/state"
 )
 
 // The call-back evidence (issue 25) is, per operation that relied on a
@@ -119,7 +121,10 @@ func (e *evidenceRow) add(r receipt.Receipt) {
 func utc(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
 // evidence returns the evidence rows of every owner in the approver me's
-// audit scope, oldest call-back first.
+// audit scope, oldest call-back first, from all of each owner's chain:
+// evidenceReceipts finds the receipts a row is made of through the
+// store's index, so a chain of millions costs what its call-backs and
+// the receipts resolving their accounts cost.
 func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry) ([]evidenceRow, error) {
 	owners, err := s.auditOwners(ctx, a, me)
 	if err != nil {
@@ -130,7 +135,7 @@ func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry)
 		if !me.mayDecide(o) {
 			continue
 		}
-		rs, _, err := a.chain(ctx, o)
+		rs, err := a.evidenceReceipts(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -138,6 +143,70 @@ func (s *Server) evidence(ctx context.Context, a *auditState, me *approverEntry)
 	}
 	slices.SortStableFunc(rows, func(x, y evidenceRow) int { return x.at.Compare(y.at) })
 	return rows, nil
+}
+
+// evidenceReceipts returns the receipts of owner's chain that
+// callbackEvidence reads, in Seq order: its call-back records, and the
+// receipts whose trusted values come from one of them. It asks the
+// store's index, never reading the whole chain: the call-back records
+// are among the receipts executed (allowed) and failed; a trusted value
+// that relies on a call-back is the account it confirmed (the record's
+// value is the IBAN the vendor read back, as ap's callbacks registry
+// gives it), so the receipts relying on one are among those that
+// resolved that IBAN (the payee index, any parameter) since the
+// call-back.
+func (a *auditState) evidenceReceipts(ctx context.Context, owner intent.Owner) ([]receipt.Receipt, error) {
+	mine := []intent.Owner{owner}
+	var kept []receipt.Receipt
+	keep := func(r receipt.Receipt) {
+		if r.Action == ActionRecordCallback {
+			kept = append(kept, r)
+		}
+	}
+	for _, q := range []state.ReceiptQuery{{Owners: mine, Verdict: intent.Allow.String(), Result: receipt.ResultExecuted}, {Owners: mine, Result: receipt.ResultFailed}} {
+		if err := a.each(ctx, q, keep); err != nil {
+			return nil, err
+		}
+	}
+	since := map[string]time.Time{} // the IBANs confirmed, each from its oldest call-back
+	ids := map[string]bool{}
+	for _, r := range kept {
+		ids[r.Args["callback"].Str] = true
+		if iban := r.Args["iban"].Str; iban != "" && (since[iban].IsZero() || r.Time.Before(since[iban])) {
+			since[iban] = r.Time
+		}
+	}
+	for _, iban := range slices.Sorted(maps.Keys(since)) {
+		err := a.each(ctx, state.ReceiptQuery{Owners: mine, Payee: iban, From: since[iban]}, func(r receipt.Receipt) {
+			if slices.ContainsFunc(r.Resolved, func(x intent.Resolved) bool { return ids[x.Provenance.RecordID] }) {
+				kept = append(kept, r)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(kept, func(x, y receipt.Receipt) int { return cmp.Compare(x.Seq, y.Seq) })
+	return slices.CompactFunc(kept, func(x, y receipt.Receipt) bool { return x.Seq == y.Seq }), nil
+}
+
+// each calls f on every receipt q selects, newest first, a page of
+// state.MaxPageSize at a time.
+func (a *auditState) each(ctx context.Context, q state.ReceiptQuery, f func(receipt.Receipt)) error {
+	q.Limit = state.MaxPageSize
+	for {
+		p, err := a.cfg.Log.Page(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, r := range p.Receipts {
+			f(r)
+		}
+		if p.Next == "" || len(p.Receipts) == 0 {
+			return nil
+		}
+		q.Cursor = p.Next
+	}
 }
 
 type evidenceView struct {
@@ -165,8 +234,10 @@ func (s *Server) evidenceCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
+	c.Response().Header().Set("Content-Type", "text/csv; charset=utf-8; header=present")
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="intentplane-callback-evidence.csv"`)
+	c.Response().WriteHeader(http.StatusOK)
+	w := csv.NewWriter(c.Response())
 	w.UseCRLF = true // RFC 4180
 	_ = w.Write(evidenceHeader)
 	for _, e := range rows {
@@ -178,10 +249,6 @@ func (s *Server) evidenceCSV(c echo.Context) error {
 		_ = w.Write(row)
 	}
 	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	c.Response().Header().Set("Content-Disposition", `attachment; filename="intentplane-callback-evidence.csv"`)
 	s.logger.Info("call-back evidence export", "approver", ss.approver, "rows", len(rows))
-	return c.Blob(http.StatusOK, "text/csv; charset=utf-8; header=present", buf.Bytes())
+	return w.Error()
 }

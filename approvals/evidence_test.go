@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/intentplane/intentplane/approvals"
 	"github.com/intentplane/intentplane/core/approval"
@@ -17,11 +18,14 @@ import (
 // carol on the page and executed; the call-back evidence lists it, in the
 // view and the CSV: who called which number when, who requested (the
 // mandate), who approved, executed when, which receipt. An approver of
-// another owner sees none of it.
+// another owner sees none of it. The view verifies at most 5 receipts of
+// a chain, and 12 later receipts follow the execution: the evidence is
+// found all the same, read through the store's index, not from a window
+// of the newest receipts.
 func TestCallbackEvidence(t *testing.T) {
 	t.Parallel()
 	f, sk := callbackFixture(t)
-	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log}); err != nil {
+	if err := f.srv.EnableAudit(approvals.AuditConfig{Log: f.log, MaxReceipts: 5}); err != nil {
 		t.Fatal(err)
 	}
 	alice := f.signedIn("alice")
@@ -46,6 +50,12 @@ func TestCallbackEvidence(t *testing.T) {
 		Resolved: resolved, Verdict: intent.Allow, Result: receipt.ResultExecuted, Operation: h.String(),
 		Approvals: []receipt.Evidence{{ID: "a1", Approver: "bob", Level: "four_eyes"}, {ID: "a2", Approver: "carol", Level: "four_eyes"}}}); err != nil {
 		t.Fatal(err)
+	}
+	for i := range 12 {
+		if _, err := f.log.Append(t.Context(), receipt.Receipt{Owner: "emma", Time: t0.Add(time.Duration(i+1) * time.Minute), MandateID: "m-emma",
+			Action: "ap.pay_invoice", Args: intent.Args{"vendor": intent.Str("v1")}, Verdict: intent.Deny, Result: receipt.ResultNotExecuted}); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	p := alice.do("GET", "/audit/callbacks", nil, nil)
