@@ -17,9 +17,7 @@ import (
 // utility and security checks (its Python code, v1.2, run in a scratch
 // directory outside the repository on the replay's final environments)
 // for one run of one mode. InjectionTask is empty, and Security absent,
-// for a run without attack. A line with a recheck field holds a verdict
-// that was not computed by AgentDojo's code but read off the text of its
-// check, and says why; the test holds it all the same.
+// for a run without attack.
 type verdict struct {
 	Mode          string `json:"mode"`
 	UserTask      string `json:"user_task"`
@@ -88,10 +86,10 @@ func checkGoldenVerdicts(t *testing.T, suite string) {
 }
 
 // TestBankingVerdictsMatchAgentDojo holds the banking replay to AgentDojo's
-// own verdicts: 640 runs (160 a mode), 1,216 verdicts, of which 60 (the
-// utility of user tasks 0, 11 and 13 through the gateway, since their
-// values read by the agent became step-ups) were read off the text of
-// AgentDojo's checks and are to be scored again with its code.
+// own verdicts: 640 runs (160 a mode), 1,216 verdicts, all computed by
+// AgentDojo's code (the last scoring on 8 December 2026, after user tasks
+// 0, 11 and 13 began to execute through the gateway with a person's
+// confirmation).
 func TestBankingVerdictsMatchAgentDojo(t *testing.T) {
 	t.Parallel()
 	checkGoldenVerdicts(t, "banking")
