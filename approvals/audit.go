@@ -344,8 +344,9 @@ func amountsText(r receipt.Receipt, ro ArgRoles) string {
 }
 
 // amountCurrency is the currency amountsText shows r's amounts in: the
-// argument or fact ro.CurrencyFrom names, else ro.Currency, when roles are
-// known; else its `currency` argument when it is a string (shown only when
+// argument or fact ro.CurrencyFrom names (its `currency` argument when the
+// receipt has neither, as a refusal before the facts were read or an
+// approval's receipt has not), else ro.Currency, when roles are known; else its `currency` argument when it is a string (shown only when
 // it is three capital letters, the ISO 4217 form: anything else is what
 // the agent sent, not a currency), else its fact budget_currency, else "".
 func amountCurrency(r receipt.Receipt, ro ArgRoles) string {
@@ -354,7 +355,10 @@ func amountCurrency(r receipt.Receipt, ro ArgRoles) string {
 		if !ok {
 			v, ok = r.Facts[ro.CurrencyFrom]
 		}
-		if _, iso := intent.CurrencyExponent(v.Str); ok && v.Kind == intent.KindString && iso {
+		if !ok { // a receipt with no facts: a refusal before they were read, an approval
+			return isoArg(r, "currency")
+		}
+		if _, iso := intent.CurrencyExponent(v.Str); v.Kind == intent.KindString && iso {
 			return v.Str
 		}
 		return ""
@@ -362,13 +366,20 @@ func amountCurrency(r receipt.Receipt, ro ArgRoles) string {
 	if ro.Currency != "" {
 		return ro.Currency
 	}
-	if v, ok := r.Args["currency"]; ok && v.Kind == intent.KindString {
-		if _, ok := intent.CurrencyExponent(v.Str); ok {
-			return v.Str
-		}
-		return ""
+	if _, ok := r.Args["currency"]; ok {
+		return isoArg(r, "currency")
 	}
 	if v, ok := r.Facts["budget_currency"]; ok && v.Kind == intent.KindString {
+		return v.Str
+	}
+	return ""
+}
+
+// isoArg returns r's string argument name when it is an ISO 4217 code
+// (three capital letters, a currency known), else "".
+func isoArg(r receipt.Receipt, name string) string {
+	v := r.Args[name]
+	if _, ok := intent.CurrencyExponent(v.Str); ok && v.Kind == intent.KindString {
 		return v.Str
 	}
 	return ""

@@ -163,4 +163,20 @@ func TestAmountsTextWithRoles(t *testing.T) {
 			t.Errorf("roles %+v: amountsText = %q, want %q", c.ro, amountsText(r, c.ro), c.want)
 		}
 	}
+	// A receipt without the fact its roles name (an ap.pay_bill refused
+	// before its facts were read, an approval's receipt): the currency
+	// argument, when it is one (found by a new user: "1,180.00" alone).
+	early := receipt.Receipt{Args: intent.Args{"amount": intent.AmountValue(118000, 2), "currency": intent.Str("EUR")}}
+	for _, c := range []struct {
+		r    receipt.Receipt
+		want string
+	}{
+		{early, "1,180.00 EUR"},
+		{receipt.Receipt{Args: intent.Args{"amount": intent.AmountValue(118000, 2), "currency": intent.Str("eur!")}}, "1,180.00"},
+		{receipt.Receipt{Args: early.Args, Facts: map[string]intent.Value{"bill_currency": intent.Str("USD")}}, "1,180.00 USD"},
+	} {
+		if got := amountsText(c.r, ArgRoles{Amount: "amount", CurrencyFrom: "bill_currency"}); got != c.want {
+			t.Errorf("%+v: amountsText = %q, want %q", c.r.Args, got, c.want)
+		}
+	}
 }
