@@ -395,6 +395,22 @@ func (a *Admin) EnsureCompany(ctx context.Context, company, name, currencyCode s
 	return id, nil
 }
 
+// EnsureChart loads the generic chart of accounts into company id unless
+// it has a purchase journal (account.journal of type purchase): a
+// company whose account module was installed without a chart, as after
+// an install interrupted by the server's reload. account must be installed.
+func (a *Admin) EnsureChart(ctx context.Context, id int64) error {
+	rs, err := a.s.SearchRead(ctx, "account.journal", []any{rpc.Leaf("type", "=", "purchase"), rpc.Leaf("company_id", "=", id)}, []string{"id"}, nil)
+	if err != nil || len(rs) > 0 {
+		return err
+	}
+	if err := a.done(ctx, "account.chart.template", "try_loading", []any{[]any{}, "generic_coa", id, false},
+		map[string]any{"context": rpc.Scope(id, false)}); err != nil {
+		return fmt.Errorf("odoo: loading the chart of accounts of company %d: %w", id, err)
+	}
+	return nil
+}
+
 // GroupID returns the id of a res.groups by its external id
 // ("account.group_account_invoice").
 func (a *Admin) GroupID(ctx context.Context, xmlid string) (int64, error) {
