@@ -230,7 +230,50 @@ func (a *Admin) InstallModule(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	return a.done(ctx, "ir.module.module", "button_immediate_install", []any{[]any{id}}, nil)
+	err = a.done(ctx, "ir.module.module", "button_immediate_install", []any{[]any{id}}, nil)
+	if !errors.Is(err, odoo.ErrNetwork) {
+		return err
+	}
+	// A threaded Odoo (workers = 0) reloads itself after installing
+	// modules and drops the open connections: the install may be done.
+	if werr := a.waitServer(ctx, reloadWait); werr != nil {
+		return fmt.Errorf("odoo: installing %s: the server stopped answering (%w) and did not come back: %w", name, err, werr)
+	}
+	ok, rerr := a.ModuleInstalled(ctx, name)
+	if rerr != nil {
+		return rerr
+	}
+	if !ok {
+		return fmt.Errorf("odoo: installing %s: the connection was lost and the module is not installed: see the server log, then run setup again: %w", name, err)
+	}
+	return nil
+}
+
+// reloadWait bounds how long InstallModule waits for a server reloading
+// after an install.
+const reloadWait = 2 * time.Minute
+
+// waitServer polls the server's version (common.version, no login)
+// until it answers, backing off from 250 ms to 5 s, for at most max or
+// until ctx ends; it returns the last error.
+func (a *Admin) waitServer(ctx context.Context, max time.Duration) error {
+	deadline := time.Now().Add(max)
+	delay := 250 * time.Millisecond
+	for {
+		_, err := a.t.Call(ctx, "common", "version", "version")
+		if err == nil {
+			return nil
+		}
+		if time.Now().Add(delay).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
 }
 
 // Currency returns the id of a currency by ISO code, activating it if it
@@ -350,6 +393,22 @@ func (a *Admin) EnsureCompany(ctx context.Context, company, name, currencyCode s
 	a.companies[company] = id
 	a.mu.Unlock()
 	return id, nil
+}
+
+// EnsureChart loads the generic chart of accounts into company id unless
+// it has a purchase journal (account.journal of type purchase): a
+// company whose account module was installed without a chart, as after
+// an install interrupted by the server's reload. account must be installed.
+func (a *Admin) EnsureChart(ctx context.Context, id int64) error {
+	rs, err := a.s.SearchRead(ctx, "account.journal", []any{rpc.Leaf("type", "=", "purchase"), rpc.Leaf("company_id", "=", id)}, []string{"id"}, nil)
+	if err != nil || len(rs) > 0 {
+		return err
+	}
+	if err := a.done(ctx, "account.chart.template", "try_loading", []any{[]any{}, "generic_coa", id, false},
+		map[string]any{"context": rpc.Scope(id, false)}); err != nil {
+		return fmt.Errorf("odoo: loading the chart of accounts of company %d: %w", id, err)
+	}
+	return nil
 }
 
 // GroupID returns the id of a res.groups by its external id

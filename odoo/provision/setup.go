@@ -224,7 +224,7 @@ func setupAccounting(ctx context.Context, a *Admin, sc SetupConfig, say func(str
 		say(fmt.Sprintf("company %s: %v", sc.CompanyName, err))
 	}
 	if installed {
-		return nil
+		return a.EnsureChart(ctx, 1)
 	}
 	say("installing account (about 30 s)")
 	start := time.Now()

@@ -168,3 +168,21 @@ func TestNoneFaultIsDone(t *testing.T) {
 		}
 	})
 }
+
+// TestSetupSurvivesReload: the install's answer is lost (a threaded
+// Odoo reloads after installing and drops the connection) but the module
+// is installed: setup goes on and enters the demo bills.
+func TestSetupSurvivesReload(t *testing.T) {
+	eachVersion(t, func(t *testing.T, srv *odootest.Server, transport string) {
+		srv.LoseAnswer("ir.module.module", "button_immediate_install", 1)
+		sc := users(t)
+		sc.DemoData, sc.Transport = true, transport
+		cfg, err := provision.Setup(context.Background(), newAdmin(t, srv, "reload"), sc)
+		if err != nil {
+			t.Fatalf("setup: %v", err)
+		}
+		if bills := openDemoBills(t, cfg); len(bills) == 0 {
+			t.Fatal("no demo bills after setup")
+		}
+	})
+}
