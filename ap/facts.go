@@ -336,17 +336,16 @@ func outsideBill(b erp.Bill) intent.Amount {
 }
 
 // outside returns what the ERP shows paid to the vendor of bills today
-// and in this week (q.Now in the company's zone) that is in none of this
-// gateway's totals (spentHere: without an idempotency key, or under an
-// operation this store did not spend), in the company's currency (in
-// which the gateway keeps the totals), each payment converted at the rate
-// of this decision (conv): payments made outside this intentplane.
+// and in this week (q.Now in the company's zone) without an idempotency
+// key, in the company's currency (in which the gateway keeps the totals),
+// each payment converted at the rate of this decision (conv): payments
+// made outside intentplane.
 func (p payFacts) outside(ctx context.Context, bills []erp.Bill, q gateway.FactQuery, conv *conversion) (today, week intent.Amount, err error) {
 	day, wk := contract.Total{Window: contract.Day, Zone: p.cfg.Zone}, contract.Total{Window: contract.Week, Zone: p.cfg.Zone}
 	nowDay, nowWeek := day.Period(q.Now, ""), wk.Period(q.Now, "")
 	for _, b := range bills {
 		for _, pm := range b.Payments {
-			if pm.State == erp.PaymentCancelled || pm.Amount.Amount <= 0 {
+			if pm.Key != "" || pm.State == erp.PaymentCancelled || pm.Amount.Amount <= 0 {
 				continue
 			}
 			at := pm.Date
@@ -355,13 +354,6 @@ func (p payFacts) outside(ctx context.Context, bills []erp.Bill, q gateway.FactQ
 			}
 			inDay, inWeek := day.Period(at, "") == nowDay, wk.Period(at, "") == nowWeek
 			if !inWeek { // a payment of another week needs no rate
-				continue
-			}
-			mine, err := spentHere(ctx, q, pm.Key)
-			if err != nil {
-				return 0, 0, err
-			}
-			if mine {
 				continue
 			}
 			if err := conv.need(ctx, pm.Amount.Currency); err != nil {
@@ -378,27 +370,6 @@ func (p payFacts) outside(ctx context.Context, bills []erp.Bill, q gateway.FactQ
 		}
 	}
 	return today, week, nil
-}
-
-// spentHere reports whether the payment of idempotency key key is in
-// this gateway's totals: made through a gateway sharing its store
-// (q.Spent). A payment without a key was made by hand; one whose key this
-// store did not spend was made through another deployment of
-// intentplane (or before a store was reset, or an in-memory store
-// restarted), so its amount is in no total here either: both count as
-// outside.
-func spentHere(ctx context.Context, q gateway.FactQuery, key string) (bool, error) {
-	if key == "" {
-		return false, nil
-	}
-	if q.Spent == nil {
-		return true, nil
-	}
-	mine, err := q.Spent(ctx, key)
-	if err != nil {
-		return false, fmt.Errorf("ap: reading whether payment %s was made through this store: %w", key, err)
-	}
-	return mine, nil
 }
 
 // weekStart is the Monday of now's ISO week in zone (UTC if nil), as

@@ -79,7 +79,7 @@ func (g *Gateway) facts(ctx context.Context, rt *route, m *mandate.Mandate, res 
 			facts[res.Resolved[i].Param+"_"+k] = v
 		}
 	}
-	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Budgets: m.AllBudgets(), Claims: m.Claims, Now: now, Spent: g.spent}
+	q := FactQuery{Owner: m.Owner, Action: rt.contract.Action, Args: res.Args, Resolved: res.Resolved, Budget: m.Budget, Budgets: m.AllBudgets(), Claims: m.Claims, Now: now}
 	for _, p := range rt.pack.Context {
 		fs, err := p.Facts(ctx, q)
 		if err != nil {
@@ -187,15 +187,4 @@ func (h *holders) next() string {
 	var b [len("holder:") + 2*len(id)]byte
 	hex.Encode(b[copy(b[:], "holder:"):], id[:])
 	return string(b[:])
-}
-
-// spent is FactQuery.Spent: whether the store holds the spent nonce of
-// the operation whose hash is key (hex); false for a key that is not an
-// operation hash.
-func (g *Gateway) spent(ctx context.Context, key string) (bool, error) {
-	h, err := intent.ParseOperationHash(key)
-	if err != nil {
-		return false, nil
-	}
-	return g.store.Consumed(ctx, state.NonceKey(h))
 }

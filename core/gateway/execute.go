@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
 
 	"github.com/intentplane/intentplane/core/intent"
 	"github.com/intentplane/intentplane/core/mandate"
@@ -19,9 +18,7 @@ func (g *Gateway) execute(ctx context.Context, st *decision) *intent.Refusal {
 		// The verifier accepts a mandate until DefaultSkew after its
 		// expiry; the nonce must outlive that, or a store that forgets
 		// expired keys lets the operation execute again in between.
-		// It also outlives the week a total's Outside fact reads
-		// (SpentKept), for FactQuery.Spent.
-		err := g.store.Consume(ctx, st.op.nonce, latest(m.Expiry.Add(mandate.DefaultSkew), g.now().Add(SpentKept)))
+		err := g.store.Consume(ctx, st.op.nonce, m.Expiry.Add(mandate.DefaultSkew))
 		if errors.Is(err, state.ErrReplayed) {
 			return g.replayed(ctx, st)
 		}
@@ -115,12 +112,4 @@ func (g *Gateway) cleanup(ctx context.Context, st *decision) {
 			g.log.Error("lock release failed", "lock", st.held.key, "err", err)
 		}
 	}
-}
-
-// latest returns the later of a and b.
-func latest(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }

@@ -59,25 +59,7 @@ type FactQuery struct {
 	// contract's totals (contract.Total) are those of this instant, so a
 	// provider giving a total's Outside fact reads the same window.
 	Now time.Time
-	// Spent reports whether this gateway's store spent the operation
-	// whose hash (hex, as an ERP keeps it for idempotency) is key: it
-	// executed, or may have, through a gateway sharing this store, so its
-	// amount is in the store's totals. A payment the system of record
-	// shows under an operation hash this store did not spend (another
-	// deployment, a store reset, an in-memory store restarted) was made
-	// outside these totals and belongs in a total's Outside fact. Spent
-	// operations are remembered at least SpentKept. The gateway always
-	// sets it; nil (a query built by hand) means every operation hash
-	// counts as spent here, as before stores could tell.
-	Spent func(ctx context.Context, key string) (bool, error)
 }
-
-// SpentKept is how long at least a store remembers an operation that
-// executed (its nonce): longer than the longest calendar window a
-// total's Outside fact reads (a week), whatever the mandate's validity,
-// so that FactQuery.Spent does not count an operation of this store
-// twice.
-const SpentKept = 8 * 24 * time.Hour
 
 // ContextProvider reads facts from a system of record: a bill's residual,
 // a bank account's age, payments already made. Facts returns facts by name;
