@@ -14,7 +14,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/intentplane/intentplane/approvals/passkey"
-	"github.com/intentplane/intentplane/core/approval"
 )
 
 // ErrNoPasskey is the error of a revocation of a passkey the approver
@@ -134,12 +133,8 @@ func (s *Server) passkeyRemoveOptions(c echo.Context) error {
 	if err != nil || !slices.ContainsFunc(creds, func(cr passkey.Credential) bool { return bytes.Equal(cr.ID, id) }) {
 		return c.JSON(http.StatusNotFound, map[string]string{"error": "no such passkey"})
 	}
-	nonce, err := approval.NewID(s.rand)
-	if err != nil {
-		return err
-	}
-	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.RemovalChallenge(id, nonce),
-		"remove", ceremony{Remove: id, ApprovalID: nonce})
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, func(nonce string) []byte { return passkey.RemovalChallenge(id, nonce) },
+		"remove", ceremony{Remove: id})
 }
 
 // passkeyRemove finishes a removal: the form's "assertion" is the
@@ -234,9 +229,6 @@ func (s *Server) passkeyAddOptions(c echo.Context) error {
 	if len(creds) == 0 {
 		return c.JSON(http.StatusConflict, map[string]string{"error": "you have no passkey to confirm with"})
 	}
-	nonce, err := approval.NewID(s.rand)
-	if err != nil {
-		return err
-	}
-	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.AdditionChallenge(ss.approver, nonce), "add", ceremony{ApprovalID: nonce})
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, func(nonce string) []byte { return passkey.AdditionChallenge(ss.approver, nonce) },
+		"add", ceremony{})
 }

@@ -383,19 +383,22 @@ func (s *Server) passkeyApproveOptions(c echo.Context) error {
 	if len(creds) == 0 {
 		return c.JSON(http.StatusConflict, map[string]string{"error": "register a passkey first"})
 	}
-	aid, err := approval.NewID(s.rand)
-	if err != nil {
-		return err
-	}
-	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, passkey.Challenge(op, aid),
-		"approve/"+r.id, ceremony{Request: r.id, Operation: op, ApprovalID: aid})
+	return s.beginAssertion(c, passkeyUser{name: ss.approver, creds: creds}, func(aid string) []byte { return passkey.Challenge(op, aid) },
+		"approve/"+r.id, ceremony{Request: r.id, Operation: op})
 }
 
 // beginAssertion answers the request options for navigator.credentials.get
-// over challenge, allowing any of user's passkeys and requiring user
-// verification, and keeps the ceremony cer under what.
-func (s *Server) beginAssertion(c echo.Context, user passkeyUser, challenge []byte, what string, cer ceremony) error {
-	opts, sd, err := s.wa.BeginLogin(user, webauthn.WithChallenge(challenge),
+// over challenge(nonce), a nonce drawn here (cer.ApprovalID: an
+// approval's ID, or a removal's or an addition's nonce), allowing any of
+// user's passkeys and requiring user verification, and keeps the ceremony
+// cer under what.
+func (s *Server) beginAssertion(c echo.Context, user passkeyUser, challenge func(nonce string) []byte, what string, cer ceremony) error {
+	nonce, err := approval.NewID(s.rand)
+	if err != nil {
+		return err
+	}
+	cer.ApprovalID = nonce
+	opts, sd, err := s.wa.BeginLogin(user, webauthn.WithChallenge(challenge(nonce)),
 		webauthn.WithAllowedCredentials(user.descriptors()), webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return err
